@@ -1,0 +1,12 @@
+// The umbrella header: everything gridops offers.
+#pragma once
+
+#include "gridops/dtype.h"
+#include "gridops/parallel.h"
+#include "gridops/status.h"
+#include "gridops/tensor.h"
+#include "gridops/ops/affine_grid.h"
+#include "gridops/ops/gather.h"
+#include "gridops/ops/grid_sample.h"
+#include "gridops/ops/pad.h"
+#include "gridops/ops/resample.h"

@@ -1,0 +1,56 @@
+// AffineGrid (ONNX AffineGrid 20): a sampling grid from a batch of affine matrices.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "gridops/status.h"
+#include "gridops/tensor.h"
+
+namespace gridops {
+
+/// What to compute. Shape-independent.
+struct AffineGridDesc {
+  /// 0 or 1, as the ONNX attribute; any other value is an error.
+  int64_t align_corners = 0;
+  /// Forces an implementation by name ("ref", ...); empty: the first that accepts.
+  std::string impl;
+};
+
+/// Output shape (N, H, W, 2) or (N, D, H, W, 3) for theta (N,2,3)/(N,3,4) and size
+/// (N, C, H, W)/(N, C, D, H, W), or the reason they do not fit.
+StatusOr<Dims> affine_grid_output_shape(std::span<const int64_t> theta_shape,
+                                        std::span<const int64_t> size);
+
+/// A validated AffineGrid problem.
+class AffineGridPlan {
+ public:
+  /// theta must have the planned dtype and shape; grid the output shape, theta's dtype.
+  Status run(const TensorView& theta, const MutableTensorView& grid) const;
+  const Dims& grid_shape() const noexcept { return grid_shape_; }
+  const char* impl_name() const noexcept { return impl_name_; }
+
+ private:
+  friend StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc&, DType,
+                                                        std::span<const int64_t>,
+                                                        std::span<const int64_t>);
+  AffineGridDesc desc_;
+  DType dtype_ = DType::kFloat32;
+  Dims theta_shape_, size_, grid_shape_;
+  const char* impl_name_ = "";
+  const void* impl_ = nullptr;
+};
+
+/// theta dtype float16/bfloat16/float32/float64; size as in ONNX (int64 values).
+StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc& desc, DType theta_dtype,
+                                               std::span<const int64_t> theta_shape,
+                                               std::span<const int64_t> size);
+
+/// One-shot into a caller-provided grid.
+Status affine_grid(const AffineGridDesc& desc, const TensorView& theta,
+                   std::span<const int64_t> size, const MutableTensorView& grid);
+/// One-shot, allocating the grid.
+StatusOr<Tensor> affine_grid(const AffineGridDesc& desc, const TensorView& theta,
+                             std::span<const int64_t> size);
+
+}  // namespace gridops

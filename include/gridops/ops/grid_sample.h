@@ -1,0 +1,83 @@
+// GridSample (ONNX GridSample 16/20/22, N-D): sample src at the normalized positions in grid.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "gridops/status.h"
+#include "gridops/tensor.h"
+
+namespace gridops {
+
+/// Interpolation mode. ONNX spells these linear/bilinear, nearest, cubic/bicubic.
+enum class InterpolationMode { kLinear, kNearest, kCubic };
+/// How taps outside the input are read.
+enum class GridPadding { kZeros, kBorder, kReflection };
+/// Where the channel axis of src and dst sits. The grid is always (N, D1_out..Dr_out, r).
+enum class ChannelLayout {
+  kChannelsFirst,  ///< (N, C, D1, ..., Dr): ONNX and PyTorch
+  kChannelsLast,   ///< (N, D1, ..., Dr, C)
+};
+
+/// "linear", "nearest", "cubic".
+const char* to_string(InterpolationMode m) noexcept;
+/// "zeros", "border", "reflection".
+const char* to_string(GridPadding p) noexcept;
+/// "channels_first", "channels_last".
+const char* to_string(ChannelLayout l) noexcept;
+/// Accepts linear/bilinear, nearest, cubic/bicubic (ERRATA GridSample 1).
+StatusOr<InterpolationMode> parse_interpolation_mode(std::string_view s);
+/// Accepts zeros, border, reflection.
+StatusOr<GridPadding> parse_grid_padding(std::string_view s);
+
+/// What to compute. Shape-independent.
+struct GridSampleDesc {
+  InterpolationMode mode = InterpolationMode::kLinear;
+  GridPadding padding = GridPadding::kZeros;
+  /// 0 or 1, as the ONNX attribute; any other value is an error.
+  int64_t align_corners = 0;
+  ChannelLayout layout = ChannelLayout::kChannelsFirst;
+  /// Forces an implementation by name ("ref", ...); empty: the first that accepts.
+  std::string impl;
+};
+
+/// The output shape for src and grid shapes, or the reason they do not fit together.
+StatusOr<Dims> grid_sample_output_shape(const GridSampleDesc& desc, std::span<const int64_t> src_shape,
+                                        std::span<const int64_t> grid_shape);
+
+/// A validated GridSample problem with its implementation chosen. Cheap to copy.
+class GridSamplePlan {
+ public:
+  /// Runs the plan. The views must have the dtypes and shapes the plan was made for
+  /// (any strides); dst must not overlap src or grid. Nothing is written on error.
+  Status run(const TensorView& src, const TensorView& grid, const MutableTensorView& dst) const;
+  /// The output shape.
+  const Dims& dst_shape() const noexcept { return dst_shape_; }
+  /// The name of the chosen implementation.
+  const char* impl_name() const noexcept { return impl_name_; }
+
+ private:
+  friend StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc&, DType,
+                                                        std::span<const int64_t>, DType,
+                                                        std::span<const int64_t>);
+  GridSampleDesc desc_;
+  DType src_dtype_ = DType::kFloat32, grid_dtype_ = DType::kFloat32;
+  Dims src_shape_, grid_shape_, dst_shape_;
+  const char* impl_name_ = "";
+  const void* impl_ = nullptr;
+};
+
+/// Validates everything shape- and type-dependent once and picks an implementation.
+StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType src_dtype,
+                                               std::span<const int64_t> src_shape,
+                                               DType grid_dtype,
+                                               std::span<const int64_t> grid_shape);
+
+/// One-shot: plan and run into a caller-provided dst.
+Status grid_sample(const GridSampleDesc& desc, const TensorView& src, const TensorView& grid,
+                   const MutableTensorView& dst);
+/// One-shot: plan, allocate dst and run.
+StatusOr<Tensor> grid_sample(const GridSampleDesc& desc, const TensorView& src,
+                             const TensorView& grid);
+
+}  // namespace gridops

@@ -1,0 +1,93 @@
+// Resampling (oneDNN resampling, forward and backward), 1-D/2-D/3-D spatial.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "gridops/status.h"
+#include "gridops/tensor.h"
+
+namespace gridops {
+
+/// Interpolation for resampling.
+enum class ResampleAlgorithm { kNearest, kLinear };
+
+/// Memory formats, as oneDNN's format tags. Logical dims are always (N, C, D1..Dr).
+enum class MemoryFormat {
+  kPlain,         ///< ncw / nchw / ncdhw
+  kChannelsLast,  ///< nwc / nhwc / ndhwc
+  kBlocked8,      ///< nCw8c / nChw8c / nCdhw8c
+  kBlocked16,     ///< nCw16c / nChw16c / nCdhw16c
+};
+
+/// "nearest", "linear".
+const char* to_string(ResampleAlgorithm a) noexcept;
+/// Accepts nearest, linear (and bilinear/trilinear as aliases of linear).
+StatusOr<ResampleAlgorithm> parse_resample_algorithm(std::string_view s);
+/// The oneDNN tag for a rank: "nchw", "nhwc", "nChw8c", ...
+std::string format_tag(MemoryFormat f, int spatial_rank);
+/// Parses "nchw", "nhwc", "nChw16c", ... (and "plain", "channels_last", "blocked8",
+/// "blocked16") to a format; *spatial_rank receives the rank a tag implies (0 for words).
+StatusOr<MemoryFormat> parse_memory_format(std::string_view s, int* spatial_rank = nullptr);
+
+/// A tensor's logical dims, dtype and memory format; its memory is dense in that format.
+/// Blocked formats pad C up to a multiple of the block; the padding is ignored on input
+/// and written as zeros on output.
+struct ResampleMemoryDesc {
+  DType dtype = DType::kFloat32;
+  Dims dims;  ///< (N, C, D1, ..., Dr), r in 1..3
+  MemoryFormat format = MemoryFormat::kPlain;
+
+  /// Number of elements the buffer holds (blocked formats include the padded channels).
+  StatusOr<int64_t> buffer_elements() const;
+  /// Element offset of logical position (n, c, spatial...) in the buffer.
+  int64_t offset(std::span<const int64_t> index) const noexcept;
+};
+
+/// What to compute.
+struct ResampleDesc {
+  ResampleAlgorithm algorithm = ResampleAlgorithm::kNearest;
+  /// Forces an implementation by name ("ref", ...); empty: the first that accepts.
+  std::string impl;
+};
+
+/// Destination spatial lengths from factors: floor(I * factor) in double (ERRATA
+/// Resampling 2). factors has one entry per spatial axis, each finite and > 0.
+StatusOr<Dims> resample_dst_dims(std::span<const int64_t> src_dims, std::span<const double> factors);
+
+/// A validated resampling problem (forward or backward share it).
+class ResamplePlan {
+ public:
+  /// dst = A src.
+  Status forward(const void* src, void* dst) const;
+  /// diff_src = A^T diff_dst (the exact adjoint of forward, ERRATA Resampling 3); diff_src
+  /// and diff_dst use the src and dst memory descs of the plan.
+  Status backward(const void* diff_dst, void* diff_src) const;
+  const ResampleMemoryDesc& src_desc() const noexcept { return src_; }
+  const ResampleMemoryDesc& dst_desc() const noexcept { return dst_; }
+  const char* impl_name() const noexcept { return impl_name_; }
+
+ private:
+  friend StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc&, const ResampleMemoryDesc&,
+                                                   const ResampleMemoryDesc&);
+  ResampleDesc desc_;
+  ResampleMemoryDesc src_, dst_;
+  const char* impl_name_ = "";
+  const void* impl_ = nullptr;
+};
+
+/// src and dst: same N, C, spatial rank and dtype (float32, bfloat16, float16, float64);
+/// formats may differ.
+StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const ResampleMemoryDesc& src,
+                                          const ResampleMemoryDesc& dst);
+
+/// One-shot forward.
+Status resample_forward(const ResampleDesc& desc, const ResampleMemoryDesc& src_md,
+                        const void* src, const ResampleMemoryDesc& dst_md, void* dst);
+/// One-shot backward.
+Status resample_backward(const ResampleDesc& desc, const ResampleMemoryDesc& diff_src_md,
+                         void* diff_src, const ResampleMemoryDesc& diff_dst_md,
+                         const void* diff_dst);
+
+}  // namespace gridops

@@ -1,0 +1,25 @@
+// The one threading seam: parallel_for over a range, OpenMP by default, replaceable.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace gridops {
+
+/// A host-provided runner: must call `body(begin, end)` over disjoint chunks that cover
+/// [0, n) exactly once, possibly concurrently, and return when all are done.
+using ParallelRunner =
+    std::function<void(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body)>;
+
+/// Sets the number of threads the default runner uses (<= 0: the hardware default).
+void set_num_threads(int n) noexcept;
+/// The number of threads the default runner uses.
+int get_num_threads() noexcept;
+/// Replaces the default runner (an empty function restores it).
+void set_parallel_runner(ParallelRunner runner);
+
+/// Runs `body(begin, end)` over chunks of [0, n), each at least `grain` long except the
+/// last. Results of gridops kernels never depend on how the range is split.
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body);
+
+}  // namespace gridops

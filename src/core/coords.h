@@ -1,0 +1,134 @@
+// Coordinate math shared by every operator, written once. Reference kernels call these;
+// SIMD kernels mirror them by name and are tested against them.
+//
+// NOTE [ Index padding ]
+// Four periodic maps bring any integer index into [0, n):
+//   clamp     : edge replication              (GridSample border, Pad edge, Resample taps)
+//   reflect   : mirror about 0 and n-1, period 2(n-1), edge not repeated
+//               (Pad reflect, GridSample reflection with align_corners=1)
+//   symmetric : mirror about -0.5 and n-0.5, period 2n, edge repeated
+//               (Pad symmetric, GridSample reflection with align_corners=0)
+//   wrap      : period n (Pad wrap)
+// They work for any distance (no "one reflection only" limit) and never overflow: the
+// reduction uses % on int64, never a sum that could wrap. n == 1 maps everything to 0.
+// Callers guarantee n >= 1.
+#pragma once
+
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace gridops::coords {
+
+/// Clamps i to [0, n-1].
+inline int64_t clamp_index(int64_t i, int64_t n) noexcept {
+  assert(n >= 1);
+  return i < 0 ? 0 : (i >= n ? n - 1 : i);
+}
+
+/// Reflection about 0 and n-1 (edge not repeated). See NOTE [ Index padding ].
+inline int64_t reflect_index(int64_t i, int64_t n) noexcept {
+  assert(n >= 1);
+  if (n == 1) return 0;
+  const int64_t period = 2 * (n - 1);
+  int64_t m = i % period;
+  if (m < 0) m += period;
+  return m < n ? m : period - m;
+}
+
+/// Reflection about -0.5 and n-0.5 (edge repeated). See NOTE [ Index padding ].
+inline int64_t symmetric_index(int64_t i, int64_t n) noexcept {
+  assert(n >= 1);
+  const int64_t period = 2 * n;
+  int64_t m = i % period;
+  if (m < 0) m += period;
+  return m < n ? m : period - 1 - m;
+}
+
+/// Periodic wrap. See NOTE [ Index padding ].
+inline int64_t wrap_index(int64_t i, int64_t n) noexcept {
+  assert(n >= 1);
+  int64_t m = i % n;
+  return m < 0 ? m + n : m;
+}
+
+/// Rounds half to even, independent of the floating-point environment.
+template <class F>
+F round_half_even(F x) noexcept {
+  const F f = std::floor(x);
+  const F d = x - f;  // exact in binary floating point
+  if (d > F(0.5)) return f + F(1);
+  if (d < F(0.5)) return f;
+  return std::fmod(f, F(2)) == F(0) ? f : f + F(1);
+}
+
+/// GridSample unnormalization (ERRATA GridSample 2): normalized g in [-1, 1] to a pixel
+/// coordinate on an axis of length `len`. Computed in F (float for half/bf16/float grids,
+/// double for double grids).
+template <class F>
+F unnormalize(F g, int64_t len, bool align_corners) noexcept {
+  const F L = static_cast<F>(len);
+  if (align_corners) return (g + F(1)) / F(2) * (L - F(1));
+  return ((g + F(1)) * L - F(1)) / F(2);
+}
+
+/// A large bound for indices taken from floating-point coordinates: far outside any
+/// tensor, yet tap arithmetic (+-2) never overflows.
+inline constexpr int64_t kFarIndex = int64_t{1} << 62;
+
+/// Converts an integer-valued, finite floating-point value to int64 for index padding,
+/// saturating to +-kFarIndex. Exact for |v| < 2^62. `period` > 0 reduces v modulo the
+/// period first (exactly, in double) so that a periodic padding map of a huge coordinate
+/// gives the same index as exact arithmetic would (for period < 2^53).
+template <class F>
+int64_t to_index(F v, int64_t period = 0) noexcept {
+  double d = static_cast<double>(v);
+  if (period > 0 && std::fabs(d) >= 4503599627370496.0 /* 2^52 */) {
+    d = std::fmod(d, static_cast<double>(period));
+  }
+  if (!(d > -static_cast<double>(kFarIndex))) return -kFarIndex;
+  if (!(d < static_cast<double>(kFarIndex))) return kFarIndex;
+  return static_cast<int64_t>(d);
+}
+
+/// Keys' cubic convolution weights with A = -0.75 for the 4 taps floor(x)-1 .. floor(x)+2,
+/// given t = x - floor(x) in [0, 1).
+template <class F>
+void cubic_weights(F t, F w[4]) noexcept {
+  constexpr F A = F(-0.75);
+  auto near = [](F d) { return ((A + F(2)) * d - (A + F(3))) * d * d + F(1); };   // |d| <= 1
+  auto far = [](F d) { return ((A * d - F(5) * A) * d + F(8) * A) * d - F(4) * A; };  // 1<|d|<2
+  w[0] = far(t + F(1));
+  w[1] = near(t);
+  w[2] = near(F(1) - t);
+  w[3] = far(F(2) - t);
+}
+
+/// Resample nearest (ERRATA Resampling 1): i = floor((2o + 1) * I / (2O)), exact.
+inline int64_t resample_nearest_index(int64_t o, int64_t in, int64_t out) noexcept {
+  assert(in >= 1 && out >= 1 && o >= 0 && o < out);
+  const __int128 num = static_cast<__int128>(2 * o + 1) * in;
+  const __int128 den = static_cast<__int128>(2) * out;
+  int64_t i = static_cast<int64_t>(num / den);
+  return i < in ? i : in - 1;
+}
+
+/// Resample linear taps and weights (ERRATA Resampling 1), computed in double:
+/// s = (o + 0.5) * I / O - 0.5, taps floor(s) and floor(s)+1 clamped to [0, I-1],
+/// weights 1 - t and t with t = s - floor(s).
+struct LinearTaps {
+  int64_t i0, i1;
+  double w0, w1;
+};
+inline LinearTaps resample_linear_taps(int64_t o, int64_t in, int64_t out) noexcept {
+  assert(in >= 1 && out >= 1 && o >= 0 && o < out);
+  const double s = (static_cast<double>(o) + 0.5) * static_cast<double>(in) /
+                       static_cast<double>(out) - 0.5;
+  const double f = std::floor(s);
+  const double t = s - f;
+  const int64_t i = static_cast<int64_t>(f);
+  return LinearTaps{clamp_index(i, in), clamp_index(i + 1, in), 1.0 - t, t};
+}
+
+}  // namespace gridops::coords

@@ -1,0 +1,64 @@
+// Implementation lists: an ordered list per operator, reference last; the first entry that
+// accepts a problem runs it. GRIDOPS_IMPL=<name> forces an implementation by name (for the
+// operators that list one of that name); GRIDOPS_VERBOSE=dispatch logs every decision.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "gridops/status.h"
+
+namespace gridops::detail {
+
+/// True when GRIDOPS_VERBOSE contains "dispatch".
+bool dispatch_verbose() noexcept;
+/// The value of GRIDOPS_IMPL, or "" when unset.
+std::string_view forced_impl_from_env() noexcept;
+
+/// `Impl` has `const char* name` and `std::string (*declines)(const Problem&)` (empty
+/// string: accepts). `forced` (from the operator's descriptor, else GRIDOPS_IMPL) names
+/// one entry; an unknown name in the descriptor is an error, in the environment ignored.
+template <class Impl, class Problem>
+StatusOr<const Impl*> select_impl(std::string_view op, std::span<const Impl> list,
+                                  const Problem& problem, std::string_view forced) {
+  const bool verbose = dispatch_verbose();
+  bool from_env = false;
+  if (forced.empty()) {
+    forced = forced_impl_from_env();
+    from_env = true;
+  }
+  if (!forced.empty()) {
+    for (const Impl& impl : list) {
+      if (forced != impl.name) continue;
+      std::string why = impl.declines(problem);
+      if (!why.empty()) {
+        return unimplemented(op, ": implementation '", impl.name, "' declines this problem: ",
+                             why);
+      }
+      if (verbose) std::fprintf(stderr, "[gridops] %.*s: forced '%s'\n",
+                                static_cast<int>(op.size()), op.data(), impl.name);
+      return &impl;
+    }
+    if (!from_env) {
+      std::string names;
+      for (const Impl& impl : list) names += (names.empty() ? "" : ", ") + std::string(impl.name);
+      return invalid_argument(op, ": impl must be one of {", names, "}, got '", forced, "'");
+    }
+  }
+  for (const Impl& impl : list) {
+    std::string why = impl.declines(problem);
+    if (why.empty()) {
+      if (verbose) std::fprintf(stderr, "[gridops] %.*s: using '%s'\n",
+                                static_cast<int>(op.size()), op.data(), impl.name);
+      return &impl;
+    }
+    if (verbose) std::fprintf(stderr, "[gridops] %.*s: '%s' declines: %s\n",
+                              static_cast<int>(op.size()), op.data(), impl.name, why.c_str());
+  }
+  return internal_error(op, ": no implementation accepts the problem (the reference should)");
+}
+
+}  // namespace gridops::detail

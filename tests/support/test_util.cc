@@ -1,0 +1,105 @@
+#include "support/test_util.h"
+
+#include <complex>
+#include <cstring>
+
+#include "core/convert.h"
+
+namespace gridops::testing {
+
+TensorView scrambled_copy(const Tensor& t, Tensor& storage, bool negative) {
+  const int r = t.rank();
+  // Physical layout: axes in reverse order (column-major), optionally walked backwards.
+  Dims phys_shape(t.shape().rbegin(), t.shape().rend());
+  storage = Tensor(t.dtype(), phys_shape);
+  Dims phys_strides = contiguous_strides(phys_shape);
+  Dims strides(r);
+  for (int i = 0; i < r; ++i) strides[i] = phys_strides[r - 1 - i];
+  const size_t es = dtype_size(t.dtype());
+  char* base = static_cast<char*>(storage.data());
+  int64_t start = 0;
+  if (negative) {
+    for (int i = 0; i < r; ++i) {
+      if (t.shape()[i] > 0) start += (t.shape()[i] - 1) * strides[i];
+      strides[i] = -strides[i];
+    }
+  }
+  TensorView v(t.dtype(), base + start * static_cast<int64_t>(es), t.shape(), strides);
+  const int64_t n = t.num_elements();
+  Dims idx(r, 0);
+  for (int64_t f = 0; f < n; ++f) {
+    char* dst = static_cast<char*>(const_cast<void*>(v.element_ptr(idx)));
+    const char* src = static_cast<const char*>(t.data()) + f * static_cast<int64_t>(es);
+    if (t.dtype() == DType::kString) {
+      *reinterpret_cast<std::string*>(dst) = *reinterpret_cast<const std::string*>(src);
+    } else {
+      std::memcpy(dst, src, es);
+    }
+    for (int i = r - 1; i >= 0; --i) {
+      if (++idx[i] < t.shape()[i]) break;
+      idx[i] = 0;
+    }
+  }
+  return v;
+}
+
+void fill_random(Tensor& t, std::mt19937_64& rng, double lo, double hi) {
+  std::uniform_real_distribution<double> u(lo, hi);
+  const int64_t n = t.num_elements();
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = t.data_as<T>();
+    for (int64_t i = 0; i < n; ++i) {
+      if constexpr (std::is_same_v<T, std::string>) {
+        p[i] = "s" + std::to_string(rng() % 1000);
+      } else if constexpr (std::is_same_v<T, bool>) {
+        p[i] = (rng() & 1) != 0;
+      } else if constexpr (convert::is_complex_t<T>::value) {
+        using P = typename T::value_type;
+        p[i] = T(static_cast<P>(u(rng)), static_cast<P>(u(rng)));
+      } else if constexpr (std::is_integral_v<T>) {
+        p[i] = convert::store_real<T>(std::floor(u(rng)));
+      } else {
+        p[i] = convert::store_real<T>(u(rng));
+      }
+    }
+  });
+}
+
+double element_as_double(const Tensor& t, int64_t i) {
+  return visit_dtype(t.dtype(), [&](auto tag) -> double {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, std::string>) {
+      return 0.0;
+    } else if constexpr (convert::is_complex_t<T>::value) {
+      return static_cast<double>(t.data_as<T>()[i].real());
+    } else {
+      return convert::load_real<double>(t.data_as<T>()[i]);
+    }
+  });
+}
+
+bool bitwise_equal(const Tensor& a, const Tensor& b, int64_t* where) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) {
+    if (where) *where = -1;
+    return false;
+  }
+  const int64_t n = a.num_elements();
+  const size_t es = dtype_size(a.dtype());
+  for (int64_t i = 0; i < n; ++i) {
+    bool same;
+    if (a.dtype() == DType::kString) {
+      same = a.data_as<std::string>()[i] == b.data_as<std::string>()[i];
+    } else {
+      same = std::memcmp(static_cast<const char*>(a.data()) + i * static_cast<int64_t>(es),
+                         static_cast<const char*>(b.data()) + i * static_cast<int64_t>(es), es) == 0;
+    }
+    if (!same) {
+      if (where) *where = i;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace gridops::testing

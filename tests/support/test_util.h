@@ -1,0 +1,40 @@
+// Helpers shared by the tests: seeded random data, strided copies, and comparisons.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gridops/tensor.h"
+
+namespace gridops::testing {
+
+/// The seed for randomized tests: GRIDOPS_SEED from the environment, else a fixed default.
+/// Every randomized test records it (SCOPED_TRACE) so a failure prints it.
+inline uint64_t test_seed() {
+  if (const char* s = std::getenv("GRIDOPS_SEED")) return std::strtoull(s, nullptr, 10);
+  return 20261122;
+}
+
+/// A view of `t` with the same logical contents but non-trivial strides: a copy laid out
+/// in reverse axis order (or with negative strides when `negative`) inside `storage`.
+/// Returns a TensorView over storage that reads the same elements as t.
+TensorView scrambled_copy(const Tensor& t, Tensor& storage, bool negative);
+
+/// Fills a tensor with uniform random values in [lo, hi] converted to its dtype (strings
+/// get short random words; complex gets independent parts; bool 0/1).
+void fill_random(Tensor& t, std::mt19937_64& rng, double lo, double hi);
+
+/// Element i (row-major) of a contiguous tensor as double (real part for complex; string
+/// unsupported).
+double element_as_double(const Tensor& t, int64_t i);
+
+/// True when two tensors have the same dtype, shape and bit-identical elements (strings
+/// compared by value). Fills *where with the first differing flat index.
+bool bitwise_equal(const Tensor& a, const Tensor& b, int64_t* where = nullptr);
+
+}  // namespace gridops::testing
