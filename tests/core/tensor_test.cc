@@ -1,0 +1,150 @@
+#include "gridops/tensor.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "gridops/parallel.h"
+#include "support/test_util.h"
+
+namespace gridops {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(Tensor, ContiguousStridesAndElementAccess) {
+  Tensor t(DType::kInt32, {2, 3, 4});
+  EXPECT_EQ(t.num_elements(), 24);
+  EXPECT_EQ(t.nbytes(), 96u);
+  for (int i = 0; i < 24; ++i) t.data_as<int32_t>()[i] = i;
+  TensorView v = t.view();
+  EXPECT_EQ(v.strides, (Dims{12, 4, 1}));
+  EXPECT_TRUE(v.is_contiguous());
+  EXPECT_EQ(v.at<int32_t>({1, 2, 3}), 23);
+  EXPECT_EQ(dims_to_string(v.shape), "(2, 3, 4)");
+  EXPECT_EQ(dims_to_string(Dims{5}), "(5,)");
+  EXPECT_EQ(dims_to_string(Dims{}), "()");
+}
+
+TEST(Tensor, StringsAreConstructedAndCloned) {
+  Tensor t(DType::kString, {3});
+  EXPECT_EQ(t.data_as<std::string>()[1], "");
+  t.data_as<std::string>()[1] = "hello, a string long enough to allocate";
+  Tensor c = t.clone();
+  EXPECT_EQ(c.data_as<std::string>()[1], "hello, a string long enough to allocate");
+}
+
+TEST(Tensor, ScrambledCopiesReadTheSameElements) {
+  std::mt19937_64 rng(testing::test_seed());
+  Tensor t(DType::kFloat32, {2, 3, 5});
+  testing::fill_random(t, rng, -1, 1);
+  for (bool neg : {false, true}) {
+    Tensor storage;
+    TensorView v = testing::scrambled_copy(t, storage, neg);
+    EXPECT_FALSE(v.is_contiguous());
+    EXPECT_TRUE(validate_view(v, "v").ok());
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 3; ++j)
+        for (int64_t k = 0; k < 5; ++k)
+          EXPECT_EQ(v.at<float>({i, j, k}), t.view().at<float>({i, j, k}));
+  }
+}
+
+TEST(ValidateView, RejectsNegativeDimension) {
+  float x = 0;
+  TensorView v(DType::kFloat32, &x, {2, -1, 3}, {3, 3, 1});
+  Status s = validate_view(v, "op: src");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("op: src: dimension 1 must be >= 0, got -1"));
+}
+
+TEST(ValidateView, RejectsNullDataForNonEmptyShape) {
+  TensorView v(DType::kFloat32, nullptr, {2, 2});
+  Status s = validate_view(v, "op: src");
+  EXPECT_THAT(s.message(), HasSubstr("op: src: data pointer is null for non-empty shape (2, 2)"));
+  TensorView e(DType::kFloat32, nullptr, {2, 0});
+  EXPECT_TRUE(validate_view(e, "op: src").ok());
+}
+
+TEST(ValidateView, RejectsElementCountOverflow) {
+  float x = 0;
+  const int64_t big = int64_t{1} << 32;
+  TensorView v(DType::kFloat32, &x, {big, big}, {0, 0});
+  Status s = validate_view(v, "op: src");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("overflows 64 bits"));
+}
+
+TEST(ValidateView, RejectsByteExtentOverflow) {
+  float x = 0;
+  TensorView v(DType::kFloat32, &x, {3}, {std::numeric_limits<int64_t>::max() / 2});
+  EXPECT_THAT(validate_view(v, "op: src").message(), HasSubstr("byte extent"));
+  TensorView w(DType::kFloat64, &x, {2}, {std::numeric_limits<int64_t>::max() / 4});
+  EXPECT_THAT(validate_view(w, "op: src").message(), HasSubstr("overflows 64 bits"));
+}
+
+TEST(ValidateView, RejectsRankAndStrideMismatch) {
+  float x = 0;
+  TensorView v(DType::kFloat32, &x, {1, 1}, {1});
+  EXPECT_THAT(validate_view(v, "op: src").message(), HasSubstr("expected 2 strides"));
+  TensorView big(DType::kFloat32, &x, Dims(kMaxRank + 1, 1));
+  EXPECT_THAT(validate_view(big, "op: src").message(), HasSubstr("rank must be <= 16, got 17"));
+}
+
+TEST(ExpectView, NamesExpectedAndActual) {
+  Tensor t(DType::kInt8, {2, 3});
+  Status s = expect_view(t.view(), "op: dst", DType::kFloat32, Dims{2, 3});
+  EXPECT_THAT(s.message(), HasSubstr("op: dst: expected dtype float32, got int8"));
+  s = expect_view(t.view(), "op: dst", DType::kInt8, Dims{3, 2});
+  EXPECT_THAT(s.message(), HasSubstr("op: dst: expected shape (3, 2), got (2, 3)"));
+}
+
+TEST(TensorCreate, ReportsOverflowInsteadOfAllocating) {
+  auto r = Tensor::create(DType::kFloat64, {int64_t{1} << 61, 8});
+  EXPECT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("overflows 64 bits"));
+  auto n = Tensor::create(DType::kFloat64, {-3});
+  EXPECT_THAT(n.status().message(), HasSubstr("must be >= 0, got -3"));
+}
+
+TEST(Status, FormatsCodeAndMessage) {
+  Status s = invalid_argument("op: x must be ", 3, ", got ", 4);
+  EXPECT_EQ(s.to_string(), "invalid argument: op: x must be 3, got 4");
+  EXPECT_EQ(Status().to_string(), "ok");
+  StatusOr<int> v = 5;
+  EXPECT_TRUE(v.ok());
+  EXPECT_EQ(*v, 5);
+  StatusOr<int> e = unimplemented("nope");
+  EXPECT_EQ(e.status().code(), StatusCode::kUnimplemented);
+}
+
+TEST(Parallel, CoversRangeExactlyOnceForAnyThreadCount) {
+  for (int threads : {1, 2, 3, 8}) {
+    set_num_threads(threads);
+    for (int64_t n : {0, 1, 5, 1000}) {
+      std::vector<int> hits(static_cast<size_t>(n), 0);
+      parallel_for(n, 7, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
+      });
+      for (int h : hits) EXPECT_EQ(h, 1);
+    }
+  }
+  set_num_threads(0);
+}
+
+TEST(Parallel, HostRunnerIsUsed) {
+  int calls = 0;
+  set_parallel_runner([&](int64_t n, int64_t, const std::function<void(int64_t, int64_t)>& body) {
+    ++calls;
+    body(0, n);
+  });
+  int64_t sum = 0;
+  parallel_for(10, 1, [&](int64_t b, int64_t e) { sum += e - b; });
+  set_parallel_runner(nullptr);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(sum, 10);
+}
+
+}  // namespace
+}  // namespace gridops
