@@ -130,14 +130,15 @@ decltype(auto) visit_dtype(DType d, F&& f) {
 
 // --- float16 / bfloat16 conversions (round to nearest, ties to even) -------------------
 
-/// Exact widening of a binary16 to binary32.
+/// Exact widening of a binary16 to binary32 (signaling NaNs become quiet).
 inline float f16_to_f32(float16 h) noexcept {
   const uint32_t sign = static_cast<uint32_t>(h.bits & 0x8000u) << 16;
   uint32_t exp = (h.bits >> 10) & 0x1Fu;
   uint32_t man = h.bits & 0x3FFu;
   uint32_t out;
   if (exp == 0x1F) {
-    out = sign | 0x7F800000u | (man << 13);  // inf / nan (payload kept)
+    // inf, or NaN with its payload kept and made quiet (as F16C and AVX-512 do).
+    out = sign | 0x7F800000u | (man << 13) | (man != 0 ? 0x400000u : 0u);
   } else if (exp != 0) {
     out = sign | ((exp + 112u) << 23) | (man << 13);
   } else if (man == 0) {

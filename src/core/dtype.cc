@@ -60,8 +60,8 @@ float round_to_odd_f32(double d) noexcept {
 float16 f64_to_f16(double d) noexcept { return f32_to_f16(round_to_odd_f32(d)); }
 bfloat16 f64_to_bf16(double d) noexcept { return f32_to_bf16(round_to_odd_f32(d)); }
 
-// Scalar loops; the compiler vectorizes them. A Highway path can replace these without
-// changing results (tested against the scalar functions).
+#ifndef GRIDOPS_HAVE_HWY
+// Portable loops for builds without Highway; src/core/convert_hwy.cc replaces them.
 void convert_f16_to_f32(const float16* src, float* dst, size_t n) noexcept {
   for (size_t i = 0; i < n; ++i) dst[i] = f16_to_f32(src[i]);
 }
@@ -74,5 +74,6 @@ void convert_bf16_to_f32(const bfloat16* src, float* dst, size_t n) noexcept {
 void convert_f32_to_bf16(const float* src, bfloat16* dst, size_t n) noexcept {
   for (size_t i = 0; i < n; ++i) dst[i] = f32_to_bf16(src[i]);
 }
+#endif  // GRIDOPS_HAVE_HWY
 
 }  // namespace gridops

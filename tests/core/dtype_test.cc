@@ -7,6 +7,10 @@
 #include "core/convert.h"
 #include "gridops/dtype.h"
 
+#ifdef GRIDOPS_HAVE_HWY
+#include <hwy/targets.h>
+#endif
+
 namespace gridops {
 namespace {
 
@@ -125,6 +129,65 @@ TEST(BulkConversion, MatchesScalar) {
   for (size_t i = 0; i < f.size(); ++i) EXPECT_EQ(back[i], f16_to_f32(h[i]));
   convert_bf16_to_f32(b.data(), back.data(), f.size());
   for (size_t i = 0; i < f.size(); ++i) EXPECT_EQ(back[i], bf16_to_f32(b[i]));
+}
+
+// Bulk conversions on every Highway target this CPU runs agree bit for bit with the scalar
+// code, over every half and bfloat16 value and floats with every exponent (subnormals,
+// ties, overflow, NaN payloads, infinities).
+void check_bulk_matches_scalar() {
+  std::vector<float16> h(65536);
+  std::vector<bfloat16> b(65536);
+  for (uint32_t i = 0; i < 65536; ++i) {
+    h[i].bits = static_cast<uint16_t>(i);
+    b[i].bits = static_cast<uint16_t>(i);
+  }
+  std::vector<float> f(65536);
+  convert_f16_to_f32(h.data(), f.data(), h.size());
+  for (uint32_t i = 0; i < 65536; ++i) {
+    const float want = f16_to_f32(h[i]);
+    uint32_t a, w;
+    std::memcpy(&a, &f[i], 4);
+    std::memcpy(&w, &want, 4);
+    ASSERT_EQ(a, w) << "f16 bits " << i;
+  }
+  convert_bf16_to_f32(b.data(), f.data(), b.size());
+  for (uint32_t i = 0; i < 65536; ++i) {
+    const float want = bf16_to_f32(b[i]);
+    ASSERT_EQ(std::memcmp(&f[i], &want, 4), 0) << "bf16 bits " << i;
+  }
+  std::vector<float> x;
+  uint32_t s = 99;
+  for (int i = 0; i < 200000; ++i) {
+    s = s * 1664525u + 1013904223u;
+    x.push_back(bits_to_f32(s));  // every exponent, NaNs and infinities included
+  }
+  for (uint32_t m : {0x00000001u, 0x00800000u, 0x33000000u, 0x3F808000u, 0x3F818000u,
+                     0x477FF000u, 0x477FEFFFu, 0x7F800000u, 0x7FC00001u, 0xFF800001u}) {
+    x.push_back(bits_to_f32(m));
+  }
+  std::vector<float16> ho(x.size());
+  std::vector<bfloat16> bo(x.size());
+  convert_f32_to_f16(x.data(), ho.data(), x.size());
+  convert_f32_to_bf16(x.data(), bo.data(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(ho[i].bits, f32_to_f16(x[i]).bits) << std::hexfloat << x[i];
+    ASSERT_EQ(bo[i].bits, f32_to_bf16(x[i]).bits) << std::hexfloat << x[i];
+  }
+}
+
+TEST(BulkConversion, EveryTargetMatchesScalarBitForBit) {
+#ifdef GRIDOPS_HAVE_HWY
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  ASSERT_FALSE(targets.empty());
+  for (int64_t target : targets) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    check_bulk_matches_scalar();
+  }
+  hwy::SetSupportedTargetsForTest(0);
+#else
+  check_bulk_matches_scalar();
+#endif
 }
 
 TEST(Convert, IntegersTruncateAndSaturate) {
