@@ -174,6 +174,16 @@ TEST(GatherErrors, RankLimits) {
                  "rank 16");
 }
 
+TEST(GatherErrors, UnknownDTypeCodes) {
+  const Dims ds = {3, 2}, is = {2};
+  expect_invalid(make_gather_plan(axis_desc(0), static_cast<DType>(99), ds, DType::kInt64, is)
+                     .status(),
+                 "data has an unknown dtype code 99");
+  expect_invalid(make_gather_plan(axis_desc(0), DType::kFloat32, ds, static_cast<DType>(42), is)
+                     .status(),
+                 "indices must have dtype int32 or int64, got dtype code 42");
+}
+
 TEST(GatherErrors, UnknownForcedImpl) {
   GatherDesc d = axis_desc(0);
   d.impl = "simd";
