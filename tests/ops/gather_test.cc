@@ -64,7 +64,8 @@ TEST(Gather, ScalarIndicesAxis1RemovesTheAxis) {
   std::vector<int64_t> vals(24);
   for (int64_t p = 0; p < 2; ++p)
     for (int64_t q = 0; q < 3; ++q)
-      for (int64_t r = 0; r < 4; ++r) vals[static_cast<size_t>((p * 3 + q) * 4 + r)] = 100 * p + 10 * q + r;
+      for (int64_t r = 0; r < 4; ++r)
+        vals[static_cast<size_t>((p * 3 + q) * 4 + r)] = 100 * p + 10 * q + r;
   const Tensor data = make_tensor<int64_t>(shape, vals);
   const Tensor idx = make_tensor<int32_t>({}, {1});
   const Tensor out = run_gather(1, data, idx);
@@ -113,9 +114,11 @@ TEST(Gather, NegativeIndicesCountFromTheEnd) {
   expect_same(run_gather(0, data, i32), expected);
   // Along axis 1 (s = 2): -1 is column 1, -2 column 0; the bounds -s and s-1 are valid.
   const Tensor cols = make_tensor<int32_t>({2}, {-2, 1});
-  expect_same(run_gather(1, data, cols), make_tensor<float>({3, 2}, {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f}));
+  expect_same(run_gather(1, data, cols),
+              make_tensor<float>({3, 2}, {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f}));
   const Tensor cols2 = make_tensor<int64_t>({2}, {-1, 0});
-  expect_same(run_gather(1, data, cols2), make_tensor<float>({3, 2}, {1.2f, 1.0f, 3.4f, 2.3f, 5.7f, 4.5f}));
+  expect_same(run_gather(1, data, cols2),
+              make_tensor<float>({3, 2}, {1.2f, 1.0f, 3.4f, 2.3f, 5.7f, 4.5f}));
 }
 
 TEST(Gather, Int32IndicesMatchTheSpecExample) {
@@ -159,7 +162,8 @@ void check_dtype() {
   const std::vector<int64_t> rows = {2, 0, -1, 3};
   std::vector<T> want0;
   for (int64_t k : rows)
-    for (int c = 0; c < 3; ++c) want0.push_back(vals[static_cast<size_t>((k < 0 ? k + 4 : k) * 3 + c)]);
+    for (int c = 0; c < 3; ++c)
+      want0.push_back(vals[static_cast<size_t>((k < 0 ? k + 4 : k) * 3 + c)]);
   expect_same(run_gather(0, data, make_tensor<int64_t>({2, 2}, rows)),
               make_tensor<T>({2, 2, 3}, want0));
 
@@ -245,8 +249,10 @@ TEST(Gather, StridedAndNegativeStrideViews) {
   for (int64_t a = 0; a < 3; ++a)
     for (int64_t i = 0; i < 6; ++i)
       for (int64_t b = 0; b < 5; ++b) {
-        const int64_t k = iv[static_cast<size_t>(i)] < 0 ? iv[static_cast<size_t>(i)] + 4 : iv[static_cast<size_t>(i)];
-        ASSERT_EQ(expected.data_as<double>()[(a * 6 + i) * 5 + b], data.view().at<double>({a, k, b}));
+        const int64_t v = iv[static_cast<size_t>(i)];
+        const int64_t k = v < 0 ? v + 4 : v;
+        ASSERT_EQ(expected.data_as<double>()[(a * 6 + i) * 5 + b],
+                  data.view().at<double>({a, k, b}));
       }
 
   for (bool negative : {false, true}) {
