@@ -27,7 +27,9 @@ class GatherPlan {
   /// Checks every index (in [-s, s-1]) before writing anything.
   Status run(const TensorView& data, const TensorView& indices,
              const MutableTensorView& dst) const;
+  /// The output shape: data.shape[:axis] + indices.shape + data.shape[axis+1:].
   const Dims& dst_shape() const noexcept { return dst_shape_; }
+  /// The name of the chosen implementation ("ref", ...).
   const char* impl_name() const noexcept { return impl_name_; }
 
  private:

@@ -1,0 +1,58 @@
+// Gather kernels: the contract every implementation in the Gather list fulfils.
+//
+// The operator layer (src/ops/gather.cc) validates everything, including every index
+// value, before a kernel runs; kernels only assert their preconditions.
+#pragma once
+
+#include <cassert>
+#include <cstdint>
+#include <cstring>
+
+#include "gridops/dtype.h"
+#include "gridops/tensor.h"
+
+namespace gridops::kernels {
+
+/// A validated Gather problem, as a kernel receives it.
+///
+/// Preconditions (checked by the operator layer, asserted here):
+/// - rank(data) >= 1, 0 <= axis < rank(data); data and dst have dtype `dtype`;
+/// - indices have dtype kInt32 or kInt64 and any rank q (0 included);
+/// - dst_shape == data_shape[:axis] + indices_shape + data_shape[axis+1:] (rank <= kMaxRank);
+/// - every view passed to the kernel is valid (validate_view) and has the shape recorded
+///   here; strides are arbitrary (negative and zero included);
+/// - every index value v satisfies -s <= v < s with s = data_shape[axis];
+/// - dst does not overlap data or indices.
+struct GatherProblem {
+  /// Element type of data and dst.
+  DType dtype = DType::kFloat32;
+  /// Element type of indices: kInt32 or kInt64.
+  DType indices_dtype = DType::kInt64;
+  /// The gathered axis, normalized to [0, rank(data)).
+  int axis = 0;
+  /// Shapes of the three tensors.
+  Dims data_shape, indices_shape, dst_shape;
+};
+
+/// Reads the index stored at `p` (an int32 or int64, possibly unaligned) as int64.
+inline int64_t load_index(const void* p, DType indices_dtype) noexcept {
+  assert(indices_dtype == DType::kInt32 || indices_dtype == DType::kInt64);
+  if (indices_dtype == DType::kInt32) {
+    int32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  int64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/// The reference kernel: for every dst position o = (a, i, b) with a the data axes before
+/// `axis`, i the indices position and b the data axes after it,
+/// dst[a, i, b] = data[a, k, b] with k = indices[i] (+ s when negative).
+/// Copies dtype_size bytes per element (strings by assignment, which may throw
+/// std::bad_alloc; nothing else throws). Single-threaded.
+void gather_ref(const GatherProblem& p, const TensorView& data, const TensorView& indices,
+                const MutableTensorView& dst);
+
+}  // namespace gridops::kernels
