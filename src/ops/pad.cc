@@ -15,7 +15,7 @@ namespace {
 
 constexpr std::string_view kOp = "pad";
 
-/// One entry of the implementation list. See NOTE in ops/dispatch.h.
+/// One entry of the implementation list (see ops/dispatch.h for how one is chosen).
 struct PadImpl {
   const char* name;
   std::string (*declines)(const kernels::PadProblem&);
@@ -52,6 +52,25 @@ Status check_axis_bounds(PadMode mode, size_t d, int64_t n, const char* which, i
   if ((mode == PadMode::kReflect || mode == PadMode::kSymmetric) && n > kMaxPeriodicLength) {
     return invalid_argument(kOp, ": ", to_string(mode), " mode supports axes of length <= ",
                             kMaxPeriodicLength, ", axis ", d, " has length ", n);
+  }
+  return Status();
+}
+
+/// ERRATA Pad 3: a pad_value is one element of exactly the data's dtype, constant mode only.
+Status check_pad_value(PadMode mode, DType dtype, const TensorView* pad_value) {
+  if (pad_value == nullptr) return Status();
+  if (mode != PadMode::kConstant) {
+    return invalid_argument(kOp, ": pad_value is used by constant mode only, got one with ",
+                            to_string(mode), " mode");
+  }
+  GRIDOPS_RETURN_IF_ERROR(validate_view(*pad_value, "pad: pad_value"));
+  if (pad_value->dtype != dtype) {
+    return invalid_argument(kOp, ": pad_value must have src's dtype ", to_string(dtype),
+                            ", got ", to_string(pad_value->dtype));
+  }
+  if (pad_value->num_elements() != 1) {
+    return invalid_argument(kOp, ": pad_value must have exactly 1 element, got shape ",
+                            dims_to_string(pad_value->shape));
   }
   return Status();
 }
@@ -170,21 +189,7 @@ Status PadPlan::run(const TensorView& src, const MutableTensorView& dst,
   }
   GRIDOPS_RETURN_IF_ERROR(expect_view(src, "pad: src", dtype_, src_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(dst, "pad: dst", dtype_, dst_shape_));
-  if (pad_value != nullptr) {
-    if (desc_.mode != PadMode::kConstant) {
-      return invalid_argument(kOp, ": pad_value is used by constant mode only, got one with ",
-                              to_string(desc_.mode), " mode");
-    }
-    GRIDOPS_RETURN_IF_ERROR(validate_view(*pad_value, "pad: pad_value"));
-    if (pad_value->dtype != dtype_) {
-      return invalid_argument(kOp, ": pad_value must have src's dtype ", to_string(dtype_),
-                              ", got ", to_string(pad_value->dtype));
-    }
-    if (pad_value->num_elements() != 1) {
-      return invalid_argument(kOp, ": pad_value must have exactly 1 element, got shape ",
-                              dims_to_string(pad_value->shape));
-    }
-  }
+  GRIDOPS_RETURN_IF_ERROR(check_pad_value(desc_.mode, dtype_, pad_value));
   const auto* impl = static_cast<const PadImpl*>(impl_);
   const kernels::PadProblem problem{desc_.mode, dtype_, src_shape_, desc_.pads_begin,
                                     desc_.pads_end, dst_shape_};
@@ -204,6 +209,8 @@ Status pad(const PadDesc& desc, const TensorView& src, const MutableTensorView& 
 StatusOr<Tensor> pad(const PadDesc& desc, const TensorView& src, const TensorView* pad_value) {
   GRIDOPS_RETURN_IF_ERROR(validate_view(src, "pad: src"));
   GRIDOPS_ASSIGN_OR_RETURN(const PadPlan plan, make_pad_plan(desc, src.dtype, src.shape));
+  // Checked before allocating so that a bad pad_value never costs a large allocation.
+  GRIDOPS_RETURN_IF_ERROR(check_pad_value(desc.mode, src.dtype, pad_value));
   GRIDOPS_ASSIGN_OR_RETURN(Tensor dst, Tensor::create(src.dtype, plan.dst_shape()));
   GRIDOPS_RETURN_IF_ERROR(plan.run(src, dst.mutable_view(), pad_value));
   return dst;

@@ -247,6 +247,10 @@ TEST(PadErrors, PadValueRules) {
                  HasSubstr("pad: pad_value must have exactly 1 element, got shape (1, 0)"));
   // The allocating wrapper reports the same.
   EXPECT_INVALID(pad(d, src, &two_values).status(), HasSubstr("exactly 1 element"));
+  // ... before allocating: a huge (zero-stride) src with a bad pad_value fails cheaply.
+  const TensorView huge(DType::kInt32, &v, Dims{int64_t{1} << 40}, Dims{0});
+  EXPECT_INVALID(pad(d, huge, &wrong_dtype).status(),
+                 HasSubstr("pad: pad_value must have src's dtype int32, got int64"));
 }
 
 TEST(PadErrors, NothingWrittenOnError) {
