@@ -1,0 +1,59 @@
+// Kernel contract for Pad. The operator layer (src/ops/pad.cc) validates everything and
+// hands kernels a problem that already satisfies the preconditions below; kernels only
+// assert them.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "gridops/dtype.h"
+#include "gridops/ops/pad.h"
+
+namespace gridops::kernels {
+
+/// The shape-level Pad problem, fixed when the plan is made. Implementations decide
+/// whether they accept a problem from this alone, so every implementation must accept
+/// any strides at run time.
+///
+/// Preconditions (checked by make_pad_plan):
+/// - src_shape, pads_begin, pads_end and dst_shape all have the same length (the rank,
+///   0 <= rank <= kMaxRank); every src_shape[d] >= 0.
+/// - dst_shape[d] = pads_begin[d] + src_shape[d] + pads_end[d] >= 0, and the number of
+///   dst elements fits in int64.
+/// - For every output position j on axis d the source index c = j - pads_begin[d] fits in
+///   int64 (no overflow in the formula).
+/// - mode != kConstant: an axis with a positive pad has src_shape[d] >= 1; kReflect has
+///   positive pads <= src_shape[d] - 1, kSymmetric <= src_shape[d]; for both the axis
+///   length is small enough that the period (2(n-1) or 2n) fits in int64.
+struct PadProblem {
+  PadMode mode = PadMode::kConstant;
+  DType dtype = DType::kFloat32;
+  std::span<const int64_t> src_shape;
+  std::span<const int64_t> pads_begin;
+  std::span<const int64_t> pads_end;
+  std::span<const int64_t> dst_shape;
+};
+
+/// The memory of one run. Strides are in elements and may be zero or negative.
+///
+/// Preconditions (checked by PadPlan::run):
+/// - src and dst are valid views (validate_view) of the problem's dtype with src_shape
+///   and dst_shape respectively; src_strides and dst_strides have one entry per axis.
+/// - dst does not overlap src or *pad_value. For kString, every dst element is a
+///   constructed std::string (it is assigned to, not constructed).
+/// - pad_value is nullptr (zero bytes; "" for strings) or points to one element of the
+///   problem's dtype; it is non-null only for kConstant.
+struct PadArgs {
+  const void* src = nullptr;
+  std::span<const int64_t> src_strides;
+  void* dst = nullptr;
+  std::span<const int64_t> dst_strides;
+  const void* pad_value = nullptr;
+};
+
+/// The reference kernel: for each output position, the per-axis source index
+/// c = j - pads_begin[d] mapped through the mode (see docs/ops/pad.md), then one element
+/// copied bit-exactly (strings by assignment). Single-threaded, any rank, any dtype.
+void pad_ref(const PadProblem& problem, const PadArgs& args);
+
+}  // namespace gridops::kernels

@@ -1,0 +1,219 @@
+// Pad operator layer: mode names, output-shape inference with every bound of ERRATA Pad 2,
+// plans, run-time view checks, one-shot wrappers and the implementation list.
+#include "gridops/ops/pad.h"
+
+#include <array>
+#include <limits>
+#include <string>
+
+#include "core/checked.h"
+#include "kernels/pad/pad.h"
+#include "ops/dispatch.h"
+
+namespace gridops {
+namespace {
+
+constexpr std::string_view kOp = "pad";
+
+/// One entry of the implementation list (see ops/dispatch.h for how one is chosen).
+struct PadImpl {
+  const char* name;
+  std::string (*declines)(const kernels::PadProblem&);
+  void (*run)(const kernels::PadProblem&, const kernels::PadArgs&);
+};
+
+std::string ref_declines(const kernels::PadProblem&) { return {}; }
+
+/// Fast kernels go before the reference; the reference accepts everything.
+constexpr std::array<PadImpl, 1> kPadImpls{{
+    {"ref", &ref_declines, &kernels::pad_ref},
+}};
+
+/// The largest axis length reflect/symmetric may pad: their period (2(n-1), 2n) must fit
+/// in int64. Only reachable with zero-stride views; no real buffer is this long.
+constexpr int64_t kMaxPeriodicLength = (int64_t{1} << 62) - 1;
+
+/// Bounds on the positive pads of one axis (ERRATA Pad 2): checked on every axis.
+Status check_axis_bounds(PadMode mode, size_t d, int64_t n, const char* which, int64_t pad) {
+  if (pad <= 0 || mode == PadMode::kConstant) return Status();
+  if (n == 0) {
+    return invalid_argument(kOp, ": ", to_string(mode), " mode cannot pad axis ", d,
+                            " of length 0 (", which, "[", d, "] = ", pad,
+                            "); only constant mode pads an empty axis");
+  }
+  if (mode == PadMode::kReflect && pad > n - 1) {
+    return invalid_argument(kOp, ": reflect mode needs ", which, "[", d, "] <= ", n - 1,
+                            " (axis ", d, " has length ", n, "), got ", pad);
+  }
+  if (mode == PadMode::kSymmetric && pad > n) {
+    return invalid_argument(kOp, ": symmetric mode needs ", which, "[", d, "] <= ", n,
+                            " (axis ", d, " has length ", n, "), got ", pad);
+  }
+  if ((mode == PadMode::kReflect || mode == PadMode::kSymmetric) && n > kMaxPeriodicLength) {
+    return invalid_argument(kOp, ": ", to_string(mode), " mode supports axes of length <= ",
+                            kMaxPeriodicLength, ", axis ", d, " has length ", n);
+  }
+  return Status();
+}
+
+/// ERRATA Pad 3: a pad_value is one element of exactly the data's dtype, constant mode only.
+Status check_pad_value(PadMode mode, DType dtype, const TensorView* pad_value) {
+  if (pad_value == nullptr) return Status();
+  if (mode != PadMode::kConstant) {
+    return invalid_argument(kOp, ": pad_value is used by constant mode only, got one with ",
+                            to_string(mode), " mode");
+  }
+  GRIDOPS_RETURN_IF_ERROR(validate_view(*pad_value, "pad: pad_value"));
+  if (pad_value->dtype != dtype) {
+    return invalid_argument(kOp, ": pad_value must have src's dtype ", to_string(dtype),
+                            ", got ", to_string(pad_value->dtype));
+  }
+  if (pad_value->num_elements() != 1) {
+    return invalid_argument(kOp, ": pad_value must have exactly 1 element, got shape ",
+                            dims_to_string(pad_value->shape));
+  }
+  return Status();
+}
+
+}  // namespace
+
+const char* to_string(PadMode m) noexcept {
+  switch (m) {
+    case PadMode::kConstant:
+      return "constant";
+    case PadMode::kEdge:
+      return "edge";
+    case PadMode::kReflect:
+      return "reflect";
+    case PadMode::kSymmetric:
+      return "symmetric";
+    case PadMode::kWrap:
+      return "wrap";
+  }
+  return "unknown";
+}
+
+StatusOr<PadMode> parse_pad_mode(std::string_view s) {
+  for (PadMode m : {PadMode::kConstant, PadMode::kEdge, PadMode::kReflect, PadMode::kSymmetric,
+                    PadMode::kWrap}) {
+    if (s == to_string(m)) return m;
+  }
+  return invalid_argument(kOp, ": mode must be one of {constant, edge, reflect, symmetric, ",
+                          "wrap}, got '", s, "'");
+}
+
+StatusOr<Dims> pad_output_shape(const PadDesc& desc, std::span<const int64_t> src_shape) {
+  const size_t rank = src_shape.size();
+  if (rank > static_cast<size_t>(kMaxRank)) {
+    return invalid_argument(kOp, ": src rank must be <= ", kMaxRank, ", got ", rank);
+  }
+  switch (desc.mode) {
+    case PadMode::kConstant:
+    case PadMode::kEdge:
+    case PadMode::kReflect:
+    case PadMode::kSymmetric:
+    case PadMode::kWrap:
+      break;
+    default:
+      return invalid_argument(kOp, ": mode must be one of {constant, edge, reflect, ",
+                              "symmetric, wrap}, got enumerator ", static_cast<int>(desc.mode));
+  }
+  GRIDOPS_RETURN_IF_ERROR(checked_num_elements(src_shape, "pad: src").status());
+  if (desc.pads_begin.size() != rank) {
+    return invalid_argument(kOp, ": pads_begin must have ", rank,
+                            " entries (one per axis of src ", dims_to_string(src_shape),
+                            "), got ", desc.pads_begin.size());
+  }
+  if (desc.pads_end.size() != rank) {
+    return invalid_argument(kOp, ": pads_end must have ", rank,
+                            " entries (one per axis of src ", dims_to_string(src_shape),
+                            "), got ", desc.pads_end.size());
+  }
+  Dims dst(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t n = src_shape[d];
+    const int64_t b = desc.pads_begin[d];
+    const int64_t e = desc.pads_end[d];
+    GRIDOPS_RETURN_IF_ERROR(check_axis_bounds(desc.mode, d, n, "pads_begin", b));
+    GRIDOPS_RETURN_IF_ERROR(check_axis_bounds(desc.mode, d, n, "pads_end", e));
+    int64_t partial;
+    if (!detail::add_ok(b, n, &partial) || !detail::add_ok(partial, e, &dst[d])) {
+      return invalid_argument(kOp, ": output dimension ", d, " = pads_begin[", d, "] + ", n,
+                              " + pads_end[", d, "] = ", b, " + ", n, " + ", e,
+                              " overflows int64");
+    }
+    if (dst[d] < 0) {
+      return invalid_argument(kOp, ": output dimension ", d, " = pads_begin[", d, "] + ", n,
+                              " + pads_end[", d, "] = ", b, " + ", n, " + ", e, " = ", dst[d],
+                              ", must be >= 0");
+    }
+    // The kernel computes c = j - pads_begin for j in [0, dst), i.e. c in
+    // [-pads_begin, n + pads_end - 1]; both ends must be representable.
+    int64_t c_end;
+    if (b == std::numeric_limits<int64_t>::min() || !detail::add_ok(n, e, &c_end)) {
+      return invalid_argument(kOp, ": pads_begin[", d, "] = ", b, " and pads_end[", d,
+                              "] = ", e, " put source indices of axis ", d,
+                              " outside the int64 range");
+    }
+  }
+  GRIDOPS_RETURN_IF_ERROR(checked_num_elements(dst, "pad: dst").status());
+  return dst;
+}
+
+StatusOr<PadPlan> make_pad_plan(const PadDesc& desc, DType dtype,
+                                std::span<const int64_t> src_shape) {
+  if (static_cast<int>(dtype) >= kNumDTypes) {
+    return invalid_argument(kOp, ": dtype must be a known DType, got code ",
+                            static_cast<int>(dtype));
+  }
+  GRIDOPS_ASSIGN_OR_RETURN(Dims dst_shape, pad_output_shape(desc, src_shape));
+  const Dims src(src_shape.begin(), src_shape.end());
+  const kernels::PadProblem problem{desc.mode, dtype, src, desc.pads_begin, desc.pads_end,
+                                    dst_shape};
+  GRIDOPS_ASSIGN_OR_RETURN(const PadImpl* impl,
+                           detail::select_impl<PadImpl>(kOp, kPadImpls, problem, desc.impl));
+  PadPlan plan;
+  plan.desc_ = desc;
+  plan.dtype_ = dtype;
+  plan.src_shape_ = src;
+  plan.dst_shape_ = std::move(dst_shape);
+  plan.impl_name_ = impl->name;
+  plan.impl_ = impl;
+  return plan;
+}
+
+Status PadPlan::run(const TensorView& src, const MutableTensorView& dst,
+                    const TensorView* pad_value) const {
+  if (impl_ == nullptr) {
+    return invalid_argument(kOp, ": plan must come from make_pad_plan, got an empty plan");
+  }
+  GRIDOPS_RETURN_IF_ERROR(expect_view(src, "pad: src", dtype_, src_shape_));
+  GRIDOPS_RETURN_IF_ERROR(expect_view(dst, "pad: dst", dtype_, dst_shape_));
+  GRIDOPS_RETURN_IF_ERROR(check_pad_value(desc_.mode, dtype_, pad_value));
+  const auto* impl = static_cast<const PadImpl*>(impl_);
+  const kernels::PadProblem problem{desc_.mode, dtype_, src_shape_, desc_.pads_begin,
+                                    desc_.pads_end, dst_shape_};
+  const kernels::PadArgs args{src.data, src.strides, dst.mutable_data(), dst.strides,
+                              pad_value != nullptr ? pad_value->data : nullptr};
+  impl->run(problem, args);
+  return Status();
+}
+
+Status pad(const PadDesc& desc, const TensorView& src, const MutableTensorView& dst,
+           const TensorView* pad_value) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(src, "pad: src"));
+  GRIDOPS_ASSIGN_OR_RETURN(const PadPlan plan, make_pad_plan(desc, src.dtype, src.shape));
+  return plan.run(src, dst, pad_value);
+}
+
+StatusOr<Tensor> pad(const PadDesc& desc, const TensorView& src, const TensorView* pad_value) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(src, "pad: src"));
+  GRIDOPS_ASSIGN_OR_RETURN(const PadPlan plan, make_pad_plan(desc, src.dtype, src.shape));
+  // Checked before allocating so that a bad pad_value never costs a large allocation.
+  GRIDOPS_RETURN_IF_ERROR(check_pad_value(desc.mode, src.dtype, pad_value));
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor dst, Tensor::create(src.dtype, plan.dst_shape()));
+  GRIDOPS_RETURN_IF_ERROR(plan.run(src, dst.mutable_view(), pad_value));
+  return dst;
+}
+
+}  // namespace gridops
