@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -122,7 +123,9 @@ void check_grid(const Tensor& theta, const Dims& size, int64_t align_corners,
             const T got = grid.data_as<T>()[flat];
             ASSERT_EQ(std::memcmp(&want, &got, sizeof(T)), 0)
                 << "n " << n << " point " << q << " k " << k << ": got " << g(grid, flat)
-                << ", want " << convert::load_real<double>(want);
+                << ", want " << convert::load_real<double>(want) << " (float sum "
+                << static_cast<double>(acc) << ", theta row " << row[0] << " " << row[1]
+                << " " << row[2] << ")";
             // (b) against long double with a stated bound.
             long double exact = row[r];
             double mag = 0;
@@ -372,6 +375,18 @@ TEST(AffineGridErrata, HalfTypesRoundOnce) {
   EXPECT_EQ(grid.data_as<float16>()[2].bits, 0x3C00);
 }
 
+// The same for bfloat16 (8 significant bits): theta [[1, 2^-20, 2^-8], [0, 0, 0]].
+// At (1, 1): float 1 + 2^-8 + 2^-20 (exact), just above the tie between 1 and 1 + 2^-7
+// -> 1 + 2^-7 (0x3F81); bfloat16 step by step would give 1 (0x3F80).
+// At (0, 1): 1 + 2^-8 - 2^-20, just below the tie -> 1 (0x3F80).
+TEST(AffineGridErrata, BFloat16RoundsOnce) {
+  const double t1 = std::ldexp(1.0, -20), t2 = std::ldexp(1.0, -8);
+  const Tensor theta = make_theta(DType::kBFloat16, {1, 2, 3}, {1, t1, t2, 0, 0, 0});
+  const Tensor grid = run_affine_grid(theta, {1, 1, 2, 2}, 1);
+  EXPECT_EQ(grid.data_as<bfloat16>()[6].bits, 0x3F81);
+  EXPECT_EQ(grid.data_as<bfloat16>()[2].bits, 0x3F80);
+}
+
 // ERRATA AffineGrid 4: N = 1 keeps its batch axis (the printed function body squeezes it).
 TEST(AffineGridErrata, BatchOfOneIsKept) {
   const Tensor theta = make_theta(DType::kFloat32, {1, 2, 3}, {1, 0, 0, 0, 1, 0});
@@ -563,6 +578,23 @@ TEST(AffineGridPlans, ReusableAndNamed) {
   StatusOr<AffineGridPlan> forced = make_affine_grid_plan(desc, DType::kFloat16, theta_shape, size);
   ASSERT_TRUE(forced.ok()) << forced.status().to_string();
   EXPECT_STREQ(forced->impl_name(), "ref");
+}
+
+// GRIDOPS_IMPL from the environment forces a listed implementation; an unknown name
+// there is ignored (unlike an unknown AffineGridDesc::impl, which is an error).
+TEST(AffineGridPlans, ImplFromEnvironment) {
+  const Dims theta_shape{1, 2, 3}, size{1, 1, 2, 2};
+  ASSERT_EQ(setenv("GRIDOPS_IMPL", "no_such_impl", 1), 0);
+  StatusOr<AffineGridPlan> a = make_affine_grid_plan(AffineGridDesc{}, DType::kFloat32,
+                                                     theta_shape, size);
+  ASSERT_EQ(setenv("GRIDOPS_IMPL", "ref", 1), 0);
+  StatusOr<AffineGridPlan> b = make_affine_grid_plan(AffineGridDesc{}, DType::kFloat32,
+                                                     theta_shape, size);
+  unsetenv("GRIDOPS_IMPL");
+  ASSERT_TRUE(a.ok()) << a.status().to_string();
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  EXPECT_STREQ(a->impl_name(), "ref");
+  EXPECT_STREQ(b->impl_name(), "ref");
 }
 
 // affine_grid_output_shape agrees with the plan's shape for both kinds.
