@@ -50,6 +50,14 @@ kernels::AffineGridProblem make_problem(const AffineGridDesc& desc, DType dtype,
   return p;
 }
 
+// True when the (validated) shape has no elements.
+bool has_zero_dim(const Dims& shape) {
+  for (int64_t d : shape) {
+    if (d == 0) return true;
+  }
+  return false;
+}
+
 // Byte range [lo, hi) covered by a validated, non-empty view.
 struct ByteRange {
   uintptr_t lo, hi;
@@ -158,7 +166,9 @@ Status AffineGridPlan::run(const TensorView& theta, const MutableTensorView& gri
   }
   GRIDOPS_RETURN_IF_ERROR(expect_view(theta, "affine_grid: theta", dtype_, theta_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(grid, "affine_grid: grid", dtype_, grid_shape_));
-  if (theta.num_elements() > 0 && grid.num_elements() > 0) {
+  // Not TensorView::num_elements: it multiplies without looking for a zero first, which
+  // overflows for an empty grid such as (1, 2^62, 2^62, 0, 3).
+  if (!has_zero_dim(theta.shape) && !has_zero_dim(grid.shape)) {
     const ByteRange t = byte_range(theta);
     const ByteRange g = byte_range(grid);
     if (t.lo < g.hi && g.lo < t.hi) {

@@ -417,6 +417,12 @@ TEST(AffineGridEmpty, ZeroBatchOrSpatial) {
   StatusOr<Tensor> c = affine_grid(desc, theta3.view(), Dims{2, 0, 0, 3, 3});
   ASSERT_TRUE(c.ok()) << c.status().to_string();
   EXPECT_EQ(c->shape(), (Dims{2, 0, 3, 3, 3}));
+  // Zero innermost axis after huge ones (their product alone would overflow int64).
+  StatusOr<Tensor> e = affine_grid(desc, theta3.view(), Dims{2, 1, huge, huge, 0});
+  ASSERT_TRUE(e.ok()) << e.status().to_string();
+  EXPECT_EQ(e->shape(), (Dims{2, huge, huge, 0, 3}));
+  StatusOr<Tensor> f = affine_grid(desc, theta.view(), Dims{1, 1, huge, 0});
+  ASSERT_TRUE(f.ok()) << f.status().to_string();
   // C = 0 is allowed and unused.
   StatusOr<Tensor> d = affine_grid(desc, theta.view(), Dims{1, 0, 1, 1});
   ASSERT_TRUE(d.ok()) << d.status().to_string();

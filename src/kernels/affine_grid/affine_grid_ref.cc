@@ -25,9 +25,14 @@ template <class T, class F>
 void run_typed(const AffineGridProblem& p, const TensorView& theta,
                const MutableTensorView& grid) noexcept {
   const int r = p.spatial_rank;
+  // An empty grid may pair a zero axis with huge ones (their product would overflow), so
+  // look for a zero before multiplying.
+  if (p.batch == 0) return;
+  for (int a = 0; a < r; ++a) {
+    if (p.spatial[a] == 0) return;
+  }
   int64_t points = 1;  // grid points per batch entry; fits: the grid count fits int64
   for (int a = 0; a < r; ++a) points *= p.spatial[a];
-  if (p.batch == 0 || points == 0) return;
 
   int64_t tidx[3];
   int64_t gidx[kAffineGridMaxSpatial + 2];
