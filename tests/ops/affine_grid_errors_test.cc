@@ -264,6 +264,40 @@ TEST(AffineGridErrors, GridOverlapsTheta) {
   EXPECT_EQ(p[6], -0.5f);
 }
 
+// Overlap is found for negative-stride views too: a reversed grid whose lowest address
+// lies inside theta.
+TEST(AffineGridErrors, GridOverlapsThetaNegativeStrides) {
+  Tensor buf(DType::kFloat64, {64});
+  double* p = buf.data_as<double>();
+  const TensorView theta(DType::kFloat64, p + 8, {1, 2, 3});  // elements 8 .. 13
+  // Element [0,0,0,0] at 20, walking down to 20 - 7 = 13: touches theta's last element.
+  const MutableTensorView grid(DType::kFloat64, p + 20, {1, 2, 2, 2}, {8, -4, -2, -1});
+  expect_invalid(affine_grid(AffineGridDesc{}, theta, Dims{1, 1, 2, 2}, grid),
+                 {"grid must not overlap theta"});
+  // One element further up it no longer overlaps.
+  const MutableTensorView clear(DType::kFloat64, p + 21, {1, 2, 2, 2}, {8, -4, -2, -1});
+  EXPECT_TRUE(affine_grid(AffineGridDesc{}, theta, Dims{1, 1, 2, 2}, clear).ok());
+}
+
+TEST(AffineGridErrors, UnknownDTypeCode) {
+  const auto bogus = static_cast<DType>(200);
+  expect_invalid(plan_status(0, bogus, {1, 2, 3}, {1, 1, 2, 2}),
+                 {"theta must have dtype float16, bfloat16, float32 or float64, got unknown"});
+  float storage[6] = {};
+  const TensorView theta(bogus, storage, {1, 2, 3});
+  expect_invalid(affine_grid(AffineGridDesc{}, theta, Dims{1, 1, 2, 2}).status(),
+                 {"theta: unknown dtype code 200"});
+}
+
+TEST(AffineGridErrors, Grid3DWrongShape) {
+  const Tensor theta = identity_theta(1, 3);
+  Tensor grid = sentinel_grid({1, 2, 2, 2, 2});
+  expect_invalid(affine_grid(AffineGridDesc{}, theta.view(), Dims{1, 1, 2, 2, 2},
+                             grid.mutable_view()),
+                 {"grid", "expected shape (1, 2, 2, 2, 3), got (1, 2, 2, 2, 2)"});
+  EXPECT_TRUE(all_sentinel(grid));
+}
+
 // Nothing is written when any argument is bad: one case per kind of check.
 TEST(AffineGridErrors, NothingWrittenOnError) {
   const Tensor theta = identity_theta(2, 2);
