@@ -1,0 +1,62 @@
+// Kernel contract for AffineGrid. The operator layer (src/ops/affine_grid.cc) validates
+// everything; kernels only assert their preconditions.
+//
+// NOTE [ AffineGrid arithmetic ]
+// For a problem with r spatial axes (r = 2: H, W; r = 3: D, H, W) the grid point at
+// spatial index (i_0, ..., i_{r-1}) (outermost first) of batch n is
+//
+//   grid[n, i_0, ..., i_{r-1}, k] = theta[n, k, 0] * c_0 + ... + theta[n, k, r-1] * c_{r-1}
+//                                   + theta[n, k, r]
+//
+// where c_j is the base coordinate of the spatial axis r-1-j (c_0 = x runs along the
+// innermost axis W, c_1 = y along H, c_2 = z along D), for k = 0 .. r-1:
+//
+//   base(i, L) = 0                           if L == 1           (ERRATA AffineGrid 1)
+//              = F(2 * i) / F(L - 1) - 1     if align_corners = 1
+//              = F(2 * i + 1) / F(L) - 1     if align_corners = 0
+//
+// (the integers 2i, 2i+1, L-1, L are exact in int64 and converted to F once each).
+// The compute type F is double for a float64 theta and float for float32, float16 and
+// bfloat16 (ERRATA AffineGrid 2); half-precision theta elements widen exactly to float.
+// Every product is rounded to F on its own (no fused multiply-add) and the sum runs left
+// to right:  acc = theta[k,0]*c_0;  acc = acc + theta[k,j]*c_j for j = 1..r-1;
+// acc = acc + theta[k,r].  The result is converted once to theta's type (round to nearest
+// even for float16/bfloat16). A fast kernel that keeps this order gives identical bits.
+#pragma once
+
+#include <cstdint>
+
+#include "gridops/dtype.h"
+#include "gridops/tensor.h"
+
+namespace gridops::kernels {
+
+/// The largest number of spatial axes the kernel contract describes (the operator allows
+/// 2 and 3; the reference handles any 1..kAffineGridMaxSpatial).
+inline constexpr int kAffineGridMaxSpatial = 3;
+
+/// What an AffineGrid kernel is asked to compute. Shape-only: the data comes with run.
+struct AffineGridProblem {
+  /// theta's and grid's element type: float16, bfloat16, float32 or float64.
+  DType dtype = DType::kFloat32;
+  /// Number of spatial axes r (2 or 3 from the operator).
+  int spatial_rank = 2;
+  /// align_corners attribute (already checked to be 0 or 1).
+  bool align_corners = false;
+  /// Batch size N (may be 0).
+  int64_t batch = 0;
+  /// Spatial sizes, outermost first: (H, W) or (D, H, W). Entries may be 0.
+  int64_t spatial[kAffineGridMaxSpatial] = {0, 0, 0};
+};
+
+/// Preconditions (asserted, not checked):
+///  - 1 <= p.spatial_rank <= kAffineGridMaxSpatial, p.dtype floating;
+///  - theta is a valid view of dtype p.dtype and shape (N, r, r + 1);
+///  - grid is a valid view of dtype p.dtype and shape (N, spatial..., r); strides of either
+///    view may be zero or negative; grid does not overlap theta;
+///  - the grid's element count fits int64 (so every index and offset does).
+/// Writes every grid element (nothing when the grid is empty); reads only theta.
+void affine_grid_ref(const AffineGridProblem& p, const TensorView& theta,
+                     const MutableTensorView& grid) noexcept;
+
+}  // namespace gridops::kernels

@@ -1,0 +1,107 @@
+// The AffineGrid reference kernel: one grid point at a time, exactly the formulas of
+// NOTE [ AffineGrid arithmetic ] in affine_grid.h. Slow and obviously correct.
+#include <cassert>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/convert.h"
+#include "kernels/affine_grid/affine_grid.h"
+
+namespace gridops::kernels {
+namespace {
+
+// Base coordinate of index i on an axis of length len, in F. See NOTE [ AffineGrid
+// arithmetic ]. i < len, and 2 * len fits int64 because the grid holds len * r >= 2 len
+// elements and its element count fits int64.
+template <class F>
+F base_coordinate(int64_t i, int64_t len, bool align_corners) noexcept {
+  assert(len >= 1 && i >= 0 && i < len);
+  if (len == 1) return F(0);  // ERRATA AffineGrid 1: the single pixel is the centre.
+  if (align_corners) return static_cast<F>(2 * i) / static_cast<F>(len - 1) - F(1);
+  return static_cast<F>(2 * i + 1) / static_cast<F>(len) - F(1);
+}
+
+template <class T, class F>
+void run_typed(const AffineGridProblem& p, const TensorView& theta,
+               const MutableTensorView& grid) noexcept {
+  const int r = p.spatial_rank;
+  // An empty grid may pair a zero axis with huge ones (their product would overflow), so
+  // look for a zero before multiplying.
+  if (p.batch == 0) return;
+  for (int a = 0; a < r; ++a) {
+    if (p.spatial[a] == 0) return;
+  }
+  int64_t points = 1;  // grid points per batch entry; fits: the grid count fits int64
+  for (int a = 0; a < r; ++a) points *= p.spatial[a];
+
+  int64_t tidx[3];
+  int64_t gidx[kAffineGridMaxSpatial + 2];
+  for (int64_t n = 0; n < p.batch; ++n) {
+    // theta[n] as F; read completely before any write (the grid never overlaps theta,
+    // but reading first keeps the kernel simple to reason about).
+    F th[kAffineGridMaxSpatial][kAffineGridMaxSpatial + 1];
+    tidx[0] = n;
+    for (int k = 0; k < r; ++k) {
+      for (int j = 0; j <= r; ++j) {
+        tidx[1] = k;
+        tidx[2] = j;
+        th[k][j] = convert::load_real<F>(*static_cast<const T*>(theta.element_ptr(tidx)));
+      }
+    }
+    int64_t s[kAffineGridMaxSpatial] = {0, 0, 0};  // spatial index, outermost first
+    for (int64_t q = 0; q < points; ++q) {
+      // c[j] is the coordinate paired with theta column j: c[0] = x along the innermost
+      // axis, c[1] = y, c[2] = z.
+      F c[kAffineGridMaxSpatial];
+      for (int j = 0; j < r; ++j) {
+        c[j] = base_coordinate<F>(s[r - 1 - j], p.spatial[r - 1 - j], p.align_corners);
+      }
+      gidx[0] = n;
+      for (int a = 0; a < r; ++a) gidx[1 + a] = s[a];
+      for (int k = 0; k < r; ++k) {
+        // Separate statements: each product is rounded on its own, summed left to right.
+        F acc = th[k][0] * c[0];
+        for (int j = 1; j < r; ++j) {
+          const F prod = th[k][j] * c[j];
+          acc = acc + prod;
+        }
+        acc = acc + th[k][r];
+        gidx[r + 1] = k;
+        *static_cast<T*>(grid.mutable_element_ptr({gidx, static_cast<size_t>(r + 2)})) =
+            convert::store_real<T>(acc);
+      }
+      for (int a = r - 1; a >= 0; --a) {  // odometer, innermost axis fastest
+        if (++s[a] < p.spatial[a]) break;
+        s[a] = 0;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void affine_grid_ref(const AffineGridProblem& p, const TensorView& theta,
+                     const MutableTensorView& grid) noexcept {
+  assert(p.spatial_rank >= 1 && p.spatial_rank <= kAffineGridMaxSpatial);
+  assert(theta.dtype == p.dtype && grid.dtype == p.dtype);
+  assert(theta.rank() == 3 && grid.rank() == p.spatial_rank + 2);
+  switch (p.dtype) {
+    case DType::kFloat16:
+      run_typed<float16, float>(p, theta, grid);
+      break;
+    case DType::kBFloat16:
+      run_typed<bfloat16, float>(p, theta, grid);
+      break;
+    case DType::kFloat32:
+      run_typed<float, float>(p, theta, grid);
+      break;
+    case DType::kFloat64:
+      run_typed<double, double>(p, theta, grid);
+      break;
+    default:
+      assert(false && "affine_grid_ref: theta dtype must be floating");
+      break;
+  }
+}
+
+}  // namespace gridops::kernels

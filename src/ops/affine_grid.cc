@@ -1,0 +1,203 @@
+// AffineGrid operator layer: validation, output shape, plan, implementation list.
+// The arithmetic lives in the kernels; see NOTE [ AffineGrid arithmetic ] in
+// src/kernels/affine_grid/affine_grid.h.
+#include "gridops/ops/affine_grid.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "core/checked.h"
+#include "kernels/affine_grid/affine_grid.h"
+#include "ops/dispatch.h"
+
+namespace gridops {
+namespace {
+
+constexpr const char* kOp = "affine_grid";
+
+/// One entry of the implementation list.
+struct AffineGridImpl {
+  const char* name;
+  /// Empty string: accepts the problem; otherwise why not.
+  std::string (*declines)(const kernels::AffineGridProblem&);
+  void (*run)(const kernels::AffineGridProblem&, const TensorView&, const MutableTensorView&);
+};
+
+// The reference takes every problem the operator layer lets through.
+std::string ref_declines(const kernels::AffineGridProblem&) { return {}; }
+
+// Fast kernels go before the reference; the first that accepts runs.
+constexpr AffineGridImpl kImpls[] = {
+    {"ref", &ref_declines, &kernels::affine_grid_ref},
+};
+
+// Names of the size entries, for messages.
+const char* size_entry_name(size_t len, size_t i) {
+  static constexpr const char* k2d[] = {"N", "C", "H", "W"};
+  static constexpr const char* k3d[] = {"N", "C", "D", "H", "W"};
+  return len == 4 ? k2d[i] : k3d[i];
+}
+
+kernels::AffineGridProblem make_problem(const AffineGridDesc& desc, DType dtype,
+                                        const Dims& grid_shape) {
+  kernels::AffineGridProblem p;
+  p.dtype = dtype;
+  p.spatial_rank = static_cast<int>(grid_shape.size()) - 2;
+  p.align_corners = desc.align_corners == 1;
+  p.batch = grid_shape[0];
+  for (int a = 0; a < p.spatial_rank; ++a) p.spatial[a] = grid_shape[1 + a];
+  return p;
+}
+
+// True when the (validated) shape has no elements.
+bool has_zero_dim(const Dims& shape) {
+  for (int64_t d : shape) {
+    if (d == 0) return true;
+  }
+  return false;
+}
+
+// Byte range [lo, hi) covered by a validated, non-empty view.
+struct ByteRange {
+  uintptr_t lo, hi;
+};
+ByteRange byte_range(const TensorView& v) {
+  int64_t lo = 0, hi = 0;  // element offsets; validate_view bounds them in int64
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    const int64_t reach = (v.shape[i] - 1) * v.strides[i];
+    if (reach < 0) lo += reach;
+    else hi += reach;
+  }
+  const auto es = static_cast<int64_t>(dtype_size(v.dtype));
+  const auto base = reinterpret_cast<uintptr_t>(v.data);
+  // Two's-complement wrap of uintptr_t is well defined and gives the right address.
+  return {base + static_cast<uintptr_t>(lo * es), base + static_cast<uintptr_t>((hi + 1) * es)};
+}
+
+}  // namespace
+
+StatusOr<Dims> affine_grid_output_shape(std::span<const int64_t> theta_shape,
+                                        std::span<const int64_t> size) {
+  if (theta_shape.size() != 3) {
+    return invalid_argument(kOp, ": theta must have rank 3, shape (N, 2, 3) or (N, 3, 4), got "
+                            "rank ", theta_shape.size(), " with shape ",
+                            dims_to_string(theta_shape));
+  }
+  GRIDOPS_RETURN_IF_ERROR(checked_num_elements(theta_shape, "affine_grid: theta").status());
+  const bool theta_2d = theta_shape[1] == 2 && theta_shape[2] == 3;
+  const bool theta_3d = theta_shape[1] == 3 && theta_shape[2] == 4;
+  if (!theta_2d && !theta_3d) {
+    return invalid_argument(kOp, ": theta must have shape (N, 2, 3) or (N, 3, 4), got ",
+                            dims_to_string(theta_shape));
+  }
+  if (size.size() != 4 && size.size() != 5) {
+    return invalid_argument(kOp, ": size must have 4 elements (N, C, H, W) or 5 "
+                            "(N, C, D, H, W), got ", size.size());
+  }
+  if (theta_2d && size.size() != 4) {
+    return invalid_argument(kOp, ": size must have 4 elements (N, C, H, W) for a 2-D theta of "
+                            "shape ", dims_to_string(theta_shape), ", got ", size.size(),
+                            " elements ", dims_to_string(size));
+  }
+  if (theta_3d && size.size() != 5) {
+    return invalid_argument(kOp, ": size must have 5 elements (N, C, D, H, W) for a 3-D theta "
+                            "of shape ", dims_to_string(theta_shape), ", got ", size.size(),
+                            " elements ", dims_to_string(size));
+  }
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] < 0) {
+      return invalid_argument(kOp, ": size[", i, "] (", size_entry_name(size.size(), i),
+                              ") must be >= 0, got ", size[i], " in size ",
+                              dims_to_string(size));
+    }
+  }
+  if (size[0] != theta_shape[0]) {
+    return invalid_argument(kOp, ": size[0] (N) must equal theta's batch ", theta_shape[0],
+                            ", got ", size[0]);
+  }
+  // grid: (N, spatial..., r). C (size[1]) is only checked, never used.
+  Dims grid_shape;
+  grid_shape.push_back(size[0]);
+  for (size_t i = 2; i < size.size(); ++i) grid_shape.push_back(size[i]);
+  grid_shape.push_back(theta_2d ? 2 : 3);
+  GRIDOPS_RETURN_IF_ERROR(checked_num_elements(grid_shape, "affine_grid: grid").status());
+  return grid_shape;
+}
+
+StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc& desc, DType theta_dtype,
+                                               std::span<const int64_t> theta_shape,
+                                               std::span<const int64_t> size) {
+  if (desc.align_corners != 0 && desc.align_corners != 1) {
+    return invalid_argument(kOp, ": align_corners must be 0 or 1, got ", desc.align_corners);
+  }
+  if (!is_floating(theta_dtype)) {
+    return invalid_argument(kOp, ": theta must have dtype float16, bfloat16, float32 or "
+                            "float64, got ", to_string(theta_dtype));
+  }
+  GRIDOPS_ASSIGN_OR_RETURN(Dims grid_shape, affine_grid_output_shape(theta_shape, size));
+  // The grid's byte size must fit too, so that it can be allocated and addressed.
+  GRIDOPS_ASSIGN_OR_RETURN(const int64_t count,
+                           checked_num_elements(grid_shape, "affine_grid: grid"));
+  int64_t bytes;
+  if (!detail::mul_ok(count, static_cast<int64_t>(dtype_size(theta_dtype)), &bytes)) {
+    return invalid_argument(kOp, ": grid: byte size of shape ", dims_to_string(grid_shape),
+                            " with dtype ", to_string(theta_dtype), " overflows 64 bits");
+  }
+  const kernels::AffineGridProblem problem = make_problem(desc, theta_dtype, grid_shape);
+  GRIDOPS_ASSIGN_OR_RETURN(
+      const AffineGridImpl* impl,
+      detail::select_impl<AffineGridImpl>(kOp, kImpls, problem, desc.impl));
+
+  AffineGridPlan plan;
+  plan.desc_ = desc;
+  plan.dtype_ = theta_dtype;
+  plan.theta_shape_.assign(theta_shape.begin(), theta_shape.end());
+  plan.size_.assign(size.begin(), size.end());
+  plan.grid_shape_ = std::move(grid_shape);
+  plan.impl_name_ = impl->name;
+  plan.impl_ = impl;
+  return plan;
+}
+
+Status AffineGridPlan::run(const TensorView& theta, const MutableTensorView& grid) const {
+  if (impl_ == nullptr) {
+    return invalid_argument(kOp, ": the plan is empty (build it with make_affine_grid_plan)");
+  }
+  GRIDOPS_RETURN_IF_ERROR(expect_view(theta, "affine_grid: theta", dtype_, theta_shape_));
+  GRIDOPS_RETURN_IF_ERROR(expect_view(grid, "affine_grid: grid", dtype_, grid_shape_));
+  // Not TensorView::num_elements: it multiplies without looking for a zero first, which
+  // overflows for an empty grid such as (1, 2^62, 2^62, 0, 3).
+  if (!has_zero_dim(theta.shape) && !has_zero_dim(grid.shape)) {
+    const ByteRange t = byte_range(theta);
+    const ByteRange g = byte_range(grid);
+    if (t.lo < g.hi && g.lo < t.hi) {
+      return invalid_argument(kOp, ": grid must not overlap theta in memory, got overlapping "
+                              "views (theta bytes [", t.lo, ", ", t.hi, "), grid bytes [",
+                              g.lo, ", ", g.hi, "))");
+    }
+  }
+  const auto* impl = static_cast<const AffineGridImpl*>(impl_);
+  impl->run(make_problem(desc_, dtype_, grid_shape_), theta, grid);
+  return Status();
+}
+
+Status affine_grid(const AffineGridDesc& desc, const TensorView& theta,
+                   std::span<const int64_t> size, const MutableTensorView& grid) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(theta, "affine_grid: theta"));
+  GRIDOPS_ASSIGN_OR_RETURN(AffineGridPlan plan,
+                           make_affine_grid_plan(desc, theta.dtype, theta.shape, size));
+  return plan.run(theta, grid);
+}
+
+StatusOr<Tensor> affine_grid(const AffineGridDesc& desc, const TensorView& theta,
+                             std::span<const int64_t> size) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(theta, "affine_grid: theta"));
+  GRIDOPS_ASSIGN_OR_RETURN(AffineGridPlan plan,
+                           make_affine_grid_plan(desc, theta.dtype, theta.shape, size));
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor grid, Tensor::create(theta.dtype, plan.grid_shape()));
+  GRIDOPS_RETURN_IF_ERROR(plan.run(theta, grid.mutable_view()));
+  return grid;
+}
+
+}  // namespace gridops
