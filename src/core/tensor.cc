@@ -57,9 +57,13 @@ StatusOr<int64_t> checked_num_elements(std::span<const int64_t> shape, std::stri
 }
 
 int64_t TensorView::num_elements() const noexcept {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
+  // A zero anywhere makes the view empty, even when the other dimensions' product would
+  // overflow; valid non-empty views never overflow (validate_view checks).
+  for (int64_t d : shape)
+    if (d == 0) return 0;
+  uint64_t n = 1;
+  for (int64_t d : shape) n *= static_cast<uint64_t>(d);
+  return static_cast<int64_t>(n);
 }
 
 bool TensorView::is_contiguous() const noexcept {

@@ -148,3 +148,14 @@ TEST(Parallel, HostRunnerIsUsed) {
 
 }  // namespace
 }  // namespace gridops
+
+namespace gridops {
+namespace {
+TEST(TensorView, NumElementsOfEmptyShapeWithHugeDimsIsZero) {
+  const int64_t big = int64_t{1} << 62;
+  TensorView v(DType::kFloat32, nullptr, {2, big, big, 0, 3}, {0, 0, 0, 0, 0});
+  EXPECT_EQ(v.num_elements(), 0);
+  EXPECT_TRUE(validate_view(v, "v").ok());
+}
+}  // namespace
+}  // namespace gridops
