@@ -1,0 +1,216 @@
+// The gridops command's behaviour and error paths, run as a separate process.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "gridops/onnx/npy.h"
+#include "gridops/onnx/tensor_proto.h"
+#include "model_util.h"
+
+namespace gridops::onnx {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+Result run_cli(const std::string& args) {
+  const std::string cmd = std::string(GRIDOPS_CLI) + " " + args + " 2>&1";
+  Result r{-1, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("gridops_cli_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    // A Gather model: data float32 (3, 2), indices int64 (2,), axis 0.
+    auto m = test::one_node("Gather", 13,
+                            {test::value("data", ::onnx::TensorProto::FLOAT, {3, 2}),
+                             test::value("indices", ::onnx::TensorProto::INT64, {2})},
+                            {test::value("out", ::onnx::TensorProto::FLOAT, {2, 2})});
+    model_ = (dir_ / "gather.onnx").string();
+    std::ofstream(model_, std::ios::binary) << m.SerializeAsString();
+    Tensor data(DType::kFloat32, {3, 2});
+    for (int i = 0; i < 6; ++i) data.data_as<float>()[i] = static_cast<float>(i) + 0.5f;
+    Tensor idx(DType::kInt64, {2});
+    idx.data_as<int64_t>()[0] = 2;
+    idx.data_as<int64_t>()[1] = -3;
+    ASSERT_TRUE(write_npy(data, path("data.npy")).ok());
+    ASSERT_TRUE(write_tensor_proto(idx, "indices", path("idx.pb")).ok());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+  std::string model_;
+};
+
+TEST_F(CliTest, RunWritesEveryOutput) {
+  Result r = run_cli("run " + model_ + " --input data=" + path("data.npy") + " --input indices=" +
+                     path("idx.pb") + " --output-dir " + path("out"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto out = read_npy(path("out/out.npy"));
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  ASSERT_EQ(out->shape(), (Dims{2, 2}));
+  // Rows 2 and 0 (-3 counts from the end).
+  EXPECT_EQ(out->data_as<float>()[0], 4.5f);
+  EXPECT_EQ(out->data_as<float>()[1], 5.5f);
+  EXPECT_EQ(out->data_as<float>()[2], 0.5f);
+  EXPECT_EQ(out->data_as<float>()[3], 1.5f);
+  Result pb = run_cli("run " + model_ + " -i data=" + path("data.npy") + " -i indices=" + path("idx.pb") +
+                      " -o " + path("outpb") + " --format pb --threads 1");
+  ASSERT_EQ(pb.exit_code, 0) << pb.output;
+  auto t = read_tensor_proto(path("outpb/out.pb"));
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->data_as<float>()[0], 4.5f);
+}
+
+TEST_F(CliTest, MissingInputListsWhatTheModelExpects) {
+  Result r = run_cli("run " + model_ + " --input data=" + path("data.npy") + " --output-dir " + path("o"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("missing input 'indices'"));
+  EXPECT_THAT(r.output, HasSubstr("indices: int64[2]"));
+  EXPECT_THAT(r.output, HasSubstr("data: float32[3, 2]"));
+}
+
+TEST_F(CliTest, UnnamedInputNeedsAOneInputModel) {
+  Result r = run_cli("run " + model_ + " --input " + path("data.npy") + " --output-dir " + path("o"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("the model has 2 inputs, so each --input must be NAME=FILE"));
+}
+
+TEST_F(CliTest, WrongDtypeAndShapeAreErrors) {
+  Tensor wrong(DType::kFloat64, {3, 2});
+  ASSERT_TRUE(write_npy(wrong, path("wrong.npy")).ok());
+  Result r = run_cli("run " + model_ + " -i data=" + path("wrong.npy") + " -i indices=" + path("idx.pb") + " -o " + path("o"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("input 'data' must be float32[3, 2], got float64(3, 2)"));
+  Tensor shape(DType::kFloat32, {2, 3});
+  ASSERT_TRUE(write_npy(shape, path("shape.npy")).ok());
+  r = run_cli("run " + model_ + " -i data=" + path("shape.npy") + " -i indices=" + path("idx.pb") + " -o " + path("o"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("got float32(2, 3)"));
+}
+
+TEST_F(CliTest, OutOfRangeIndexIsAnErrorNamingTheNode) {
+  Tensor idx(DType::kInt64, {2});
+  idx.data_as<int64_t>()[1] = 7;
+  ASSERT_TRUE(write_npy(idx, path("bad_idx.npy")).ok());
+  Result r = run_cli("run " + model_ + " -i data=" + path("data.npy") + " -i indices=" + path("bad_idx.npy") + " -o " + path("o"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("Gather_node"));
+  EXPECT_THAT(r.output, HasSubstr("7"));
+  EXPECT_FALSE(fs::exists(path("o/out.npy")));
+}
+
+TEST_F(CliTest, CorruptAndTruncatedFilesAreClearErrors) {
+  std::ofstream(path("garbage.onnx"), std::ios::binary) << "this is not a protobuf \xFF\xFF\xFF";
+  Result r = run_cli("info " + path("garbage.onnx"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("not a valid ONNX model"));
+  // Every truncation of the model either parses to something gridops rejects or loads;
+  // it never crashes (exit code below 128).
+  std::ifstream in(model_, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (size_t n : {size_t{1}, bytes.size() / 3, bytes.size() / 2, bytes.size() - 1}) {
+    std::ofstream(path("trunc.onnx"), std::ios::binary) << bytes.substr(0, n);
+    Result t = run_cli("run " + path("trunc.onnx") + " -i data=" + path("data.npy") + " -i indices=" + path("idx.pb") + " -o " + path("o"));
+    EXPECT_LT(t.exit_code, 128) << t.output;
+    EXPECT_NE(t.exit_code, 0) << n;
+  }
+  std::ifstream npy_in(path("data.npy"), std::ios::binary);
+  const std::string npy((std::istreambuf_iterator<char>(npy_in)), std::istreambuf_iterator<char>());
+  std::ofstream(path("trunc.npy"), std::ios::binary) << npy.substr(0, npy.size() - 3);
+  r = run_cli("run " + model_ + " -i data=" + path("trunc.npy") + " -i indices=" + path("idx.pb") + " -o " + path("o"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("expected 24 data bytes"));
+  r = run_cli("run " + path("missing.onnx") + " -i x=y -o " + path("o"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("cannot open"));
+}
+
+TEST_F(CliTest, UnsupportedOpIsRejectedBeforeRunning) {
+  auto m = test::one_node("Relu", 13, {test::value("x", ::onnx::TensorProto::FLOAT, {2})},
+                          {test::value("y", ::onnx::TensorProto::FLOAT, {2})});
+  std::ofstream(path("relu.onnx"), std::ios::binary) << m.SerializeAsString();
+  Result r = run_cli("run " + path("relu.onnx") + " -i " + path("data.npy") + " -o " + path("o"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("node 0 'Relu_node' (Relu): op 'Relu' is not supported"));
+}
+
+TEST_F(CliTest, InfoDescribesTheModel) {
+  Result r = run_cli("info " + model_);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("ai.onnx:13"));
+  EXPECT_THAT(r.output, HasSubstr("Gather 'Gather_node'(data, indices) -> out"));
+  EXPECT_THAT(r.output, HasSubstr("runnable by gridops: yes"));
+}
+
+TEST_F(CliTest, ConformanceReportsEachCaseAndASummary) {
+  // One passing case built here: the model above with its expected output.
+  fs::create_directories(dir_ / "suite/test_mine/test_data_set_0");
+  fs::copy_file(model_, dir_ / "suite/test_mine/model.onnx");
+  Tensor data(DType::kFloat32, {3, 2});
+  for (int i = 0; i < 6; ++i) data.data_as<float>()[i] = static_cast<float>(i);
+  Tensor idx(DType::kInt64, {2});
+  idx.data_as<int64_t>()[0] = 1;
+  Tensor want(DType::kFloat32, {2, 2});
+  const float w[4] = {2, 3, 0, 1};
+  std::memcpy(want.data(), w, sizeof w);
+  ASSERT_TRUE(write_tensor_proto(data, "data", path("suite/test_mine/test_data_set_0/input_0.pb")).ok());
+  ASSERT_TRUE(write_tensor_proto(idx, "indices", path("suite/test_mine/test_data_set_0/input_1.pb")).ok());
+  ASSERT_TRUE(write_tensor_proto(want, "out", path("suite/test_mine/test_data_set_0/output_0.pb")).ok());
+  Result r = run_cli("conformance " + path("suite"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("PASS suite/test_mine"));
+  EXPECT_THAT(r.output, HasSubstr("1 passed, 0 failed, 0 skipped"));
+  // A wrong expected value is a FAIL with the largest difference, and a non-zero exit.
+  want.data_as<float>()[3] = 1.5f;
+  ASSERT_TRUE(write_tensor_proto(want, "out", path("suite/test_mine/test_data_set_0/output_0.pb")).ok());
+  r = run_cli("conformance " + path("suite"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("FAIL suite/test_mine"));
+  EXPECT_THAT(r.output, HasSubstr("largest difference 0.5"));
+  EXPECT_THAT(r.output, HasSubstr("0 passed, 1 failed, 0 skipped"));
+}
+
+TEST_F(CliTest, DemoWritesAPng) {
+  Result r = run_cli("demo --output " + path("demo.png"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("wrote"));
+  std::ifstream f(path("demo.png"), std::ios::binary);
+  char magic[8] = {};
+  f.read(magic, 8);
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+}
+
+TEST_F(CliTest, BadArgumentsAreUsageErrors) {
+  Result r = run_cli("frobnicate");
+  EXPECT_NE(r.exit_code, 0);
+  r = run_cli("run " + model_ + " -i data=" + path("data.npy") + " -o " + path("o") + " --format xml");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("xml"));
+}
+
+}  // namespace
+}  // namespace gridops::onnx
