@@ -7,6 +7,8 @@ PACKAGES=(
   build-essential cmake git pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libhwy-dev libdnnl-dev
+  libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
+  libcli11-dev libstb-dev
 )
 
 missing=()
