@@ -112,14 +112,6 @@ AxisTaps<F> axis_taps(const GridSampleProblem& p, G x, int64_t len) {
   return a;
 }
 
-/// One contribution of a tap combination: the element offset of its spatial position in
-/// src (channel and batch excluded) and the product of its weights.
-template <class F>
-struct Contribution {
-  int64_t offset;
-  F weight;
-};
-
 /// Strides of a view split into batch, channel and spatial parts, for the layout.
 struct SplitStrides {
   int64_t batch = 0;
@@ -169,7 +161,6 @@ void run_typed(const GridSampleProblem& p, const TensorView& src, const TensorVi
   if (p.batch == 0 || out_points == 0 || p.channels == 0) return;
 
   std::vector<AxisTaps<F>> taps(static_cast<size_t>(r));
-  std::vector<Contribution<F>> contribs;
   Dims o(static_cast<size_t>(r), 0);     // output spatial index
   Dims k(static_cast<size_t>(r), 0);     // tap combination index
 
@@ -189,9 +180,11 @@ void run_typed(const GridSampleProblem& p, const TensorView& src, const TensorVi
         if (taps[static_cast<size_t>(d)].count == 0) any_empty = true;
       }
 
-      // The tap combinations: offsets and weight products.
-      contribs.clear();
-      if (!any_empty) {
+      // Visits every tap combination (k_1..k_r): its src offset (spatial part) and the
+      // product of its weights. Nothing is stored, so 4^r combinations for a high-rank
+      // cubic problem cost time, never memory.
+      auto for_each_combination = [&](auto&& visit) {
+        if (any_empty) return;  // some axis has no tap inside: every combination is outside
         std::fill(k.begin(), k.end(), 0);
         for (;;) {
           int64_t off = 0;
@@ -202,15 +195,15 @@ void run_typed(const GridSampleProblem& p, const TensorView& src, const TensorVi
             off += a.index[kd] * ss.spatial[static_cast<size_t>(d)];
             w *= a.weight[kd];
           }
-          contribs.push_back({off, w});
+          visit(off, w);
           int d = r - 1;
           for (; d >= 0; --d) {
             if (++k[static_cast<size_t>(d)] < taps[static_cast<size_t>(d)].count) break;
             k[static_cast<size_t>(d)] = 0;
           }
-          if (d < 0) break;
+          if (d < 0) return;
         }
-      }
+      };
 
       // 4: weighted sums per channel, stored once.
       int64_t doff = n * ds.batch;
@@ -220,13 +213,14 @@ void run_typed(const GridSampleProblem& p, const TensorView& src, const TensorVi
         T& out = dst_base[doff + c * ds.channel];
         if (p.mode == InterpolationMode::kNearest) {
           // A pure selection: the element is copied exactly (no trip through float), and
-          // a tap outside under zeros padding gives the zero value ("" for strings).
-          out = contribs.empty() ? T{} : s[contribs[0].offset];
+          // a tap outside under zeros padding gives the zero value ("" for strings). There
+          // is exactly one combination unless the point is outside.
+          out = T{};
+          for_each_combination([&](int64_t off, F) { out = s[off]; });
         } else if constexpr (kNumeric) {
           convert::acc_t<T, F> acc{};
-          for (const Contribution<F>& ct : contribs) {
-            acc += ct.weight * convert::load<F>(s[ct.offset]);
-          }
+          for_each_combination(
+              [&](int64_t off, F w) { acc += w * convert::load<F>(s[off]); });
           out = convert::store<T>(acc);
         }
       }
