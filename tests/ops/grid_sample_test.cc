@@ -785,6 +785,10 @@ TEST(GridSampleErrors, PlanRunWithOtherViews) {
   odd.strides.pop_back();
   expect_error(plan->run(odd, grid.view(), dst.mutable_view()),
                "grid_sample: src: expected 4 strides for shape (1, 1, 2, 2), got 3");
+  // Strides whose byte extent overflows int64.
+  TensorView far(DType::kFloat32, src_ok.data(), {1, 1, 2, 2}, {4, 4, int64_t{1} << 62, 1});
+  expect_error(plan->run(far, grid.view(), dst.mutable_view()),
+               "grid_sample: src: byte extent of shape (1, 1, 2, 2)");
   expect_error(GridSamplePlan().run(src_ok.view(), grid.view(), dst.mutable_view()),
                "grid_sample: plan is empty");
 }
