@@ -1,0 +1,318 @@
+// GridSample operator layer: names, validation, output shape, plan, implementation list.
+// The formulas live in the kernels; see docs/ops/grid_sample.md.
+#include "gridops/ops/grid_sample.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "kernels/grid_sample/grid_sample.h"
+#include "ops/dispatch.h"
+
+namespace gridops {
+
+namespace {
+
+constexpr const char* kOp = "grid_sample";
+
+// --- the implementation list (reference last) -----------------------------------------
+
+/// One entry of the implementation list: a name, the reason it declines a problem (empty:
+/// accepts) and the kernel.
+struct GridSampleImpl {
+  const char* name;
+  std::string (*declines)(const kernels::GridSampleProblem&);
+  void (*run)(const kernels::GridSampleProblem&, const TensorView&, const TensorView&,
+              const MutableTensorView&);
+};
+
+/// The reference takes every valid problem.
+std::string ref_declines(const kernels::GridSampleProblem&) { return {}; }
+
+/// Fast kernels go before the reference; the first that accepts runs.
+constexpr GridSampleImpl kImpls[] = {
+    {"ref", ref_declines, kernels::grid_sample_ref},
+};
+
+// --- validation helpers -------------------------------------------------------------
+
+/// The grid shape the spec prescribes for r spatial axes, spelled with the usual names:
+/// (N, W_out, 1), (N, H_out, W_out, 2), (N, D_out, H_out, W_out, 3), (N, D1_out, ..., Dr_out, r).
+std::string expected_grid_shape(int r) {
+  switch (r) {
+    case 1: return "(N, W_out, 1)";
+    case 2: return "(N, H_out, W_out, 2)";
+    case 3: return "(N, D_out, H_out, W_out, 3)";
+    default: break;
+  }
+  std::string s = "(N";
+  for (int d = 1; d <= r; ++d) s += ", D" + std::to_string(d) + "_out";
+  return s + ", " + std::to_string(r) + ")";
+}
+
+/// The descriptor fields that do not depend on shapes or dtypes.
+Status validate_desc(const GridSampleDesc& desc) {
+  const int mode = static_cast<int>(desc.mode);
+  if (mode < 0 || mode > static_cast<int>(InterpolationMode::kCubic)) {
+    return invalid_argument(kOp, ": mode must be linear, nearest or cubic, got enum value ",
+                            mode);
+  }
+  const int padding = static_cast<int>(desc.padding);
+  if (padding < 0 || padding > static_cast<int>(GridPadding::kReflection)) {
+    return invalid_argument(kOp, ": padding_mode must be zeros, border or reflection, got enum value ",
+                            padding);
+  }
+  const int layout = static_cast<int>(desc.layout);
+  if (layout < 0 || layout > static_cast<int>(ChannelLayout::kChannelsLast)) {
+    return invalid_argument(kOp, ": layout must be channels_first or channels_last, got enum value ",
+                            layout);
+  }
+  if (desc.align_corners != 0 && desc.align_corners != 1) {
+    return invalid_argument(kOp, ": align_corners must be 0 or 1, got ", desc.align_corners);
+  }
+  return Status();
+}
+
+/// The problem the kernels see, from validated shapes.
+kernels::GridSampleProblem make_problem(const GridSampleDesc& desc, DType src_dtype,
+                                        std::span<const int64_t> src_shape, DType grid_dtype,
+                                        std::span<const int64_t> dst_shape) {
+  kernels::GridSampleProblem p;
+  p.mode = desc.mode;
+  p.padding = desc.padding;
+  p.align_corners = desc.align_corners == 1;
+  p.layout = desc.layout;
+  p.src_dtype = src_dtype;
+  p.grid_dtype = grid_dtype;
+  const int r = static_cast<int>(src_shape.size()) - 2;
+  p.spatial_rank = r;
+  p.batch = src_shape[0];
+  if (desc.layout == ChannelLayout::kChannelsFirst) {
+    p.channels = src_shape[1];
+    p.in_sizes.assign(src_shape.begin() + 2, src_shape.end());
+    p.out_sizes.assign(dst_shape.begin() + 2, dst_shape.end());
+  } else {
+    p.channels = src_shape[static_cast<size_t>(r) + 1];
+    p.in_sizes.assign(src_shape.begin() + 1, src_shape.begin() + 1 + r);
+    p.out_sizes.assign(dst_shape.begin() + 1, dst_shape.begin() + 1 + r);
+  }
+  return p;
+}
+
+/// The byte range [lo, hi) a non-empty valid view touches.
+void byte_range(const TensorView& v, uintptr_t* lo, uintptr_t* hi) {
+  int64_t min_off = 0, max_off = 0;
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    const int64_t span = (v.shape[i] - 1) * v.strides[i];
+    if (span < 0) min_off += span; else max_off += span;
+  }
+  const auto es = static_cast<int64_t>(dtype_size(v.dtype));
+  const auto base = reinterpret_cast<uintptr_t>(v.data);
+  *lo = base + static_cast<uintptr_t>(min_off * es);  // wraps like pointer arithmetic would
+  *hi = base + static_cast<uintptr_t>((max_off + 1) * es);
+}
+
+/// True when two non-empty views share at least one byte of their address ranges.
+bool ranges_overlap(const TensorView& a, const TensorView& b) {
+  if (a.num_elements() == 0 || b.num_elements() == 0) return false;
+  uintptr_t alo, ahi, blo, bhi;
+  byte_range(a, &alo, &ahi);
+  byte_range(b, &blo, &bhi);
+  return alo < bhi && blo < ahi;
+}
+
+}  // namespace
+
+// --- names ------------------------------------------------------------------------------
+
+const char* to_string(InterpolationMode m) noexcept {
+  switch (m) {
+    case InterpolationMode::kLinear: return "linear";
+    case InterpolationMode::kNearest: return "nearest";
+    case InterpolationMode::kCubic: return "cubic";
+  }
+  return "unknown";
+}
+
+const char* to_string(GridPadding p) noexcept {
+  switch (p) {
+    case GridPadding::kZeros: return "zeros";
+    case GridPadding::kBorder: return "border";
+    case GridPadding::kReflection: return "reflection";
+  }
+  return "unknown";
+}
+
+const char* to_string(ChannelLayout l) noexcept {
+  switch (l) {
+    case ChannelLayout::kChannelsFirst: return "channels_first";
+    case ChannelLayout::kChannelsLast: return "channels_last";
+  }
+  return "unknown";
+}
+
+StatusOr<InterpolationMode> parse_interpolation_mode(std::string_view s) {
+  // ERRATA GridSample 1: the opset-16 and opset-20 names are both accepted.
+  if (s == "linear" || s == "bilinear") return InterpolationMode::kLinear;
+  if (s == "nearest") return InterpolationMode::kNearest;
+  if (s == "cubic" || s == "bicubic") return InterpolationMode::kCubic;
+  return invalid_argument(kOp, ": mode must be one of linear, bilinear, nearest, cubic, bicubic, got '",
+                          s, "'");
+}
+
+StatusOr<GridPadding> parse_grid_padding(std::string_view s) {
+  if (s == "zeros") return GridPadding::kZeros;
+  if (s == "border") return GridPadding::kBorder;
+  if (s == "reflection") return GridPadding::kReflection;
+  return invalid_argument(kOp, ": padding_mode must be one of zeros, border, reflection, got '", s,
+                          "'");
+}
+
+// --- shapes -------------------------------------------------------------------------------
+
+StatusOr<Dims> grid_sample_output_shape(const GridSampleDesc& desc, std::span<const int64_t> src_shape,
+                                        std::span<const int64_t> grid_shape) {
+  GRIDOPS_RETURN_IF_ERROR(validate_desc(desc));
+  const int src_rank = static_cast<int>(src_shape.size());
+  const bool channels_first = desc.layout == ChannelLayout::kChannelsFirst;
+  if (src_rank < 3) {
+    return invalid_argument(kOp, ": src must have rank >= 3 ",
+                            channels_first ? "(N, C, D1, ...)" : "(N, D1, ..., C)", ", got rank ",
+                            src_rank, " with shape ", dims_to_string(src_shape));
+  }
+  if (src_rank > kMaxRank) {
+    return invalid_argument(kOp, ": src rank must be <= ", kMaxRank, ", got ", src_rank);
+  }
+  GRIDOPS_RETURN_IF_ERROR(
+      checked_num_elements(src_shape, "grid_sample: src").status());
+  const int r = src_rank - 2;
+  if (static_cast<int>(grid_shape.size()) != src_rank || grid_shape.back() != r) {
+    return invalid_argument(kOp, ": grid must have shape ", expected_grid_shape(r), " for a ",
+                            src_rank, "-D input, got ", dims_to_string(grid_shape));
+  }
+  GRIDOPS_RETURN_IF_ERROR(checked_num_elements(grid_shape, "grid_sample: grid").status());
+  if (grid_shape[0] != src_shape[0]) {
+    return invalid_argument(kOp, ": grid batch must equal src batch ", src_shape[0], ", got ",
+                            grid_shape[0], " (grid shape ", dims_to_string(grid_shape),
+                            ", src shape ", dims_to_string(src_shape), ")");
+  }
+
+  // dst: src's N and C around the grid's output spatial sizes.
+  Dims dst(static_cast<size_t>(src_rank));
+  dst[0] = src_shape[0];
+  const int64_t channels = channels_first ? src_shape[1] : src_shape.back();
+  const size_t first_spatial = channels_first ? 2 : 1;
+  if (channels_first) dst[1] = channels; else dst.back() = channels;
+  for (int d = 0; d < r; ++d) {
+    dst[first_spatial + static_cast<size_t>(d)] = grid_shape[1 + static_cast<size_t>(d)];
+  }
+  GRIDOPS_ASSIGN_OR_RETURN(const int64_t dst_count,
+                           checked_num_elements(dst, "grid_sample: dst"));
+
+  // ERRATA GridSample 9: an empty input axis has nothing to clamp or reflect to.
+  if (dst_count > 0 && desc.padding != GridPadding::kZeros) {
+    for (int d = 0; d < r; ++d) {
+      const size_t axis = first_spatial + static_cast<size_t>(d);
+      if (src_shape[axis] == 0) {
+        return invalid_argument(kOp, ": src spatial axis ", axis, " has length 0 in shape ",
+                                dims_to_string(src_shape), "; padding_mode ",
+                                to_string(desc.padding),
+                                " needs at least 1 element to sample (only zeros allows an "
+                                "empty input axis with a non-empty output)");
+      }
+    }
+  }
+  return dst;
+}
+
+// --- plan -----------------------------------------------------------------------------
+
+StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType src_dtype,
+                                               std::span<const int64_t> src_shape,
+                                               DType grid_dtype,
+                                               std::span<const int64_t> grid_shape) {
+  GRIDOPS_RETURN_IF_ERROR(validate_desc(desc));
+  if (static_cast<int>(src_dtype) >= kNumDTypes) {
+    return invalid_argument(kOp, ": src dtype code ", static_cast<int>(src_dtype),
+                            " is not a known dtype");
+  }
+  if (static_cast<int>(grid_dtype) >= kNumDTypes) {
+    return invalid_argument(kOp, ": grid dtype must be float16, bfloat16, float32 or float64, "
+                            "got unknown dtype code ", static_cast<int>(grid_dtype));
+  }
+  if (!is_floating(grid_dtype)) {
+    return invalid_argument(kOp, ": grid dtype must be float16, bfloat16, float32 or float64, got ",
+                            to_string(grid_dtype));
+  }
+  // ERRATA GridSample 7: strings can be selected but not weighted.
+  if (src_dtype == DType::kString && desc.mode != InterpolationMode::kNearest) {
+    return invalid_argument(kOp, ": mode ", to_string(desc.mode),
+                            " is not supported for string src (strings support nearest only)");
+  }
+  GRIDOPS_ASSIGN_OR_RETURN(Dims dst_shape, grid_sample_output_shape(desc, src_shape, grid_shape));
+
+  const kernels::GridSampleProblem problem =
+      make_problem(desc, src_dtype, src_shape, grid_dtype, dst_shape);
+  GRIDOPS_ASSIGN_OR_RETURN(
+      const GridSampleImpl* impl,
+      detail::select_impl<GridSampleImpl>(kOp, std::span<const GridSampleImpl>(kImpls), problem,
+                                          desc.impl));
+
+  GridSamplePlan plan;
+  plan.desc_ = desc;
+  plan.src_dtype_ = src_dtype;
+  plan.grid_dtype_ = grid_dtype;
+  plan.src_shape_.assign(src_shape.begin(), src_shape.end());
+  plan.grid_shape_.assign(grid_shape.begin(), grid_shape.end());
+  plan.dst_shape_ = std::move(dst_shape);
+  plan.impl_name_ = impl->name;
+  plan.impl_ = impl;
+  return plan;
+}
+
+Status GridSamplePlan::run(const TensorView& src, const TensorView& grid,
+                           const MutableTensorView& dst) const {
+  if (impl_ == nullptr) {
+    return invalid_argument(kOp, ": plan is empty (make it with make_grid_sample_plan)");
+  }
+  // Everything is checked before anything is written.
+  GRIDOPS_RETURN_IF_ERROR(expect_view(src, "grid_sample: src", src_dtype_, src_shape_));
+  GRIDOPS_RETURN_IF_ERROR(expect_view(grid, "grid_sample: grid", grid_dtype_, grid_shape_));
+  GRIDOPS_RETURN_IF_ERROR(expect_view(dst, "grid_sample: dst", src_dtype_, dst_shape_));
+  if (ranges_overlap(dst, src)) {
+    return invalid_argument(kOp, ": dst must not overlap src, but their memory ranges intersect");
+  }
+  if (ranges_overlap(dst, grid)) {
+    return invalid_argument(kOp, ": dst must not overlap grid, but their memory ranges intersect");
+  }
+  if (dst.num_elements() == 0) return Status();  // ERRATA GridSample 9
+  const kernels::GridSampleProblem problem =
+      make_problem(desc_, src_dtype_, src_shape_, grid_dtype_, dst_shape_);
+  static_cast<const GridSampleImpl*>(impl_)->run(problem, src, grid, dst);
+  return Status();
+}
+
+// --- one-shot wrappers ----------------------------------------------------------------
+
+Status grid_sample(const GridSampleDesc& desc, const TensorView& src, const TensorView& grid,
+                   const MutableTensorView& dst) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(src, "grid_sample: src"));
+  GRIDOPS_RETURN_IF_ERROR(validate_view(grid, "grid_sample: grid"));
+  GRIDOPS_ASSIGN_OR_RETURN(GridSamplePlan plan,
+                           make_grid_sample_plan(desc, src.dtype, src.shape, grid.dtype, grid.shape));
+  return plan.run(src, grid, dst);
+}
+
+StatusOr<Tensor> grid_sample(const GridSampleDesc& desc, const TensorView& src,
+                             const TensorView& grid) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(src, "grid_sample: src"));
+  GRIDOPS_RETURN_IF_ERROR(validate_view(grid, "grid_sample: grid"));
+  GRIDOPS_ASSIGN_OR_RETURN(GridSamplePlan plan,
+                           make_grid_sample_plan(desc, src.dtype, src.shape, grid.dtype, grid.shape));
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor dst, Tensor::create(src.dtype, plan.dst_shape()));
+  GRIDOPS_RETURN_IF_ERROR(plan.run(src, grid, dst.mutable_view()));
+  return dst;
+}
+
+}  // namespace gridops

@@ -1,0 +1,518 @@
+// GridSample properties over random shapes: an independent separable formula for 1-D..4-D,
+// identity grids, channels-last vs channels-first, strided / negative-stride / broadcast
+// views, and nearest over every dtype.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/convert.h"
+#include "gridops/ops/grid_sample.h"
+#include "support/test_util.h"
+
+namespace gridops {
+namespace {
+
+using IM = InterpolationMode;
+using GP = GridPadding;
+
+// --- an independent formulation ---------------------------------------------------------
+//
+// Written from the spec and ERRATA text, not from the kernel: reflection by repeated
+// mirroring, nearest with std::nearbyint (the default rounding mode is to nearest, ties to
+// even), cubic weights as Keys' kernel W(x - i) of the distance, and evaluation by
+// recursion over axes (one axis at a time) instead of a flat sum over tap combinations.
+
+struct RefTap {
+  int64_t index;  // -1: outside under zeros, contributes 0
+  double weight;
+};
+
+int64_t ref_pad(int64_t i, int64_t len, GP pad, bool ac) {
+  switch (pad) {
+    case GP::kZeros: return (i >= 0 && i < len) ? i : -1;
+    case GP::kBorder: return std::clamp<int64_t>(i, 0, len - 1);
+    case GP::kReflection:
+      if (ac) {
+        if (len == 1) return 0;
+        while (i < 0 || i > len - 1) i = i < 0 ? -i : 2 * (len - 1) - i;  // mirror at 0, L-1
+      } else {
+        while (i < 0 || i > len - 1) i = i < 0 ? -1 - i : 2 * len - 1 - i;  // at -0.5, L-0.5
+      }
+      return i;
+  }
+  return -1;
+}
+
+double keys(double s) {
+  const double a = -0.75, d = std::fabs(s);
+  if (d <= 1) return (a + 2) * d * d * d - (a + 3) * d * d + 1;
+  if (d < 2) return a * d * d * d - 5 * a * d * d + 8 * a * d - 4 * a;
+  return 0;
+}
+
+// ERRATA GridSample 2, in the grid's precision G.
+template <class G>
+G ref_unnormalize(G g, int64_t len, bool ac) {
+  const G l = static_cast<G>(len);
+  return ac ? (g + G(1)) / G(2) * (l - G(1)) : ((g + G(1)) * l - G(1)) / G(2);
+}
+
+std::vector<RefTap> ref_taps(double x, int64_t len, IM mode, GP pad, bool ac) {
+  std::vector<RefTap> taps;
+  if (mode == IM::kNearest) {
+    taps.push_back({ref_pad(static_cast<int64_t>(std::nearbyint(x)), len, pad, ac), 1.0});
+    return taps;
+  }
+  const int64_t i0 = static_cast<int64_t>(std::floor(x));
+  const int64_t lo = mode == IM::kLinear ? i0 : i0 - 1, hi = mode == IM::kLinear ? i0 + 1 : i0 + 2;
+  for (int64_t i = lo; i <= hi; ++i) {
+    const double w = mode == IM::kLinear ? 1.0 - std::fabs(x - static_cast<double>(i))
+                                         : keys(x - static_cast<double>(i));
+    taps.push_back({ref_pad(i, len, pad, ac), w});
+  }
+  return taps;
+}
+
+/// Expected dst (channels-first, double) for a channels-first double src and a grid of
+/// type G, by separable recursion.
+template <class G>
+std::vector<double> ref_grid_sample(const Tensor& src, const Tensor& grid, IM mode, GP pad,
+                                    bool ac) {
+  const int r = src.rank() - 2;
+  const Dims& ss = src.shape();
+  const Dims& gs = grid.shape();
+  const Dims sstr = contiguous_strides(ss);
+  int64_t out_points = 1;
+  for (int d = 0; d < r; ++d) out_points *= gs[static_cast<size_t>(d) + 1];
+  std::vector<double> out;
+  const double* sp = src.data_as<double>();
+  const G* gp = grid.data_as<G>();
+  for (int64_t n = 0; n < ss[0]; ++n) {
+    for (int64_t c = 0; c < ss[1]; ++c) {
+      for (int64_t pt = 0; pt < out_points; ++pt) {
+        std::vector<std::vector<RefTap>> taps(static_cast<size_t>(r));
+        for (int d = 0; d < r; ++d) {
+          const G g = gp[(n * out_points + pt) * r + (r - 1 - d)];  // grid[..., 0] is innermost
+          const int64_t len = ss[static_cast<size_t>(d) + 2];
+          taps[static_cast<size_t>(d)] =
+              ref_taps(static_cast<double>(ref_unnormalize<G>(g, len, ac)), len, mode, pad, ac);
+        }
+        std::function<double(int, int64_t)> eval = [&](int d, int64_t off) -> double {
+          if (d == r) return sp[off];
+          double acc = 0;
+          for (const RefTap& t : taps[static_cast<size_t>(d)]) {
+            if (t.index < 0) continue;
+            acc += t.weight * eval(d + 1, off + t.index * sstr[static_cast<size_t>(d) + 2]);
+          }
+          return acc;
+        };
+        out.push_back(eval(0, n * sstr[0] + c * sstr[1]));
+      }
+    }
+  }
+  return out;
+}
+
+// --- helpers ---------------------------------------------------------------------------
+
+GridSampleDesc make_desc(IM mode, GP padding, bool ac,
+                         ChannelLayout layout = ChannelLayout::kChannelsFirst) {
+  GridSampleDesc d;
+  d.mode = mode;
+  d.padding = padding;
+  d.align_corners = ac ? 1 : 0;
+  d.layout = layout;
+  return d;
+}
+
+Tensor run_ok(const GridSampleDesc& desc, const TensorView& src, const TensorView& grid) {
+  auto r = grid_sample(desc, src, grid);
+  EXPECT_TRUE(r.ok()) << r.status().to_string();
+  if (!r.ok()) return Tensor(src.dtype, {0});
+  return std::move(r).value();
+}
+
+/// A random problem shape: src (N, C, D1..Dr) and grid (N, D1_out..Dr_out, r).
+void random_shapes(std::mt19937_64& rng, int r, Dims* src, Dims* grid) {
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  const int64_t n = pick(1, 2), c = pick(1, 3);
+  *src = {n, c};
+  *grid = {n};
+  const int64_t max_in = r >= 4 ? 3 : 5, max_out = r >= 3 ? 2 : 4;
+  for (int d = 0; d < r; ++d) src->push_back(pick(1, max_in));
+  for (int d = 0; d < r; ++d) grid->push_back(pick(1, max_out));
+  grid->push_back(r);
+}
+
+/// Copies a tensor with its axes permuted: out.shape[i] = t.shape[perm[i]].
+Tensor permute(const Tensor& t, const std::vector<int>& perm) {
+  const int r = t.rank();
+  Dims shape(static_cast<size_t>(r));
+  for (int i = 0; i < r; ++i) shape[static_cast<size_t>(i)] = t.shape()[static_cast<size_t>(perm[static_cast<size_t>(i)])];
+  Tensor out(t.dtype(), shape);
+  const Dims in_str = contiguous_strides(t.shape());
+  Dims str(static_cast<size_t>(r));
+  for (int i = 0; i < r; ++i) str[static_cast<size_t>(i)] = in_str[static_cast<size_t>(perm[static_cast<size_t>(i)])];
+  TensorView v(t.dtype(), t.data(), shape, str);  // t read in the permuted order
+  Dims idx(static_cast<size_t>(r), 0);
+  const size_t es = dtype_size(t.dtype());
+  for (int64_t f = 0; f < out.num_elements(); ++f) {
+    const void* from = v.element_ptr(idx);
+    char* to = static_cast<char*>(out.data()) + f * static_cast<int64_t>(es);
+    if (t.dtype() == DType::kString) {
+      *reinterpret_cast<std::string*>(to) = *static_cast<const std::string*>(from);
+    } else {
+      std::memcpy(to, from, es);
+    }
+    for (int i = r - 1; i >= 0; --i) {
+      if (++idx[static_cast<size_t>(i)] < shape[static_cast<size_t>(i)]) break;
+      idx[static_cast<size_t>(i)] = 0;
+    }
+  }
+  return out;
+}
+
+/// A contiguous copy of any view.
+Tensor materialize(const TensorView& v) {
+  Tensor out(v.dtype, v.shape);
+  const int r = v.rank();
+  Dims idx(static_cast<size_t>(r), 0);
+  const size_t es = dtype_size(v.dtype);
+  for (int64_t f = 0; f < out.num_elements(); ++f) {
+    const void* from = v.element_ptr(idx);
+    char* to = static_cast<char*>(out.data()) + f * static_cast<int64_t>(es);
+    if (v.dtype == DType::kString) {
+      *reinterpret_cast<std::string*>(to) = *static_cast<const std::string*>(from);
+    } else {
+      std::memcpy(to, from, es);
+    }
+    for (int i = r - 1; i >= 0; --i) {
+      if (++idx[static_cast<size_t>(i)] < v.shape[static_cast<size_t>(i)]) break;
+      idx[static_cast<size_t>(i)] = 0;
+    }
+  }
+  return out;
+}
+
+constexpr IM kModes[] = {IM::kNearest, IM::kLinear, IM::kCubic};
+constexpr GP kPads[] = {GP::kZeros, GP::kBorder, GP::kReflection};
+
+std::string trace(int r, IM mode, GP pad, bool ac) {
+  return "r=" + std::to_string(r) + " mode=" + to_string(mode) + " padding=" + to_string(pad) +
+         " align_corners=" + std::to_string(ac);
+}
+
+// --- against the separable formula ------------------------------------------------------
+
+TEST(GridSampleProperty, MatchesSeparableFormulaDouble) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int r = 1; r <= 4; ++r) {
+    for (int trial = 0; trial < 3; ++trial) {
+      Dims ss, gs;
+      random_shapes(rng, r, &ss, &gs);
+      Tensor src(DType::kFloat64, ss), grid(DType::kFloat64, gs);
+      testing::fill_random(src, rng, -1, 1);
+      testing::fill_random(grid, rng, -1.4, 1.4);  // past the edges: padding matters
+      for (IM mode : kModes) {
+        for (GP pad : kPads) {
+          for (bool ac : {false, true}) {
+            SCOPED_TRACE(trace(r, mode, pad, ac) + " src " + dims_to_string(ss));
+            Tensor out = run_ok(make_desc(mode, pad, ac), src.view(), grid.view());
+            const std::vector<double> want = ref_grid_sample<double>(src, grid, mode, pad, ac);
+            ASSERT_EQ(static_cast<size_t>(out.num_elements()), want.size());
+            for (size_t i = 0; i < want.size(); ++i) {
+              ASSERT_NEAR(out.data_as<double>()[i], want[i], 1e-12) << "element " << i;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GridSampleProperty, MatchesSeparableFormulaFloat) {
+  const uint64_t seed = testing::test_seed() + 1;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int r = 1; r <= 3; ++r) {
+    for (int trial = 0; trial < 2; ++trial) {
+      Dims ss, gs;
+      random_shapes(rng, r, &ss, &gs);
+      Tensor src64(DType::kFloat64, ss), grid(DType::kFloat32, gs);
+      testing::fill_random(src64, rng, -1, 1);
+      testing::fill_random(grid, rng, -1.4, 1.4);
+      // The same values as float32 (exact: round the double data to float first).
+      Tensor src32(DType::kFloat32, ss);
+      for (int64_t i = 0; i < src64.num_elements(); ++i) {
+        src32.data_as<float>()[i] = static_cast<float>(src64.data_as<double>()[i]);
+        src64.data_as<double>()[i] = src32.data_as<float>()[i];
+      }
+      for (IM mode : kModes) {
+        for (GP pad : kPads) {
+          for (bool ac : {false, true}) {
+            SCOPED_TRACE(trace(r, mode, pad, ac) + " src " + dims_to_string(ss));
+            Tensor out = run_ok(make_desc(mode, pad, ac), src32.view(), grid.view());
+            // Coordinates in float as the kernel (ERRATA 2); the rest in double.
+            const std::vector<double> want = ref_grid_sample<float>(src64, grid, mode, pad, ac);
+            ASSERT_EQ(static_cast<size_t>(out.num_elements()), want.size());
+            for (size_t i = 0; i < want.size(); ++i) {
+              ASSERT_NEAR(out.data_as<float>()[i], want[i], 2e-5) << "element " << i;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Ranks beyond 3-D (ERRATA 6: cubic works for every rank), up to kMaxRank - 2 = 14.
+TEST(GridSampleProperty, HighRanksMatchSeparableFormula) {
+  const uint64_t seed = testing::test_seed() + 7;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  struct Case {
+    int r;
+    int64_t in, out;
+    IM mode;
+  };
+  // 4^6 = 4096 cubic tap combinations per point; 2^14 = 16384 linear ones.
+  for (const Case& k : {Case{6, 3, 1, IM::kCubic}, Case{5, 3, 2, IM::kLinear},
+                        Case{14, 2, 1, IM::kLinear}, Case{14, 2, 1, IM::kNearest}}) {
+    Dims ss = {1, 2}, gs = {1};
+    for (int d = 0; d < k.r; ++d) ss.push_back(k.in);
+    for (int d = 0; d < k.r; ++d) gs.push_back(k.out);
+    gs.push_back(k.r);
+    Tensor src(DType::kFloat64, ss), grid(DType::kFloat64, gs);
+    testing::fill_random(src, rng, -1, 1);
+    testing::fill_random(grid, rng, -1.3, 1.3);
+    for (GP pad : kPads) {
+      const bool ac = (rng() & 1) != 0;
+      SCOPED_TRACE(trace(k.r, k.mode, pad, ac));
+      Tensor out = run_ok(make_desc(k.mode, pad, ac), src.view(), grid.view());
+      const std::vector<double> want = ref_grid_sample<double>(src, grid, k.mode, pad, ac);
+      ASSERT_EQ(static_cast<size_t>(out.num_elements()), want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_NEAR(out.data_as<double>()[i], want[i], 1e-12) << "element " << i;
+      }
+    }
+  }
+}
+
+// --- identity grids -------------------------------------------------------------------------
+
+/// The identity grid for output = input sizes, from the base coordinate formula
+/// (align_corners=1: -1 + 2i/(L-1); 0: -1 + (2i+1)/L), computed in double, stored as float.
+Tensor identity_grid(const Dims& src_shape, bool ac) {
+  const int r = static_cast<int>(src_shape.size()) - 2;
+  Dims gs = {src_shape[0]};
+  for (int d = 0; d < r; ++d) gs.push_back(src_shape[static_cast<size_t>(d) + 2]);
+  gs.push_back(r);
+  Tensor grid(DType::kFloat32, gs);
+  float* g = grid.data_as<float>();
+  Dims o(static_cast<size_t>(r), 0);
+  int64_t points = 1;
+  for (int d = 0; d < r; ++d) points *= gs[static_cast<size_t>(d) + 1];
+  for (int64_t n = 0; n < gs[0]; ++n) {
+    std::fill(o.begin(), o.end(), 0);
+    for (int64_t p = 0; p < points; ++p) {
+      for (int d = 0; d < r; ++d) {
+        const double len = static_cast<double>(src_shape[static_cast<size_t>(d) + 2]);
+        const double i = static_cast<double>(o[static_cast<size_t>(d)]);
+        const double base = ac ? -1.0 + 2.0 * i / (len - 1.0) : -1.0 + (2.0 * i + 1.0) / len;
+        g[(n * points + p) * r + (r - 1 - d)] = static_cast<float>(base);
+      }
+      for (int d = r - 1; d >= 0; --d) {
+        if (++o[static_cast<size_t>(d)] < gs[static_cast<size_t>(d) + 1]) break;
+        o[static_cast<size_t>(d)] = 0;
+      }
+    }
+  }
+  return grid;
+}
+
+TEST(GridSampleProperty, IdentityGridReturnsInput) {
+  const uint64_t seed = testing::test_seed() + 2;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (const Dims& ss : {Dims{1, 2, 7}, Dims{2, 3, 5, 6}, Dims{1, 2, 3, 4, 5}, Dims{1, 1, 2, 3, 2, 3}}) {
+    SCOPED_TRACE(dims_to_string(ss));
+    Tensor src(DType::kFloat32, ss);
+    testing::fill_random(src, rng, -1, 1);
+    for (GP pad : kPads) {
+      // align_corners=1: linear within rounding of the grid, nearest exactly.
+      Tensor g1 = identity_grid(ss, true);
+      Tensor lin = run_ok(make_desc(IM::kLinear, pad, true), src.view(), g1.view());
+      for (int64_t i = 0; i < src.num_elements(); ++i) {
+        ASSERT_NEAR(lin.data_as<float>()[i], src.data_as<float>()[i], 1e-5) << i;
+      }
+      Tensor near1 = run_ok(make_desc(IM::kNearest, pad, true), src.view(), g1.view());
+      EXPECT_TRUE(testing::bitwise_equal(near1, src)) << to_string(pad);
+      // Pixel centres with align_corners=0: nearest exactly.
+      Tensor g0 = identity_grid(ss, false);
+      Tensor near0 = run_ok(make_desc(IM::kNearest, pad, false), src.view(), g0.view());
+      EXPECT_TRUE(testing::bitwise_equal(near0, src)) << to_string(pad);
+    }
+  }
+}
+
+// --- nearest over every dtype ----------------------------------------------------------------
+
+TEST(GridSampleProperty, NearestSelectsTheFormulaElementForEveryDType) {
+  const uint64_t seed = testing::test_seed() + 3;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int code = 0; code < kNumDTypes; ++code) {
+    const DType dt = static_cast<DType>(code);
+    SCOPED_TRACE(to_string(dt));
+    const int r = 1 + code % 3;
+    Dims ss, gs;
+    random_shapes(rng, r, &ss, &gs);
+    Tensor src(dt, ss), grid(DType::kFloat64, gs);
+    testing::fill_random(src, rng, -100, 100);
+    testing::fill_random(grid, rng, -1.5, 1.5);
+    // Index source: a double tensor holding each element's flat index.
+    Tensor idx(DType::kFloat64, ss);
+    for (int64_t i = 0; i < idx.num_elements(); ++i) idx.data_as<double>()[i] = static_cast<double>(i);
+    for (GP pad : kPads) {
+      for (bool ac : {false, true}) {
+        Tensor out = run_ok(make_desc(IM::kNearest, pad, ac), src.view(), grid.view());
+        const std::vector<double> which = ref_grid_sample<double>(idx, grid, IM::kNearest, pad, ac);
+        // Zeros padding outside: the formula gives 0 for "no tap"; tell it apart from index 0
+        // with a second index tensor shifted by one.
+        Tensor idx1 = idx.clone();
+        for (int64_t i = 0; i < idx1.num_elements(); ++i) idx1.data_as<double>()[i] += 1;
+        const std::vector<double> which1 = ref_grid_sample<double>(idx1, grid, IM::kNearest, pad, ac);
+        const size_t es = dtype_size(dt);
+        for (size_t i = 0; i < which.size(); ++i) {
+          const bool outside = which1[i] == 0;
+          const char* got = static_cast<const char*>(out.data()) + static_cast<int64_t>(i * es);
+          if (dt == DType::kString) {
+            const std::string& s = *reinterpret_cast<const std::string*>(got);
+            EXPECT_EQ(s, outside ? std::string() : src.data_as<std::string>()[static_cast<int64_t>(which[i])]);
+          } else if (outside) {
+            const std::vector<char> zero(es, 0);
+            EXPECT_EQ(std::memcmp(got, zero.data(), es), 0) << i;
+          } else {
+            const char* want = static_cast<const char*>(src.data()) +
+                               static_cast<int64_t>(which[i]) * static_cast<int64_t>(es);
+            EXPECT_EQ(std::memcmp(got, want, es), 0) << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+// --- layouts and strides ---------------------------------------------------------------------
+
+/// perm taking channels-first (N, C, D1..Dr) to channels-last (N, D1..Dr, C), and back.
+std::vector<int> to_last(int rank) {
+  std::vector<int> p = {0};
+  for (int i = 2; i < rank; ++i) p.push_back(i);
+  p.push_back(1);
+  return p;
+}
+std::vector<int> to_first(int rank) {
+  std::vector<int> p = {0, rank - 1};
+  for (int i = 1; i < rank - 1; ++i) p.push_back(i);
+  return p;
+}
+
+TEST(GridSampleProperty, ChannelsLastEqualsChannelsFirst) {
+  const uint64_t seed = testing::test_seed() + 4;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (DType dt : {DType::kFloat32, DType::kInt16, DType::kComplex64, DType::kString}) {
+    for (int r = 1; r <= 3; ++r) {
+      Dims ss, gs;
+      random_shapes(rng, r, &ss, &gs);
+      Tensor src(dt, ss), grid(DType::kFloat32, gs);
+      testing::fill_random(src, rng, -50, 50);
+      testing::fill_random(grid, rng, -1.3, 1.3);
+      Tensor src_last = permute(src, to_last(r + 2));
+      for (IM mode : kModes) {
+        if (dt == DType::kString && mode != IM::kNearest) continue;
+        for (GP pad : kPads) {
+          for (bool ac : {false, true}) {
+            SCOPED_TRACE(std::string(to_string(dt)) + " " + trace(r, mode, pad, ac));
+            Tensor first = run_ok(make_desc(mode, pad, ac), src.view(), grid.view());
+            Tensor last = run_ok(make_desc(mode, pad, ac, ChannelLayout::kChannelsLast),
+                                 src_last.view(), grid.view());
+            EXPECT_TRUE(testing::bitwise_equal(permute(last, to_first(r + 2)), first));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GridSampleProperty, StridedAndNegativeStridesMatchContiguous) {
+  const uint64_t seed = testing::test_seed() + 5;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (DType dt : {DType::kFloat32, DType::kUInt8, DType::kFloat16, DType::kString}) {
+    for (DType gdt : {DType::kFloat32, DType::kBFloat16, DType::kFloat64}) {
+      const int r = 1 + static_cast<int>(rng() % 3);
+      Dims ss, gs;
+      random_shapes(rng, r, &ss, &gs);
+      Tensor src(dt, ss), grid(gdt, gs);
+      testing::fill_random(src, rng, 0, 200);
+      testing::fill_random(grid, rng, -1.3, 1.3);
+      for (bool negative : {false, true}) {
+        Tensor src_store, grid_store;
+        const TensorView sv = testing::scrambled_copy(src, src_store, negative);
+        const TensorView gv = testing::scrambled_copy(grid, grid_store, negative);
+        for (IM mode : kModes) {
+          if (dt == DType::kString && mode != IM::kNearest) continue;
+          for (GP pad : kPads) {
+            const bool ac = (rng() & 1) != 0;
+            SCOPED_TRACE(std::string(to_string(dt)) + " grid " + to_string(gdt) + " " +
+                         trace(r, mode, pad, ac) + (negative ? " negative" : " reversed"));
+            const GridSampleDesc d = make_desc(mode, pad, ac);
+            Tensor want = run_ok(d, src.view(), grid.view());
+            EXPECT_TRUE(testing::bitwise_equal(run_ok(d, sv, gv), want));
+            // A strided dst: the scrambled layout of a tensor of dst's shape.
+            Tensor dst_shape_tensor(dt, want.shape()), dst_store;
+            const TensorView dv = testing::scrambled_copy(dst_shape_tensor, dst_store, negative);
+            MutableTensorView mdv(dt, const_cast<void*>(dv.data), dv.shape, dv.strides);
+            ASSERT_TRUE(grid_sample(d, sv, gv, mdv).ok());
+            EXPECT_TRUE(testing::bitwise_equal(materialize(mdv), want));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GridSampleProperty, ZeroStrideBroadcastSrc) {
+  // One channel read through stride 0 behaves like C identical channels.
+  const uint64_t seed = testing::test_seed() + 6;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  Tensor plane(DType::kFloat32, {1, 1, 4, 5});
+  testing::fill_random(plane, rng, -1, 1);
+  Tensor full(DType::kFloat32, {1, 3, 4, 5});
+  for (int c = 0; c < 3; ++c) {
+    std::memcpy(full.data_as<float>() + c * 20, plane.data_as<float>(), 20 * sizeof(float));
+  }
+  TensorView bcast(DType::kFloat32, plane.data(), {1, 3, 4, 5}, {20, 0, 5, 1});
+  Tensor grid(DType::kFloat32, {1, 3, 3, 2});
+  testing::fill_random(grid, rng, -1.2, 1.2);
+  for (IM mode : kModes) {
+    const GridSampleDesc d = make_desc(mode, GP::kReflection, false);
+    EXPECT_TRUE(testing::bitwise_equal(run_ok(d, bcast, grid.view()), run_ok(d, full.view(), grid.view())));
+  }
+}
+
+}  // namespace
+}  // namespace gridops
