@@ -21,6 +21,8 @@
 
 namespace gridops::coords {
 
+__extension__ typedef __int128 int128_t;  // GCC/Clang extension; exact 64x64-bit products
+
 /// Clamps i to [0, n-1].
 inline int64_t clamp_index(int64_t i, int64_t n) noexcept {
   assert(n >= 1);
@@ -108,8 +110,8 @@ void cubic_weights(F t, F w[4]) noexcept {
 /// Resample nearest (ERRATA Resampling 1): i = floor((2o + 1) * I / (2O)), exact.
 inline int64_t resample_nearest_index(int64_t o, int64_t in, int64_t out) noexcept {
   assert(in >= 1 && out >= 1 && o >= 0 && o < out);
-  const __int128 num = static_cast<__int128>(2 * o + 1) * in;
-  const __int128 den = static_cast<__int128>(2) * out;
+  const int128_t num = static_cast<int128_t>(2 * o + 1) * in;
+  const int128_t den = static_cast<int128_t>(2) * out;
   int64_t i = static_cast<int64_t>(num / den);
   return i < in ? i : in - 1;
 }
