@@ -121,19 +121,26 @@ StatusOr<int64_t> checked_buffer_elements(const ResampleMemoryDesc& md, std::str
   return n;
 }
 
+/// a * b wrapping modulo 2^64. Only an empty buffer (a zero dim elsewhere) can have
+/// stride products beyond int64, and its strides are never used; wrapping keeps that
+/// case free of signed overflow. For non-empty validated buffers the products fit.
+int64_t wrap_mul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
 /// The element layout of a desc (assumed valid). See ResampleLayout.
 ResampleLayout layout_of(const ResampleMemoryDesc& md) {
   ResampleLayout l;
   const int r = static_cast<int>(md.dims.size()) - 2;
   const int64_t c = md.dims[1];
   int64_t spatial = 1;  // product of the spatial lengths
-  for (int k = 0; k < r; ++k) spatial *= md.dims[2 + k];
+  for (int k = 0; k < r; ++k) spatial = wrap_mul(spatial, md.dims[2 + k]);
   // Row-major strides of the spatial block, times the innermost extent below it.
   auto spatial_strides = [&](int64_t inner) {
     int64_t acc = inner;
     for (int k = r - 1; k >= 0; --k) {
       l.spatial_stride[k] = acc;
-      acc *= md.dims[2 + k];
+      acc = wrap_mul(acc, md.dims[2 + k]);
     }
   };
   switch (md.format) {
@@ -141,13 +148,13 @@ ResampleLayout layout_of(const ResampleMemoryDesc& md) {
       l.padded_c = c;
       spatial_strides(1);
       l.c_block_stride = spatial;
-      l.n_stride = c * spatial;
+      l.n_stride = wrap_mul(c, spatial);
       break;
     case MemoryFormat::kChannelsLast:  // (N, D..., C)
       l.padded_c = c;
       spatial_strides(c);
       l.c_block_stride = 1;
-      l.n_stride = spatial * c;
+      l.n_stride = wrap_mul(spatial, c);
       break;
     case MemoryFormat::kBlocked8:
     case MemoryFormat::kBlocked16: {  // (N, ceil(C/B), D..., B)
@@ -157,8 +164,8 @@ ResampleLayout layout_of(const ResampleMemoryDesc& md) {
       l.padded_c = blocks * b;
       l.c_inner_stride = 1;
       spatial_strides(b);
-      l.c_block_stride = spatial * b;
-      l.n_stride = blocks * spatial * b;
+      l.c_block_stride = wrap_mul(spatial, b);
+      l.n_stride = wrap_mul(blocks, wrap_mul(spatial, b));
       break;
     }
   }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -816,9 +817,14 @@ TEST(ResamplePlan, SameBitsForAnyThreadCount) {
   set_num_threads(1);
   const auto y1 = forward_t<float>(ResampleAlgorithm::kLinear, s, d, x);
   const auto g1 = backward_t<float>(ResampleAlgorithm::kLinear, s, d, y1);
-  set_num_threads(3);
+  // Small problems run on one thread whatever the setting; a host runner that ignores the
+  // grain and runs one-row chunks in reverse order exercises a different split.
+  set_parallel_runner([](int64_t n, int64_t, const std::function<void(int64_t, int64_t)>& body) {
+    for (int64_t i = n; i-- > 0;) body(i, i + 1);
+  });
   const auto y3 = forward_t<float>(ResampleAlgorithm::kLinear, s, d, x);
   const auto g3 = backward_t<float>(ResampleAlgorithm::kLinear, s, d, y1);
+  set_parallel_runner(nullptr);
   set_num_threads(before);
   EXPECT_EQ(0, std::memcmp(y1.data(), y3.data(), y1.size() * sizeof(double)));
   EXPECT_EQ(0, std::memcmp(g1.data(), g3.data(), g1.size() * sizeof(double)));
@@ -877,7 +883,11 @@ TEST(ResampleEmpty, EmptyOutputsSucceedAndWriteNothing) {
                            {{2, 0, 3}, {2, 0, 5}},      // C = 0
                            {{1, 2, 3}, {1, 2, 0}},      // O = 0
                            {{1, 2, 0, 3}, {1, 2, 0, 4}},  // I = 0 with O = 0
-                           {{0, 2, 0}, {0, 2, 6}}};     // I = 0 but N = 0: nothing to sample
+                           {{0, 2, 0}, {0, 2, 6}},      // I = 0 but N = 0: nothing to sample
+                           // Empty, so no overflow even though the other dims multiply past
+                           // int64 (their strides are never used).
+                           {{0, 3, int64_t{1} << 40, int64_t{1} << 40, int64_t{1} << 40},
+                            {0, 3, 1, 1, 1}}};
   for (const auto& c : cases) {
     for (MemoryFormat f : kAllFormats) {
       SCOPED_TRACE(dims_to_string(c[0]) + " -> " + dims_to_string(c[1]));

@@ -110,6 +110,19 @@ void strides3(const ResampleProblem& p, const ResampleLayout& l, int64_t out3[kR
   for (int k = 0; k < kR; ++k) out3[k] = k < p.spatial_rank ? l.spatial_stride[k] : 0;
 }
 
+/// Rows per parallel chunk: enough that a chunk does ~32k tap evaluations, so that small
+/// problems run on one thread instead of paying the threading overhead. The split never
+/// changes results (rows are independent).
+int64_t grain_for(const ResampleProblem& p) {
+  double work = 1.0;
+  for (int k = 0; k < p.spatial_rank; ++k) {
+    const double len = static_cast<double>(p.in[k] > p.out[k] ? p.in[k] : p.out[k]);
+    work *= len * (p.algorithm == ResampleAlgorithm::kLinear ? 2.0 : 1.0);
+  }
+  const double rows = 32768.0 / (work > 1.0 ? work : 1.0);
+  return rows > 1.0 ? static_cast<int64_t>(rows) : 1;
+}
+
 template <class T>
 void forward_typed(const ResampleProblem& p, const T* src, T* dst) {
   ForwardAxis ax[kR];
@@ -118,7 +131,7 @@ void forward_typed(const ResampleProblem& p, const T* src, T* dst) {
   lengths3(p, p.out, O);
   strides3(p, p.dst, ds);
   const int64_t rows = p.n * p.dst.padded_c;
-  parallel_for(rows, 1, [&](int64_t begin, int64_t end) {
+  parallel_for(rows, grain_for(p), [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
       const int64_t n = row / p.dst.padded_c, c = row % p.dst.padded_c;
       T* d = dst + channel_offset(p.dst, n, c);
@@ -168,7 +181,7 @@ void backward_typed(const ResampleProblem& p, const T* diff_dst, T* diff_src) {
   bool dst_empty = false;
   for (int k = 0; k < p.spatial_rank; ++k) dst_empty = dst_empty || p.out[k] == 0;
   const int64_t rows = p.n * p.src.padded_c;
-  parallel_for(rows, 1, [&](int64_t begin, int64_t end) {
+  parallel_for(rows, grain_for(p), [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
       const int64_t n = row / p.src.padded_c, c = row % p.src.padded_c;
       const bool real = c < p.c && !dst_empty;
