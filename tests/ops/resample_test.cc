@@ -485,18 +485,20 @@ TEST(ResampleForward, Nearest1DByHand) {
 }
 
 // The exact tie of ERRATA 1: I = 2, O = 41, o = 20: (2 * 20 + 1) * 2 / 82 = 1 exactly, so the
-// index is 1 (round half up), where a float reciprocal gives 0.
+// index is 1 (round half up; ERRATA: oneDNN 1.2's float reciprocal gave 0 there).
 TEST(ResampleForward, NearestExactTie) {
   std::vector<double> y = fwd64(ResampleAlgorithm::kNearest, {1, 1, 2}, {1, 1, 41}, {7, 9});
   for (int o = 0; o < 41; ++o) EXPECT_EQ(y[o], o < 20 ? 7 : 9) << o;
-  // Ties everywhere: I = 3, O = 2 * 3 = 6 has (2o+1) * 3 / 12 never integral; I = 6, O = 4:
-  // (2o + 1) * 6 / 8 = 0.75, 2.25, 3.75, 5.25 -> 0, 2, 3, 5.  I = 4, O = 8 ... o = 3:
-  // 7 * 4 / 16 = 1.75 -> 1.  I = 3, O = 1: 3 / 2 -> 1 (the middle).
+  // I = 4, O = 2: (2o + 1) * 4 / 4 = 1, 3, ties at every o -> indices 1 and 3.
+  EXPECT_EQ(fwd64(ResampleAlgorithm::kNearest, {1, 1, 4}, {1, 1, 2}, {0, 1, 2, 3}),
+            (std::vector<double>{1, 3}));
+  // I = 6, O = 4 has no ties: (2o + 1) * 6 / 8 = 0.75, 2.25, 3.75, 5.25 -> 0, 2, 3, 5.
   EXPECT_EQ(fwd64(ResampleAlgorithm::kNearest, {1, 1, 6}, {1, 1, 4}, {0, 1, 2, 3, 4, 5}),
             (std::vector<double>{0, 2, 3, 5}));
+  // I = 3, O = 1: 3 / 2 = 1.5 -> 1 (the middle).
   EXPECT_EQ(fwd64(ResampleAlgorithm::kNearest, {1, 1, 3}, {1, 1, 1}, {0, 1, 2}),
             (std::vector<double>{1}));
-  // I = 4, O = 1: 4 / 2 = 2 exactly -> index 2 (the upper middle).
+  // I = 4, O = 1: 4 / 2 = 2 exactly, a tie -> index 2 (the upper middle).
   EXPECT_EQ(fwd64(ResampleAlgorithm::kNearest, {1, 1, 4}, {1, 1, 1}, {0, 1, 2, 3}),
             (std::vector<double>{2}));
 }
