@@ -52,8 +52,10 @@ struct ResampleDesc {
   std::string impl;
 };
 
-/// Destination spatial lengths from factors: floor(I * factor) in double (ERRATA
-/// Resampling 2). factors has one entry per spatial axis, each finite and > 0.
+/// Destination dims from factors: src_dims is the full (N, C, I1..Ir) and the result the
+/// full (N, C, O1..Or) with O_k = floor(I_k * factor_k) computed in double (ERRATA
+/// Resampling 2). factors has one entry per spatial axis, each finite and > 0; O_k must fit
+/// int64 and be >= 1 where I_k >= 1 (an empty output from a non-empty axis is an error).
 StatusOr<Dims> resample_dst_dims(std::span<const int64_t> src_dims, std::span<const double> factors);
 
 /// A validated resampling problem (forward or backward share it).

@@ -1,0 +1,451 @@
+// Resampling operator layer: names, memory formats, output dims from factors, validation,
+// plans and the implementation list. See docs/ops/resample.md.
+#include "gridops/ops/resample.h"
+
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <new>
+#include <string>
+
+#include "core/checked.h"
+#include "kernels/resample/resample.h"
+#include "ops/dispatch.h"
+
+namespace gridops {
+namespace {
+
+using kernels::ResampleLayout;
+using kernels::ResampleProblem;
+
+constexpr const char* kOp = "resample";
+
+// --- implementation list ----------------------------------------------------------------
+
+/// One implementation: a name, a reason to decline (empty: accepts), and its kernels.
+struct ResampleImpl {
+  const char* name;
+  std::string (*declines)(const ResampleProblem&);
+  void (*forward)(const ResampleProblem&, const void* src, void* dst);
+  void (*backward)(const ResampleProblem&, const void* diff_dst, void* diff_src);
+};
+
+std::string ref_declines(const ResampleProblem&) { return std::string(); }
+
+/// Fast kernels go before the reference, which accepts everything and stays last.
+constexpr ResampleImpl kResampleImpls[] = {
+    {"ref", &ref_declines, &kernels::resample_forward_ref, &kernels::resample_backward_ref},
+};
+
+// --- memory descs -----------------------------------------------------------------------
+
+bool is_supported_dtype(DType d) {
+  return d == DType::kFloat32 || d == DType::kBFloat16 || d == DType::kFloat16 ||
+         d == DType::kFloat64;
+}
+
+bool is_valid_format(MemoryFormat f) {
+  return f == MemoryFormat::kPlain || f == MemoryFormat::kChannelsLast ||
+         f == MemoryFormat::kBlocked8 || f == MemoryFormat::kBlocked16;
+}
+
+int64_t block_of(MemoryFormat f) {
+  return f == MemoryFormat::kBlocked8 ? 8 : (f == MemoryFormat::kBlocked16 ? 16 : 1);
+}
+
+/// A readable name of a desc's format even when the rank is invalid.
+std::string format_name(const ResampleMemoryDesc& md) {
+  const int r = static_cast<int>(md.dims.size()) - 2;
+  std::string tag = format_tag(md.format, r);
+  if (!tag.empty()) return tag;
+  switch (md.format) {
+    case MemoryFormat::kPlain: return "plain";
+    case MemoryFormat::kChannelsLast: return "channels_last";
+    case MemoryFormat::kBlocked8: return "blocked8";
+    case MemoryFormat::kBlocked16: return "blocked16";
+  }
+  return "format code " + std::to_string(static_cast<int>(md.format));
+}
+
+/// Checks one desc completely and returns its buffer size in elements. `what` is "src",
+/// "dst", ... Messages start with "resample: <what>".
+StatusOr<int64_t> checked_buffer_elements(const ResampleMemoryDesc& md, std::string_view what) {
+  if (!is_supported_dtype(md.dtype)) {
+    const int code = static_cast<int>(md.dtype);
+    return invalid_argument(kOp, ": ", what,
+                            " dtype must be one of {float32, bfloat16, float16, float64}, got ",
+                            code >= 0 && code < kNumDTypes ? to_string(md.dtype)
+                                                           : "an unknown dtype code");
+  }
+  const int rank = static_cast<int>(md.dims.size());
+  if (rank < 3 || rank > 5) {
+    return invalid_argument(kOp, ": ", what,
+                            " dims must be (N, C, D1..Dr) with r in 1..3 (rank 3, 4 or 5), got "
+                            "rank ",
+                            rank, " ", dims_to_string(md.dims));
+  }
+  if (!is_valid_format(md.format)) {
+    return invalid_argument(kOp, ": ", what,
+                            " format must be plain, channels_last, blocked8 or blocked16, got "
+                            "format code ",
+                            static_cast<int>(md.format));
+  }
+  for (int i = 0; i < rank; ++i) {
+    if (md.dims[i] < 0) {
+      return invalid_argument(kOp, ": ", what, " dims must be >= 0, got ", md.dims[i],
+                              " at axis ", i, " of ", dims_to_string(md.dims));
+    }
+  }
+  // Blocked formats hold ceil(C / B) * B channels.
+  const int64_t b = block_of(md.format);
+  const int64_t c = md.dims[1];
+  if (c > INT64_MAX - (b - 1)) {  // the padded channel count c + b - 1 rounded down
+    return invalid_argument(kOp, ": ", what, " buffer size of dims ", dims_to_string(md.dims),
+                            " in format ", format_name(md), " overflows 64 bits");
+  }
+  const int64_t padded_c = (c / b + (c % b != 0 ? 1 : 0)) * b;
+  int64_t n = 1;
+  bool ok = true;
+  bool empty = false;
+  for (int i = 0; i < rank; ++i) {
+    const int64_t d = i == 1 ? padded_c : md.dims[i];
+    if (d == 0) empty = true;
+    ok = ok && detail::mul_ok(n, d, &n);
+  }
+  if (empty) return int64_t{0};
+  int64_t bytes;
+  if (!ok || !detail::mul_ok(n, static_cast<int64_t>(dtype_size(md.dtype)), &bytes)) {
+    return invalid_argument(kOp, ": ", what, " buffer size of dims ", dims_to_string(md.dims),
+                            " in format ", format_name(md), " overflows 64 bits");
+  }
+  return n;
+}
+
+/// a * b wrapping modulo 2^64. Only an empty buffer (a zero dim elsewhere) can have
+/// stride products beyond int64, and its strides are never used; wrapping keeps that
+/// case free of signed overflow. For non-empty validated buffers the products fit.
+int64_t wrap_mul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
+/// The element layout of a desc (assumed valid). See ResampleLayout.
+ResampleLayout layout_of(const ResampleMemoryDesc& md) {
+  ResampleLayout l;
+  const int r = static_cast<int>(md.dims.size()) - 2;
+  const int64_t c = md.dims[1];
+  int64_t spatial = 1;  // product of the spatial lengths
+  for (int k = 0; k < r; ++k) spatial = wrap_mul(spatial, md.dims[2 + k]);
+  // Row-major strides of the spatial block, times the innermost extent below it.
+  auto spatial_strides = [&](int64_t inner) {
+    int64_t acc = inner;
+    for (int k = r - 1; k >= 0; --k) {
+      l.spatial_stride[k] = acc;
+      acc = wrap_mul(acc, md.dims[2 + k]);
+    }
+  };
+  switch (md.format) {
+    case MemoryFormat::kPlain:  // (N, C, D...)
+      l.padded_c = c;
+      spatial_strides(1);
+      l.c_block_stride = spatial;
+      l.n_stride = wrap_mul(c, spatial);
+      break;
+    case MemoryFormat::kChannelsLast:  // (N, D..., C)
+      l.padded_c = c;
+      spatial_strides(c);
+      l.c_block_stride = 1;
+      l.n_stride = wrap_mul(spatial, c);
+      break;
+    case MemoryFormat::kBlocked8:
+    case MemoryFormat::kBlocked16: {  // (N, ceil(C/B), D..., B)
+      const int64_t b = block_of(md.format);
+      const int64_t blocks = c / b + (c % b != 0 ? 1 : 0);
+      l.block = b;
+      l.padded_c = blocks * b;
+      l.c_inner_stride = 1;
+      spatial_strides(b);
+      l.c_block_stride = wrap_mul(spatial, b);
+      l.n_stride = wrap_mul(blocks, wrap_mul(spatial, b));
+      break;
+    }
+  }
+  return l;
+}
+
+/// The kernel problem of a validated (desc, src, dst).
+ResampleProblem make_problem(const ResampleDesc& desc, const ResampleMemoryDesc& src,
+                             const ResampleMemoryDesc& dst) {
+  ResampleProblem p;
+  p.dtype = src.dtype;
+  p.algorithm = desc.algorithm;
+  p.spatial_rank = static_cast<int>(src.dims.size()) - 2;
+  p.n = src.dims[0];
+  p.c = src.dims[1];
+  for (int k = 0; k < p.spatial_rank; ++k) {
+    p.in[k] = src.dims[2 + k];
+    p.out[k] = dst.dims[2 + k];
+  }
+  p.src = layout_of(src);
+  p.dst = layout_of(dst);
+  return p;
+}
+
+/// Rejects a null pointer for a non-empty buffer.
+Status check_pointer(const void* p, int64_t elements, const ResampleMemoryDesc& md,
+                     std::string_view what) {
+  if (p == nullptr && elements > 0) {
+    return invalid_argument(kOp, ": ", what, " pointer is null for a non-empty buffer of ",
+                            elements, " elements (dims ", dims_to_string(md.dims), ")");
+  }
+  return Status();
+}
+
+/// Rejects overlapping input and output buffers (the kernels read while they write).
+Status check_no_overlap(const void* in, int64_t in_elems, const void* out, int64_t out_elems,
+                        DType dt, std::string_view in_name, std::string_view out_name) {
+  if (in_elems == 0 || out_elems == 0) return Status();
+  const auto es = static_cast<uintptr_t>(dtype_size(dt));
+  const auto a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
+  const uintptr_t a_end = a + static_cast<uintptr_t>(in_elems) * es;
+  const uintptr_t b_end = b + static_cast<uintptr_t>(out_elems) * es;
+  if (a < b_end && b < a_end) {
+    return invalid_argument(kOp, ": ", in_name, " and ", out_name,
+                            " buffers overlap; resampling cannot run in place");
+  }
+  return Status();
+}
+
+/// Runs a kernel, turning an allocation failure of its tables into a status.
+template <class Fn>
+Status run_kernel(Fn&& fn) {
+  try {
+    fn();
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "resample: out of memory for the tap tables");
+  }
+  return Status();
+}
+
+}  // namespace
+
+// --- names ------------------------------------------------------------------------------
+
+const char* to_string(ResampleAlgorithm a) noexcept {
+  switch (a) {
+    case ResampleAlgorithm::kNearest: return "nearest";
+    case ResampleAlgorithm::kLinear: return "linear";
+  }
+  return "unknown";
+}
+
+StatusOr<ResampleAlgorithm> parse_resample_algorithm(std::string_view s) {
+  if (s == "nearest") return ResampleAlgorithm::kNearest;
+  if (s == "linear" || s == "bilinear" || s == "trilinear") return ResampleAlgorithm::kLinear;
+  return invalid_argument(kOp, ": algorithm must be one of {nearest, linear, bilinear, "
+                          "trilinear}, got '", s, "'");
+}
+
+std::string format_tag(MemoryFormat f, int spatial_rank) {
+  if (spatial_rank < 1 || spatial_rank > 3) return std::string();
+  static constexpr const char* kTags[4][3] = {
+      {"ncw", "nchw", "ncdhw"},
+      {"nwc", "nhwc", "ndhwc"},
+      {"nCw8c", "nChw8c", "nCdhw8c"},
+      {"nCw16c", "nChw16c", "nCdhw16c"},
+  };
+  if (!is_valid_format(f)) return std::string();
+  return kTags[static_cast<int>(f)][spatial_rank - 1];
+}
+
+StatusOr<MemoryFormat> parse_memory_format(std::string_view s, int* spatial_rank) {
+  struct Word {
+    const char* name;
+    MemoryFormat format;
+  };
+  static constexpr Word kWords[] = {{"plain", MemoryFormat::kPlain},
+                                    {"channels_last", MemoryFormat::kChannelsLast},
+                                    {"blocked8", MemoryFormat::kBlocked8},
+                                    {"blocked16", MemoryFormat::kBlocked16}};
+  for (const Word& w : kWords) {
+    if (s == w.name) {
+      if (spatial_rank) *spatial_rank = 0;
+      return w.format;
+    }
+  }
+  // Tags are case-sensitive, as in oneDNN: "nChw8c" is blocked, "nchw8c" is not a tag.
+  for (MemoryFormat f : {MemoryFormat::kPlain, MemoryFormat::kChannelsLast,
+                         MemoryFormat::kBlocked8, MemoryFormat::kBlocked16}) {
+    for (int r = 1; r <= 3; ++r) {
+      if (s == format_tag(f, r)) {
+        if (spatial_rank) *spatial_rank = r;
+        return f;
+      }
+    }
+  }
+  return invalid_argument(kOp, ": memory format must be a tag (ncw, nchw, ncdhw, nwc, nhwc, "
+                          "ndhwc, nCw8c, nChw8c, nCdhw8c, nCw16c, nChw16c, nCdhw16c) or one of "
+                          "{plain, channels_last, blocked8, blocked16}, got '", s, "'");
+}
+
+// --- ResampleMemoryDesc -----------------------------------------------------------------
+
+StatusOr<int64_t> ResampleMemoryDesc::buffer_elements() const {
+  return checked_buffer_elements(*this, "memory desc");
+}
+
+int64_t ResampleMemoryDesc::offset(std::span<const int64_t> index) const noexcept {
+  assert(index.size() == dims.size() && dims.size() >= 3 && dims.size() <= 5);
+  const ResampleLayout l = layout_of(*this);
+  const int64_t c = index[1];
+  int64_t off = index[0] * l.n_stride + (c / l.block) * l.c_block_stride +
+                (c % l.block) * l.c_inner_stride;
+  for (size_t k = 2; k < index.size(); ++k) off += index[k] * l.spatial_stride[k - 2];
+  return off;
+}
+
+// --- output dims from factors -----------------------------------------------------------
+
+StatusOr<Dims> resample_dst_dims(std::span<const int64_t> src_dims,
+                                 std::span<const double> factors) {
+  const int rank = static_cast<int>(src_dims.size());
+  if (rank < 3 || rank > 5) {
+    return invalid_argument(kOp, ": src dims must be (N, C, D1..Dr) with r in 1..3 (rank 3, 4 "
+                            "or 5), got rank ",
+                            rank, " ", dims_to_string(src_dims));
+  }
+  const int r = rank - 2;
+  for (int i = 0; i < rank; ++i) {
+    if (src_dims[i] < 0) {
+      return invalid_argument(kOp, ": src dims must be >= 0, got ", src_dims[i], " at axis ", i,
+                              " of ", dims_to_string(src_dims));
+    }
+  }
+  if (static_cast<int>(factors.size()) != r) {
+    return invalid_argument(kOp, ": factors must have one entry per spatial axis (", r,
+                            " for src dims ", dims_to_string(src_dims), "), got ",
+                            factors.size());
+  }
+  Dims out(src_dims.begin(), src_dims.end());
+  for (int k = 0; k < r; ++k) {
+    const double f = factors[k];
+    if (!std::isfinite(f) || !(f > 0.0)) {
+      return invalid_argument(kOp, ": factor ", k, " must be finite and > 0, got ", f);
+    }
+    const int64_t in = src_dims[2 + k];
+    const double o = std::floor(static_cast<double>(in) * f);
+    // 2^63 is the first double that does not fit in int64.
+    if (!(o < 9223372036854775808.0)) {
+      return invalid_argument(kOp, ": output length floor(", in, " * ", f, ") of spatial axis ",
+                              k, " does not fit in 64 bits");
+    }
+    const auto len = static_cast<int64_t>(o);
+    if (in >= 1 && len == 0) {
+      return invalid_argument(kOp, ": factor ", k, " = ", f, " gives output length floor(", in,
+                              " * ", f, ") = 0 for a non-empty input axis; need >= 1");
+    }
+    out[2 + k] = len;
+  }
+  return out;
+}
+
+// --- plan -------------------------------------------------------------------------------
+
+StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const ResampleMemoryDesc& src,
+                                          const ResampleMemoryDesc& dst) {
+  if (desc.algorithm != ResampleAlgorithm::kNearest &&
+      desc.algorithm != ResampleAlgorithm::kLinear) {
+    return invalid_argument(kOp, ": algorithm must be nearest or linear, got algorithm code ",
+                            static_cast<int>(desc.algorithm));
+  }
+  GRIDOPS_ASSIGN_OR_RETURN(const int64_t src_elems, checked_buffer_elements(src, "src"));
+  GRIDOPS_ASSIGN_OR_RETURN(const int64_t dst_elems, checked_buffer_elements(dst, "dst"));
+  (void)src_elems;
+  if (src.dtype != dst.dtype) {
+    return invalid_argument(kOp, ": src and dst dtypes must match, got ", to_string(src.dtype),
+                            " and ", to_string(dst.dtype));
+  }
+  const int r = static_cast<int>(src.dims.size()) - 2;
+  const int dst_r = static_cast<int>(dst.dims.size()) - 2;
+  if (r != dst_r) {
+    return invalid_argument(kOp, ": src and dst must have the same spatial rank, got ", r,
+                            " (src dims ", dims_to_string(src.dims), ") and ", dst_r,
+                            " (dst dims ", dims_to_string(dst.dims), ")");
+  }
+  if (dst.dims[0] != src.dims[0]) {
+    return invalid_argument(kOp, ": dst N must equal src N (", src.dims[0], "), got ",
+                            dst.dims[0]);
+  }
+  if (dst.dims[1] != src.dims[1]) {
+    return invalid_argument(kOp, ": dst C must equal src C (", src.dims[1], "), got ",
+                            dst.dims[1]);
+  }
+  if (dst_elems > 0) {
+    for (int k = 0; k < r; ++k) {
+      if (src.dims[2 + k] == 0) {
+        return invalid_argument(kOp, ": src spatial axis ", k, " has length 0 but dst has length ",
+                                dst.dims[2 + k], " there (dst dims ", dims_to_string(dst.dims),
+                                " is not empty): nothing to sample");
+      }
+    }
+  }
+  const ResampleProblem problem = make_problem(desc, src, dst);
+  GRIDOPS_ASSIGN_OR_RETURN(
+      const ResampleImpl* impl,
+      detail::select_impl<ResampleImpl>(kOp, kResampleImpls, problem, desc.impl));
+  ResamplePlan plan;
+  plan.desc_ = desc;
+  plan.src_ = src;
+  plan.dst_ = dst;
+  plan.impl_name_ = impl->name;
+  plan.impl_ = impl;
+  return plan;
+}
+
+Status ResamplePlan::forward(const void* src, void* dst) const {
+  if (impl_ == nullptr) {
+    return invalid_argument(kOp, ": plan is empty; create it with make_resample_plan");
+  }
+  // The descs were validated when the plan was made; these cannot fail.
+  GRIDOPS_ASSIGN_OR_RETURN(const int64_t src_elems, checked_buffer_elements(src_, "src"));
+  GRIDOPS_ASSIGN_OR_RETURN(const int64_t dst_elems, checked_buffer_elements(dst_, "dst"));
+  GRIDOPS_RETURN_IF_ERROR(check_pointer(src, src_elems, src_, "src"));
+  GRIDOPS_RETURN_IF_ERROR(check_pointer(dst, dst_elems, dst_, "dst"));
+  if (dst_elems == 0) return Status();
+  GRIDOPS_RETURN_IF_ERROR(
+      check_no_overlap(src, src_elems, dst, dst_elems, src_.dtype, "src", "dst"));
+  const auto* impl = static_cast<const ResampleImpl*>(impl_);
+  const ResampleProblem p = make_problem(desc_, src_, dst_);
+  return run_kernel([&] { impl->forward(p, src, dst); });
+}
+
+Status ResamplePlan::backward(const void* diff_dst, void* diff_src) const {
+  if (impl_ == nullptr) {
+    return invalid_argument(kOp, ": plan is empty; create it with make_resample_plan");
+  }
+  GRIDOPS_ASSIGN_OR_RETURN(const int64_t src_elems, checked_buffer_elements(src_, "diff_src"));
+  GRIDOPS_ASSIGN_OR_RETURN(const int64_t dst_elems, checked_buffer_elements(dst_, "diff_dst"));
+  GRIDOPS_RETURN_IF_ERROR(check_pointer(diff_dst, dst_elems, dst_, "diff_dst"));
+  GRIDOPS_RETURN_IF_ERROR(check_pointer(diff_src, src_elems, src_, "diff_src"));
+  if (src_elems == 0) return Status();
+  GRIDOPS_RETURN_IF_ERROR(check_no_overlap(diff_dst, dst_elems, diff_src, src_elems, src_.dtype,
+                                           "diff_dst", "diff_src"));
+  const auto* impl = static_cast<const ResampleImpl*>(impl_);
+  const ResampleProblem p = make_problem(desc_, src_, dst_);
+  return run_kernel([&] { impl->backward(p, diff_dst, diff_src); });
+}
+
+Status resample_forward(const ResampleDesc& desc, const ResampleMemoryDesc& src_md,
+                        const void* src, const ResampleMemoryDesc& dst_md, void* dst) {
+  GRIDOPS_ASSIGN_OR_RETURN(const ResamplePlan plan, make_resample_plan(desc, src_md, dst_md));
+  return plan.forward(src, dst);
+}
+
+Status resample_backward(const ResampleDesc& desc, const ResampleMemoryDesc& diff_src_md,
+                         void* diff_src, const ResampleMemoryDesc& diff_dst_md,
+                         const void* diff_dst) {
+  GRIDOPS_ASSIGN_OR_RETURN(const ResamplePlan plan,
+                           make_resample_plan(desc, diff_src_md, diff_dst_md));
+  return plan.backward(diff_dst, diff_src);
+}
+
+}  // namespace gridops
