@@ -45,7 +45,9 @@ void check_identity(int spatial_rank, InterpolationMode mode, int64_t align_corn
         });
       }
     }
-    auto grid = affine_grid(AffineGridDesc{.align_corners = align_corners}, theta, size);
+    AffineGridDesc ag;
+    ag.align_corners = align_corners;
+    auto grid = affine_grid(ag, theta, size);
     ASSERT_TRUE(grid.ok()) << grid.status().to_string();
     GridSampleDesc gs;
     gs.mode = mode;
