@@ -15,7 +15,7 @@ int gridops_stb_easy_font_print(float x, float y, char* text, unsigned char colo
 namespace gridops::cli {
 namespace {
 
-constexpr int kCell = 176;    // square cell for each tile's picture
+constexpr int kCell = 200;    // square cell for each tile's picture
 constexpr int kLabel = 34;    // label strip under it (two lines)
 constexpr int kMargin = 8;
 
@@ -130,12 +130,15 @@ Status write_demo_sheet(const std::string& path) {
   const Tensor image = make_test_image(160);
 
   // Row 0: the input and resampling up and down.
-  paste(canvas, 0, 0, image, "input 160x160", "built-in test image");
+  paste(canvas, 0, 0, image, "input", "160x160 built in");
   GRIDOPS_ASSIGN_OR_RETURN(Tensor small, resample_to(image, 32, 32, ResampleAlgorithm::kLinear));
+  // Downsampled results are shown enlarged 4x (nearest) so their pixels can be seen.
   GRIDOPS_ASSIGN_OR_RETURN(Tensor down_n, resample_to(image, 40, 40, ResampleAlgorithm::kNearest));
-  paste(canvas, 1, 0, down_n, "resample nearest", "down 160 -> 40");
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor down_n4, resample_to(down_n, 160, 160, ResampleAlgorithm::kNearest));
+  paste(canvas, 1, 0, down_n4, "resample nearest", "160->40 (4x view)");
   GRIDOPS_ASSIGN_OR_RETURN(Tensor down_l, resample_to(image, 40, 40, ResampleAlgorithm::kLinear));
-  paste(canvas, 2, 0, down_l, "resample linear", "down 160 -> 40");
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor down_l4, resample_to(down_l, 160, 160, ResampleAlgorithm::kNearest));
+  paste(canvas, 2, 0, down_l4, "resample linear", "160->40 (4x view)");
   GRIDOPS_ASSIGN_OR_RETURN(Tensor up_n, resample_to(small, 160, 160, ResampleAlgorithm::kNearest));
   paste(canvas, 3, 0, up_n, "resample nearest", "up 32 -> 160");
   GRIDOPS_ASSIGN_OR_RETURN(Tensor up_l, resample_to(small, 160, 160, ResampleAlgorithm::kLinear));
@@ -158,8 +161,8 @@ Status write_demo_sheet(const std::string& path) {
       gd.padding = pads[p];
       GRIDOPS_ASSIGN_OR_RETURN(Tensor out, grid_sample(gd, small, grid));
       clamp01(out);
-      paste(canvas, p, 1 + m, out, std::string("grid_sample ") + to_string(modes[m]),
-            std::string("padding ") + to_string(pads[p]));
+      paste(canvas, p, 1 + m, out, "grid_sample",
+            std::string(to_string(modes[m])) + ", " + to_string(pads[p]));
     }
   }
   // Column 3 of rows 1-3: the sampling grid's x and y as colours, and the 32x32 source.
@@ -172,8 +175,9 @@ Status write_demo_sheet(const std::string& path) {
       v[160 * 160 + i] = std::min(1.0f, std::max(0.0f, 0.5f + 0.5f * g[2 * i + 1] / 2.0f));
       v[2 * 160 * 160 + i] = (std::fabs(g[2 * i]) <= 1 && std::fabs(g[2 * i + 1]) <= 1) ? 0.8f : 0.2f;
     }
-    paste(canvas, 3, 1, vis, "affine_grid (x, y)", "blue: inside [-1, 1]");
-    paste(canvas, 3, 2, small, "grid_sample source", "the image at 32x32");
+    paste(canvas, 3, 1, vis, "affine_grid x,y", "blue: in [-1, 1]");
+    GRIDOPS_ASSIGN_OR_RETURN(Tensor small5, resample_to(small, 160, 160, ResampleAlgorithm::kNearest));
+    paste(canvas, 3, 2, small5, "sampled source", "32x32 (5x view)");
   }
 
   // Row 4: Pad of the 32x32 image by 16 on every side of H and W, every mode, shown 2x.
@@ -188,7 +192,7 @@ Status write_demo_sheet(const std::string& path) {
     GRIDOPS_ASSIGN_OR_RETURN(Tensor padded, pad(pd, small, pd.mode == PadMode::kConstant ? &value : nullptr));
     GRIDOPS_ASSIGN_OR_RETURN(Tensor big, resample_to(padded, 128, 128, ResampleAlgorithm::kNearest));
     paste(canvas, k, 4, big, std::string("pad ") + to_string(pad_modes[k]),
-          pd.mode == PadMode::kConstant ? "16 px, value 0.6" : "16 px each side");
+          pd.mode == PadMode::kConstant ? "16px, value 0.6" : "16px each side");
   }
 
   std::vector<unsigned char> rgb(canvas.px.size());
