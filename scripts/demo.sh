@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The main job on built-in data: builds gridops and runs the example program, which
-# exercises every operator and prints what it did.
+# The main job on built-in data: builds gridops and runs `gridops demo`, which warps,
+# resamples and pads a built-in test image with every operator and mode and writes one
+# labelled PNG contact sheet. Extra arguments go to `gridops demo` (e.g. --output x.png).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release -j"$(nproc)" --target gridops_example
-build/release/gridops_example
+cmake --build build/release -j"$(nproc)" --target gridops_cli
+build/release/gridops demo "$@"
