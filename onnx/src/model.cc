@@ -684,7 +684,8 @@ StatusOr<std::map<std::string, Tensor>> Model::run(const std::map<std::string, T
   for (const auto& [name, t] : impl_->initializers) values[name] = &t;
   std::string expected;
   for (const auto& vi : impl_->inputs) expected += "\n  " + vi.name + ": " + vi.to_string();
-  for (const auto& [name, t] : inputs) {
+  for (const auto& kv : inputs) {
+    const std::string& name = kv.first;
     auto it = std::find_if(impl_->inputs.begin(), impl_->inputs.end(), [&](const ValueInfo& v) { return v.name == name; });
     if (it == impl_->inputs.end()) {
       return invalid_argument(what, ": the model has no input named '", name, "'; it expects:", expected);
