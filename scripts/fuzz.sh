@@ -27,5 +27,5 @@ for t in "${targets[@]}"; do
   [[ $t == onnx_model_fuzz ]] && extra=("$seeds")
   echo "== $t for ${seconds}s"
   build/fuzz/$t -max_total_time="$seconds" -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
-    "$corpus" "tests/fuzz/corpus/${t%_fuzz}" "${extra[@]}"
+    -artifact_prefix=build/fuzz/ "$corpus" "tests/fuzz/corpus/${t%_fuzz}" tests/fuzz/corpus/regressions "${extra[@]}"
 done

@@ -11,6 +11,7 @@
 #include "core/convert.h"
 #include "gridops/gridops.h"
 #include "gridops/onnx/tensor_proto.h"
+#include "file_io.h"
 #include "proto_convert.h"
 
 namespace gridops::onnx {
@@ -376,11 +377,8 @@ StatusOr<Model> Model::parse(std::string_view bytes, std::string_view what) {
 }
 
 StatusOr<Model> Model::load(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return invalid_argument("cannot open '", path, "' for reading");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return parse(ss.str(), path);
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, detail::read_file(path));
+  return parse(bytes, path);
 }
 
 const std::vector<ValueInfo>& Model::inputs() const { return impl_->inputs; }

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <sstream>
+
+#include "file_io.h"
 
 namespace gridops::onnx {
 namespace {
@@ -184,6 +185,8 @@ StatusOr<Descr> parse_descr(const std::string& d, std::string_view what) {
       if (size == 16) return numeric(DType::kComplex128);
       break;
     case 'U':
+      // Zero-width strings would let a tiny file claim any number of elements.
+      if (size == 0) return parse_error(what, "zero-width string descr '" + d + "' is not supported");
       if (size < 0 || size > (int64_t{1} << 28)) break;
       out.dtype = DType::kString;
       out.kind = Descr::kUnicode;
@@ -191,6 +194,7 @@ StatusOr<Descr> parse_descr(const std::string& d, std::string_view what) {
       out.itemsize = static_cast<size_t>(size) * 4;
       return out;
     case 'S':
+      if (size == 0) return parse_error(what, "zero-width string descr '" + d + "' is not supported");
       if (size < 0 || size > (int64_t{1} << 30)) break;
       out.dtype = DType::kString;
       out.kind = Descr::kBytes;
@@ -348,11 +352,8 @@ StatusOr<Tensor> parse_npy(std::string_view bytes, std::string_view what) {
 }
 
 StatusOr<Tensor> read_npy(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return invalid_argument("cannot open '", path, "' for reading");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return parse_npy(ss.str(), path);
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, detail::read_file(path));
+  return parse_npy(bytes, path);
 }
 
 StatusOr<std::string> serialize_npy(const Tensor& t) {
@@ -440,11 +441,7 @@ StatusOr<std::string> serialize_npy(const Tensor& t) {
 
 Status write_npy(const Tensor& t, const std::string& path) {
   GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, serialize_npy(t));
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return invalid_argument("cannot open '", path, "' for writing");
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!f) return invalid_argument("cannot write '", path, "'");
-  return Status();
+  return detail::write_file(path, bytes);
 }
 
 }  // namespace gridops::onnx

@@ -2,10 +2,10 @@
 
 #include <complex>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
+#include "file_io.h"
 #include "proto_convert.h"
 
 namespace gridops::onnx {
@@ -100,6 +100,24 @@ StatusOr<Tensor> tensor_from_proto(const ::onnx::TensorProto& p, std::string_vie
       for (int64_t i = 0; i < n; ++i) b[i] = b[i] != 0;
     }
     return t;
+  }
+  // Check the payload size before allocating: the dims may claim far more elements than
+  // the file holds (found by fuzzing).
+  {
+    const char* field;
+    int64_t got, per = 1;
+    switch (dt) {
+      case DType::kFloat32: field = "float_data"; got = p.float_data_size(); break;
+      case DType::kComplex64: field = "float_data"; got = p.float_data_size(); per = 2; break;
+      case DType::kFloat64: field = "double_data"; got = p.double_data_size(); break;
+      case DType::kComplex128: field = "double_data"; got = p.double_data_size(); per = 2; break;
+      case DType::kInt64: field = "int64_data"; got = p.int64_data_size(); break;
+      case DType::kUInt32:
+      case DType::kUInt64: field = "uint64_data"; got = p.uint64_data_size(); break;
+      case DType::kString: field = "string_data"; got = p.string_data_size(); break;
+      default: field = "int32_data"; got = p.int32_data_size(); break;
+    }
+    if (got % per != 0 || got / per != n) return count_mismatch(what, field, got, n * per, dims);
   }
   GRIDOPS_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dt, dims));
   auto check = [&](const char* field, int64_t got, int64_t want) -> Status {
@@ -197,11 +215,8 @@ StatusOr<Tensor> parse_tensor_proto(std::string_view bytes, std::string_view wha
 }
 
 StatusOr<Tensor> read_tensor_proto(const std::string& path, std::string* name) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return invalid_argument("cannot open '", path, "' for reading");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return parse_tensor_proto(ss.str(), path, name);
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, detail::read_file(path));
+  return parse_tensor_proto(bytes, path, name);
 }
 
 StatusOr<std::string> serialize_tensor_proto(const Tensor& t, const std::string& name) {
@@ -214,11 +229,7 @@ StatusOr<std::string> serialize_tensor_proto(const Tensor& t, const std::string&
 
 Status write_tensor_proto(const Tensor& t, const std::string& name, const std::string& path) {
   GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, serialize_tensor_proto(t, name));
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return invalid_argument("cannot open '", path, "' for writing");
-  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!f) return invalid_argument("cannot write '", path, "'");
-  return Status();
+  return detail::write_file(path, bytes);
 }
 
 }  // namespace gridops::onnx

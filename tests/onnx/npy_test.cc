@@ -147,6 +147,8 @@ TEST(Npy, RejectsMalformedFilesClearly) {
       {make_npy(1, "{'descr': '<f4', 'shape': (2,), }", data), "must have 'descr', 'fortran_order' and 'shape'"},
       {make_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", data), "expected ',' or '}'"},
       {make_npy(1, ok_dict, data).substr(0, 20), "truncated header"},
+      // Found by fuzzing: a zero-width string dtype with a huge shape needs no data bytes.
+      {make_npy(1, "{'descr': '<U0', 'fortran_order': False, 'shape': (4000000000000,), }", ""), "zero-width string"},
   };
   for (const auto& c : cases) {
     auto r = parse_npy(c.bytes, "f.npy");

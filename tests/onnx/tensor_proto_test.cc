@@ -96,6 +96,11 @@ TEST(TensorProto, RejectsWhatItCannotRead) {
   big.add_dims(int64_t{1} << 40);
   big.add_dims(int64_t{1} << 40);
   EXPECT_THAT(tensor_from_proto(big, "t").status().message(), HasSubstr("overflows 64 bits"));
+  // Found by fuzzing: huge dims with a typed field that holds nothing must not allocate.
+  P huge;
+  huge.set_data_type(P::FLOAT);
+  huge.add_dims(int64_t{1} << 40);
+  EXPECT_THAT(tensor_from_proto(huge, "t").status().message(), HasSubstr("float_data holds 0 values, expected 1099511627776"));
   P u32;
   u32.set_data_type(P::UINT32);
   u32.add_uint64_data(uint64_t{1} << 33);
