@@ -28,12 +28,19 @@ TEST(FuzzCorpus, EveryInputParsesOrFailsCleanly) {
     SCOPED_TRACE(e.path().string());
     // Each parser either succeeds or returns an error with a message; none may crash.
     auto npy = parse_npy(bytes, "corpus");
-    if (!npy.ok()) EXPECT_FALSE(npy.status().message().empty());
+    if (!npy.ok()) {
+      EXPECT_FALSE(npy.status().message().empty());
+    }
     auto model = Model::parse(bytes, "corpus");
-    if (model.ok()) (void)model->check_supported();
-    else EXPECT_FALSE(model.status().message().empty());
+    if (model.ok()) {
+      (void)model->check_supported();
+    } else {
+      EXPECT_FALSE(model.status().message().empty());
+    }
     auto t = parse_tensor_proto(bytes, "corpus");
-    if (!t.ok()) EXPECT_FALSE(t.status().message().empty());
+    if (!t.ok()) {
+      EXPECT_FALSE(t.status().message().empty());
+    }
     ++files;
   }
   EXPECT_GT(files, 5);
