@@ -1,0 +1,66 @@
+// Shared benchmark helpers: thread control for gridops and every peer, naming, counters.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gridops/parallel.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#ifdef GRIDOPS_BENCH_TORCH
+#include <ATen/Parallel.h>
+#endif
+#ifdef GRIDOPS_BENCH_OPENCV
+#include <opencv2/core.hpp>
+#endif
+
+namespace gridops::bench {
+
+/// Sets the thread count of gridops and of every peer linked into the binary.
+inline void set_threads(int n) {
+  gridops::set_num_threads(n);
+#ifdef _OPENMP
+  omp_set_num_threads(n);  // oneDNN (OpenMP runtime) and OpenMP-based peers
+#endif
+#ifdef GRIDOPS_BENCH_TORCH
+  at::set_num_threads(n);
+#endif
+#ifdef GRIDOPS_BENCH_OPENCV
+  cv::setNumThreads(n);
+#endif
+}
+
+/// "<workload>/<impl>/threads:<n>", the naming every script pairs on (see docs/BENCHMARKS.md).
+inline std::string name(const std::string& workload, const std::string& impl, int threads) {
+  return workload + "/" + impl + "/threads:" + std::to_string(threads);
+}
+
+/// Registers `fn` as a benchmark for threads 1 and 2, with the name above, real time,
+/// and a bytes counter (every input read once plus the output written once).
+template <class Fn>
+void add(const std::string& workload, const std::string& impl, int64_t bytes, Fn fn) {
+  for (int threads : {1, 2}) {
+    benchmark::RegisterBenchmark(name(workload, impl, threads).c_str(), [=](benchmark::State& st) {
+      set_threads(threads);
+      fn(st);
+      st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * bytes);
+    })->UseRealTime()->Unit(benchmark::kMillisecond)->MinTime(0.3);
+  }
+}
+
+/// Uniform random floats in [lo, hi] with a fixed seed.
+inline std::vector<float> random_floats(size_t n, float lo, float hi, uint64_t seed = 1) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+}  // namespace gridops::bench
