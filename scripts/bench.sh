@@ -17,6 +17,6 @@ mkdir -p build/bench/results
 for b in build/bench/bench/gridops_bench_*; do
   name=$(basename "$b")
   "$b" --benchmark_filter="$filter" --benchmark_format=json --benchmark_out="build/bench/results/$name.json" \
-    --benchmark_out_format=json --benchmark_repetitions=3 --benchmark_report_aggregates_only=true >/dev/null
+    --benchmark_out_format=json --benchmark_min_time=0.3 --benchmark_repetitions=5 --benchmark_report_aggregates_only=true >/dev/null
 done
 python3 scripts/bench_table.py build/bench/results/*.json
