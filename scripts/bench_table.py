@@ -26,7 +26,7 @@ def main(paths):
             impl = parts[-2]
             workload = "/".join(parts[:-2])
             ms = b["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
-            gbs = b.get("bytes_per_second", 0.0) / 1e9
+            gbs = b.get("bytes", 0.0) / (ms * 1e-3) / 1e9 if ms > 0 else 0.0
             rows[(workload, threads)][impl] = (ms, gbs)
     if context:
         print(f"Machine: {context.get('num_cpus')} CPUs at {context.get('mhz_per_cpu')} MHz, "
