@@ -31,19 +31,19 @@ def main(paths):
     if context:
         print(f"Machine: {context.get('num_cpus')} CPUs at {context.get('mhz_per_cpu')} MHz, "
               f"date {context.get('date')}, library build {context.get('library_build_type')}\n")
-    print("| workload | threads | gridops ms | gridops GB/s | peer | peer ms | peer / gridops |")
-    print("|---|---|---|---|---|---|---|")
+    print("| workload | threads | gridops ms | gridops GB/s | peer | peer ms | peer GB/s | peer / gridops |")
+    print("|---|---|---|---|---|---|---|---|")
     for (workload, threads), impls in sorted(rows.items()):
         g = impls.get("gridops")
         peers = [(k, v) for k, v in impls.items() if k != "gridops"]
         if not g:
             for k, v in peers:
-                print(f"| {workload} | {threads} | – | – | {k} | {v[0]:.3f} | – |")
+                print(f"| {workload} | {threads} | – | – | {k} | {v[0]:.3f} | {v[1]:.1f} | – |")
             continue
         if not peers:
-            print(f"| {workload} | {threads} | {g[0]:.3f} | {g[1]:.1f} | – | – | – |")
+            print(f"| {workload} | {threads} | {g[0]:.3f} | {g[1]:.1f} | – | – | – | – |")
         for k, v in sorted(peers):
-            print(f"| {workload} | {threads} | {g[0]:.3f} | {g[1]:.1f} | {k} | {v[0]:.3f} | {v[0] / g[0]:.2f}x |")
+            print(f"| {workload} | {threads} | {g[0]:.3f} | {g[1]:.1f} | {k} | {v[0]:.3f} | {v[1]:.1f} | {v[0] / g[0]:.2f}x |")
 
 
 if __name__ == "__main__":
