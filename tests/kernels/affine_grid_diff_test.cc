@@ -314,6 +314,48 @@ TEST(AffineGridDiff, OneAndTwoThreadsBitIdentical) {
   }
 }
 
+// Grids of 4 MiB and more are written with streaming stores (where a segment is aligned):
+// rows of aligned and odd lengths, float32 and float64, 2-D and 3-D, 1 and 2 threads.
+TEST(AffineGridDiff, LargeGridsMatchReference) {
+  const uint64_t seed = testing::test_seed() + 3;
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (GRIDOPS_SEED + 3)");
+  std::mt19937_64 rng(seed);
+  struct Case {
+    DType dt;
+    Dims size;
+  };
+  const Case cases[] = {{DType::kFloat32, {1, 1, 1024, 1024}},
+                        {DType::kFloat32, {1, 1, 17, 33, 1111}},
+                        {DType::kFloat64, {1, 1, 701, 513}},
+                        {DType::kFloat64, {1, 1, 16, 128, 176}}};
+  for (const std::string& impl : fast_impls()) {
+    for (const Case& c : cases) {
+      for (int threads : {1, 2}) {
+        Problem p;
+        p.dt = c.dt;
+        p.r = static_cast<int>(c.size.size()) - 2;
+        p.align = rng() % 2;
+        p.size = c.size;
+        p.theta_shape = {c.size[0], p.r, p.r + 1};
+        p.grid_shape = {c.size[0]};
+        for (size_t i = 2; i < c.size.size(); ++i) p.grid_shape.push_back(c.size[i]);
+        p.grid_shape.push_back(p.r);
+        SCOPED_TRACE(impl + " threads " + std::to_string(threads) + " " +
+                     describe(p, GridLayout::kContiguous, 0));
+        Tensor theta(p.dt, p.theta_shape);
+        testing::fill_random(theta, rng, -2.0, 2.0);
+        Tensor want(p.dt, p.grid_shape), got(p.dt, p.grid_shape);
+        run("ref", p, theta.view(), want.mutable_view());
+        set_num_threads(threads);
+        run(impl, p, theta.view(), got.mutable_view());
+        set_num_threads(0);
+        int64_t where = -1;
+        EXPECT_TRUE(testing::bitwise_equal(want, got, &where)) << "at " << where;
+      }
+    }
+  }
+}
+
 // The benchmark workloads (W4a, W4b in ../shared/bench/WORKLOADS.md) run on the fast
 // path, in every dtype: a silent decline would otherwise go unnoticed.
 TEST(AffineGridDiff, BenchmarkWorkloadsUseFastPath) {
