@@ -1,5 +1,6 @@
 // AffineGrid workloads W4a (2-D) and W4b (3-D) of ../shared/bench/WORKLOADS.md: gridops
-// against PyTorch's affine_grid_generator (libtorch), 1 and 2 threads, float32.
+// against PyTorch's affine_grid_generator (libtorch), 1 and 2 threads, float32; plus gridops
+// alone in float16, bfloat16 and float64 (W4a/contig/f16/...).
 //
 // Rows per workload:
 //   gridops  plan once, AffineGridPlan::run into a preallocated grid;
@@ -15,10 +16,12 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench_util.h"
 #include "gridops/ops/affine_grid.h"
+#include "gridops/dtype.h"
 #include "gridops/tensor.h"
 
 #ifdef GRIDOPS_BENCH_TORCH
@@ -126,6 +129,59 @@ void register_workload(const Workload& w) {
 #endif
 }
 
+// Other dtypes, gridops and the memset limit only (the workloads are float32; this shows
+// that the float16/bfloat16 rounding and the float64 path also write at memory speed).
+// Named <id>/contig/<type>/<impl>/threads:<n>.
+void register_dtype(const Workload& w, DType dt, const char* type_name) {
+  const Dims& ts = w.theta_shape;
+  gridops::AffineGridDesc desc;
+  desc.align_corners = w.align_corners;
+  auto plan_or = gridops::make_affine_grid_plan(desc, dt, ts, w.size);
+  if (!plan_or.ok()) return;
+  auto plan = std::make_shared<gridops::AffineGridPlan>(std::move(plan_or).value());
+  auto theta = std::make_shared<gridops::Tensor>(dt, ts);
+  const std::vector<float> th = make_theta(ts);
+  for (size_t i = 0; i < th.size(); ++i) {
+    gridops::visit_dtype(dt, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        theta->data_as<T>()[i] = static_cast<T>(th[i]);
+      } else if constexpr (std::is_same_v<T, gridops::float16>) {
+        theta->data_as<T>()[i] = gridops::f32_to_f16(th[i]);
+      } else if constexpr (std::is_same_v<T, gridops::bfloat16>) {
+        theta->data_as<T>()[i] = gridops::f32_to_bf16(th[i]);
+      }
+    });
+  }
+  auto grid = std::make_shared<gridops::Tensor>(dt, plan->grid_shape());
+  const int64_t out_bytes = static_cast<int64_t>(grid->nbytes());
+  const int64_t bytes = static_cast<int64_t>(theta->nbytes()) + out_bytes;
+  const std::string id = std::string(w.id) + "/contig/" + type_name;
+  gridops::bench::add(id, "gridops", bytes, [=](benchmark::State& st) {
+    const gridops::MutableTensorView out = grid->mutable_view();
+    const gridops::TensorView tv = theta->view();
+    for (auto _ : st) {
+      const gridops::Status s = plan->run(tv, out);
+      if (!s.ok()) {
+        st.SkipWithError(s.to_string().c_str());
+        break;
+      }
+      benchmark::DoNotOptimize(grid->data());
+      benchmark::ClobberMemory();
+    }
+  });
+  auto scratch = std::make_shared<std::vector<char>>(static_cast<size_t>(out_bytes));
+  gridops::bench::add(id, "memset", bytes, [=](benchmark::State& st) {
+    for (auto _ : st) {
+      gridops::parallel_for(out_bytes, 1 << 20, [&](int64_t b, int64_t e) {
+        std::memset(scratch->data() + b, 0, static_cast<size_t>(e - b));
+      });
+      benchmark::DoNotOptimize(scratch->data());
+      benchmark::ClobberMemory();
+    }
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -133,6 +189,12 @@ int main(int argc, char** argv) {
   // align_corners = 0 (the ONNX default).
   register_workload({"W4a", Dims{8, 2, 3}, Dims{8, 3, 512, 512}, 0});
   register_workload({"W4b", Dims{2, 3, 4}, Dims{2, 1, 64, 128, 128}, 0});
+  for (const Workload& w : {Workload{"W4a", Dims{8, 2, 3}, Dims{8, 3, 512, 512}, 0},
+                            Workload{"W4b", Dims{2, 3, 4}, Dims{2, 1, 64, 128, 128}, 0}}) {
+    register_dtype(w, DType::kFloat16, "f16");
+    register_dtype(w, DType::kBFloat16, "bf16");
+    register_dtype(w, DType::kFloat64, "f64");
+  }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
