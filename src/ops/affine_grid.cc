@@ -29,8 +29,15 @@ std::string ref_declines(const kernels::AffineGridProblem&) { return {}; }
 
 // Fast kernels go before the reference; the first that accepts runs.
 constexpr AffineGridImpl kImpls[] = {
+#ifdef GRIDOPS_HAVE_HWY
+    {"hwy", &kernels::affine_grid_hwy_declines, &kernels::affine_grid_hwy},
+#endif
     {"ref", &ref_declines, &kernels::affine_grid_ref},
 };
+
+// Tables longer than this many entries (any of W * r, H * r, D * r) are built by the kernel at run time
+// instead of in the plan, so that planning a huge grid that is never run stays cheap.
+constexpr int64_t kMaxPlanTableEntries = int64_t{1} << 20;
 
 // Names of the size entries, for messages.
 const char* size_entry_name(size_t len, size_t i) {
@@ -157,6 +164,16 @@ StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc& desc, DType
   plan.grid_shape_ = std::move(grid_shape);
   plan.impl_name_ = impl->name;
   plan.impl_ = impl;
+#ifdef GRIDOPS_HAVE_HWY
+  if (impl->run == &kernels::affine_grid_hwy) {
+    // Non-empty: every table length (W * r, H, D) is at most the grid's element count.
+    bool small = !has_zero_dim(plan.grid_shape_);
+    for (int a = 0; small && a < problem.spatial_rank; ++a) {
+      small = problem.spatial[a] * problem.spatial_rank <= kMaxPlanTableEntries;
+    }
+    if (small) plan.tables_ = kernels::affine_grid_make_tables(problem);
+  }
+#endif
   return plan;
 }
 
@@ -178,7 +195,9 @@ Status AffineGridPlan::run(const TensorView& theta, const MutableTensorView& gri
     }
   }
   const auto* impl = static_cast<const AffineGridImpl*>(impl_);
-  impl->run(make_problem(desc_, dtype_, grid_shape_), theta, grid);
+  kernels::AffineGridProblem problem = make_problem(desc_, dtype_, grid_shape_);
+  problem.tables = static_cast<const kernels::AffineGridTables*>(tables_.get());
+  impl->run(problem, theta, grid);
   return Status();
 }
 

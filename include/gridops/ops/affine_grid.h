@@ -1,6 +1,7 @@
 // AffineGrid (ONNX AffineGrid 20): a sampling grid from a batch of affine matrices.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 
@@ -39,6 +40,8 @@ class AffineGridPlan {
   Dims theta_shape_, size_, grid_shape_;
   const char* impl_name_ = "";
   const void* impl_ = nullptr;
+  /// Shape-dependent tables the chosen kernel reuses on every run (opaque; may be null).
+  std::shared_ptr<const void> tables_;
 };
 
 /// theta dtype float16/bfloat16/float32/float64; size as in ONNX (int64 values).

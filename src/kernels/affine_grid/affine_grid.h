@@ -25,6 +25,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "gridops/dtype.h"
 #include "gridops/tensor.h"
@@ -34,6 +37,8 @@ namespace gridops::kernels {
 /// The largest number of spatial axes the kernel contract describes (the operator allows
 /// 2 and 3; the reference handles any 1..kAffineGridMaxSpatial).
 inline constexpr int kAffineGridMaxSpatial = 3;
+
+struct AffineGridTables;
 
 /// What an AffineGrid kernel is asked to compute. Shape-only: the data comes with run.
 struct AffineGridProblem {
@@ -47,6 +52,20 @@ struct AffineGridProblem {
   int64_t batch = 0;
   /// Spatial sizes, outermost first: (H, W) or (D, H, W). Entries may be 0.
   int64_t spatial[kAffineGridMaxSpatial] = {0, 0, 0};
+  /// Base-coordinate tables precomputed by the plan for this shape (see
+  /// affine_grid_make_tables), or null: a kernel that uses them builds its own. The
+  /// reference ignores them.
+  const AffineGridTables* tables = nullptr;
+};
+
+/// Shape-dependent tables of base coordinates (NOTE [ AffineGrid arithmetic ]), in the
+/// compute type F of the problem (float for float16/bfloat16/float32, double for float64;
+/// only the vectors of that type are filled). Bit-identical to the reference's base().
+struct AffineGridTables {
+  /// [0]: x along W, repeated r times (entry w * r + k = base(w, W)), W * r entries;
+  /// [1]: y along H (H entries); [2]: z along D (D entries, 3-D only).
+  std::vector<float> f32[3];
+  std::vector<double> f64[3];
 };
 
 /// Preconditions (asserted, not checked):
@@ -58,5 +77,21 @@ struct AffineGridProblem {
 /// Writes every grid element (nothing when the grid is empty); reads only theta.
 void affine_grid_ref(const AffineGridProblem& p, const TensorView& theta,
                      const MutableTensorView& grid) noexcept;
+
+#ifdef GRIDOPS_HAVE_HWY
+/// Tables for a non-empty problem of spatial rank 2 or 3 (null for an empty one).
+std::shared_ptr<const AffineGridTables> affine_grid_make_tables(const AffineGridProblem& p);
+
+/// Why the Highway kernel declines `p` (empty: it accepts): only spatial rank 2 or 3.
+std::string affine_grid_hwy_declines(const AffineGridProblem& p);
+
+/// The Highway kernel (src/kernels/affine_grid/affine_grid_hwy.cc): same preconditions
+/// and bit-identical results as affine_grid_ref, for spatial rank 2 and 3. Vectorized
+/// over the interleaved (point, k) elements of a row, threaded over (row, segment) items
+/// through parallel_for. A grid view whose elements may alias each other (a zero stride,
+/// or strides that interleave) is handed to the reference, which defines the result.
+void affine_grid_hwy(const AffineGridProblem& p, const TensorView& theta,
+                     const MutableTensorView& grid) noexcept;
+#endif
 
 }  // namespace gridops::kernels
