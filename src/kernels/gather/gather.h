@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "gridops/dtype.h"
 #include "gridops/tensor.h"
@@ -54,5 +55,13 @@ inline int64_t load_index(const void* p, DType indices_dtype) noexcept {
 /// std::bad_alloc; nothing else throws). Single-threaded.
 void gather_ref(const GatherProblem& p, const TensorView& data, const TensorView& indices,
                 const MutableTensorView& dst);
+
+/// The fast kernel (gather_fast.cc; see NOTE [ Fast Gather ] there): dimensions merged to
+/// (outer, s, inner bytes), slices copied by size, threaded with parallel_for. Bit-exact
+/// with gather_ref. Declines strings; falls back to gather_ref for non-contiguous views.
+std::string gather_fast_declines(const GatherProblem& p);
+/// Runs the fast kernel.
+void gather_fast(const GatherProblem& p, const TensorView& data, const TensorView& indices,
+                 const MutableTensorView& dst);
 
 }  // namespace gridops::kernels
