@@ -19,6 +19,7 @@
 
 #include "gridops/parallel.h"
 #include "kernels/gather/gather.h"
+#include "kernels/pad/nt_copy.h"
 
 namespace gridops::kernels {
 namespace {
@@ -29,7 +30,8 @@ struct alignas(1) Bytes16 {
 
 /// Copies k slices: out[j] = src[idx[j]] for slices of sizeof(T) bytes.
 template <class T>
-void copy_slices(char* out, const char* src, const int64_t* idx, int64_t k, int64_t /*inner*/) {
+void copy_slices(char* out, const char* src, const int64_t* idx, int64_t k, int64_t /*inner*/,
+                 bool /*stream*/) {
   constexpr int64_t sz = static_cast<int64_t>(sizeof(T));
   int64_t j = 0;
   for (; j + 4 <= k; j += 4) {
@@ -49,7 +51,8 @@ void copy_slices(char* out, const char* src, const int64_t* idx, int64_t k, int6
 /// Slices of any size: one memcpy each; the next slices' first cache lines are prefetched
 /// because random rows defeat the hardware prefetcher at their start.
 template <>
-void copy_slices<void>(char* out, const char* src, const int64_t* idx, int64_t k, int64_t inner) {
+void copy_slices<void>(char* out, const char* src, const int64_t* idx, int64_t k, int64_t inner,
+                       bool stream) {
   constexpr int64_t kAhead = 4;
   for (int64_t j = 0; j < k; ++j) {
     if (inner >= 256 && j + kAhead < k) {
@@ -59,7 +62,11 @@ void copy_slices<void>(char* out, const char* src, const int64_t* idx, int64_t k
       __builtin_prefetch(next + 128);
       __builtin_prefetch(next + 192);
     }
-    std::memcpy(out + j * inner, src + idx[j] * inner, static_cast<size_t>(inner));
+    if (stream) {
+      copy_stream(out + j * inner, src + idx[j] * inner, inner);
+    } else {
+      std::memcpy(out + j * inner, src + idx[j] * inner, static_cast<size_t>(inner));
+    }
   }
 }
 
@@ -68,18 +75,21 @@ void run_slices(const char* data, const int64_t* idx, char* dst, int64_t outer, 
                 int64_t q, int64_t inner) {
   const int64_t units = outer * q;
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(inner, 1));
+  // Large outputs bypass the cache (see nt_copy.h); slices under 64 bytes never stream.
+  const bool stream = units * inner >= kStreamMinBytes;
   parallel_for(units, grain, [&](int64_t u0, int64_t u1) {
     int64_t o = u0 / q;
     int64_t i = u0 - o * q;
     char* out = dst + u0 * inner;
     for (int64_t u = u0; u < u1;) {
       const int64_t k = std::min(q - i, u1 - u);
-      copy_slices<T>(out, data + o * s * inner, idx + i, k, inner);
+      copy_slices<T>(out, data + o * s * inner, idx + i, k, inner, stream);
       u += k;
       out += k * inner;
       i = 0;
       ++o;
     }
+    if (stream) stream_fence();
   });
 }
 

@@ -25,6 +25,7 @@
 #include "core/coords.h"
 #include "gridops/parallel.h"
 #include "gridops/tensor.h"
+#include "kernels/pad/nt_copy.h"
 #include "kernels/pad/pad.h"
 
 namespace gridops::kernels {
@@ -192,7 +193,7 @@ void gather_cells(char* out, const char* in, const int64_t* map, int64_t k, int6
 /// Output rows [r0, r1).
 template <class Cell, bool kConstant>
 void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned char* value,
-                 bool zero, int64_t r0, int64_t r1) {
+                 bool zero, bool stream, int64_t r0, int64_t r1) {
   std::array<int64_t, kMaxRank> idx{};
   int64_t r = r0;
   for (int d = t.nouter - 1; d >= 0; --d) {
@@ -214,7 +215,11 @@ void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned cha
       off += v;
     }
     if (kConstant && border) {
-      fill(out, row_bytes, value, t.es, zero);
+      if (stream && zero) {
+        zero_stream(out, row_bytes);
+      } else {
+        fill(out, row_bytes, value, t.es, zero);
+      }
     } else {
       const char* in = src + off;
       if constexpr (kConstant) {
@@ -222,7 +227,11 @@ void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned cha
       } else {
         gather_cells<Cell>(out, in, t.left.data(), t.j0, cell);
       }
-      if (mid_bytes > 0) std::memcpy(out + left_bytes, in + t.c0 * cell, static_cast<size_t>(mid_bytes));
+      if (stream) {
+        copy_stream(out + left_bytes, in + t.c0 * cell, mid_bytes);
+      } else if (mid_bytes > 0) {
+        std::memcpy(out + left_bytes, in + t.c0 * cell, static_cast<size_t>(mid_bytes));
+      }
       if constexpr (kConstant) {
         fill(out + left_bytes + mid_bytes, right_bytes, value, t.es, zero);
       } else {
@@ -241,12 +250,15 @@ void run_rows(const Tables& t, const char* src, char* dst, const unsigned char* 
   const int64_t row_bytes = std::max<int64_t>(t.m * t.cell, 1);
   // Chunks of at least ~64 KiB so that thread start-up stays negligible.
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_bytes);
+  // Large outputs bypass the cache (see nt_copy.h).
+  const bool stream = t.rows * t.m * t.cell >= kStreamMinBytes;
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
     if (t.mode == PadMode::kConstant) {
-      rows_kernel<Cell, true>(t, src, dst, value, zero, r0, r1);
+      rows_kernel<Cell, true>(t, src, dst, value, zero, stream, r0, r1);
     } else {
-      rows_kernel<Cell, false>(t, src, dst, value, zero, r0, r1);
+      rows_kernel<Cell, false>(t, src, dst, value, zero, stream, r0, r1);
     }
+    if (stream) stream_fence();
   });
 }
 
