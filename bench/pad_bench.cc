@@ -155,8 +155,10 @@ void register_workload(const Workload& w) {
         break;
       case PadMode::kWrap: {
         // No out= variant: at::pad allocates its result (the fastest public call).
+        // Circular padding wants a batch axis: a 2-D (H, W) input goes in as (1, H, W).
         std::vector<int64_t> p(pads.begin(), pads.begin() + (rank == 4 ? 4 : 2));
-        fn = [x, out, p] { *out = at::pad(x, p, "circular"); };
+        const at::Tensor xin = rank == 2 ? x.unsqueeze(0) : x;
+        fn = [xin, out, p] { *out = at::pad(xin, p, "circular"); };
         break;
       }
       case PadMode::kSymmetric:

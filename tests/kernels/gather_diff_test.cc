@@ -177,6 +177,21 @@ TEST(GatherDiff, OneAndTwoThreadsAreBitIdentical) {
   set_num_threads(saved);
 }
 
+// Outputs of 8 MiB and more take the streaming-store path (slices of 64 bytes and more).
+TEST(GatherDiff, LargeOutputsStream) {
+  std::mt19937_64 rng(testing::test_seed());
+  for (int64_t inner : {int64_t{300}, int64_t{1024}}) {
+    SCOPED_TRACE("inner " + std::to_string(inner));
+    Tensor data(DType::kUInt8, {1000, inner});
+    fill_bytes(data, rng);
+    const Tensor idx = random_indices(DType::kInt64, {(int64_t{9} << 20) / inner}, 1000, rng);
+    Tensor want, got;
+    ASSERT_TRUE(run_impl(GatherDesc{}, "ref", data.view(), idx.view(), &want).ok());
+    ASSERT_TRUE(run_impl(GatherDesc{}, "fast", data.view(), idx.view(), &got).ok());
+    EXPECT_TRUE(testing::bitwise_equal(got, want));
+  }
+}
+
 // The benchmark workloads (W6a-W6c) must not silently fall back to the reference.
 TEST(GatherDiff, BenchmarkWorkloadsUseTheFastKernel) {
   struct W {

@@ -179,6 +179,32 @@ TEST(PadDiff, OneAndTwoThreadsAreBitIdentical) {
   set_num_threads(saved);
 }
 
+// Outputs of 8 MiB and more take the streaming-store path (staged short rows, and long
+// rows streamed directly); rows of odd lengths start anywhere in a cache line.
+TEST(PadDiff, LargeOutputsStream) {
+  std::mt19937_64 rng(testing::test_seed());
+  for (PadMode mode : {PadMode::kConstant, PadMode::kReflect, PadMode::kWrap}) {
+    SCOPED_TRACE(to_string(mode));
+    PadDesc desc;  // ~9.8 MB out, staged rows of 2112 bytes
+    desc.mode = mode;
+    desc.pads_begin = {1, 2, 1};
+    desc.pads_end = {2, 1, 2};
+    Tensor src(DType::kComplex128, {31, 133, 129});
+    fill_bytes(src, rng);
+    const Tensor got = run_impl(desc, "fast", src.view(), nullptr);
+    const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
+    EXPECT_TRUE(testing::bitwise_equal(got, want));
+    PadDesc wide = desc;  // ~8.5 MB out, rows of 40 KB streamed directly
+    wide.pads_begin = {1, 3};
+    wide.pads_end = {0, 5};
+    Tensor src2(DType::kFloat64, {210, 5003});
+    fill_bytes(src2, rng);
+    const Tensor got2 = run_impl(wide, "fast", src2.view(), nullptr);
+    const Tensor want2 = run_impl(wide, "ref", src2.view(), nullptr);
+    EXPECT_TRUE(testing::bitwise_equal(got2, want2));
+  }
+}
+
 // The benchmark workloads (W7a-W7e) must not silently fall back to the reference.
 TEST(PadDiff, BenchmarkWorkloadsUseTheFastKernel) {
   for (PadMode mode : kModes) {

@@ -146,7 +146,7 @@ struct alignas(1) Bytes16 {
 /// Fills `nbytes` (a multiple of es) at `out` with the es-byte `value` repeated.
 void fill(char* out, int64_t nbytes, const unsigned char* value, int64_t es, bool zero) {
   if (nbytes <= 0) return;
-  if (zero) {
+  if (zero && nbytes > 256) {  // short runs: the inline loop below beats a call
     std::memset(out, 0, static_cast<size_t>(nbytes));
     return;
   }
@@ -190,7 +190,17 @@ void gather_cells(char* out, const char* in, const int64_t* map, int64_t k, int6
   }
 }
 
+/// Bytes of the per-thread staging buffer (L1-sized) for short rows; see rows_kernel.
+constexpr int64_t kStageBytes = int64_t{16} << 10;
+
 /// Output rows [r0, r1).
+///
+/// With `stream` (a large output), short rows are first written to a small staging buffer
+/// that stays in L1, and every full buffer goes out with streaming stores as one
+/// contiguous run, so that nearly every output cache line is streamed whole (rows rarely
+/// start on a cache line; a line written partly by ordinary stores costs a read for
+/// ownership, one written partly by streaming stores a slow partial flush). Rows longer
+/// than half the buffer stream their middle run directly.
 template <class Cell, bool kConstant>
 void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned char* value,
                  bool zero, bool stream, int64_t r0, int64_t r1) {
@@ -205,8 +215,13 @@ void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned cha
   const int64_t left_bytes = t.j0 * cell;
   const int64_t mid_bytes = (t.j1 - t.j0) * cell;
   const int64_t right_bytes = (t.m - t.j1) * cell;
-  char* out = dst + r0 * row_bytes;
-  for (int64_t row = r0; row < r1; ++row, out += row_bytes) {
+  const bool staged = stream && row_bytes <= kStageBytes / 2;
+  const bool direct_stream = stream && !staged;
+  alignas(64) char stage[kStageBytes];
+  const int64_t stage_rows = staged ? kStageBytes / row_bytes : 1;
+  int64_t stage_first = r0;  // first row held in the staging buffer
+  for (int64_t row = r0; row < r1; ++row) {
+    char* out = staged ? stage + (row - stage_first) * row_bytes : dst + row * row_bytes;
     int64_t off = 0;
     bool border = false;
     for (int d = 0; d < t.nouter; ++d) {
@@ -215,7 +230,7 @@ void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned cha
       off += v;
     }
     if (kConstant && border) {
-      if (stream && zero) {
+      if (direct_stream && zero) {
         zero_stream(out, row_bytes);
       } else {
         fill(out, row_bytes, value, t.es, zero);
@@ -227,7 +242,7 @@ void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned cha
       } else {
         gather_cells<Cell>(out, in, t.left.data(), t.j0, cell);
       }
-      if (stream) {
+      if (direct_stream) {
         copy_stream(out + left_bytes, in + t.c0 * cell, mid_bytes);
       } else if (mid_bytes > 0) {
         std::memcpy(out + left_bytes, in + t.c0 * cell, static_cast<size_t>(mid_bytes));
@@ -241,6 +256,10 @@ void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned cha
     for (int d = t.nouter - 1; d >= 0; --d) {
       if (++idx[static_cast<size_t>(d)] < t.outer_m[static_cast<size_t>(d)]) break;
       idx[static_cast<size_t>(d)] = 0;
+    }
+    if (staged && (row + 1 - stage_first == stage_rows || row + 1 == r1)) {
+      copy_stream(dst + stage_first * row_bytes, stage, (row + 1 - stage_first) * row_bytes);
+      stage_first = row + 1;
     }
   }
 }
