@@ -13,6 +13,7 @@
 // depends on the split.
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -128,6 +129,29 @@ void gather_fast(const GatherProblem& p, const TensorView& data, const TensorVie
 
   const char* src = static_cast<const char*>(data.data);
   char* out = static_cast<char*>(dst.mutable_data());
+#ifdef GRIDOPS_HAVE_HWY
+  // 4- and 8-byte slices: vector gathers (element-aligned data and dst only).
+  const auto aligned = [&](uintptr_t a) {
+    return reinterpret_cast<uintptr_t>(src) % a == 0 && reinterpret_cast<uintptr_t>(out) % a == 0;
+  };
+  const int64_t units = outer * q;
+  const int64_t grain = int64_t{1} << 14;
+  if (inner == 4 && s <= INT32_MAX && aligned(4)) {
+    std::vector<int32_t> idx32(idx.begin(), idx.end());  // 0 <= k < s: fits
+    parallel_for(units, grain, [&](int64_t u0, int64_t u1) {
+      gather_chunk32_hwy(reinterpret_cast<const uint32_t*>(src), s, idx32.data(), q,
+                         reinterpret_cast<uint32_t*>(out), u0, u1);
+    });
+    return;
+  }
+  if (inner == 8 && aligned(8)) {
+    parallel_for(units, grain, [&](int64_t u0, int64_t u1) {
+      gather_chunk64_hwy(reinterpret_cast<const uint64_t*>(src), s, idx.data(), q,
+                         reinterpret_cast<uint64_t*>(out), u0, u1);
+    });
+    return;
+  }
+#endif
   switch (inner) {
     case 1:
       return run_slices<uint8_t>(src, idx.data(), out, outer, s, q, inner);
