@@ -205,6 +205,23 @@ TEST(PadDiff, LargeOutputsStream) {
   }
 }
 
+// Plans for shapes no buffer could hold (checked only when run) must not overflow while
+// the fast entry merges dimensions: it declines them and the reference takes the plan.
+TEST(PadDiff, HugeShapesAreDeclinedNotOverflowed) {
+  PadDesc desc;
+  desc.mode = PadMode::kConstant;
+  desc.pads_begin = {1, 0};
+  desc.pads_end = {0, 0};
+  auto p = make_pad_plan(desc, DType::kFloat64, Dims{2, int64_t{1} << 61});
+  ASSERT_TRUE(p.ok()) << p.status().to_string();
+  EXPECT_STREQ(p->impl_name(), "ref");
+  desc.mode = PadMode::kWrap;  // huge pads: tables too large
+  desc.pads_begin = {int64_t{1} << 40, 0};
+  auto q = make_pad_plan(desc, DType::kUInt8, Dims{3, 5});
+  ASSERT_TRUE(q.ok()) << q.status().to_string();
+  EXPECT_STREQ(q->impl_name(), "ref");
+}
+
 // The benchmark workloads (W7a-W7e) must not silently fall back to the reference.
 TEST(PadDiff, BenchmarkWorkloadsUseTheFastKernel) {
   for (PadMode mode : kModes) {

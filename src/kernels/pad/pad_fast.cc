@@ -19,6 +19,7 @@
 #include <cassert>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -129,11 +130,13 @@ void middle_run(const Axis& a, int64_t* j0, int64_t* j1) {
 
 int64_t table_entries(const Merged& g) {
   if (g.empty) return 0;
-  int64_t total = 0;
-  for (size_t d = 0; d + 1 < g.axes.size(); ++d) total += g.axes[d].m;
+  int64_t total = 0;  // stops growing past the limit, so it cannot overflow
+  for (size_t d = 0; d + 1 < g.axes.size() && total <= kMaxTableEntries; ++d) {
+    total += std::min(g.axes[d].m, kMaxTableEntries + 1);
+  }
   int64_t j0, j1;
   middle_run(g.axes.back(), &j0, &j1);
-  return total + j0 + (g.axes.back().m - j1);
+  return total + std::min(j0 + (g.axes.back().m - j1), kMaxTableEntries + 1);
 }
 
 // --- filling and copying cells -------------------------------------------------------
@@ -288,6 +291,14 @@ std::string pad_fast_declines(const PadProblem& p) {
   const size_t es = dtype_size(p.dtype);
   if (es != 1 && es != 2 && es != 4 && es != 8 && es != 16) {
     return "element size " + std::to_string(es) + " is not 1, 2, 4, 8 or 16 bytes";
+  }
+  // Byte sizes must fit in int64 for the merged arithmetic (plans can be made for shapes
+  // no buffer could hold; their views would be rejected at run time anyway).
+  for (std::span<const int64_t> shape : {p.src_shape, p.dst_shape}) {
+    int64_t bytes = static_cast<int64_t>(es);
+    for (int64_t d : shape) {
+      if (__builtin_mul_overflow(bytes, d, &bytes)) return "the tensors exceed 2^63 bytes";
+    }
   }
   const Merged g = merge(p);
   if (table_entries(g) > kMaxTableEntries) {
