@@ -3,6 +3,7 @@
 
 #include "gridops/ops/gather.h"
 
+#include <algorithm>
 #include <array>
 #include <new>
 #include <string>
@@ -29,7 +30,8 @@ struct GatherImpl {
 std::string ref_declines(const kernels::GatherProblem&) { return {}; }
 
 // Fast kernels go before the reference, which accepts everything and stays last.
-constexpr std::array<GatherImpl, 1> kGatherImpls = {{
+constexpr std::array<GatherImpl, 2> kGatherImpls = {{
+    {"fast", &kernels::gather_fast_declines, &kernels::gather_fast},
     {"ref", &ref_declines, &kernels::gather_ref},
 }};
 
@@ -43,6 +45,28 @@ Status check_shape(std::span<const int64_t> shape, const char* what) {
   return checked_num_elements(shape, detail::cat(kOp, ": ", what)).status();
 }
 
+// The index of the first value outside [-s, s-1] among n contiguous indices, or n. Scans
+// blocks with a branch-free test that the compiler vectorizes; only a block holding a bad
+// value is scanned again element by element.
+template <class I>
+int64_t first_bad_index(const I* v, int64_t n, int64_t s) {
+  constexpr int64_t kBlock = 1024;
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t e = std::min(n, b + kBlock);
+    bool bad = false;
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t x = v[i];
+      bad |= (x < -s) | (x >= s);
+    }
+    if (bad) {
+      for (int64_t i = b; i < e; ++i) {
+        if (v[i] < -s || v[i] >= s) return i;
+      }
+    }
+  }
+  return n;
+}
+
 // Scans every index (row-major over the indices tensor) and reports the first one outside
 // [-s, s-1] by value and position. Runs before anything is written (ERRATA Gather 1).
 Status check_indices(const TensorView& indices, int64_t s, int axis) {
@@ -52,7 +76,21 @@ Status check_indices(const TensorView& indices, int64_t s, int axis) {
   const int64_t ies = static_cast<int64_t>(dtype_size(indices.dtype));
   const char* base = static_cast<const char*>(indices.data);
   Dims pos(static_cast<size_t>(q), 0);
-  for (int64_t n = 0; n < count; ++n) {
+  int64_t start = 0;
+  if (count > 0 && indices.is_contiguous()) {
+    // One fast pass; the position of a bad value is then found by the loop below, started
+    // at that value (row-major unravelling of its flat index).
+    start = indices.dtype == DType::kInt32
+                ? first_bad_index(static_cast<const int32_t*>(indices.data), count, s)
+                : first_bad_index(static_cast<const int64_t*>(indices.data), count, s);
+    if (start == count) return Status();
+    int64_t rest = start;
+    for (int d = q - 1; d >= 0; --d) {
+      pos[static_cast<size_t>(d)] = rest % indices.shape[static_cast<size_t>(d)];
+      rest /= indices.shape[static_cast<size_t>(d)];
+    }
+  }
+  for (int64_t n = start; n < count; ++n) {
     int64_t off = 0;  // validated extent: fits in int64
     for (size_t d = 0; d < pos.size(); ++d) off += pos[d] * indices.strides[d];
     const int64_t v = kernels::load_index(base + off * ies, indices.dtype);

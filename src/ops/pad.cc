@@ -4,6 +4,7 @@
 
 #include <array>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "core/checked.h"
@@ -20,13 +21,16 @@ struct PadImpl {
   const char* name;
   std::string (*declines)(const kernels::PadProblem&);
   void (*run)(const kernels::PadProblem&, const kernels::PadArgs&);
+  /// Builds shape-dependent tables once per plan (nullptr: none needed).
+  std::shared_ptr<const void> (*prepare)(const kernels::PadProblem&);
 };
 
 std::string ref_declines(const kernels::PadProblem&) { return {}; }
 
 /// Fast kernels go before the reference; the reference accepts everything.
-constexpr std::array<PadImpl, 1> kPadImpls{{
-    {"ref", &ref_declines, &kernels::pad_ref},
+constexpr std::array<PadImpl, 2> kPadImpls{{
+    {"fast", &kernels::pad_fast_declines, &kernels::pad_fast, &kernels::pad_fast_prepare},
+    {"ref", &ref_declines, &kernels::pad_ref, nullptr},
 }};
 
 /// The largest axis length reflect/symmetric may pad: their period (2(n-1), 2n) must fit
@@ -168,8 +172,8 @@ StatusOr<PadPlan> make_pad_plan(const PadDesc& desc, DType dtype,
   }
   GRIDOPS_ASSIGN_OR_RETURN(Dims dst_shape, pad_output_shape(desc, src_shape));
   const Dims src(src_shape.begin(), src_shape.end());
-  const kernels::PadProblem problem{desc.mode, dtype, src, desc.pads_begin, desc.pads_end,
-                                    dst_shape};
+  const kernels::PadProblem problem{desc.mode, dtype,     src,    desc.pads_begin,
+                                    desc.pads_end, dst_shape, nullptr};
   GRIDOPS_ASSIGN_OR_RETURN(const PadImpl* impl,
                            detail::select_impl<PadImpl>(kOp, kPadImpls, problem, desc.impl));
   PadPlan plan;
@@ -179,6 +183,7 @@ StatusOr<PadPlan> make_pad_plan(const PadDesc& desc, DType dtype,
   plan.dst_shape_ = std::move(dst_shape);
   plan.impl_name_ = impl->name;
   plan.impl_ = impl;
+  if (impl->prepare != nullptr) plan.prepared_ = impl->prepare(problem);
   return plan;
 }
 
@@ -191,8 +196,9 @@ Status PadPlan::run(const TensorView& src, const MutableTensorView& dst,
   GRIDOPS_RETURN_IF_ERROR(expect_view(dst, "pad: dst", dtype_, dst_shape_));
   GRIDOPS_RETURN_IF_ERROR(check_pad_value(desc_.mode, dtype_, pad_value));
   const auto* impl = static_cast<const PadImpl*>(impl_);
-  const kernels::PadProblem problem{desc_.mode, dtype_, src_shape_, desc_.pads_begin,
-                                    desc_.pads_end, dst_shape_};
+  const kernels::PadProblem problem{desc_.mode,       dtype_,     src_shape_,
+                                    desc_.pads_begin, desc_.pads_end, dst_shape_,
+                                    prepared_.get()};
   const kernels::PadArgs args{src.data, src.strides, dst.mutable_data(), dst.strides,
                               pad_value != nullptr ? pad_value->data : nullptr};
   impl->run(problem, args);

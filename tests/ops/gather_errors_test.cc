@@ -189,7 +189,7 @@ TEST(GatherErrors, UnknownForcedImpl) {
   d.impl = "simd";
   const Dims ds = {3, 2}, is = {2};
   expect_invalid(make_gather_plan(d, DType::kFloat32, ds, DType::kInt64, is).status(),
-                 "impl must be one of {ref}, got 'simd'");
+                 "impl must be one of {fast, ref}, got 'simd'");
 }
 
 TEST(GatherErrors, PlanRunChecksViewsAgainstThePlan) {

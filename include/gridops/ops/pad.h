@@ -1,6 +1,7 @@
 // Pad (OpenVINO Pad-1, with Pad-12 negative pads and ONNX wrap mode).
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,6 +49,8 @@ class PadPlan {
   Dims src_shape_, dst_shape_;
   const char* impl_name_ = "";
   const void* impl_ = nullptr;
+  /// Tables the chosen implementation built for this shape (shared by copies of the plan).
+  std::shared_ptr<const void> prepared_;
 };
 
 /// Validates modes and bounds on every axis (ERRATA Pad 2).

@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "gridops/dtype.h"
 #include "gridops/tensor.h"
@@ -54,5 +55,21 @@ inline int64_t load_index(const void* p, DType indices_dtype) noexcept {
 /// std::bad_alloc; nothing else throws). Single-threaded.
 void gather_ref(const GatherProblem& p, const TensorView& data, const TensorView& indices,
                 const MutableTensorView& dst);
+
+/// The fast kernel (gather_fast.cc; see NOTE [ Fast Gather ] there): dimensions merged to
+/// (outer, s, inner bytes), slices copied by size, threaded with parallel_for. Bit-exact
+/// with gather_ref. Declines strings; falls back to gather_ref for non-contiguous views.
+std::string gather_fast_declines(const GatherProblem& p);
+/// Vector-gather kernels for 4- and 8-byte slices (gather_hwy.cc, only built with Highway):
+/// dst slices [u0, u1) of the (outer, q) output, dst[o * q + i] = data[o * s + idx[i]] with
+/// normalized indices; data and dst aligned to the element size.
+void gather_chunk32_hwy(const uint32_t* data, int64_t s, const int32_t* idx, int64_t q,
+                        uint32_t* dst, int64_t u0, int64_t u1);
+void gather_chunk64_hwy(const uint64_t* data, int64_t s, const int64_t* idx, int64_t q,
+                        uint64_t* dst, int64_t u0, int64_t u1);
+
+/// Runs the fast kernel.
+void gather_fast(const GatherProblem& p, const TensorView& data, const TensorView& indices,
+                 const MutableTensorView& dst);
 
 }  // namespace gridops::kernels

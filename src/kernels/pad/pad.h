@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <string>
 
 #include "gridops/dtype.h"
 #include "gridops/ops/pad.h"
@@ -32,6 +34,9 @@ struct PadProblem {
   std::span<const int64_t> pads_begin;
   std::span<const int64_t> pads_end;
   std::span<const int64_t> dst_shape;
+  /// Shape-dependent tables the chosen implementation built when the plan was made (its
+  /// `prepare` result; nullptr for implementations without one). Owned by the plan.
+  const void* prepared = nullptr;
 };
 
 /// The memory of one run. Strides are in elements and may be zero or negative.
@@ -55,5 +60,16 @@ struct PadArgs {
 /// c = j - pads_begin[d] mapped through the mode (see docs/ops/pad.md), then one element
 /// copied bit-exactly (strings by assignment). Single-threaded, any rank, any dtype.
 void pad_ref(const PadProblem& problem, const PadArgs& args);
+
+/// The fast kernel (pad_fast.cc): dimensions merged, per-axis source maps built once by
+/// pad_fast_prepare, each innermost row written as left pad + one memcpy + right pad,
+/// threaded over rows with parallel_for. Bit-exact with pad_ref. Declines strings and
+/// problems whose index tables would be unreasonably large; at run time it falls back to
+/// pad_ref for non-contiguous views. See docs/ops/pad.md, "Fast path".
+std::string pad_fast_declines(const PadProblem& problem);
+/// Builds the fast kernel's tables for an accepted problem (stored in the plan).
+std::shared_ptr<const void> pad_fast_prepare(const PadProblem& problem);
+/// Runs the fast kernel; `problem.prepared` must come from pad_fast_prepare(problem).
+void pad_fast(const PadProblem& problem, const PadArgs& args);
 
 }  // namespace gridops::kernels

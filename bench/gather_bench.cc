@@ -1,0 +1,115 @@
+// Gather workloads W6a-W6c (../shared/bench/WORKLOADS.md): gridops against PyTorch's
+// index_select_out (int64 indices, output preallocated) and a memcpy of the output size
+// (the bandwidth reference, `memcpy_output`).
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+#include "gridops/ops/gather.h"
+#include "gridops/tensor.h"
+
+#ifdef GRIDOPS_BENCH_TORCH
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+#endif
+
+namespace {
+
+using gridops::Dims;
+using gridops::DType;
+
+struct State {
+  gridops::Tensor data, indices, dst;
+  gridops::GatherPlan plan;
+  std::vector<char> copy_src, copy_dst;
+};
+
+void register_workload(const std::string& id, int64_t axis, const Dims& shape, int64_t nidx) {
+  auto st = std::make_shared<State>();
+  st->data = gridops::Tensor(DType::kFloat32, shape);
+  const std::vector<float> v =
+      gridops::bench::random_floats(static_cast<size_t>(st->data.num_elements()), -1.f, 1.f);
+  std::memcpy(st->data.data(), v.data(), st->data.nbytes());
+  st->indices = gridops::Tensor(DType::kInt64, Dims{nidx});
+  std::mt19937_64 rng(7);
+  for (int64_t i = 0; i < nidx; ++i) {
+    st->indices.data_as<int64_t>()[i] =
+        static_cast<int64_t>(rng() % static_cast<uint64_t>(shape[static_cast<size_t>(axis)]));
+  }
+  gridops::GatherDesc desc;
+  desc.axis = axis;
+  auto plan = gridops::make_gather_plan(desc, DType::kFloat32, shape, DType::kInt64, Dims{nidx});
+  if (!plan.ok()) {
+    std::fprintf(stderr, "%s: %s\n", id.c_str(), plan.status().to_string().c_str());
+    return;
+  }
+  st->plan = *plan;
+  st->dst = gridops::Tensor(DType::kFloat32, st->plan.dst_shape());
+  if (!st->plan.run(st->data.view(), st->indices.view(), st->dst.mutable_view()).ok()) std::abort();
+  const int64_t out_bytes = static_cast<int64_t>(st->dst.nbytes());
+  // Every input read once (the gathered slices and the indices) plus the output written.
+  const int64_t bytes = 2 * out_bytes + static_cast<int64_t>(st->indices.nbytes());
+
+  gridops::bench::add(id, "gridops", bytes, [st](benchmark::State& s) {
+    const gridops::TensorView data = st->data.view(), idx = st->indices.view();
+    const gridops::MutableTensorView dst = st->dst.mutable_view();
+    for (auto _ : s) {
+      if (!st->plan.run(data, idx, dst).ok()) s.SkipWithError("gridops gather failed");
+      benchmark::DoNotOptimize(st->dst.data());
+    }
+  });
+
+  st->copy_src.assign(static_cast<size_t>(out_bytes), 1);
+  st->copy_dst.assign(static_cast<size_t>(out_bytes), 0);
+  gridops::bench::add(id, "memcpy_output", 2 * out_bytes, [st](benchmark::State& s) {
+    for (auto _ : s) {
+      const int64_t n = static_cast<int64_t>(st->copy_src.size());
+      gridops::parallel_for(n, 1 << 20, [&](int64_t b, int64_t e) {
+        std::memcpy(st->copy_dst.data() + b, st->copy_src.data() + b, static_cast<size_t>(e - b));
+      });
+      benchmark::DoNotOptimize(st->copy_dst.data());
+    }
+  });
+
+#ifdef GRIDOPS_BENCH_TORCH
+  {
+    c10::InferenceMode guard;
+    std::vector<int64_t> sizes(shape.begin(), shape.end());
+    const at::Tensor x = at::from_blob(st->data.data(), sizes, at::kFloat);
+    const at::Tensor idx = at::from_blob(st->indices.data(), {nidx}, at::kLong);
+    std::vector<int64_t> out_sizes(st->dst.shape().begin(), st->dst.shape().end());
+    auto out = std::make_shared<at::Tensor>(at::empty(out_sizes, at::kFloat));
+    at::index_select_out(*out, x, axis, idx);
+    if (std::memcmp(out->data_ptr(), st->dst.data(), st->dst.nbytes()) != 0) {
+      std::fprintf(stderr, "WARNING: %s/torch differs from gridops' result\n", id.c_str());
+    }
+    gridops::bench::add(id, "torch", bytes, [x, idx, out, axis](benchmark::State& s) {
+      c10::InferenceMode g;
+      for (auto _ : s) {
+        at::index_select_out(*out, x, axis, idx);
+        benchmark::DoNotOptimize(out->data_ptr());
+      }
+    });
+  }
+#endif
+}
+
+void register_all() {
+  register_workload("W6a", 0, {100000, 256}, 50000);
+  register_workload("W6b", 1, {64, 4096, 64}, 2048);
+  register_workload("W6c", 1, {1024, 1024}, 512);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,171 @@
+// The fast Gather kernel: copies by element size, dimensions merged, threaded.
+//
+// NOTE [ Fast Gather ]
+// With contiguous views, data is (outer, s, inner) and dst is (outer, q, inner) where
+// outer = product of data.shape[:axis], s = data.shape[axis], q = number of indices and
+// inner = product of data.shape[axis+1:] times the element size, in bytes. dst is then a
+// sequence of outer * q slices of `inner` bytes, slice (o, i) being data slice (o, k_i).
+// The indices are normalized once per run (k = v < 0 ? v + s : v; the operator layer has
+// already checked them all). Slices of 1, 2, 4, 8 or 16 bytes are copied as one typed
+// load and store each (the loop unrolls and needs no call); other sizes with memcpy, which
+// runs at copy speed for large slices. parallel_for splits the outer * q slices into
+// contiguous ranges, so each output byte is written by one thread and the result never
+// depends on the split.
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gridops/parallel.h"
+#include "kernels/gather/gather.h"
+#include "kernels/pad/nt_copy.h"
+
+namespace gridops::kernels {
+namespace {
+
+struct alignas(1) Bytes16 {
+  unsigned char b[16];
+};
+
+/// Copies k slices: out[j] = src[idx[j]] for slices of sizeof(T) bytes.
+template <class T>
+void copy_slices(char* out, const char* src, const int64_t* idx, int64_t k, int64_t /*inner*/,
+                 bool /*stream*/) {
+  constexpr int64_t sz = static_cast<int64_t>(sizeof(T));
+  int64_t j = 0;
+  for (; j + 4 <= k; j += 4) {
+    T a, b, c, d;
+    std::memcpy(&a, src + idx[j] * sz, sizeof(T));
+    std::memcpy(&b, src + idx[j + 1] * sz, sizeof(T));
+    std::memcpy(&c, src + idx[j + 2] * sz, sizeof(T));
+    std::memcpy(&d, src + idx[j + 3] * sz, sizeof(T));
+    std::memcpy(out + j * sz, &a, sizeof(T));
+    std::memcpy(out + (j + 1) * sz, &b, sizeof(T));
+    std::memcpy(out + (j + 2) * sz, &c, sizeof(T));
+    std::memcpy(out + (j + 3) * sz, &d, sizeof(T));
+  }
+  for (; j < k; ++j) std::memcpy(out + j * sz, src + idx[j] * sz, sizeof(T));
+}
+
+/// Slices of any size: one memcpy each; the next slices' first cache lines are prefetched
+/// because random rows defeat the hardware prefetcher at their start.
+template <>
+void copy_slices<void>(char* out, const char* src, const int64_t* idx, int64_t k, int64_t inner,
+                       bool stream) {
+  constexpr int64_t kAhead = 4;
+  for (int64_t j = 0; j < k; ++j) {
+    if (inner >= 256 && j + kAhead < k) {
+      const char* next = src + idx[j + kAhead] * inner;
+      __builtin_prefetch(next);
+      __builtin_prefetch(next + 64);
+      __builtin_prefetch(next + 128);
+      __builtin_prefetch(next + 192);
+    }
+    if (stream) {
+      copy_stream(out + j * inner, src + idx[j] * inner, inner);
+    } else {
+      std::memcpy(out + j * inner, src + idx[j] * inner, static_cast<size_t>(inner));
+    }
+  }
+}
+
+template <class T>
+void run_slices(const char* data, const int64_t* idx, char* dst, int64_t outer, int64_t s,
+                int64_t q, int64_t inner) {
+  const int64_t units = outer * q;
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(inner, 1));
+  // Large outputs bypass the cache (see nt_copy.h); slices under 64 bytes never stream.
+  const bool stream = units * inner >= kStreamMinBytes;
+  parallel_for(units, grain, [&](int64_t u0, int64_t u1) {
+    int64_t o = u0 / q;
+    int64_t i = u0 - o * q;
+    char* out = dst + u0 * inner;
+    for (int64_t u = u0; u < u1;) {
+      const int64_t k = std::min(q - i, u1 - u);
+      copy_slices<T>(out, data + o * s * inner, idx + i, k, inner, stream);
+      u += k;
+      out += k * inner;
+      i = 0;
+      ++o;
+    }
+    if (stream) stream_fence();
+  });
+}
+
+}  // namespace
+
+std::string gather_fast_declines(const GatherProblem& p) {
+  if (p.dtype == DType::kString) return "strings are copied by assignment (reference only)";
+  return {};
+}
+
+void gather_fast(const GatherProblem& p, const TensorView& data, const TensorView& indices,
+                 const MutableTensorView& dst) {
+  if (!data.is_contiguous() || !indices.is_contiguous() || !dst.is_contiguous()) {
+    gather_ref(p, data, indices, dst);  // any strides: the reference
+    return;
+  }
+  int64_t count = 1;
+  for (int64_t d : p.dst_shape) count *= d;
+  if (count == 0) return;
+  const size_t axis = static_cast<size_t>(p.axis);
+  int64_t outer = 1, inner = static_cast<int64_t>(dtype_size(p.dtype)), q = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= p.data_shape[d];
+  for (size_t d = axis + 1; d < p.data_shape.size(); ++d) inner *= p.data_shape[d];
+  for (int64_t d : p.indices_shape) q *= d;
+  const int64_t s = p.data_shape[axis];
+
+  // Normalized indices (validated by the operator layer: -s <= v < s).
+  std::vector<int64_t> idx(static_cast<size_t>(q));
+  if (p.indices_dtype == DType::kInt32) {
+    const auto* v = static_cast<const int32_t*>(indices.data);
+    for (int64_t i = 0; i < q; ++i) idx[static_cast<size_t>(i)] = v[i] < 0 ? v[i] + s : v[i];
+  } else {
+    const auto* v = static_cast<const int64_t*>(indices.data);
+    for (int64_t i = 0; i < q; ++i) idx[static_cast<size_t>(i)] = v[i] < 0 ? v[i] + s : v[i];
+  }
+
+  const char* src = static_cast<const char*>(data.data);
+  char* out = static_cast<char*>(dst.mutable_data());
+#ifdef GRIDOPS_HAVE_HWY
+  // 4- and 8-byte slices: vector gathers (element-aligned data and dst only).
+  const auto aligned = [&](uintptr_t a) {
+    return reinterpret_cast<uintptr_t>(src) % a == 0 && reinterpret_cast<uintptr_t>(out) % a == 0;
+  };
+  const int64_t units = outer * q;
+  const int64_t grain = int64_t{1} << 14;
+  if (inner == 4 && s <= INT32_MAX && aligned(4)) {
+    std::vector<int32_t> idx32(idx.begin(), idx.end());  // 0 <= k < s: fits
+    parallel_for(units, grain, [&](int64_t u0, int64_t u1) {
+      gather_chunk32_hwy(reinterpret_cast<const uint32_t*>(src), s, idx32.data(), q,
+                         reinterpret_cast<uint32_t*>(out), u0, u1);
+    });
+    return;
+  }
+  if (inner == 8 && aligned(8)) {
+    parallel_for(units, grain, [&](int64_t u0, int64_t u1) {
+      gather_chunk64_hwy(reinterpret_cast<const uint64_t*>(src), s, idx.data(), q,
+                         reinterpret_cast<uint64_t*>(out), u0, u1);
+    });
+    return;
+  }
+#endif
+  switch (inner) {
+    case 1:
+      return run_slices<uint8_t>(src, idx.data(), out, outer, s, q, inner);
+    case 2:
+      return run_slices<uint16_t>(src, idx.data(), out, outer, s, q, inner);
+    case 4:
+      return run_slices<uint32_t>(src, idx.data(), out, outer, s, q, inner);
+    case 8:
+      return run_slices<uint64_t>(src, idx.data(), out, outer, s, q, inner);
+    case 16:
+      return run_slices<Bytes16>(src, idx.data(), out, outer, s, q, inner);
+    default:
+      return run_slices<void>(src, idx.data(), out, outer, s, q, inner);
+  }
+}
+
+}  // namespace gridops::kernels

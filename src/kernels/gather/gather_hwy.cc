@@ -1,0 +1,83 @@
+// Gather of 4- and 8-byte slices with vector gathers (Highway GatherIndex), compiled for
+// every target Highway supports and chosen at run time, once per parallel_for chunk. The
+// slices are moved as unsigned integers of their size, so every bit pattern (NaN payloads
+// included) is copied unchanged. See NOTE [ Fast Gather ] in gather_fast.cc.
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/gather/gather.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/gather/gather_hwy.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace gridops {
+namespace kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// dst slices [u0, u1) of the (outer, q) output: dst[u] = data[o * s + idx[i]] with
+// u = o * q + i. I is the signed integer type of T's size (GatherIndex needs equal sizes).
+template <class T, class I>
+void GatherChunkT(const T* HWY_RESTRICT data, int64_t s, const I* HWY_RESTRICT idx, int64_t q,
+                  T* HWY_RESTRICT dst, int64_t u0, int64_t u1) {
+  const hn::ScalableTag<T> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+  int64_t o = u0 / q;
+  int64_t i = u0 - o * q;
+  T* out = dst + u0;
+  for (int64_t u = u0; u < u1;) {
+    const int64_t k = std::min(q - i, u1 - u);
+    const T* row = data + o * s;
+    const I* ix = idx + i;
+    int64_t j = 0;
+    for (; j + 2 * n <= k; j += 2 * n) {
+      const auto a = hn::GatherIndex(d, row, hn::LoadU(di, ix + j));
+      const auto b = hn::GatherIndex(d, row, hn::LoadU(di, ix + j + n));
+      hn::StoreU(a, d, out + j);
+      hn::StoreU(b, d, out + j + n);
+    }
+    for (; j < k; ++j) out[j] = row[ix[j]];
+    u += k;
+    out += k;
+    i = 0;
+    ++o;
+  }
+}
+
+void GatherChunk32(const uint32_t* data, int64_t s, const int32_t* idx, int64_t q, uint32_t* dst,
+                   int64_t u0, int64_t u1) {
+  GatherChunkT(data, s, idx, q, dst, u0, u1);
+}
+
+void GatherChunk64(const uint64_t* data, int64_t s, const int64_t* idx, int64_t q, uint64_t* dst,
+                   int64_t u0, int64_t u1) {
+  GatherChunkT(data, s, idx, q, dst, u0, u1);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kernels
+}  // namespace gridops
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace gridops {
+namespace kernels {
+HWY_EXPORT(GatherChunk32);
+HWY_EXPORT(GatherChunk64);
+
+void gather_chunk32_hwy(const uint32_t* data, int64_t s, const int32_t* idx, int64_t q,
+                        uint32_t* dst, int64_t u0, int64_t u1) {
+  HWY_DYNAMIC_DISPATCH(GatherChunk32)(data, s, idx, q, dst, u0, u1);
+}
+
+void gather_chunk64_hwy(const uint64_t* data, int64_t s, const int64_t* idx, int64_t q,
+                        uint64_t* dst, int64_t u0, int64_t u1) {
+  HWY_DYNAMIC_DISPATCH(GatherChunk64)(data, s, idx, q, dst, u0, u1);
+}
+}  // namespace kernels
+}  // namespace gridops
+#endif  // HWY_ONCE
