@@ -546,7 +546,10 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
   c.blocks_per_batch = (c.out_points + c.P - 1) / c.P;
   const int64_t items = p.batch * c.blocks_per_batch;
   const auto run = HWY_DYNAMIC_DISPATCH(gs_fast::RunItems);
-  parallel_for(items, 1, [&](int64_t b, int64_t e) { run(c, b, e); });
+  // Small problems run on one thread: waking a second costs more than it saves.
+  const int64_t work_per_item = c.P * std::max<int64_t>(c.channels, 4) * c.NT;
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / work_per_item);
+  parallel_for(items, grain, [&](int64_t b, int64_t e) { run(c, b, e); });
 }
 
 }  // namespace gridops::kernels
