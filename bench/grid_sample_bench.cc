@@ -129,6 +129,7 @@ void add_gridops(const std::string& id, const std::shared_ptr<Data>& d, Interpol
   const gridops::MutableTensorView dst(DType::kFloat32, d->dst.data(), d->dst_shape);
   if (!pl->run(src, grid, dst).ok()) std::fprintf(stderr, "%s: run failed\n", id.c_str());
   gridops::bench::add(id, "gridops", bytes_of(*d), [=](benchmark::State& st) {
+    (void)d;  // keeps the workload's buffers alive
     for (auto _ : st) {
       const gridops::Status s = pl->run(src, grid, dst);
       benchmark::DoNotOptimize(s.ok());
@@ -154,6 +155,7 @@ void add_torch(const std::string& id, const std::shared_ptr<Data>& d, int mode, 
   report(id + "/torch", compare(y.data_ptr<float>(), d->dst.data(), numel(d->dst_shape)),
          pad == 2 ? 1e-2 : 1e-5, pad == 2 ? 2.0 : 1e-3);
   gridops::bench::add(id, "torch", bytes_of(*d), [=](benchmark::State& st) {
+    (void)d;  // keeps the workload's buffers alive
     c10::InferenceMode g2;
     for (auto _ : st) {
       at::Tensor out = call();
@@ -225,6 +227,7 @@ void add_opencv(const std::string& id, const std::shared_ptr<Data>& d, Interpola
   report(id + "/opencv_remap", compare(out->data(), d->dst.data(), numel(d->dst_shape)), 2e-2,
          0.5);
   gridops::bench::add(id, "opencv_remap", bytes, [=](benchmark::State& st) {
+    (void)d;  // keeps the workload's buffers alive
     for (auto _ : st) {
       run_planes(*maps);
       benchmark::DoNotOptimize(out->data());
@@ -235,6 +238,7 @@ void add_opencv(const std::string& id, const std::shared_ptr<Data>& d, Interpola
     report(id + "/opencv_remap_fixed", compare(out->data(), d->dst.data(), numel(d->dst_shape)),
            2e-2, 0.5);
     gridops::bench::add(id, "opencv_remap_fixed", bytes, [=](benchmark::State& st) {
+    (void)d;  // keeps the workload's buffers alive
       for (auto _ : st) {
         run_planes(*fixed);
         benchmark::DoNotOptimize(out->data());
@@ -280,6 +284,7 @@ void add_opencv(const std::string& id, const std::shared_ptr<Data>& d, Interpola
     report(id + "/opencv_remap_nhwc",
            Compare{max_abs, mean_abs / static_cast<double>(numel(d->dst_shape))}, 2e-2, 0.5);
     gridops::bench::add(id, "opencv_remap_nhwc", bytes, [=](benchmark::State& st) {
+    (void)d;  // keeps the workload's buffers alive
       for (auto _ : st) {
         run_nhwc();
         benchmark::DoNotOptimize(o_nhwc->data());

@@ -21,6 +21,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/convert.h"
@@ -117,35 +118,74 @@ HWY_INLINE float LoadF(const T* p, int64_t i) {
 
 /// Step 1: grid values and dst point offsets of points [p0, p0 + cnt) of batch n; the
 /// rest of the block (up to Pv) gets coordinate 0, which is harmless and never stored.
-template <class GT>
+/// Walks the points row by row (runs along the innermost output axis), with everything
+/// in locals so the stores cannot be taken to alias the context.
+template <class GT, int R>
 void FillGrid(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64_t Pv) {
   const GT* gbase = reinterpret_cast<const GT*>(c.grid) + n * c.g_batch;
-  int64_t o[3] = {0, 0, 0};
+  int64_t o[3] = {0, 0, 0}, osz[3], gsp[3], dsp[3];
+  for (int d = 0; d < R; ++d) {
+    osz[d] = c.out_sizes[d];
+    gsp[d] = c.g_spatial[d];
+    dsp[d] = c.d_spatial[d];
+  }
+  const int64_t gc = c.g_coord;
   int64_t rem = p0;
-  for (int d = c.r - 1; d >= 0; --d) {
-    o[d] = rem % c.out_sizes[d];
-    rem /= c.out_sizes[d];
+  for (int d = R - 1; d >= 0; --d) {
+    o[d] = rem % osz[d];
+    rem /= osz[d];
   }
-  const int r = c.r;
   const auto P = static_cast<size_t>(c.P);
-  for (int64_t p = 0; p < cnt; ++p) {
-    int64_t goff = 0, doff = 0;
-    for (int d = 0; d < r; ++d) {
-      goff += o[d] * c.g_spatial[d];
-      doff += o[d] * c.d_spatial[d];
+  float* gd[3];
+  for (int d = 0; d < R; ++d) gd[d] = wk.g.data() + static_cast<size_t>(d) * P;
+  int64_t* doff = wk.doff.data();
+  int64_t p = 0;
+  while (p < cnt) {
+    int64_t goff = 0, dof = 0;
+    for (int d = 0; d < R; ++d) {
+      goff += o[d] * gsp[d];
+      dof += o[d] * dsp[d];
     }
-    for (int d = 0; d < r; ++d) {
-      wk.g[static_cast<size_t>(d) * P + static_cast<size_t>(p)] =
-          LoadF(gbase, goff + static_cast<int64_t>(r - 1 - d) * c.g_coord);
+    const int64_t run = std::min(cnt - p, osz[R - 1] - o[R - 1]);
+    const GT* gp = gbase + goff;
+    const int64_t gi = gsp[R - 1], di = dsp[R - 1];
+    if constexpr (std::is_same_v<GT, float>) {
+      if (gi == R && gc == 1) {  // contiguous float32 grid: plain deinterleave
+        for (int64_t q = 0; q < run; ++q) {
+          for (int d = 0; d < R; ++d) gd[d][p + q] = gp[q * R + (R - 1 - d)];
+          doff[p + q] = dof + q * di;
+        }
+        p += run;
+        o[R - 1] += run;
+        for (int d = R - 1; d > 0 && o[d] >= osz[d]; --d) {
+          o[d] = 0;
+          ++o[d - 1];
+        }
+        continue;
+      }
     }
-    wk.doff[static_cast<size_t>(p)] = doff;
-    for (int d = r - 1; d >= 0; --d) {
-      if (++o[d] < c.out_sizes[d]) break;
+    for (int64_t q = 0; q < run; ++q) {
+      for (int d = 0; d < R; ++d) gd[d][p + q] = LoadF(gp, q * gi + (R - 1 - d) * gc);
+      doff[p + q] = dof + q * di;
+    }
+    p += run;
+    o[R - 1] += run;
+    for (int d = R - 1; d > 0 && o[d] >= osz[d]; --d) {
       o[d] = 0;
+      ++o[d - 1];
     }
   }
-  for (int64_t p = cnt; p < Pv; ++p) {
-    for (int d = 0; d < r; ++d) wk.g[static_cast<size_t>(d) * P + static_cast<size_t>(p)] = 0.0f;
+  for (int64_t q = cnt; q < Pv; ++q) {
+    for (int d = 0; d < R; ++d) gd[d][q] = 0.0f;
+  }
+}
+
+template <class GT>
+void FillGridR(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64_t Pv) {
+  switch (c.r) {
+    case 1: FillGrid<GT, 1>(c, wk, n, p0, cnt, Pv); break;
+    case 2: FillGrid<GT, 2>(c, wk, n, p0, cnt, Pv); break;
+    default: FillGrid<GT, 3>(c, wk, n, p0, cnt, Pv); break;
   }
 }
 
@@ -449,9 +489,9 @@ void RunItems(const Ctx& c, int64_t begin, int64_t end) {
     const int64_t cnt = std::min(c.P, c.out_points - p0);
     const int64_t Pv = (cnt + N - 1) / N * N;
     switch (c.grid_dtype) {
-      case DType::kFloat16: FillGrid<float16>(c, wk, n, p0, cnt, Pv); break;
-      case DType::kBFloat16: FillGrid<bfloat16>(c, wk, n, p0, cnt, Pv); break;
-      default: FillGrid<float>(c, wk, n, p0, cnt, Pv); break;
+      case DType::kFloat16: FillGridR<float16>(c, wk, n, p0, cnt, Pv); break;
+      case DType::kBFloat16: FillGridR<bfloat16>(c, wk, n, p0, cnt, Pv); break;
+      default: FillGridR<float>(c, wk, n, p0, cnt, Pv); break;
     }
     for (int d = 0; d < c.r; ++d) AxisTaps(c, wk, d, Pv);
     Combine(c, wk, Pv);
