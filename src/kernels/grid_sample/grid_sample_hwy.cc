@@ -37,6 +37,9 @@
 #define GRIDOPS_GRID_SAMPLE_HWY_ONCE
 namespace gridops::kernels::gs_fast {
 
+/// Points per sub-block of the tap computation (a multiple of every vector length).
+constexpr int64_t kSub = 512;
+
 /// Everything a block needs, computed once per run.
 struct Ctx {
   InterpolationMode mode;
@@ -46,7 +49,7 @@ struct Ctx {
   int r;        // spatial rank, 1..3
   int K;        // taps per axis
   int NT;       // K^r
-  int64_t P;    // points per block (multiple of 64)
+  int64_t P;    // points per block (multiple of kSub)
   int64_t channels;
   int64_t len[3];
   int32_t sstride[3];  // src spatial strides (elements)
@@ -91,23 +94,25 @@ HWY_INLINE VF Opaque(VF v) {
 }
 
 /// Per-block scratch of one thread.
+/// Per-block scratch of one thread. Steps 1-3 run on sub-blocks of kSub points (their
+/// arrays stay in L1); step 4 runs over the whole block of P points, one channel at a
+/// time, so that one channel's plane stays in cache while P points gather from it.
 struct Work {
-  std::vector<float> g;        // [r][P] grid values
-  std::vector<int32_t> ax_i;   // [r][K][P]
-  std::vector<float> ax_w;     // [r][K][P]
+  std::vector<float> g;        // [r][kSub] grid values
+  std::vector<int32_t> ax_i;   // [r][K][kSub]
+  std::vector<float> ax_w;     // [r][K][kSub]
   std::vector<int32_t> off;    // [NT][P]
   std::vector<float> w;        // [NT][P]
   std::vector<int64_t> doff;   // [P] dst point offsets (elements), without the batch part
-  std::vector<float> acc;      // [P] or [C] scratch
   explicit Work(const Ctx& c) {
     const auto P = static_cast<size_t>(c.P);
-    g.resize(static_cast<size_t>(c.r) * P);
-    ax_i.resize(static_cast<size_t>(c.r * c.K) * P);
-    ax_w.resize(static_cast<size_t>(c.r * c.K) * P);
+    const auto S = static_cast<size_t>(kSub);
+    g.resize(static_cast<size_t>(c.r) * S);
+    ax_i.resize(static_cast<size_t>(c.r * c.K) * S);
+    ax_w.resize(static_cast<size_t>(c.r * c.K) * S);
     off.resize(static_cast<size_t>(c.NT) * P);
     w.resize(static_cast<size_t>(c.NT) * P);
     doff.resize(P);
-    acc.resize(std::max<size_t>(P, static_cast<size_t>(c.channels)));
   }
 };
 
@@ -121,7 +126,8 @@ HWY_INLINE float LoadF(const T* p, int64_t i) {
 /// Walks the points row by row (runs along the innermost output axis), with everything
 /// in locals so the stores cannot be taken to alias the context.
 template <class GT, int R>
-void FillGrid(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64_t Pv) {
+void FillGrid(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64_t Pv,
+              int64_t* doff) {
   const GT* gbase = reinterpret_cast<const GT*>(c.grid) + n * c.g_batch;
   int64_t o[3] = {0, 0, 0}, osz[3], gsp[3], dsp[3];
   for (int d = 0; d < R; ++d) {
@@ -135,10 +141,8 @@ void FillGrid(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64_
     o[d] = rem % osz[d];
     rem /= osz[d];
   }
-  const auto P = static_cast<size_t>(c.P);
   float* gd[3];
-  for (int d = 0; d < R; ++d) gd[d] = wk.g.data() + static_cast<size_t>(d) * P;
-  int64_t* doff = wk.doff.data();
+  for (int d = 0; d < R; ++d) gd[d] = wk.g.data() + static_cast<size_t>(d * kSub);
   int64_t p = 0;
   while (p < cnt) {
     int64_t goff = 0, dof = 0;
@@ -181,11 +185,12 @@ void FillGrid(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64_
 }
 
 template <class GT>
-void FillGridR(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64_t Pv) {
+void FillGridR(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64_t Pv,
+               int64_t* doff) {
   switch (c.r) {
-    case 1: FillGrid<GT, 1>(c, wk, n, p0, cnt, Pv); break;
-    case 2: FillGrid<GT, 2>(c, wk, n, p0, cnt, Pv); break;
-    default: FillGrid<GT, 3>(c, wk, n, p0, cnt, Pv); break;
+    case 1: FillGrid<GT, 1>(c, wk, n, p0, cnt, Pv, doff); break;
+    case 2: FillGrid<GT, 2>(c, wk, n, p0, cnt, Pv, doff); break;
+    default: FillGrid<GT, 3>(c, wk, n, p0, cnt, Pv, doff); break;
   }
 }
 
@@ -194,7 +199,7 @@ void AxisTaps(const Ctx& c, Work& wk, int d, int64_t Pv) {
   const DF df;
   const DI di;
   const auto N = static_cast<int64_t>(hn::Lanes(df));
-  const auto P = static_cast<size_t>(c.P);
+  const auto P = static_cast<size_t>(kSub);
   const int K = c.K;
   const int64_t len = c.len[d];
   const float* g = wk.g.data() + static_cast<size_t>(d) * P;
@@ -317,11 +322,12 @@ void AxisTaps(const Ctx& c, Work& wk, int d, int64_t Pv) {
 
 /// Step 3: combinations in the reference's order (last axis fastest), weights multiplied
 /// from the first axis on, offsets summed.
-void Combine(const Ctx& c, Work& wk, int64_t Pv) {
+void Combine(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
   const DF df;
   const DI di;
   const auto N = static_cast<int64_t>(hn::Lanes(df));
   const auto P = static_cast<size_t>(c.P);
+  const auto S = static_cast<size_t>(kSub);
   const int K = c.K, r = c.r;
   const bool nearest = c.mode == InterpolationMode::kNearest;
   for (int64_t j = 0; j < Pv; j += N) {
@@ -335,15 +341,15 @@ void Combine(const Ctx& c, Work& wk, int64_t Pv) {
       VI off = hn::Zero(di);
       VF w = hn::Set(df, 1.0f);
       for (int d = 0; d < r; ++d) {
-        const size_t row = static_cast<size_t>(d * K + kk[d]) * P;
+        const size_t row = static_cast<size_t>(d * K + kk[d]) * S;
         const VI idx = hn::LoadU(di, wk.ax_i.data() + row + j);
         off = hn::Add(off, hn::Mul(idx, hn::Set(di, c.sstride[d])));
         const VF wa = hn::LoadU(df, wk.ax_w.data() + row + j);
         w = d == 0 ? wa : hn::Mul(w, wa);
       }
       if (nearest) off = hn::IfThenElseZero(hn::RebindMask(di, hn::Gt(w, hn::Zero(df))), off);
-      hn::StoreU(off, di, wk.off.data() + static_cast<size_t>(combo) * P + j);
-      hn::StoreU(w, df, wk.w.data() + static_cast<size_t>(combo) * P + j);
+      hn::StoreU(off, di, wk.off.data() + static_cast<size_t>(combo) * P + s0 + j);
+      hn::StoreU(w, df, wk.w.data() + static_cast<size_t>(combo) * P + s0 + j);
     }
   }
 }
@@ -364,10 +370,11 @@ void ChannelsFirstF32(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt
   const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch;
   float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch;
   const int64_t nt = NT > 0 ? NT : c.NT;
-  for (int64_t j = 0; j < cnt; j += N) {
-    const bool full = j + N <= cnt;
-    for (int64_t ch = 0; ch < c.channels; ++ch) {
-      const float* plane = sbase + ch * c.s_channel;
+  for (int64_t ch = 0; ch < c.channels; ++ch) {
+    const float* plane = sbase + ch * c.s_channel;
+    float* dplane = dbase + ch * c.d_channel;
+    for (int64_t j = 0; j < cnt; j += N) {
+      const bool full = j + N <= cnt;
       VF acc;
       if (nearest) {
         const VI o = hn::LoadU(di, wk.off.data() + j);
@@ -381,7 +388,6 @@ void ChannelsFirstF32(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt
           acc = hn::MulAdd(wv, hn::GatherIndex(df, plane, o), acc);
         }
       }
-      float* dplane = dbase + ch * c.d_channel;
       if (full && c.dst_dense) {
         hn::StoreU(acc, df, dplane + p0 + j);
       } else {
@@ -487,14 +493,18 @@ void RunItems(const Ctx& c, int64_t begin, int64_t end) {
     const int64_t n = item / c.blocks_per_batch;
     const int64_t p0 = (item % c.blocks_per_batch) * c.P;
     const int64_t cnt = std::min(c.P, c.out_points - p0);
-    const int64_t Pv = (cnt + N - 1) / N * N;
-    switch (c.grid_dtype) {
-      case DType::kFloat16: FillGridR<float16>(c, wk, n, p0, cnt, Pv); break;
-      case DType::kBFloat16: FillGridR<bfloat16>(c, wk, n, p0, cnt, Pv); break;
-      default: FillGridR<float>(c, wk, n, p0, cnt, Pv); break;
+    for (int64_t s0 = 0; s0 < cnt; s0 += kSub) {
+      const int64_t sc = std::min(kSub, cnt - s0);
+      const int64_t Pv = (sc + N - 1) / N * N;
+      int64_t* doff = wk.doff.data() + s0;
+      switch (c.grid_dtype) {
+        case DType::kFloat16: FillGridR<float16>(c, wk, n, p0 + s0, sc, Pv, doff); break;
+        case DType::kBFloat16: FillGridR<bfloat16>(c, wk, n, p0 + s0, sc, Pv, doff); break;
+        default: FillGridR<float>(c, wk, n, p0 + s0, sc, Pv, doff); break;
+      }
+      for (int d = 0; d < c.r; ++d) AxisTaps(c, wk, d, Pv);
+      Combine(c, wk, Pv, s0);
     }
-    for (int d = 0; d < c.r; ++d) AxisTaps(c, wk, d, Pv);
-    Combine(c, wk, Pv);
     if (vector_channels) {
       switch (c.NT) {
         case 1: ChannelsF32<1>(c, wk, n, p0, cnt); break;
@@ -535,7 +545,10 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
   c.K = p.mode == InterpolationMode::kNearest ? 1 : p.mode == InterpolationMode::kLinear ? 2 : 4;
   c.NT = 1;
   for (int d = 0; d < c.r; ++d) c.NT *= c.K;
-  c.P = c.NT <= 8 ? 512 : c.NT <= 16 ? 256 : 64;
+  // Block size: about 512 KiB of offsets and weights (NT * P * 8 bytes), so that a block
+  // sweeps each channel plane once (step 4 is channel-outer); smaller when that leaves
+  // fewer than 4 blocks per thread. The split never changes any result.
+  c.P = std::max<int64_t>(gs_fast::kSub, (int64_t{1} << 16) / c.NT);
   c.channels = p.channels;
   c.out_points = 1;
   for (int d = 0; d < c.r; ++d) {
@@ -582,6 +595,12 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
     c.d_spatial[d] = dst.strides[first_spatial + static_cast<size_t>(d)];
     if (c.d_spatial[d] != expect && c.out_sizes[d] > 1) c.dst_dense = false;
     expect *= c.out_sizes[d];
+  }
+  {
+    const int64_t threads = std::max(1, get_num_threads());
+    const int64_t want = (p.batch * c.out_points + 4 * threads - 1) / (4 * threads);
+    const int64_t want_rounded = (want + gs_fast::kSub - 1) / gs_fast::kSub * gs_fast::kSub;
+    c.P = std::min(c.P, std::max(gs_fast::kSub, want_rounded));
   }
   c.blocks_per_batch = (c.out_points + c.P - 1) / c.P;
   const int64_t items = p.batch * c.blocks_per_batch;
