@@ -67,6 +67,8 @@ struct Ctx {
   // dst
   char* dst;
   int64_t d_batch, d_channel, d_spatial[3];
+  bool pair_ok;    // 2-D channels-first float32 linear/cubic with unit x stride and
+                   // W >= K: see NOTE [ GridSample x-window gathers ]
   bool dst_dense;  // point offset (in elements) == point index (channels-first) or
                    // point index * C (channels-last, with d_channel == 1)
 };
@@ -104,6 +106,7 @@ struct Work {
   std::vector<int32_t> off;    // [NT][P]
   std::vector<float> w;        // [NT][P]
   std::vector<int64_t> doff;   // [P] dst point offsets (elements), without the batch part
+  std::vector<int64_t> off64;  // [NT/2][P] byte offsets of tap pairs (x-window mode)
   explicit Work(const Ctx& c) {
     const auto P = static_cast<size_t>(c.P);
     const auto S = static_cast<size_t>(kSub);
@@ -113,6 +116,7 @@ struct Work {
     off.resize(static_cast<size_t>(c.NT) * P);
     w.resize(static_cast<size_t>(c.NT) * P);
     doff.resize(P);
+    if (c.pair_ok) off64.resize(static_cast<size_t>(c.NT / 2) * P);
   }
 };
 
@@ -354,6 +358,121 @@ void Combine(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
   }
 }
 
+// NOTE [ GridSample x-window gathers ]
+// In 2-D channels-first float32 with unit x stride, the K taps of the x axis (after any
+// padding) always lie in a window of K consecutive columns [b, b + K): zeros padding only
+// drops taps, and clamp and reflection map K consecutive integers onto an interval of at
+// most K consecutive integers. With b = clamp(min index of the taps with nonzero weight,
+// 0, W - K) and per-column weights (the sum of the tap weights landing on that column), a
+// row of the window is read as K/2 64-bit gathers of column pairs instead of K 32-bit
+// gathers, which halves the gathered elements. Weights that land on the same column are
+// summed before multiplying (the reference multiplies each and sums), inside the stated
+// tolerance (NOTE [ GridSample fast path tolerance ] in the diff test).
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+constexpr bool kHavePairs = true;
+using D64 = hn::Repartition<int64_t, DF>;
+using DD = hn::Repartition<double, DF>;
+
+/// Step 3 in x-window mode: rows (ky, pair q) of int64 byte offsets and two weights.
+void CombinePairs(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
+  const DF df;
+  const DI di;
+  const hn::Half<DI> dh;
+  const D64 d64;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  const auto H = static_cast<int64_t>(hn::Lanes(d64));
+  const auto P = static_cast<size_t>(c.P);
+  const auto S = static_cast<size_t>(kSub);
+  const int K = c.K;
+  const VI wmax = hn::Set(di, static_cast<int32_t>(c.len[1] - K));
+  const VI zero_i = hn::Zero(di);
+  const VF zero_f = hn::Zero(df);
+  const VI sy = hn::Set(di, c.sstride[0]);
+  for (int64_t j = 0; j < Pv; j += N) {
+    VI ix[4];
+    VF wx[4];
+    VI b = wmax;
+    for (int k = 0; k < K; ++k) {
+      ix[k] = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(K + k) * S + j);
+      wx[k] = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(K + k) * S + j);
+      const auto nonzero = hn::RebindMask(di, hn::Not(hn::Eq(wx[k], zero_f)));
+      b = hn::Min(b, hn::IfThenElse(nonzero, ix[k], wmax));
+    }
+    b = hn::Max(b, zero_i);
+    VF wcol[4];
+    for (int m = 0; m < K; ++m) {
+      const VI col = hn::Add(b, hn::Set(di, m));
+      VF sum = zero_f;
+      bool first = true;
+      for (int k = 0; k < K; ++k) {
+        const VF part = hn::IfThenElseZero(hn::RebindMask(df, hn::Eq(ix[k], col)), wx[k]);
+        sum = first ? part : hn::Add(sum, part);
+        first = false;
+      }
+      wcol[m] = sum;
+    }
+    for (int ky = 0; ky < K; ++ky) {
+      const VI iy = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(ky) * S + j);
+      const VF wy = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(ky) * S + j);
+      const VI row = hn::Add(hn::Mul(iy, sy), b);
+      for (int q = 0; q < K / 2; ++q) {
+        const size_t r = static_cast<size_t>(ky * (K / 2) + q);
+        const VI o = hn::Add(row, hn::Set(di, 2 * q));
+        const auto lo = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o)));
+        const auto hi = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o)));
+        int64_t* dst64 = wk.off64.data() + r * P + static_cast<size_t>(s0 + j);
+        hn::StoreU(lo, d64, dst64);
+        hn::StoreU(hi, d64, dst64 + H);
+        float* wrow = wk.w.data() + 2 * r * P + static_cast<size_t>(s0 + j);
+        hn::StoreU(hn::Mul(wy, wcol[2 * q]), df, wrow);
+        hn::StoreU(hn::Mul(wy, wcol[2 * q + 1]), df, wrow + P);
+      }
+    }
+  }
+}
+
+/// Step 4 in x-window mode.
+template <int NR>
+void ChannelsPairs(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt) {
+  const DF df;
+  const D64 d64;
+  const DD dd;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  const auto H = static_cast<int64_t>(hn::Lanes(d64));
+  const auto P = static_cast<size_t>(c.P);
+  const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch;
+  float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch;
+  for (int64_t ch = 0; ch < c.channels; ++ch) {
+    const auto* plane = reinterpret_cast<const double*>(sbase + ch * c.s_channel);
+    float* dplane = dbase + ch * c.d_channel;
+    for (int64_t j = 0; j < cnt; j += N) {
+      VF acc = hn::Zero(df);
+      for (int r = 0; r < NR; ++r) {
+        const int64_t* o = wk.off64.data() + static_cast<size_t>(r) * P + static_cast<size_t>(j);
+        const VF glo = hn::BitCast(df, hn::GatherOffset(dd, plane, hn::LoadU(d64, o)));
+        const VF ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, hn::LoadU(d64, o + H)));
+        const float* wrow = wk.w.data() + 2 * static_cast<size_t>(r) * P + static_cast<size_t>(j);
+        acc = hn::MulAdd(hn::LoadU(df, wrow), hn::ConcatEven(df, ghi, glo), acc);
+        acc = hn::MulAdd(hn::LoadU(df, wrow + P), hn::ConcatOdd(df, ghi, glo), acc);
+      }
+      if (j + N <= cnt && c.dst_dense) {
+        hn::StoreU(acc, df, dplane + p0 + j);
+      } else {
+        HWY_ALIGN float tmp[hn::MaxLanes(df)];
+        hn::Store(acc, df, tmp);
+        const int64_t m = std::min(N, cnt - j);
+        for (int64_t l = 0; l < m; ++l) dplane[wk.doff[static_cast<size_t>(j + l)]] = tmp[l];
+      }
+    }
+  }
+}
+#else
+constexpr bool kHavePairs = false;
+void CombinePairs(const Ctx&, Work&, int64_t, int64_t) {}
+template <int NR>
+void ChannelsPairs(const Ctx&, Work&, int64_t, int64_t, int64_t) {}
+#endif
+
 template <class T>
 HWY_INLINE void StoreScalar(char* dst, int64_t off, float v) {
   reinterpret_cast<T*>(dst)[off] = convert::store_real<T>(v);
@@ -489,6 +608,7 @@ void RunItems(const Ctx& c, int64_t begin, int64_t end) {
   Work wk(c);
   const bool f32 = c.src_dtype == DType::kFloat32;
   const bool vector_channels = f32 && (!c.channels_last || c.s_channel == 1);
+  const bool pairs = kHavePairs && c.pair_ok;
   for (int64_t item = begin; item < end; ++item) {
     const int64_t n = item / c.blocks_per_batch;
     const int64_t p0 = (item % c.blocks_per_batch) * c.P;
@@ -503,7 +623,19 @@ void RunItems(const Ctx& c, int64_t begin, int64_t end) {
         default: FillGridR<float>(c, wk, n, p0 + s0, sc, Pv, doff); break;
       }
       for (int d = 0; d < c.r; ++d) AxisTaps(c, wk, d, Pv);
-      Combine(c, wk, Pv, s0);
+      if (pairs) {
+        CombinePairs(c, wk, Pv, s0);
+      } else {
+        Combine(c, wk, Pv, s0);
+      }
+    }
+    if (pairs) {
+      if (c.K == 2) {
+        ChannelsPairs<2>(c, wk, n, p0, cnt);
+      } else {
+        ChannelsPairs<8>(c, wk, n, p0, cnt);
+      }
+      continue;
     }
     if (vector_channels) {
       switch (c.NT) {
@@ -602,6 +734,8 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
     const int64_t want_rounded = (want + gs_fast::kSub - 1) / gs_fast::kSub * gs_fast::kSub;
     c.P = std::min(c.P, std::max(gs_fast::kSub, want_rounded));
   }
+  c.pair_ok = c.r == 2 && !c.channels_last && p.src_dtype == DType::kFloat32 &&
+              p.mode != InterpolationMode::kNearest && c.sstride[1] == 1 && c.len[1] >= c.K;
   c.blocks_per_batch = (c.out_points + c.P - 1) / c.P;
   const int64_t items = p.batch * c.blocks_per_batch;
   const auto run = HWY_DYNAMIC_DISPATCH(gs_fast::RunItems);
