@@ -681,6 +681,9 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
   // sweeps each channel plane once (step 4 is channel-outer); smaller when that leaves
   // fewer than 4 blocks per thread. The split never changes any result.
   c.P = std::max<int64_t>(gs_fast::kSub, (int64_t{1} << 16) / c.NT);
+  // With few channels the tap arrays are reread only a few times: keep them small (in L1
+  // and L2) instead; the source locality then comes from the grid itself.
+  if (p.channels <= 4) c.P = gs_fast::kSub;
   c.channels = p.channels;
   c.out_points = 1;
   for (int d = 0; d < c.r; ++d) {
