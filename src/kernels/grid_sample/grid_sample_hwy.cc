@@ -67,6 +67,7 @@ struct Ctx {
   // dst
   char* dst;
   int64_t d_batch, d_channel, d_spatial[3];
+  bool window;     // 2-D linear/cubic with W >= K: taps on the x window (CombineWindow)
   bool pair_ok;    // 2-D channels-first float32 linear/cubic with unit x stride and
                    // W >= K: see NOTE [ GridSample x-window gathers ]
   bool dst_dense;  // point offset (in elements) == point index (channels-first) or
@@ -324,6 +325,65 @@ void AxisTaps(const Ctx& c, Work& wk, int d, int64_t Pv) {
   }
 }
 
+/// The x window of NOTE [ GridSample x-window gathers ] for the vector of points at j of
+/// the sub-block: its first column *b and the K column weights.
+HWY_INLINE void XWindow(const Ctx& c, const Work& wk, int64_t j, VI* b_out, VF* wcol) {
+  const DF df;
+  const DI di;
+  const auto S = static_cast<size_t>(kSub);
+  const int K = c.K;
+  const VI wmax = hn::Set(di, static_cast<int32_t>(c.len[1] - K));
+  const VF zero_f = hn::Zero(df);
+  VI ix[4];
+  VF wx[4];
+  VI b = wmax;
+  for (int k = 0; k < K; ++k) {
+    ix[k] = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(K + k) * S + j);
+    wx[k] = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(K + k) * S + j);
+    const auto nonzero = hn::RebindMask(di, hn::Not(hn::Eq(wx[k], zero_f)));
+    b = hn::Min(b, hn::IfThenElse(nonzero, ix[k], wmax));
+  }
+  b = hn::Max(b, hn::Zero(di));
+  for (int m = 0; m < K; ++m) {
+    const VI col = hn::Add(b, hn::Set(di, m));
+    VF sum = hn::IfThenElseZero(hn::RebindMask(df, hn::Eq(ix[0], col)), wx[0]);
+    for (int k = 1; k < K; ++k) {
+      sum = hn::Add(sum, hn::IfThenElseZero(hn::RebindMask(df, hn::Eq(ix[k], col)), wx[k]));
+    }
+    wcol[m] = sum;
+  }
+  *b_out = b;
+}
+
+/// Step 3 for 2-D linear/cubic with W >= K (c.window): the K x K taps of the y taps and
+/// the x window columns, in the same order and with the same products as the x-window
+/// gathers, so every layout and path gives the same bits.
+void CombineWindow(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
+  const DF df;
+  const DI di;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  const auto P = static_cast<size_t>(c.P);
+  const auto S = static_cast<size_t>(kSub);
+  const int K = c.K;
+  const VI sy = hn::Set(di, c.sstride[0]), sx = hn::Set(di, c.sstride[1]);
+  for (int64_t j = 0; j < Pv; j += N) {
+    VI b;
+    VF wcol[4];
+    XWindow(c, wk, j, &b, wcol);
+    for (int ky = 0; ky < K; ++ky) {
+      const VI iy = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(ky) * S + j);
+      const VF wy = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(ky) * S + j);
+      const VI row = hn::Mul(iy, sy);
+      for (int m = 0; m < K; ++m) {
+        const size_t k = static_cast<size_t>(ky * K + m);
+        const VI o = hn::Add(row, hn::Mul(hn::Add(b, hn::Set(di, m)), sx));
+        hn::StoreU(o, di, wk.off.data() + k * P + static_cast<size_t>(s0 + j));
+        hn::StoreU(hn::Mul(wy, wcol[m]), df, wk.w.data() + k * P + static_cast<size_t>(s0 + j));
+      }
+    }
+  }
+}
+
 /// Step 3: combinations in the reference's order (last axis fastest), weights multiplied
 /// from the first axis on, offsets summed.
 void Combine(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
@@ -384,33 +444,11 @@ void CombinePairs(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
   const auto P = static_cast<size_t>(c.P);
   const auto S = static_cast<size_t>(kSub);
   const int K = c.K;
-  const VI wmax = hn::Set(di, static_cast<int32_t>(c.len[1] - K));
-  const VI zero_i = hn::Zero(di);
-  const VF zero_f = hn::Zero(df);
   const VI sy = hn::Set(di, c.sstride[0]);
   for (int64_t j = 0; j < Pv; j += N) {
-    VI ix[4];
-    VF wx[4];
-    VI b = wmax;
-    for (int k = 0; k < K; ++k) {
-      ix[k] = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(K + k) * S + j);
-      wx[k] = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(K + k) * S + j);
-      const auto nonzero = hn::RebindMask(di, hn::Not(hn::Eq(wx[k], zero_f)));
-      b = hn::Min(b, hn::IfThenElse(nonzero, ix[k], wmax));
-    }
-    b = hn::Max(b, zero_i);
+    VI b;
     VF wcol[4];
-    for (int m = 0; m < K; ++m) {
-      const VI col = hn::Add(b, hn::Set(di, m));
-      VF sum = zero_f;
-      bool first = true;
-      for (int k = 0; k < K; ++k) {
-        const VF part = hn::IfThenElseZero(hn::RebindMask(df, hn::Eq(ix[k], col)), wx[k]);
-        sum = first ? part : hn::Add(sum, part);
-        first = false;
-      }
-      wcol[m] = sum;
-    }
+    XWindow(c, wk, j, &b, wcol);
     for (int ky = 0; ky < K; ++ky) {
       const VI iy = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(ky) * S + j);
       const VF wy = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(ky) * S + j);
@@ -625,6 +663,8 @@ void RunItems(const Ctx& c, int64_t begin, int64_t end) {
       for (int d = 0; d < c.r; ++d) AxisTaps(c, wk, d, Pv);
       if (pairs) {
         CombinePairs(c, wk, Pv, s0);
+      } else if (c.window) {
+        CombineWindow(c, wk, Pv, s0);
       } else {
         Combine(c, wk, Pv, s0);
       }
@@ -737,6 +777,7 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
     const int64_t want_rounded = (want + gs_fast::kSub - 1) / gs_fast::kSub * gs_fast::kSub;
     c.P = std::min(c.P, std::max(gs_fast::kSub, want_rounded));
   }
+  c.window = c.r == 2 && p.mode != InterpolationMode::kNearest && c.len[1] >= c.K;
   c.pair_ok = c.r == 2 && !c.channels_last && p.src_dtype == DType::kFloat32 &&
               p.mode != InterpolationMode::kNearest && c.sstride[1] == 1 && c.len[1] >= c.K;
   c.blocks_per_batch = (c.out_points + c.P - 1) / c.P;
