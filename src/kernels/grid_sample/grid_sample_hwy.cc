@@ -332,14 +332,15 @@ HWY_INLINE void XWindow(const Ctx& c, const Work& wk, int64_t j, VI* b_out, VF* 
   const DI di;
   const auto S = static_cast<size_t>(kSub);
   const int K = c.K;
-  const VI wmax = hn::Set(di, static_cast<int32_t>(c.len[1] - K));
+  const int xa = c.r - 1;  // the innermost axis
+  const VI wmax = hn::Set(di, static_cast<int32_t>(c.len[xa] - K));
   const VF zero_f = hn::Zero(df);
   VI ix[4];
   VF wx[4];
   VI b = wmax;
   for (int k = 0; k < K; ++k) {
-    ix[k] = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(K + k) * S + j);
-    wx[k] = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(K + k) * S + j);
+    ix[k] = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(xa * K + k) * S + j);
+    wx[k] = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(xa * K + k) * S + j);
     const auto nonzero = hn::RebindMask(di, hn::Not(hn::Eq(wx[k], zero_f)));
     b = hn::Min(b, hn::IfThenElse(nonzero, ix[k], wmax));
   }
@@ -355,7 +356,32 @@ HWY_INLINE void XWindow(const Ctx& c, const Work& wk, int64_t j, VI* b_out, VF* 
   *b_out = b;
 }
 
-/// Step 3 for 2-D linear/cubic with W >= K (c.window): the K x K taps of the y taps and
+/// Offset and weight of outer combination `oc` (axes 0..r-2, last fastest; weights
+/// multiplied from axis 0 on, as in the reference) for the vector of points at j.
+HWY_INLINE void OuterTap(const Ctx& c, const Work& wk, int oc, int64_t j, VI* off, VF* w) {
+  const DF df;
+  const DI di;
+  const auto S = static_cast<size_t>(kSub);
+  const int K = c.K;
+  int kk[2] = {0, 0};
+  int rest = oc;
+  for (int d = c.r - 2; d >= 0; --d) {
+    kk[d] = rest % K;
+    rest /= K;
+  }
+  VI o = hn::Zero(di);
+  VF wv = hn::Set(df, 1.0f);
+  for (int d = 0; d <= c.r - 2; ++d) {
+    const size_t row = static_cast<size_t>(d * K + kk[d]) * S;
+    o = hn::Add(o, hn::Mul(hn::LoadU(di, wk.ax_i.data() + row + j), hn::Set(di, c.sstride[d])));
+    const VF wa = hn::LoadU(df, wk.ax_w.data() + row + j);
+    wv = d == 0 ? wa : hn::Mul(wv, wa);
+  }
+  *off = o;
+  *w = wv;
+}
+
+/// Step 3 for 2-D/3-D linear/cubic with W >= K (c.window): the outer tap combinations and
 /// the x window columns, in the same order and with the same products as the x-window
 /// gathers, so every layout and path gives the same bits.
 void CombineWindow(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
@@ -363,17 +389,17 @@ void CombineWindow(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
   const DI di;
   const auto N = static_cast<int64_t>(hn::Lanes(df));
   const auto P = static_cast<size_t>(c.P);
-  const auto S = static_cast<size_t>(kSub);
   const int K = c.K;
-  const VI sy = hn::Set(di, c.sstride[0]), sx = hn::Set(di, c.sstride[1]);
+  const VI sx = hn::Set(di, c.sstride[c.r - 1]);
+  const int outer = c.NT / K;
   for (int64_t j = 0; j < Pv; j += N) {
     VI b;
     VF wcol[4];
     XWindow(c, wk, j, &b, wcol);
-    for (int ky = 0; ky < K; ++ky) {
-      const VI iy = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(ky) * S + j);
-      const VF wy = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(ky) * S + j);
-      const VI row = hn::Mul(iy, sy);
+    for (int ky = 0; ky < outer; ++ky) {
+      VI row;
+      VF wy;
+      OuterTap(c, wk, ky, j, &row, &wy);
       for (int m = 0; m < K; ++m) {
         const size_t k = static_cast<size_t>(ky * K + m);
         const VI o = hn::Add(row, hn::Mul(hn::Add(b, hn::Set(di, m)), sx));
@@ -419,7 +445,7 @@ void Combine(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
 }
 
 // NOTE [ GridSample x-window gathers ]
-// In 2-D channels-first float32 with unit x stride, the K taps of the x axis (after any
+// In 2-D and 3-D channels-first float32 with unit x stride, the K taps of the x axis (after any
 // padding) always lie in a window of K consecutive columns [b, b + K): zeros padding only
 // drops taps, and clamp and reflection map K consecutive integers onto an interval of at
 // most K consecutive integers. With b = clamp(min index of the taps with nonzero weight,
@@ -442,17 +468,17 @@ void CombinePairs(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
   const auto N = static_cast<int64_t>(hn::Lanes(df));
   const auto H = static_cast<int64_t>(hn::Lanes(d64));
   const auto P = static_cast<size_t>(c.P);
-  const auto S = static_cast<size_t>(kSub);
   const int K = c.K;
-  const VI sy = hn::Set(di, c.sstride[0]);
+  const int outer = c.NT / K;
   for (int64_t j = 0; j < Pv; j += N) {
     VI b;
     VF wcol[4];
     XWindow(c, wk, j, &b, wcol);
-    for (int ky = 0; ky < K; ++ky) {
-      const VI iy = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(ky) * S + j);
-      const VF wy = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(ky) * S + j);
-      const VI row = hn::Add(hn::Mul(iy, sy), b);
+    for (int ky = 0; ky < outer; ++ky) {
+      VI row;
+      VF wy;
+      OuterTap(c, wk, ky, j, &row, &wy);
+      row = hn::Add(row, b);
       for (int q = 0; q < K / 2; ++q) {
         const size_t r = static_cast<size_t>(ky * (K / 2) + q);
         const VI o = hn::Add(row, hn::Set(di, 2 * q));
@@ -670,10 +696,11 @@ void RunItems(const Ctx& c, int64_t begin, int64_t end) {
       }
     }
     if (pairs) {
-      if (c.K == 2) {
-        ChannelsPairs<2>(c, wk, n, p0, cnt);
-      } else {
-        ChannelsPairs<8>(c, wk, n, p0, cnt);
+      switch (c.NT / 2) {
+        case 2: ChannelsPairs<2>(c, wk, n, p0, cnt); break;
+        case 4: ChannelsPairs<4>(c, wk, n, p0, cnt); break;
+        case 8: ChannelsPairs<8>(c, wk, n, p0, cnt); break;
+        default: ChannelsPairs<32>(c, wk, n, p0, cnt); break;
       }
       continue;
     }
@@ -777,9 +804,9 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
     const int64_t want_rounded = (want + gs_fast::kSub - 1) / gs_fast::kSub * gs_fast::kSub;
     c.P = std::min(c.P, std::max(gs_fast::kSub, want_rounded));
   }
-  c.window = c.r == 2 && p.mode != InterpolationMode::kNearest && c.len[1] >= c.K;
-  c.pair_ok = c.r == 2 && !c.channels_last && p.src_dtype == DType::kFloat32 &&
-              p.mode != InterpolationMode::kNearest && c.sstride[1] == 1 && c.len[1] >= c.K;
+  c.window = c.r >= 2 && p.mode != InterpolationMode::kNearest && c.len[c.r - 1] >= c.K;
+  c.pair_ok = c.window && !c.channels_last && p.src_dtype == DType::kFloat32 &&
+              c.sstride[c.r - 1] == 1;
   c.blocks_per_batch = (c.out_points + c.P - 1) / c.P;
   const int64_t items = p.batch * c.blocks_per_batch;
   const auto run = HWY_DYNAMIC_DISPATCH(gs_fast::RunItems);
