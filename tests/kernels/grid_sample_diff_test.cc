@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -60,6 +61,8 @@ struct Problem {
   DType src_dtype = DType::kFloat32, grid_dtype = DType::kFloat32;
   Dims src_shape, grid_shape;
   bool strided_src = false, negative = false;
+  bool strided_grid = false;  // grid read through a scrambled (non-contiguous) view
+  bool strided_dst = false;   // dst written through a column-major view
 };
 
 std::string describe(const Problem& p) {
@@ -68,7 +71,8 @@ std::string describe(const Problem& p) {
                   to_string(p.desc.layout) + " src " + to_string(p.src_dtype) + " " +
                   dims_to_string(p.src_shape) + " grid " + to_string(p.grid_dtype) + " " +
                   dims_to_string(p.grid_shape) + (p.strided_src ? " strided" : "") +
-                  (p.negative ? " negative" : "");
+                  (p.negative ? " negative" : "") + (p.strided_grid ? " strided-grid" : "") +
+                  (p.strided_dst ? " strided-dst" : "");
   return s;
 }
 
@@ -107,6 +111,8 @@ Problem random_problem(std::mt19937_64& rng, int index) {
   p.grid_shape.push_back(r);
   p.strided_src = pick(0, 4) == 0;
   p.negative = pick(0, 1) == 1;
+  p.strided_grid = pick(0, 4) == 0;
+  p.strided_dst = pick(0, 4) == 0;
   return p;
 }
 
@@ -151,8 +157,36 @@ Tensor run_impl(const Problem& p, const std::string& impl, const TensorView& src
   if (!plan.ok()) return Tensor(p.src_dtype, {0});
   EXPECT_EQ(std::string(plan.value().impl_name()), impl);
   Tensor dst(p.src_dtype, plan.value().dst_shape());
-  const Status st = plan.value().run(src, grid, dst.mutable_view());
+  if (!p.strided_dst) {
+    const Status st = plan.value().run(src, grid, dst.mutable_view());
+    EXPECT_TRUE(st.ok()) << st.to_string();
+    return dst;
+  }
+  // Column-major dst: axis i has stride prod(shape[0..i)).
+  const Dims& shape = dst.shape();
+  Dims strides(shape.size());
+  int64_t acc = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    strides[i] = acc;
+    acc *= shape[i];
+  }
+  Tensor storage(p.src_dtype, Dims{dst.num_elements()});
+  const MutableTensorView view(p.src_dtype, storage.data(), shape, strides);
+  const Status st = plan.value().run(src, grid, view);
   EXPECT_TRUE(st.ok()) << st.to_string();
+  // Back to row-major.
+  const size_t es = dtype_size(p.src_dtype);
+  Dims idx(shape.size(), 0);
+  for (int64_t flat = 0; flat < dst.num_elements(); ++flat) {
+    int64_t off = 0;
+    for (size_t i = 0; i < shape.size(); ++i) off += idx[i] * strides[i];
+    std::memcpy(static_cast<char*>(dst.data()) + static_cast<size_t>(flat) * es,
+                static_cast<const char*>(storage.data()) + static_cast<size_t>(off) * es, es);
+    for (size_t i = shape.size(); i-- > 0;) {
+      if (++idx[i] < shape[i]) break;
+      idx[i] = 0;
+    }
+  }
   return dst;
 }
 
@@ -208,11 +242,13 @@ TEST(GridSampleDiff, RandomProblemsAgainstRef) {
       Tensor src(p.src_dtype, p.src_shape), grid(p.grid_dtype, p.grid_shape);
       testing::fill_random(src, rng, -1.0, 1.0);
       fill_grid(grid, rng, p);
-      Tensor storage;
+      Tensor storage, grid_storage;
       const TensorView src_view =
           p.strided_src ? testing::scrambled_copy(src, storage, p.negative) : src.view();
-      const Tensor ref = run_impl(p, "ref", src_view, grid.view());
-      const Tensor fast = run_impl(p, impl, src_view, grid.view());
+      const TensorView grid_view =
+          p.strided_grid ? testing::scrambled_copy(grid, grid_storage, !p.negative) : grid.view();
+      const Tensor ref = run_impl(p, "ref", src_view, grid_view);
+      const Tensor fast = run_impl(p, impl, src_view, grid_view);
       expect_close(p, ref, fast, 1.0);
       ++taken;
       if (::testing::Test::HasFailure()) return;  // the first failing problem is enough
