@@ -137,6 +137,60 @@ void add_gridops(const std::string& id, const std::shared_ptr<Data>& d, Interpol
   });
 }
 
+/// gridops channels-last on an interleaved copy of src: `<id>/nhwc/f32/gridops`, paired
+/// with OpenCV's interleaved remap registered under the same prefix.
+void add_gridops_nhwc(const std::string& id, const std::shared_ptr<Data>& d, InterpolationMode m,
+                      GridPadding p) {
+  const int64_t n = d->src_shape[0], c = d->src_shape[1];
+  Dims s_nhwc{n}, d_nhwc{n};
+  int64_t plane_in = 1, plane_out = 1;
+  for (size_t i = 2; i < d->src_shape.size(); ++i) {
+    s_nhwc.push_back(d->src_shape[i]);
+    plane_in *= d->src_shape[i];
+  }
+  for (size_t i = 2; i < d->dst_shape.size(); ++i) {
+    d_nhwc.push_back(d->dst_shape[i]);
+    plane_out *= d->dst_shape[i];
+  }
+  s_nhwc.push_back(c);
+  d_nhwc.push_back(c);
+  auto src = std::make_shared<std::vector<float>>(d->src.size());
+  auto out = std::make_shared<std::vector<float>>(d->dst.size());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t q = 0; q < plane_in; ++q)
+        (*src)[static_cast<size_t>((b * plane_in + q) * c + ch)] =
+            d->src[static_cast<size_t>((b * c + ch) * plane_in + q)];
+  gridops::GridSampleDesc desc;
+  desc.mode = m;
+  desc.padding = p;
+  desc.layout = ChannelLayout::kChannelsLast;
+  auto plan = gridops::make_grid_sample_plan(desc, DType::kFloat32, s_nhwc, DType::kFloat32,
+                                             d->grid_shape);
+  if (!plan.ok()) return;
+  auto pl = std::make_shared<gridops::GridSamplePlan>(plan.value());
+  const gridops::TensorView sv(DType::kFloat32, src->data(), s_nhwc);
+  const gridops::TensorView gv(DType::kFloat32, d->grid.data(), d->grid_shape);
+  const gridops::MutableTensorView dv(DType::kFloat32, out->data(), d_nhwc);
+  if (!pl->run(sv, gv, dv).ok()) return;
+  double max_abs = 0;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t q = 0; q < plane_out; ++q)
+        max_abs = std::max(max_abs,
+                           static_cast<double>(std::fabs(
+                               (*out)[static_cast<size_t>((b * plane_out + q) * c + ch)] -
+                               d->dst[static_cast<size_t>((b * c + ch) * plane_out + q)])));
+  report(id + "/nhwc/f32/gridops (against gridops NCHW)", Compare{max_abs, 0.0}, 1e-5, 1e-4);
+  gridops::bench::add(id + "/nhwc/f32", "gridops", bytes_of(*d), [=](benchmark::State& st) {
+    (void)d;
+    for (auto _ : st) {
+      const gridops::Status s = pl->run(sv, gv, dv);
+      benchmark::DoNotOptimize(s.ok());
+    }
+  });
+}
+
 #ifdef GRIDOPS_BENCH_TORCH
 void add_torch(const std::string& id, const std::shared_ptr<Data>& d, int mode, int pad) {
   c10::InferenceMode guard;
@@ -283,13 +337,17 @@ void add_opencv(const std::string& id, const std::shared_ptr<Data>& d, Interpola
         }
     report(id + "/opencv_remap_nhwc",
            Compare{max_abs, mean_abs / static_cast<double>(numel(d->dst_shape))}, 2e-2, 0.5);
-    gridops::bench::add(id, "opencv_remap_nhwc", bytes, [=](benchmark::State& st) {
-    (void)d;  // keeps the workload's buffers alive
-      for (auto _ : st) {
-        run_nhwc();
-        benchmark::DoNotOptimize(o_nhwc->data());
-      }
-    });
+    for (const std::string& name : {id + "|opencv_remap_nhwc", id + "/nhwc/f32|opencv_remap"}) {
+      const size_t bar = name.find('|');
+      gridops::bench::add(name.substr(0, bar), name.substr(bar + 1), bytes,
+                          [=](benchmark::State& st) {
+                            (void)d;  // keeps the workload's buffers alive
+                            for (auto _ : st) {
+                              run_nhwc();
+                              benchmark::DoNotOptimize(o_nhwc->data());
+                            }
+                          });
+    }
   }
 }
 #endif
@@ -315,6 +373,7 @@ void register_all() {
       // Each case gets its own dst so the peers' checks compare with this case's result.
       auto dk = std::make_shared<Data>(*d);
       add_gridops(k.id, dk, k.mode, k.padding);
+      add_gridops_nhwc(k.id, dk, k.mode, k.padding);
 #ifdef GRIDOPS_BENCH_TORCH
       add_torch(k.id, dk, static_cast<int>(k.mode == IM::kLinear ? 0 : k.mode == IM::kNearest ? 1 : 2),
                 static_cast<int>(k.padding));
@@ -336,6 +395,7 @@ void register_all() {
     for (const Case& k : cases) {
       auto dk = std::make_shared<Data>(std::string(k.id) == "W2d" ? *rnd : *smooth);
       add_gridops(k.id, dk, k.mode, k.padding);
+      add_gridops_nhwc(k.id, dk, k.mode, k.padding);
 #ifdef GRIDOPS_BENCH_TORCH
       add_torch(k.id, dk, static_cast<int>(k.mode == IM::kLinear ? 0 : k.mode == IM::kNearest ? 1 : 2),
                 0);
