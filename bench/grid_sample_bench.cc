@@ -183,7 +183,9 @@ void add_gridops_nhwc(const std::string& id, const std::shared_ptr<Data>& d, Int
                                d->dst[static_cast<size_t>((b * c + ch) * plane_out + q)])));
   report(id + "/nhwc/f32/gridops (against gridops NCHW)", Compare{max_abs, 0.0}, 1e-5, 1e-4);
   gridops::bench::add(id + "/nhwc/f32", "gridops", bytes_of(*d), [=](benchmark::State& st) {
-    (void)d;
+    (void)d;  // keeps the buffers alive
+    (void)src;
+    (void)out;
     for (auto _ : st) {
       const gridops::Status s = pl->run(sv, gv, dv);
       benchmark::DoNotOptimize(s.ok());
