@@ -32,6 +32,10 @@ std::string ref_declines(const kernels::GridSampleProblem&) { return {}; }
 
 /// Fast kernels go before the reference; the first that accepts runs.
 constexpr GridSampleImpl kImpls[] = {
+#ifdef GRIDOPS_HAVE_HWY
+    // Highway SIMD, threaded; see docs/ops/grid_sample.md, "Fast path".
+    {"fast", kernels::grid_sample_fast_declines, kernels::grid_sample_fast},
+#endif
     {"ref", ref_declines, kernels::grid_sample_ref},
 };
 

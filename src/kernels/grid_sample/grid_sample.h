@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "gridops/dtype.h"
 #include "gridops/ops/grid_sample.h"
@@ -43,5 +44,27 @@ struct GridSampleProblem {
 /// exactly the formulas of docs/ops/grid_sample.md.
 void grid_sample_ref(const GridSampleProblem& p, const TensorView& src, const TensorView& grid,
                      const MutableTensorView& dst);
+
+/// The fast kernel's scope (grid_sample_fast.cc): empty when it takes the problem, else
+/// why not. It takes spatial rank 1-3, src float32/float16/bfloat16, grid float32/float16/
+/// bfloat16, every mode, padding, align_corners and layout, input axes of length 1..2^22-1.
+std::string grid_sample_fast_declines(const GridSampleProblem& p);
+
+#ifdef GRIDOPS_HAVE_HWY
+/// The fast kernel (grid_sample_hwy.cc, Highway with dynamic dispatch, threaded through
+/// parallel_for). Preconditions: grid_sample_fast_declines(p) is empty. Views whose src
+/// offsets do not fit in int32 run the reference instead. See docs/ops/grid_sample.md,
+/// "Fast path".
+void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const TensorView& grid,
+                      const MutableTensorView& dst);
+#endif
+
+/// Taps of one spatial axis exactly as the reference computes them (ERRATA GridSample 2-8),
+/// for the fast kernel's lanes with non-finite or huge coordinates. x is the unnormalized
+/// coordinate (float), len >= 1. Writes `count` = 1, 2 or 4 (nearest, linear, cubic) slots:
+/// idx[k] in [0, len) and w[k]; a tap outside under zeros padding gets idx 0 and weight 0
+/// (for nearest: weight 0 marks "outside", 1 "inside").
+void grid_sample_axis_taps_exact(InterpolationMode mode, GridPadding padding, bool align_corners,
+                                 float x, int64_t len, int32_t* idx, float* w);
 
 }  // namespace gridops::kernels

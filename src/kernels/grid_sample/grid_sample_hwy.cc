@@ -1,0 +1,820 @@
+// The fast GridSample kernel: Highway SIMD with dynamic dispatch, threaded over blocks of
+// output points through parallel_for. See docs/ops/grid_sample.md, "Fast path".
+//
+// NOTE [ GridSample fast path ]
+// Work is split into items (batch n, block of P consecutive output points). Each item is
+// computed by one thread in a fixed order, so results never depend on the thread count.
+// Per item:
+//   1. grid values of the block, per spatial axis d, into g[d][0..P) as float;
+//   2. per axis and SIMD vector of points: x = unnormalize(g), the K = 1/2/4 tap indices
+//      (padded: zeros -> index 0 and weight 0 when outside, border -> clamp, reflection ->
+//      period reduction in float, exact below 2^24) and weights. A vector with any
+//      coordinate that is non-finite or has |x| >= 2^22 is recomputed lane by lane with
+//      grid_sample_axis_taps_exact (the reference's formulas in plain scalar code);
+//   3. the K^r tap combinations: int32 src offset (sum of index * spatial stride) and
+//      weight (product over axes in the reference's order), NT = K^r rows of P;
+//   4. for every channel: dst = sum_k w_k * src[off_k] (GatherIndex + MulAdd over points for
+//      channels-first float32; vector loads over channels for channels-last), or for
+//      nearest a selection (w != 0 ? src[off] : 0, copied bit for bit).
+// Taps and weights are computed once per point and reused for every channel.
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "core/convert.h"
+#include "gridops/parallel.h"
+#include "kernels/grid_sample/grid_sample.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/grid_sample/grid_sample_hwy.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#ifndef GRIDOPS_GRID_SAMPLE_HWY_ONCE
+#define GRIDOPS_GRID_SAMPLE_HWY_ONCE
+namespace gridops::kernels::gs_fast {
+
+/// Points per sub-block of the tap computation (a multiple of every vector length).
+constexpr int64_t kSub = 512;
+
+/// Everything a block needs, computed once per run.
+struct Ctx {
+  InterpolationMode mode;
+  GridPadding padding;
+  bool align_corners;
+  bool channels_last;
+  int r;        // spatial rank, 1..3
+  int K;        // taps per axis
+  int NT;       // K^r
+  int64_t P;    // points per block (multiple of kSub)
+  int64_t channels;
+  int64_t len[3];
+  int32_t sstride[3];  // src spatial strides (elements)
+  int64_t out_sizes[3];
+  int64_t out_points;
+  int64_t blocks_per_batch;
+  // src
+  const char* src;
+  DType src_dtype;
+  int64_t s_batch, s_channel;
+  // grid
+  const char* grid;
+  DType grid_dtype;
+  int64_t g_batch, g_spatial[3], g_coord;
+  // dst
+  char* dst;
+  int64_t d_batch, d_channel, d_spatial[3];
+  bool window;     // 2-D linear/cubic with W >= K: taps on the x window (CombineWindow)
+  bool pair_ok;    // 2-D channels-first float32 linear/cubic with unit x stride and
+                   // W >= K: see NOTE [ GridSample x-window gathers ]
+  bool dst_dense;  // point offset (in elements) == point index (channels-first) or
+                   // point index * C (channels-last, with d_channel == 1)
+};
+
+}  // namespace gridops::kernels::gs_fast
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace gridops::kernels::gs_fast {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using DI = hn::RebindToSigned<DF>;
+using VF = hn::Vec<DF>;
+using VI = hn::Vec<DI>;
+
+/// Keeps the compiler from fusing the product into a following add or subtract (an FMA
+/// rounds once, the reference twice): the unnormalized coordinate must match it exactly.
+HWY_INLINE VF Opaque(VF v) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
+  asm("" : "+v"(v.raw));
+#endif
+  return v;
+}
+
+/// Per-block scratch of one thread.
+/// Per-block scratch of one thread. Steps 1-3 run on sub-blocks of kSub points (their
+/// arrays stay in L1); step 4 runs over the whole block of P points, one channel at a
+/// time, so that one channel's plane stays in cache while P points gather from it.
+struct Work {
+  std::vector<float> g;        // [r][kSub] grid values
+  std::vector<int32_t> ax_i;   // [r][K][kSub]
+  std::vector<float> ax_w;     // [r][K][kSub]
+  std::vector<int32_t> off;    // [NT][P]
+  std::vector<float> w;        // [NT][P]
+  std::vector<int64_t> doff;   // [P] dst point offsets (elements), without the batch part
+  std::vector<int64_t> off64;  // [NT/2][P] byte offsets of tap pairs (x-window mode)
+  explicit Work(const Ctx& c) {
+    const auto P = static_cast<size_t>(c.P);
+    const auto S = static_cast<size_t>(kSub);
+    g.resize(static_cast<size_t>(c.r) * S);
+    ax_i.resize(static_cast<size_t>(c.r * c.K) * S);
+    ax_w.resize(static_cast<size_t>(c.r * c.K) * S);
+    off.resize(static_cast<size_t>(c.NT) * P);
+    w.resize(static_cast<size_t>(c.NT) * P);
+    doff.resize(P);
+    if (c.pair_ok) off64.resize(static_cast<size_t>(c.NT / 2) * P);
+  }
+};
+
+template <class T>
+HWY_INLINE float LoadF(const T* p, int64_t i) {
+  return convert::load_real<float>(p[i]);
+}
+
+/// Step 1: grid values and dst point offsets of points [p0, p0 + cnt) of batch n; the
+/// rest of the block (up to Pv) gets coordinate 0, which is harmless and never stored.
+/// Walks the points row by row (runs along the innermost output axis), with everything
+/// in locals so the stores cannot be taken to alias the context.
+template <class GT, int R>
+void FillGrid(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64_t Pv,
+              int64_t* doff) {
+  const GT* gbase = reinterpret_cast<const GT*>(c.grid) + n * c.g_batch;
+  int64_t o[3] = {0, 0, 0}, osz[3], gsp[3], dsp[3];
+  for (int d = 0; d < R; ++d) {
+    osz[d] = c.out_sizes[d];
+    gsp[d] = c.g_spatial[d];
+    dsp[d] = c.d_spatial[d];
+  }
+  const int64_t gc = c.g_coord;
+  int64_t rem = p0;
+  for (int d = R - 1; d >= 0; --d) {
+    o[d] = rem % osz[d];
+    rem /= osz[d];
+  }
+  float* gd[3];
+  for (int d = 0; d < R; ++d) gd[d] = wk.g.data() + static_cast<size_t>(d * kSub);
+  int64_t p = 0;
+  while (p < cnt) {
+    int64_t goff = 0, dof = 0;
+    for (int d = 0; d < R; ++d) {
+      goff += o[d] * gsp[d];
+      dof += o[d] * dsp[d];
+    }
+    const int64_t run = std::min(cnt - p, osz[R - 1] - o[R - 1]);
+    const GT* gp = gbase + goff;
+    const int64_t gi = gsp[R - 1], di = dsp[R - 1];
+    if constexpr (std::is_same_v<GT, float>) {
+      if (gi == R && gc == 1) {  // contiguous float32 grid: plain deinterleave
+        for (int64_t q = 0; q < run; ++q) {
+          for (int d = 0; d < R; ++d) gd[d][p + q] = gp[q * R + (R - 1 - d)];
+          doff[p + q] = dof + q * di;
+        }
+        p += run;
+        o[R - 1] += run;
+        for (int d = R - 1; d > 0 && o[d] >= osz[d]; --d) {
+          o[d] = 0;
+          ++o[d - 1];
+        }
+        continue;
+      }
+    }
+    for (int64_t q = 0; q < run; ++q) {
+      for (int d = 0; d < R; ++d) gd[d][p + q] = LoadF(gp, q * gi + (R - 1 - d) * gc);
+      doff[p + q] = dof + q * di;
+    }
+    p += run;
+    o[R - 1] += run;
+    for (int d = R - 1; d > 0 && o[d] >= osz[d]; --d) {
+      o[d] = 0;
+      ++o[d - 1];
+    }
+  }
+  for (int64_t q = cnt; q < Pv; ++q) {
+    for (int d = 0; d < R; ++d) gd[d][q] = 0.0f;
+  }
+}
+
+template <class GT>
+void FillGridR(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64_t Pv,
+               int64_t* doff) {
+  switch (c.r) {
+    case 1: FillGrid<GT, 1>(c, wk, n, p0, cnt, Pv, doff); break;
+    case 2: FillGrid<GT, 2>(c, wk, n, p0, cnt, Pv, doff); break;
+    default: FillGrid<GT, 3>(c, wk, n, p0, cnt, Pv, doff); break;
+  }
+}
+
+/// Step 2 for axis d over Pv points.
+void AxisTaps(const Ctx& c, Work& wk, int d, int64_t Pv) {
+  const DF df;
+  const DI di;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  const auto P = static_cast<size_t>(kSub);
+  const int K = c.K;
+  const int64_t len = c.len[d];
+  const float* g = wk.g.data() + static_cast<size_t>(d) * P;
+  int32_t* ai = wk.ax_i.data() + static_cast<size_t>(d * K) * P;
+  float* aw = wk.ax_w.data() + static_cast<size_t>(d * K) * P;
+
+  const VF one = hn::Set(df, 1.0f);
+  const VF half = hn::Set(df, 0.5f);
+  const VF L = hn::Set(df, static_cast<float>(len));
+  const VF Lm1 = hn::Set(df, static_cast<float>(len - 1));
+  const VF limit = hn::Set(df, 4194304.0f);  // 2^22
+  const VI zero_i = hn::Zero(di);
+  const VI minus1_i = hn::Set(di, -1);  // 1.0.3 has no Ge for int32
+  const VI len_i = hn::Set(di, static_cast<int32_t>(len));
+  const VI lenm1_i = hn::Set(di, static_cast<int32_t>(len - 1));
+  // Reflection: period and whether the axis degenerates to index 0 (reflect with len 1).
+  const bool refl = c.padding == GridPadding::kReflection;
+  const bool refl_single = refl && c.align_corners && len == 1;
+  const int64_t period = c.align_corners ? 2 * (len - 1) : 2 * len;
+  const VF per_f = hn::Set(df, static_cast<float>(period > 0 ? period : 1));
+  const VF inv_per = hn::Set(df, 1.0f / static_cast<float>(period > 0 ? period : 1));
+  const VI per_i = hn::Set(di, static_cast<int32_t>(period > 0 ? period : 1));
+  const VI per_m1_i = hn::Set(di, static_cast<int32_t>(period - 1));
+  // cubic
+  const VF A = hn::Set(df, -0.75f);
+  const VF Ap2 = hn::Set(df, -0.75f + 2.0f), Ap3 = hn::Set(df, -0.75f + 3.0f);
+  const VF A5 = hn::Set(df, 5.0f * -0.75f), A8 = hn::Set(df, 8.0f * -0.75f),
+           A4 = hn::Set(df, 4.0f * -0.75f);
+  const VF two = hn::Set(df, 2.0f);
+
+  // Pads integer tap indices; returns the index (0 when outside under zeros) and sets
+  // *inside for zeros padding.
+  auto pad = [&](VI i, hn::Mask<DI>* inside) -> VI {
+    switch (c.padding) {
+      case GridPadding::kZeros: {
+        *inside = hn::And(hn::Gt(i, minus1_i), hn::Lt(i, len_i));
+        return hn::IfThenElseZero(*inside, i);
+      }
+      case GridPadding::kBorder: return hn::Min(hn::Max(i, zero_i), lenm1_i);
+      case GridPadding::kReflection: {
+        if (refl_single) return zero_i;
+        const VF fi = hn::ConvertTo(df, i);
+        const VF q = hn::Floor(hn::Mul(fi, inv_per));
+        VI m = hn::ConvertTo(di, hn::Sub(fi, hn::Mul(q, per_f)));  // exact: |values| < 2^24
+        m = hn::IfThenElse(hn::Lt(m, zero_i), hn::Add(m, per_i), m);
+        m = hn::IfThenElse(hn::Gt(m, per_m1_i), hn::Sub(m, per_i), m);
+        const VI mirrored = c.align_corners ? hn::Sub(per_i, m) : hn::Sub(per_m1_i, m);
+        return hn::IfThenElse(hn::Lt(m, len_i), m, mirrored);
+      }
+    }
+    return zero_i;
+  };
+
+  for (int64_t j = 0; j < Pv; j += N) {
+    const VF gv = hn::LoadU(df, g + j);
+    const VF gp1 = hn::Add(gv, one);
+    VF x;
+    if (c.align_corners) {
+      x = hn::Mul(hn::Mul(gp1, half), Lm1);
+    } else {
+      x = hn::Mul(hn::Sub(Opaque(hn::Mul(gp1, L)), one), half);
+    }
+    const auto nice = hn::Lt(hn::Abs(x), limit);  // false for NaN and inf
+    if (!hn::AllTrue(df, nice)) {
+      HWY_ALIGN float xs[hn::MaxLanes(df)];
+      hn::Store(x, df, xs);
+      for (int64_t l = 0; l < N; ++l) {
+        int32_t ii[4];
+        float ww[4];
+        grid_sample_axis_taps_exact(c.mode, c.padding, c.align_corners, xs[l], len, ii, ww);
+        for (int k = 0; k < K; ++k) {
+          ai[static_cast<size_t>(k) * P + static_cast<size_t>(j + l)] = ii[k];
+          aw[static_cast<size_t>(k) * P + static_cast<size_t>(j + l)] = ww[k];
+        }
+      }
+      continue;
+    }
+    if (c.mode == InterpolationMode::kNearest) {
+      const VI i = hn::ConvertTo(di, hn::Round(x));  // ties to even, like round_half_even
+      auto inside = hn::FirstN(di, static_cast<size_t>(N));
+      const VI idx = pad(i, &inside);
+      hn::StoreU(idx, di, ai + j);
+      hn::StoreU(hn::IfThenElseZero(hn::RebindMask(df, inside), one), df, aw + j);
+      continue;
+    }
+    const VF f = hn::Floor(x);
+    const VF t = hn::Sub(x, f);
+    const VI i0 = hn::ConvertTo(di, f);
+    VF wv[4];
+    VI iv[4];
+    if (c.mode == InterpolationMode::kLinear) {
+      wv[0] = hn::Sub(one, t);
+      wv[1] = t;
+      iv[0] = i0;
+      iv[1] = hn::Add(i0, hn::Set(di, 1));
+    } else {
+      // coords::cubic_weights: near(d) for |d| <= 1, far(d) for 1 < |d| < 2.
+      auto near = [&](VF dd) {
+        return hn::Add(hn::Mul(hn::Mul(hn::Sub(hn::Mul(Ap2, dd), Ap3), dd), dd), one);
+      };
+      auto far = [&](VF dd) {
+        return hn::Sub(hn::Mul(hn::Add(hn::Mul(hn::Sub(hn::Mul(A, dd), A5), dd), A8), dd), A4);
+      };
+      wv[0] = far(hn::Add(t, one));
+      wv[1] = near(t);
+      wv[2] = near(hn::Sub(one, t));
+      wv[3] = far(hn::Sub(two, t));
+      for (int k = 0; k < 4; ++k) iv[k] = hn::Add(i0, hn::Set(di, k - 1));
+    }
+    for (int k = 0; k < K; ++k) {
+      auto inside = hn::FirstN(di, static_cast<size_t>(N));
+      const VI idx = pad(iv[k], &inside);
+      VF wk_v = wv[k];
+      if (c.padding == GridPadding::kZeros) wk_v = hn::IfThenElseZero(hn::RebindMask(df, inside), wk_v);
+      hn::StoreU(idx, di, ai + static_cast<size_t>(k) * P + j);
+      hn::StoreU(wk_v, df, aw + static_cast<size_t>(k) * P + j);
+    }
+  }
+}
+
+/// The x window of NOTE [ GridSample x-window gathers ] for the vector of points at j of
+/// the sub-block: its first column *b and the K column weights.
+HWY_INLINE void XWindow(const Ctx& c, const Work& wk, int64_t j, VI* b_out, VF* wcol) {
+  const DF df;
+  const DI di;
+  const auto S = static_cast<size_t>(kSub);
+  const int K = c.K;
+  const int xa = c.r - 1;  // the innermost axis
+  const VI wmax = hn::Set(di, static_cast<int32_t>(c.len[xa] - K));
+  const VF zero_f = hn::Zero(df);
+  VI ix[4];
+  VF wx[4];
+  VI b = wmax;
+  for (int k = 0; k < K; ++k) {
+    ix[k] = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(xa * K + k) * S + j);
+    wx[k] = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(xa * K + k) * S + j);
+    const auto nonzero = hn::RebindMask(di, hn::Not(hn::Eq(wx[k], zero_f)));
+    b = hn::Min(b, hn::IfThenElse(nonzero, ix[k], wmax));
+  }
+  b = hn::Max(b, hn::Zero(di));
+  for (int m = 0; m < K; ++m) {
+    const VI col = hn::Add(b, hn::Set(di, m));
+    VF sum = hn::IfThenElseZero(hn::RebindMask(df, hn::Eq(ix[0], col)), wx[0]);
+    for (int k = 1; k < K; ++k) {
+      sum = hn::Add(sum, hn::IfThenElseZero(hn::RebindMask(df, hn::Eq(ix[k], col)), wx[k]));
+    }
+    wcol[m] = sum;
+  }
+  *b_out = b;
+}
+
+/// Offset and weight of outer combination `oc` (axes 0..r-2, last fastest; weights
+/// multiplied from axis 0 on, as in the reference) for the vector of points at j.
+HWY_INLINE void OuterTap(const Ctx& c, const Work& wk, int oc, int64_t j, VI* off, VF* w) {
+  const DF df;
+  const DI di;
+  const auto S = static_cast<size_t>(kSub);
+  const int K = c.K;
+  int kk[2] = {0, 0};
+  int rest = oc;
+  for (int d = c.r - 2; d >= 0; --d) {
+    kk[d] = rest % K;
+    rest /= K;
+  }
+  VI o = hn::Zero(di);
+  VF wv = hn::Set(df, 1.0f);
+  for (int d = 0; d <= c.r - 2; ++d) {
+    const size_t row = static_cast<size_t>(d * K + kk[d]) * S;
+    o = hn::Add(o, hn::Mul(hn::LoadU(di, wk.ax_i.data() + row + j), hn::Set(di, c.sstride[d])));
+    const VF wa = hn::LoadU(df, wk.ax_w.data() + row + j);
+    wv = d == 0 ? wa : hn::Mul(wv, wa);
+  }
+  *off = o;
+  *w = wv;
+}
+
+/// Step 3 for 2-D/3-D linear/cubic with W >= K (c.window): the outer tap combinations and
+/// the x window columns, in the same order and with the same products as the x-window
+/// gathers, so every layout and path gives the same bits.
+void CombineWindow(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
+  const DF df;
+  const DI di;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  const auto P = static_cast<size_t>(c.P);
+  const int K = c.K;
+  const VI sx = hn::Set(di, c.sstride[c.r - 1]);
+  const int outer = c.NT / K;
+  for (int64_t j = 0; j < Pv; j += N) {
+    VI b;
+    VF wcol[4];
+    XWindow(c, wk, j, &b, wcol);
+    for (int ky = 0; ky < outer; ++ky) {
+      VI row;
+      VF wy;
+      OuterTap(c, wk, ky, j, &row, &wy);
+      for (int m = 0; m < K; ++m) {
+        const size_t k = static_cast<size_t>(ky * K + m);
+        const VI o = hn::Add(row, hn::Mul(hn::Add(b, hn::Set(di, m)), sx));
+        hn::StoreU(o, di, wk.off.data() + k * P + static_cast<size_t>(s0 + j));
+        hn::StoreU(hn::Mul(wy, wcol[m]), df, wk.w.data() + k * P + static_cast<size_t>(s0 + j));
+      }
+    }
+  }
+}
+
+/// Step 3: combinations in the reference's order (last axis fastest), weights multiplied
+/// from the first axis on, offsets summed.
+void Combine(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
+  const DF df;
+  const DI di;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  const auto P = static_cast<size_t>(c.P);
+  const auto S = static_cast<size_t>(kSub);
+  const int K = c.K, r = c.r;
+  const bool nearest = c.mode == InterpolationMode::kNearest;
+  for (int64_t j = 0; j < Pv; j += N) {
+    for (int combo = 0; combo < c.NT; ++combo) {
+      int kk[3] = {0, 0, 0};
+      int rest = combo;
+      for (int d = r - 1; d >= 0; --d) {
+        kk[d] = rest % K;
+        rest /= K;
+      }
+      VI off = hn::Zero(di);
+      VF w = hn::Set(df, 1.0f);
+      for (int d = 0; d < r; ++d) {
+        const size_t row = static_cast<size_t>(d * K + kk[d]) * S;
+        const VI idx = hn::LoadU(di, wk.ax_i.data() + row + j);
+        off = hn::Add(off, hn::Mul(idx, hn::Set(di, c.sstride[d])));
+        const VF wa = hn::LoadU(df, wk.ax_w.data() + row + j);
+        w = d == 0 ? wa : hn::Mul(w, wa);
+      }
+      if (nearest) off = hn::IfThenElseZero(hn::RebindMask(di, hn::Gt(w, hn::Zero(df))), off);
+      hn::StoreU(off, di, wk.off.data() + static_cast<size_t>(combo) * P + s0 + j);
+      hn::StoreU(w, df, wk.w.data() + static_cast<size_t>(combo) * P + s0 + j);
+    }
+  }
+}
+
+// NOTE [ GridSample x-window gathers ]
+// In 2-D and 3-D channels-first float32 with unit x stride, the K taps of the x axis (after any
+// padding) always lie in a window of K consecutive columns [b, b + K): zeros padding only
+// drops taps, and clamp and reflection map K consecutive integers onto an interval of at
+// most K consecutive integers. With b = clamp(min index of the taps with nonzero weight,
+// 0, W - K) and per-column weights (the sum of the tap weights landing on that column), a
+// row of the window is read as K/2 64-bit gathers of column pairs instead of K 32-bit
+// gathers, which halves the gathered elements. Weights that land on the same column are
+// summed before multiplying (the reference multiplies each and sums), inside the stated
+// tolerance (NOTE [ GridSample fast path tolerance ] in the diff test).
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+constexpr bool kHavePairs = true;
+using D64 = hn::Repartition<int64_t, DF>;
+using DD = hn::Repartition<double, DF>;
+
+/// Step 3 in x-window mode: rows (ky, pair q) of int64 byte offsets and two weights.
+void CombinePairs(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
+  const DF df;
+  const DI di;
+  const hn::Half<DI> dh;
+  const D64 d64;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  const auto H = static_cast<int64_t>(hn::Lanes(d64));
+  const auto P = static_cast<size_t>(c.P);
+  const int K = c.K;
+  const int outer = c.NT / K;
+  for (int64_t j = 0; j < Pv; j += N) {
+    VI b;
+    VF wcol[4];
+    XWindow(c, wk, j, &b, wcol);
+    for (int ky = 0; ky < outer; ++ky) {
+      VI row;
+      VF wy;
+      OuterTap(c, wk, ky, j, &row, &wy);
+      row = hn::Add(row, b);
+      for (int q = 0; q < K / 2; ++q) {
+        const size_t r = static_cast<size_t>(ky * (K / 2) + q);
+        const VI o = hn::Add(row, hn::Set(di, 2 * q));
+        const auto lo = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o)));
+        const auto hi = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o)));
+        int64_t* dst64 = wk.off64.data() + r * P + static_cast<size_t>(s0 + j);
+        hn::StoreU(lo, d64, dst64);
+        hn::StoreU(hi, d64, dst64 + H);
+        float* wrow = wk.w.data() + 2 * r * P + static_cast<size_t>(s0 + j);
+        hn::StoreU(hn::Mul(wy, wcol[2 * q]), df, wrow);
+        hn::StoreU(hn::Mul(wy, wcol[2 * q + 1]), df, wrow + P);
+      }
+    }
+  }
+}
+
+/// Step 4 in x-window mode.
+template <int NR>
+void ChannelsPairs(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt) {
+  const DF df;
+  const D64 d64;
+  const DD dd;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  const auto H = static_cast<int64_t>(hn::Lanes(d64));
+  const auto P = static_cast<size_t>(c.P);
+  const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch;
+  float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch;
+  for (int64_t ch = 0; ch < c.channels; ++ch) {
+    const auto* plane = reinterpret_cast<const double*>(sbase + ch * c.s_channel);
+    float* dplane = dbase + ch * c.d_channel;
+    for (int64_t j = 0; j < cnt; j += N) {
+      VF acc = hn::Zero(df);
+      for (int r = 0; r < NR; ++r) {
+        const int64_t* o = wk.off64.data() + static_cast<size_t>(r) * P + static_cast<size_t>(j);
+        const VF glo = hn::BitCast(df, hn::GatherOffset(dd, plane, hn::LoadU(d64, o)));
+        const VF ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, hn::LoadU(d64, o + H)));
+        const float* wrow = wk.w.data() + 2 * static_cast<size_t>(r) * P + static_cast<size_t>(j);
+        acc = hn::MulAdd(hn::LoadU(df, wrow), hn::ConcatEven(df, ghi, glo), acc);
+        acc = hn::MulAdd(hn::LoadU(df, wrow + P), hn::ConcatOdd(df, ghi, glo), acc);
+      }
+      if (j + N <= cnt && c.dst_dense) {
+        hn::StoreU(acc, df, dplane + p0 + j);
+      } else {
+        HWY_ALIGN float tmp[hn::MaxLanes(df)];
+        hn::Store(acc, df, tmp);
+        const int64_t m = std::min(N, cnt - j);
+        for (int64_t l = 0; l < m; ++l) dplane[wk.doff[static_cast<size_t>(j + l)]] = tmp[l];
+      }
+    }
+  }
+}
+#else
+constexpr bool kHavePairs = false;
+void CombinePairs(const Ctx&, Work&, int64_t, int64_t) {}
+template <int NR>
+void ChannelsPairs(const Ctx&, Work&, int64_t, int64_t, int64_t) {}
+#endif
+
+template <class T>
+HWY_INLINE void StoreScalar(char* dst, int64_t off, float v) {
+  reinterpret_cast<T*>(dst)[off] = convert::store_real<T>(v);
+}
+
+/// Step 4, channels-first float32: gathers over points.
+template <int NT>
+void ChannelsFirstF32(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt) {
+  const DF df;
+  const DI di;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  const auto P = static_cast<size_t>(c.P);
+  const bool nearest = c.mode == InterpolationMode::kNearest;
+  const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch;
+  float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch;
+  const int64_t nt = NT > 0 ? NT : c.NT;
+  for (int64_t ch = 0; ch < c.channels; ++ch) {
+    const float* plane = sbase + ch * c.s_channel;
+    float* dplane = dbase + ch * c.d_channel;
+    for (int64_t j = 0; j < cnt; j += N) {
+      const bool full = j + N <= cnt;
+      VF acc;
+      if (nearest) {
+        const VI o = hn::LoadU(di, wk.off.data() + j);
+        const VF wv = hn::LoadU(df, wk.w.data() + j);
+        acc = hn::IfThenElseZero(hn::Gt(wv, hn::Zero(df)), hn::GatherIndex(df, plane, o));
+      } else {
+        acc = hn::Zero(df);
+        for (int64_t k = 0; k < nt; ++k) {
+          const VI o = hn::LoadU(di, wk.off.data() + static_cast<size_t>(k) * P + j);
+          const VF wv = hn::LoadU(df, wk.w.data() + static_cast<size_t>(k) * P + j);
+          acc = hn::MulAdd(wv, hn::GatherIndex(df, plane, o), acc);
+        }
+      }
+      if (full && c.dst_dense) {
+        hn::StoreU(acc, df, dplane + p0 + j);
+      } else {
+        HWY_ALIGN float tmp[hn::MaxLanes(df)];
+        hn::Store(acc, df, tmp);
+        const int64_t m = std::min(N, cnt - j);
+        for (int64_t l = 0; l < m; ++l) dplane[wk.doff[static_cast<size_t>(j + l)]] = tmp[l];
+      }
+    }
+  }
+}
+
+/// Step 4, channels-last float32 with unit channel stride: vectors over channels.
+template <int NT>
+void ChannelsLastF32(const Ctx& c, Work& wk, int64_t n, int64_t cnt) {
+  const DF df;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  const auto P = static_cast<size_t>(c.P);
+  const bool nearest = c.mode == InterpolationMode::kNearest;
+  const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch;
+  float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch;
+  const int64_t nt = NT > 0 ? NT : c.NT;
+  const int64_t C = c.channels;
+  const bool dst_unit = c.d_channel == 1;
+  for (int64_t p = 0; p < cnt; ++p) {
+    float* dp = dbase + wk.doff[static_cast<size_t>(p)];
+    for (int64_t ch = 0; ch < C; ch += N) {
+      const bool full = ch + N <= C;
+      const auto mask = hn::FirstN(df, static_cast<size_t>(std::min(N, C - ch)));
+      VF acc;
+      if (nearest) {
+        const float* sp = sbase + wk.off[static_cast<size_t>(p)] + ch;
+        if (wk.w[static_cast<size_t>(p)] > 0.0f) {
+          acc = full ? hn::LoadU(df, sp) : hn::MaskedLoad(mask, df, sp);
+        } else {
+          acc = hn::Zero(df);
+        }
+      } else {
+        acc = hn::Zero(df);
+        for (int64_t k = 0; k < nt; ++k) {
+          const size_t at = static_cast<size_t>(k) * P + static_cast<size_t>(p);
+          const float* sp = sbase + wk.off[at] + ch;
+          const VF v = full ? hn::LoadU(df, sp) : hn::MaskedLoad(mask, df, sp);
+          acc = hn::MulAdd(hn::Set(df, wk.w[at]), v, acc);
+        }
+      }
+      if (dst_unit) {
+        if (full) hn::StoreU(acc, df, dp + ch);
+        else hn::BlendedStore(acc, mask, df, dp + ch);
+      } else {
+        HWY_ALIGN float tmp[hn::MaxLanes(df)];
+        hn::Store(acc, df, tmp);
+        const int64_t m = std::min(N, C - ch);
+        for (int64_t l = 0; l < m; ++l) dp[(ch + l) * c.d_channel] = tmp[l];
+      }
+    }
+  }
+}
+
+/// Step 4, any layout and float16/bfloat16 (or strided channels-last): scalar over taps.
+template <class T>
+void GenericChannels(const Ctx& c, Work& wk, int64_t n, int64_t cnt) {
+  const auto P = static_cast<size_t>(c.P);
+  const bool nearest = c.mode == InterpolationMode::kNearest;
+  const T* sbase = reinterpret_cast<const T*>(c.src) + n * c.s_batch;
+  T* dbase = reinterpret_cast<T*>(c.dst) + n * c.d_batch;
+  const int NT = c.NT;
+  for (int64_t ch = 0; ch < c.channels; ++ch) {
+    const T* plane = sbase + ch * c.s_channel;
+    T* dplane = dbase + ch * c.d_channel;
+    for (int64_t p = 0; p < cnt; ++p) {
+      T& out = dplane[wk.doff[static_cast<size_t>(p)]];
+      if (nearest) {
+        out = wk.w[static_cast<size_t>(p)] > 0.0f ? plane[wk.off[static_cast<size_t>(p)]] : T{};
+        continue;
+      }
+      float acc = 0.0f;
+      for (int k = 0; k < NT; ++k) {
+        const size_t at = static_cast<size_t>(k) * P + static_cast<size_t>(p);
+        acc += wk.w[at] * convert::load_real<float>(plane[wk.off[at]]);
+      }
+      out = convert::store_real<T>(acc);
+    }
+  }
+}
+
+template <int NT>
+void ChannelsF32(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt) {
+  if (c.channels_last) {
+    ChannelsLastF32<NT>(c, wk, n, cnt);
+  } else {
+    ChannelsFirstF32<NT>(c, wk, n, p0, cnt);
+  }
+}
+
+void RunItems(const Ctx& c, int64_t begin, int64_t end) {
+  const DF df;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  Work wk(c);
+  const bool f32 = c.src_dtype == DType::kFloat32;
+  const bool vector_channels = f32 && (!c.channels_last || c.s_channel == 1);
+  const bool pairs = kHavePairs && c.pair_ok;
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t n = item / c.blocks_per_batch;
+    const int64_t p0 = (item % c.blocks_per_batch) * c.P;
+    const int64_t cnt = std::min(c.P, c.out_points - p0);
+    for (int64_t s0 = 0; s0 < cnt; s0 += kSub) {
+      const int64_t sc = std::min(kSub, cnt - s0);
+      const int64_t Pv = (sc + N - 1) / N * N;
+      int64_t* doff = wk.doff.data() + s0;
+      switch (c.grid_dtype) {
+        case DType::kFloat16: FillGridR<float16>(c, wk, n, p0 + s0, sc, Pv, doff); break;
+        case DType::kBFloat16: FillGridR<bfloat16>(c, wk, n, p0 + s0, sc, Pv, doff); break;
+        default: FillGridR<float>(c, wk, n, p0 + s0, sc, Pv, doff); break;
+      }
+      for (int d = 0; d < c.r; ++d) AxisTaps(c, wk, d, Pv);
+      if (pairs) {
+        CombinePairs(c, wk, Pv, s0);
+      } else if (c.window) {
+        CombineWindow(c, wk, Pv, s0);
+      } else {
+        Combine(c, wk, Pv, s0);
+      }
+    }
+    if (pairs) {
+      switch (c.NT / 2) {
+        case 2: ChannelsPairs<2>(c, wk, n, p0, cnt); break;
+        case 4: ChannelsPairs<4>(c, wk, n, p0, cnt); break;
+        case 8: ChannelsPairs<8>(c, wk, n, p0, cnt); break;
+        default: ChannelsPairs<32>(c, wk, n, p0, cnt); break;
+      }
+      continue;
+    }
+    if (vector_channels) {
+      switch (c.NT) {
+        case 1: ChannelsF32<1>(c, wk, n, p0, cnt); break;
+        case 4: ChannelsF32<4>(c, wk, n, p0, cnt); break;
+        case 8: ChannelsF32<8>(c, wk, n, p0, cnt); break;
+        case 16: ChannelsF32<16>(c, wk, n, p0, cnt); break;
+        default: ChannelsF32<0>(c, wk, n, p0, cnt); break;
+      }
+    } else if (c.src_dtype == DType::kFloat32) {
+      GenericChannels<float>(c, wk, n, cnt);
+    } else if (c.src_dtype == DType::kFloat16) {
+      GenericChannels<float16>(c, wk, n, cnt);
+    } else {
+      GenericChannels<bfloat16>(c, wk, n, cnt);
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gridops::kernels::gs_fast
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace gridops::kernels {
+namespace gs_fast {
+HWY_EXPORT(RunItems);
+}  // namespace gs_fast
+
+void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const TensorView& grid,
+                      const MutableTensorView& dst) {
+  using gs_fast::Ctx;
+  Ctx c{};
+  c.mode = p.mode;
+  c.padding = p.padding;
+  c.align_corners = p.align_corners;
+  c.channels_last = p.layout == ChannelLayout::kChannelsLast;
+  c.r = p.spatial_rank;
+  c.K = p.mode == InterpolationMode::kNearest ? 1 : p.mode == InterpolationMode::kLinear ? 2 : 4;
+  c.NT = 1;
+  for (int d = 0; d < c.r; ++d) c.NT *= c.K;
+  // Block size: about 512 KiB of offsets and weights (NT * P * 8 bytes), so that a block
+  // sweeps each channel plane once (step 4 is channel-outer); smaller when that leaves
+  // fewer than 4 blocks per thread. The split never changes any result.
+  c.P = std::max<int64_t>(gs_fast::kSub, (int64_t{1} << 16) / c.NT);
+  // With few channels the tap arrays are reread only a few times: keep them small (in L1
+  // and L2) instead; the source locality then comes from the grid itself.
+  if (p.channels <= 4) c.P = gs_fast::kSub;
+  c.channels = p.channels;
+  c.out_points = 1;
+  for (int d = 0; d < c.r; ++d) {
+    c.len[d] = p.in_sizes[static_cast<size_t>(d)];
+    c.out_sizes[d] = p.out_sizes[static_cast<size_t>(d)];
+    c.out_points *= c.out_sizes[d];
+  }
+  if (p.batch == 0 || p.channels == 0 || c.out_points == 0) return;
+
+  const size_t first_spatial = c.channels_last ? 1 : 2;
+  const size_t chan_axis = c.channels_last ? static_cast<size_t>(c.r) + 1 : 1;
+  // src offsets must fit in int32 (tap offsets and, channels-last, plus the channel).
+  int64_t span = 0;
+  for (int d = 0; d < c.r; ++d) {
+    const int64_t st = src.strides[first_spatial + static_cast<size_t>(d)];
+    span += (c.len[d] - 1) * (st < 0 ? -st : st);
+    if (st > INT32_MAX || st < -INT32_MAX) span = INT64_MAX / 4;
+    c.sstride[d] = static_cast<int32_t>(st);
+  }
+  if (c.channels_last) {
+    const int64_t st = src.strides[chan_axis];
+    span += (c.channels - 1) * (st < 0 ? -st : st);
+    if (st > INT32_MAX || st < -INT32_MAX) span = INT64_MAX / 4;
+  }
+  if (span >= (int64_t{1} << 30)) {
+    grid_sample_ref(p, src, grid, dst);  // rare: a huge or strangely strided src
+    return;
+  }
+  c.src = static_cast<const char*>(src.data);
+  c.src_dtype = p.src_dtype;
+  c.s_batch = src.strides[0];
+  c.s_channel = src.strides[chan_axis];
+  c.grid = static_cast<const char*>(grid.data);
+  c.grid_dtype = p.grid_dtype;
+  c.g_batch = grid.strides[0];
+  for (int d = 0; d < c.r; ++d) c.g_spatial[d] = grid.strides[1 + static_cast<size_t>(d)];
+  c.g_coord = grid.strides[static_cast<size_t>(c.r) + 1];
+  c.dst = static_cast<char*>(dst.mutable_data());
+  c.d_batch = dst.strides[0];
+  c.d_channel = dst.strides[chan_axis];
+  int64_t expect = c.channels_last ? c.channels : 1;
+  c.dst_dense = !c.channels_last || c.d_channel == 1;
+  for (int d = c.r - 1; d >= 0; --d) {
+    c.d_spatial[d] = dst.strides[first_spatial + static_cast<size_t>(d)];
+    if (c.d_spatial[d] != expect && c.out_sizes[d] > 1) c.dst_dense = false;
+    expect *= c.out_sizes[d];
+  }
+  {
+    const int64_t threads = std::max(1, get_num_threads());
+    const int64_t want = (p.batch * c.out_points + 4 * threads - 1) / (4 * threads);
+    const int64_t want_rounded = (want + gs_fast::kSub - 1) / gs_fast::kSub * gs_fast::kSub;
+    c.P = std::min(c.P, std::max(gs_fast::kSub, want_rounded));
+  }
+  c.window = c.r >= 2 && p.mode != InterpolationMode::kNearest && c.len[c.r - 1] >= c.K;
+  c.pair_ok = c.window && !c.channels_last && p.src_dtype == DType::kFloat32 &&
+              c.sstride[c.r - 1] == 1;
+  c.blocks_per_batch = (c.out_points + c.P - 1) / c.P;
+  const int64_t items = p.batch * c.blocks_per_batch;
+  const auto run = HWY_DYNAMIC_DISPATCH(gs_fast::RunItems);
+  // Small problems run on one thread: waking a second costs more than it saves.
+  const int64_t work_per_item = c.P * std::max<int64_t>(c.channels, 4) * c.NT;
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / work_per_item);
+  parallel_for(items, grain, [&](int64_t b, int64_t e) { run(c, b, e); });
+}
+
+}  // namespace gridops::kernels
+#endif  // HWY_ONCE
