@@ -32,6 +32,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/resample/resample_hwy.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 HWY_BEFORE_NAMESPACE();
@@ -108,6 +109,32 @@ HWY_INLINE void StorePartialF(D d, hn::Vec<D> v, T* p, int64_t count) {
   for (int64_t i = 0; i < count; ++i) p[i] = FromF32<T>(buf[i]);
 }
 
+/// A full-vector store, non-temporal when `stream` (the caller guarantees alignment to the
+/// vector size and a full native vector: kCap >= 8).
+template <class D>
+HWY_INLINE void StoreOut(D d, hn::Vec<D> v, float* p, bool stream) {
+  if (stream) {
+    hn::Stream(v, d, p);
+  } else {
+    hn::StoreU(v, d, p);
+  }
+}
+template <class D>
+HWY_INLINE void StoreOut(D d, hn::Vec<D> v, bfloat16* p, bool stream) {
+  if (!stream) {
+    StoreF(d, v, p);
+    return;
+  }
+  HWY_ALIGN bfloat16 buf[kMaxF32Lanes];
+  StoreF(d, v, buf);
+  const hn::Rebind<uint16_t, D> du16;
+  hn::Stream(hn::Load(du16, reinterpret_cast<const uint16_t*>(buf)), du16,
+             reinterpret_cast<uint16_t*>(p));
+}
+
+/// Non-temporal stores pay off for outputs well beyond the caches.
+constexpr int64_t kStreamBytes = int64_t{4} << 20;
+
 template <class D>
 HWY_INLINE hn::Vec<D> Lerp(hn::Vec<D> w0, hn::Vec<D> w1, hn::Vec<D> a, hn::Vec<D> b) {
   return hn::MulAdd(w1, b, hn::Mul(w0, a));
@@ -178,6 +205,21 @@ HWY_INLINE void OuterIndex(int64_t pos, const int64_t* len, int64_t idx[2]) {
   (void)idx;
 }
 
+/// Whether the channel-vector kernels may use non-temporal stores into `out` (layout l):
+/// a large output, whole native vectors, chunks aligned to the vector size.
+template <class T>
+bool StreamOK(const ResampleProblem& p, const ResampleLayout& l, const T* out, int64_t L,
+              size_t cap) {
+  if (cap < 8) return false;
+  int64_t elems = p.n * l.padded_c;
+  for (int k = 0; k < p.spatial_rank; ++k) elems *= (&l == &p.src ? p.in[k] : p.out[k]);
+  if (elems * static_cast<int64_t>(sizeof(T)) < kStreamBytes) return false;
+  if (reinterpret_cast<uintptr_t>(out) % 64 != 0) return false;
+  // Every chunk start must be a multiple of L elements: blocked (block multiple of L) or
+  // channels-last with C a multiple of L.
+  return l.block > 1 ? l.block % L == 0 : p.c % L == 0;
+}
+
 // =====================================================================================
 // Channel-vector kernels: both tensors hold runs of contiguous channels (nhwc, blocked,
 // any mix of them; kCap == 1 is the generic per-channel path for any other mix).
@@ -198,8 +240,14 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   const int64_t tasks = p.n * ngroups * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const int64_t ssw = S.spatial_stride[R - 1], dsw = Dl.spatial_stride[R - 1];
+  const int32_t* i0p = aw.i0.data();
+  const int32_t* i1p = aw.i1.data();
+  const float* w0p = aw.w0.data();
+  const float* w1p = aw.w1.data();
+  const bool stream = StreamOK(p, Dl, dst, L, kCap);
   parallel_for(tasks, GrainFor(Ow * G * L), [&](int64_t begin, int64_t end) {
     std::vector<float> v(static_cast<size_t>(Iw * G * L));
+    std::vector<int64_t> qreal(static_cast<size_t>(G)), qs(qreal.size()), qd(qreal.size());
     for (int64_t task = begin; task < end; ++task) {
       const int64_t pos = task % outer;
       const int64_t rest = task / outer;
@@ -237,53 +285,60 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       }
       const auto va0 = hn::Set(d, wa0), va1 = hn::Set(d, wa1);
       const auto vb0 = hn::Set(d, wb0), vb1 = hn::Set(d, wb1);
-      // Step 1: v[iw][q] = the outer axes' interpolation at input column iw.
-      for (int64_t q = q0; q < q1; ++q) {
-        const int64_t c0 = q * L;
-        const int64_t real = std::min(L, p.c - c0);
-        float* vq = v.data() + (q - q0) * L;
-        if (real <= 0) {
-          for (int64_t iw = 0; iw < Iw; ++iw) hn::StoreU(hn::Zero(d), d, vq + iw * G * L);
-          continue;
+      // Per chunk: real channels, src and dst offsets.
+      const int64_t nql = q1 - q0;
+      for (int64_t j = 0; j < nql; ++j) {
+        const int64_t c0 = (q0 + j) * L;
+        qreal[j] = std::min(L, p.c - c0);
+        qs[j] = qreal[j] > 0 ? n * S.n_stride + ChanOff(S, c0) : 0;
+        qd[j] = n * Dl.n_stride + ChanOff(Dl, c0) + doff;
+      }
+      auto interp = [&](auto ld, const T* px) {
+        if constexpr (R == 1) {
+          return ld(px);
+        } else if constexpr (R == 2) {
+          return Lerp<decltype(d)>(va0, va1, ld(px + so[0]), ld(px + so[1]));
+        } else {
+          const auto lo = Lerp<decltype(d)>(va0, va1, ld(px + so[0]), ld(px + so[1]));
+          const auto hi = Lerp<decltype(d)>(va0, va1, ld(px + so[2]), ld(px + so[3]));
+          return Lerp<decltype(d)>(vb0, vb1, lo, hi);
         }
-        const T* sq = src + n * S.n_stride + ChanOff(S, c0);
-        auto ld = [&](const T* ptr) {
-          return real == L ? LoadF(d, ptr) : LoadPartialF(d, ptr, real);
-        };
-        for (int64_t iw = 0; iw < Iw; ++iw) {
-          const T* px = sq + iw * ssw;
+      };
+      // Step 1: v[iw][chunk] = the outer axes' interpolation at input column iw.
+      float* vp = v.data();
+      for (int64_t iw = 0; iw < Iw; ++iw) {
+        for (int64_t j = 0; j < nql; ++j) {
+          const T* px = src + qs[j] + iw * ssw;
+          const int64_t real = qreal[j];
           hn::Vec<decltype(d)> r;
-          if constexpr (R == 1) {
-            r = ld(px);
-          } else if constexpr (R == 2) {
-            r = Lerp<decltype(d)>(va0, va1, ld(px + so[0]), ld(px + so[1]));
+          if (real == L) {
+            r = interp([&](const T* ptr) { return LoadF(d, ptr); }, px);
+          } else if (real <= 0) {
+            r = hn::Zero(d);
           } else {
-            const auto lo = Lerp<decltype(d)>(va0, va1, ld(px + so[0]), ld(px + so[1]));
-            const auto hi = Lerp<decltype(d)>(va0, va1, ld(px + so[2]), ld(px + so[3]));
-            r = Lerp<decltype(d)>(vb0, vb1, lo, hi);
+            r = interp([&](const T* ptr) { return LoadPartialF(d, ptr, real); }, px);
           }
-          hn::StoreU(r, d, vq + iw * G * L);
+          hn::StoreU(r, d, vp + (iw * G + j) * L);
         }
       }
       // Step 2: the W lerp, stored in the dst layout.
-      for (int64_t q = q0; q < q1; ++q) {
-        const int64_t c0 = q * L;
-        const int64_t real = std::min(L, p.c - c0);
-        const int64_t count = real >= L || Dl.block > 1 ? L : real;
-        T* dq = dst + n * Dl.n_stride + ChanOff(Dl, c0) + doff;
-        const float* vq = v.data() + (q - q0) * L;
-        for (int64_t ow = 0; ow < Ow; ++ow) {
-          const auto a = hn::LoadU(d, vq + aw.i0[ow] * G * L);
-          const auto b = hn::LoadU(d, vq + aw.i1[ow] * G * L);
-          const auto r = Lerp<decltype(d)>(hn::Set(d, aw.w0[ow]), hn::Set(d, aw.w1[ow]), a, b);
-          if (count == L) {
-            StoreF(d, r, dq + ow * dsw);
+      for (int64_t ow = 0; ow < Ow; ++ow) {
+        const float* va = vp + i0p[ow] * G * L;
+        const float* vb = vp + i1p[ow] * G * L;
+        const auto w0 = hn::Set(d, w0p[ow]), w1 = hn::Set(d, w1p[ow]);
+        for (int64_t j = 0; j < nql; ++j) {
+          const auto r = Lerp<decltype(d)>(w0, w1, hn::LoadU(d, va + j * L), hn::LoadU(d, vb + j * L));
+          T* dp = dst + qd[j] + ow * dsw;
+          const int64_t real = qreal[j];
+          if (real >= L || Dl.block > 1) {
+            StoreOut(d, r, dp, stream);
           } else {
-            StorePartialF(d, r, dq + ow * dsw, count);
+            StorePartialF(d, r, dp, real);
           }
         }
       }
     }
+    if (stream) hwy::FlushStream();
   });
 }
 
@@ -302,8 +357,15 @@ void BwdLinearC(const ResampleProblem& p, const Tables& tb, const T* gsrc, T* ou
   const int64_t tasks = p.n * ngroups * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const int64_t gsw = Gl.spatial_stride[R - 1], osw = Ol.spatial_stride[R - 1];
+  const int64_t* bp = aw.begin.data();
+  const int32_t* uop = aw.use_o.data();
+  const float* uwp = aw.use_w.data();
+  const bool stream = StreamOK(p, Ol, out, L, kCap);
   parallel_for(tasks, GrainFor(Ow * G * L), [&](int64_t begin, int64_t end) {
     std::vector<float> t(static_cast<size_t>(Ow * G * L));
+    std::vector<int64_t> qreal(static_cast<size_t>(G)), qs(qreal.size()), qd(qreal.size());
+    std::vector<int64_t> hoff, doffs;
+    std::vector<float> hw, dw;
     for (int64_t task = begin; task < end; ++task) {
       const int64_t pos = task % outer;
       const int64_t rest = task / outer;
@@ -332,68 +394,86 @@ void BwdLinearC(const ResampleProblem& p, const Tables& tb, const T* gsrc, T* ou
         empty = db == de || hb == he;
         ooff = ii[0] * Ol.spatial_stride[0] + ii[1] * Ol.spatial_stride[1];
       }
-      for (int64_t q = q0; q < q1; ++q) {
-        const int64_t c0 = q * L;
-        const int64_t real = std::min(L, p.c - c0);
-        float* tq = t.data() + (q - q0) * L;
-        if (real <= 0 || empty) {
-          for (int64_t ow = 0; ow < Ow; ++ow) hn::StoreU(hn::Zero(d), d, tq + ow * G * L);
-          continue;
-        }
-        const T* gq = gsrc + n * Gl.n_stride + ChanOff(Gl, c0);
-        auto ld = [&](const T* ptr) {
-          return real == L ? LoadF(d, ptr) : LoadPartialF(d, ptr, real);
-        };
-        for (int64_t ow = 0; ow < Ow; ++ow) {
-          const T* px = gq + ow * gsw;
-          hn::Vec<decltype(d)> r;
-          if constexpr (R == 1) {
-            r = ld(px);
-          } else if constexpr (R == 2) {
-            r = hn::Mul(hn::Set(d, ah->use_w[hb]),
-                        ld(px + ah->use_o[hb] * Gl.spatial_stride[0]));
-            for (int64_t u = hb + 1; u < he; ++u) {
-              r = hn::MulAdd(hn::Set(d, ah->use_w[u]), ld(px + ah->use_o[u] * Gl.spatial_stride[0]),
-                             r);
+      const int64_t nql = q1 - q0;
+      for (int64_t j = 0; j < nql; ++j) {
+        const int64_t c0 = (q0 + j) * L;
+        qreal[j] = empty ? 0 : std::min(L, p.c - c0);
+        qs[j] = qreal[j] > 0 ? n * Gl.n_stride + ChanOff(Gl, c0) : 0;
+        qd[j] = n * Ol.n_stride + ChanOff(Ol, c0) + ooff;
+      }
+      // Offsets and weights of the outer uses.
+      hoff.clear();
+      hw.clear();
+      doffs.clear();
+      dw.clear();
+      for (int64_t u = hb; u < he; ++u) {
+        hoff.push_back(ah->use_o[u] * Gl.spatial_stride[R - 2]);
+        hw.push_back(ah->use_w[u]);
+      }
+      for (int64_t u = db; u < de; ++u) {
+        doffs.push_back(ad->use_o[u] * Gl.spatial_stride[0]);
+        dw.push_back(ad->use_w[u]);
+      }
+      const int64_t nh = static_cast<int64_t>(hoff.size());
+      const int64_t ndd = static_cast<int64_t>(doffs.size());
+      auto sum = [&](auto ld, const T* px) {
+        if constexpr (R == 1) {
+          return ld(px);
+        } else if constexpr (R == 2) {
+          auto r = hn::Mul(hn::Set(d, hw[0]), ld(px + hoff[0]));
+          for (int64_t u = 1; u < nh; ++u) r = hn::MulAdd(hn::Set(d, hw[u]), ld(px + hoff[u]), r);
+          return r;
+        } else {
+          hn::Vec<decltype(d)> r = hn::Zero(d);
+          for (int64_t uh = 0; uh < nh; ++uh) {
+            const T* ph = px + hoff[uh];
+            auto in = hn::Mul(hn::Set(d, dw[0]), ld(ph + doffs[0]));
+            for (int64_t ud = 1; ud < ndd; ++ud) {
+              in = hn::MulAdd(hn::Set(d, dw[ud]), ld(ph + doffs[ud]), in);
             }
-          } else {
-            for (int64_t uh = hb; uh < he; ++uh) {
-              const T* ph = px + ah->use_o[uh] * Gl.spatial_stride[1];
-              auto in = hn::Mul(hn::Set(d, ad->use_w[db]), ld(ph + ad->use_o[db] * Gl.spatial_stride[0]));
-              for (int64_t ud = db + 1; ud < de; ++ud) {
-                in = hn::MulAdd(hn::Set(d, ad->use_w[ud]),
-                                ld(ph + ad->use_o[ud] * Gl.spatial_stride[0]), in);
-              }
-              const auto wh = hn::Set(d, ah->use_w[uh]);
-              r = uh == hb ? hn::Mul(wh, in) : hn::MulAdd(wh, in, r);
-            }
+            const auto wh = hn::Set(d, hw[uh]);
+            r = uh == 0 ? hn::Mul(wh, in) : hn::MulAdd(wh, in, r);
           }
-          hn::StoreU(r, d, tq + ow * G * L);
+          return r;
+        }
+      };
+      float* tp = t.data();
+      for (int64_t ow = 0; ow < Ow; ++ow) {
+        for (int64_t j = 0; j < nql; ++j) {
+          const T* px = gsrc + qs[j] + ow * gsw;
+          const int64_t real = qreal[j];
+          hn::Vec<decltype(d)> r;
+          if (real == L) {
+            r = sum([&](const T* ptr) { return LoadF(d, ptr); }, px);
+          } else if (real <= 0) {
+            r = hn::Zero(d);
+          } else {
+            r = sum([&](const T* ptr) { return LoadPartialF(d, ptr, real); }, px);
+          }
+          hn::StoreU(r, d, tp + (ow * G + j) * L);
         }
       }
-      for (int64_t q = q0; q < q1; ++q) {
-        const int64_t c0 = q * L;
-        const int64_t real = std::min(L, p.c - c0);
-        const int64_t count = real >= L || Ol.block > 1 ? L : real;
-        T* oq = out + n * Ol.n_stride + ChanOff(Ol, c0) + ooff;
-        const float* tq = t.data() + (q - q0) * L;
-        for (int64_t iw = 0; iw < Iw; ++iw) {
-          const int64_t ub = aw.begin[iw], ue = aw.begin[iw + 1];
+      for (int64_t iw = 0; iw < Iw; ++iw) {
+        const int64_t ub = bp[iw], ue = bp[iw + 1];
+        for (int64_t j = 0; j < nql; ++j) {
           auto r = hn::Zero(d);
           if (ub < ue) {
-            r = hn::Mul(hn::Set(d, aw.use_w[ub]), hn::LoadU(d, tq + aw.use_o[ub] * G * L));
+            r = hn::Mul(hn::Set(d, uwp[ub]), hn::LoadU(d, tp + (uop[ub] * G + j) * L));
             for (int64_t u = ub + 1; u < ue; ++u) {
-              r = hn::MulAdd(hn::Set(d, aw.use_w[u]), hn::LoadU(d, tq + aw.use_o[u] * G * L), r);
+              r = hn::MulAdd(hn::Set(d, uwp[u]), hn::LoadU(d, tp + (uop[u] * G + j) * L), r);
             }
           }
-          if (count == L) {
-            StoreF(d, r, oq + iw * osw);
+          T* op = out + qd[j] + iw * osw;
+          const int64_t real = std::min(L, p.c - (q0 + j) * L);
+          if (real >= L || Ol.block > 1) {
+            StoreOut(d, r, op, stream);
           } else {
-            StorePartialF(d, r, oq + iw * osw, count);
+            StorePartialF(d, r, op, real);
           }
         }
       }
     }
+    if (stream) hwy::FlushStream();
   });
 }
 
@@ -414,7 +494,8 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const int64_t ssw = S.spatial_stride[R - 1], dsw = Dl.spatial_stride[R - 1];
   // Both channels-last: a pixel is C contiguous elements in both.
-  const bool pixel_copy = S.block == 1 && Dl.block == 1 && kCap > 1;
+  const bool stream = StreamOK(p, Dl, dst, L, kCap);
+  const bool pixel_copy = S.block == 1 && Dl.block == 1 && kCap > 1 && !stream;
   const U* s = reinterpret_cast<const U*>(src);
   U* o = reinterpret_cast<U*>(dst);
   parallel_for(tasks, GrainFor(Ow * Dl.padded_c), [&](int64_t begin, int64_t end) {
@@ -445,7 +526,12 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         const U* sq = s + n * S.n_stride + ChanOff(S, c0) + so;
         if (real == L) {
           for (int64_t ow = 0; ow < Ow; ++ow) {
-            hn::StoreU(hn::LoadU(du, sq + aw.i0[ow] * ssw), du, dq + ow * dsw);
+            const auto v = hn::LoadU(du, sq + aw.i0[ow] * ssw);
+            if (stream) {
+              hn::Stream(v, du, dq + ow * dsw);
+            } else {
+              hn::StoreU(v, du, dq + ow * dsw);
+            }
           }
         } else {
           const int64_t count = Dl.block > 1 ? L : real;
@@ -457,6 +543,7 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         }
       }
     }
+    if (stream) hwy::FlushStream();
   });
 }
 
@@ -569,6 +656,7 @@ void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
   const int64_t tasks = p.n * p.c * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
+  const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
   parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
     std::vector<float> v(static_cast<size_t>(Iw + N));
     for (int64_t task = begin; task < end; ++task) {
@@ -618,12 +706,13 @@ void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
         const auto r =
             Lerp<decltype(d)>(hn::LoadU(d, aw.w0.data() + ow), hn::LoadU(d, aw.w1.data() + ow), a, b);
         if (ow + N <= Ow) {
-          StoreF(d, r, o + ow);
+          StoreOut(d, r, o + ow, stream && reinterpret_cast<uintptr_t>(o) % (N * sizeof(T)) == 0);
         } else {
           StorePartialF(d, r, o + ow, Ow - ow);
         }
       }
     }
+    if (stream) hwy::FlushStream();
   });
 }
 
@@ -640,6 +729,7 @@ void BwdLinearP(const ResampleProblem& p, const Tables& tb, const T* g, T* out) 
   for (int k = 0; k < R - 1; ++k) outer *= p.in[k];
   const int64_t tasks = p.n * p.c * outer;
   const ResampleChunkTable& ct = tb.chunks;
+  const bool stream = tasks * Iw * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
   parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
     std::vector<float> t(static_cast<size_t>(Ow + N));
     for (int64_t task = begin; task < end; ++task) {
@@ -715,12 +805,13 @@ void BwdLinearP(const ResampleProblem& p, const Tables& tb, const T* g, T* out) 
           }
         }
         if (iw + N <= Iw) {
-          StoreF(d, r, o + iw);
+          StoreOut(d, r, o + iw, stream && reinterpret_cast<uintptr_t>(o) % (N * sizeof(T)) == 0);
         } else {
           StorePartialF(d, r, o + iw, Iw - iw);
         }
       }
     }
+    if (stream) hwy::FlushStream();
   });
 }
 
@@ -733,6 +824,7 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
   const int64_t tasks = p.n * p.c * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
+  const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
   parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
       const int64_t pos = task % outer;
@@ -754,14 +846,21 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         const auto* s32 = reinterpret_cast<const uint32_t*>(s);
         auto* o32 = reinterpret_cast<uint32_t*>(o);
         int64_t ow = 0;
+        const bool st = stream && reinterpret_cast<uintptr_t>(o32) % (N * 4) == 0;
         for (; ow + N <= Ow; ow += N) {
-          hn::StoreU(hn::GatherIndex(du, s32, hn::LoadU(di, aw.i0.data() + ow)), du, o32 + ow);
+          const auto v = hn::GatherIndex(du, s32, hn::LoadU(di, aw.i0.data() + ow));
+          if (st) {
+            hn::Stream(v, du, o32 + ow);
+          } else {
+            hn::StoreU(v, du, o32 + ow);
+          }
         }
         for (; ow < Ow; ++ow) o32[ow] = s32[aw.i0[ow]];
       } else {
         for (int64_t ow = 0; ow < Ow; ++ow) o[ow] = s[aw.i0[ow]];
       }
     }
+    if (stream) hwy::FlushStream();
   });
 }
 
