@@ -515,6 +515,16 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         for (int64_t ow = 0; ow < Ow; ++ow) std::memcpy(dp + ow * dsw, sp + aw.i0[ow] * ssw, bytes);
         continue;
       }
+      if (stream && S.block == 1 && Dl.block == 1) {  // channels-last, C a multiple of L
+        const U* sp = s + n * S.n_stride + so;
+        U* dp = o + n * Dl.n_stride + doff;
+        for (int64_t ow = 0; ow < Ow; ++ow) {
+          const U* a = sp + aw.i0[ow] * ssw;
+          U* b = dp + ow * dsw;
+          for (int64_t q = 0; q < nq; ++q) hn::Stream(hn::LoadU(du, a + q * L), du, b + q * L);
+        }
+        continue;
+      }
       for (int64_t q = 0; q < nq; ++q) {
         const int64_t c0 = q * L;
         const int64_t real = std::min(L, p.c - c0);
