@@ -835,7 +835,10 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   const int64_t tasks = p.n * p.c * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+  const int64_t padded_ow = (Ow + 15) / 16 * 16;  // the index table's padded length
   parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
+    std::vector<uint32_t> row(sizeof(T) == 4 ? static_cast<size_t>(padded_ow) : 0);
+    const uint32_t* last = nullptr;
     for (int64_t task = begin; task < end; ++task) {
       const int64_t pos = task % outer;
       const int64_t nc = task / outer;
@@ -857,15 +860,24 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         auto* o32 = reinterpret_cast<uint32_t*>(o);
         int64_t ow = 0;
         const bool st = stream && reinterpret_cast<uintptr_t>(o32) % (N * 4) == 0;
+        // Gather a source row once into the scratch row; output rows that repeat it (an
+        // upsampled outer axis) are plain copies of the scratch row.
+        if (s32 != last) {
+          for (int64_t k = 0; k + N <= padded_ow; k += N) {
+            hn::StoreU(hn::GatherIndex(du, s32, hn::LoadU(di, aw.i0.data() + k)), du,
+                       row.data() + k);
+          }
+          last = s32;
+        }
         for (; ow + N <= Ow; ow += N) {
-          const auto v = hn::GatherIndex(du, s32, hn::LoadU(di, aw.i0.data() + ow));
+          const auto v = hn::LoadU(du, row.data() + ow);
           if (st) {
             hn::Stream(v, du, o32 + ow);
           } else {
             hn::StoreU(v, du, o32 + ow);
           }
         }
-        for (; ow < Ow; ++ow) o32[ow] = s32[aw.i0[ow]];
+        for (; ow < Ow; ++ow) o32[ow] = row[ow];
       } else {
         for (int64_t ow = 0; ow < Ow; ++ow) o[ow] = s[aw.i0[ow]];
       }
