@@ -572,6 +572,8 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const int64_t gsw = Gl.spatial_stride[R - 1], osw = Ol.spatial_stride[R - 1];
   parallel_for(tasks, GrainFor(Iw * Ol.padded_c * 2), [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> qreal(static_cast<size_t>(nq)), qo(qreal.size()), qg(qreal.size());
+    std::vector<int64_t> offs;
     for (int64_t task = begin; task < end; ++task) {
       const int64_t pos = task % outer, n = task / outer;
       int64_t ii[2] = {0, 0};
@@ -591,31 +593,35 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
       }
       for (int64_t q = 0; q < nq; ++q) {
         const int64_t c0 = q * L;
-        const int64_t real = std::min(L, p.c - c0);
-        const int64_t count = real >= L || Ol.block > 1 ? L : real;
-        T* oq = out + n * Ol.n_stride + ChanOff(Ol, c0) + ooff;
-        const T* gq = real > 0 ? g + n * Gl.n_stride + ChanOff(Gl, c0) : g;
-        for (int64_t iw = 0; iw < Iw; ++iw) {
-          auto acc = hn::Zero(dd);
-          if (real > 0) {
-            bool first = true;
-            const int64_t ub = aw.begin[iw], ue = aw.begin[iw + 1];
-            for (int64_t u0 = b0; u0 < e0; ++u0) {
-              const int64_t off0 = R >= 2 ? tb.axis[0].use_o[u0] * Gl.spatial_stride[0] : 0;
-              for (int64_t u1 = b1; u1 < e1; ++u1) {
-                const int64_t off1 = R == 3 ? tb.axis[1].use_o[u1] * Gl.spatial_stride[1] : 0;
-                for (int64_t u = ub; u < ue; ++u) {
-                  const auto x = LoadD(dd, gq + off0 + off1 + aw.use_o[u] * gsw, real, L);
-                  acc = first ? x : hn::Add(acc, x);
-                  first = false;
-                }
-              }
-            }
+        qreal[q] = std::min(L, p.c - c0);
+        qo[q] = n * Ol.n_stride + ChanOff(Ol, c0) + ooff;
+        qg[q] = qreal[q] > 0 ? n * Gl.n_stride + ChanOff(Gl, c0) : 0;
+      }
+      for (int64_t iw = 0; iw < Iw; ++iw) {
+        // The offsets of every output that read this input, in the reference's order.
+        offs.clear();
+        const int64_t ub = aw.begin[iw], ue = aw.begin[iw + 1];
+        for (int64_t u0 = b0; u0 < e0; ++u0) {
+          const int64_t off0 = R >= 2 ? tb.axis[0].use_o[u0] * Gl.spatial_stride[0] : 0;
+          for (int64_t u1 = b1; u1 < e1; ++u1) {
+            const int64_t off1 = R == 3 ? tb.axis[1].use_o[u1] * Gl.spatial_stride[1] : 0;
+            for (int64_t u = ub; u < ue; ++u) offs.push_back(off0 + off1 + aw.use_o[u] * gsw);
           }
-          if (count == L) {
-            StoreD(dd, acc, oq + iw * osw);
+        }
+        const size_t no = offs.size();
+        for (int64_t q = 0; q < nq; ++q) {
+          const int64_t real = qreal[q];
+          auto acc = hn::Zero(dd);
+          if (real > 0 && no > 0) {
+            const T* gq = g + qg[q];
+            acc = LoadD(dd, gq + offs[0], real, L);
+            for (size_t k = 1; k < no; ++k) acc = hn::Add(acc, LoadD(dd, gq + offs[k], real, L));
+          }
+          T* op = out + qo[q] + iw * osw;
+          if (real >= L || Ol.block > 1) {
+            StoreD(dd, acc, op);
           } else {
-            StorePartialD(dd, acc, oq + iw * osw, count);
+            StorePartialD(dd, acc, op, std::max<int64_t>(real, 0));
           }
         }
       }
