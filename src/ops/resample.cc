@@ -5,11 +5,13 @@
 #include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <string>
 
 #include "core/checked.h"
 #include "kernels/resample/resample.h"
+#include "kernels/resample/resample_fast.h"
 #include "ops/dispatch.h"
 
 namespace gridops {
@@ -22,19 +24,32 @@ constexpr const char* kOp = "resample";
 
 // --- implementation list ----------------------------------------------------------------
 
-/// One implementation: a name, a reason to decline (empty: accepts), and its kernels.
+/// One implementation: a name, a reason to decline (empty: accepts), the plan-time
+/// preparation of its tables (null: none) and its kernels, which receive those tables.
 struct ResampleImpl {
   const char* name;
   std::string (*declines)(const ResampleProblem&);
-  void (*forward)(const ResampleProblem&, const void* src, void* dst);
-  void (*backward)(const ResampleProblem&, const void* diff_dst, void* diff_src);
+  std::shared_ptr<const void> (*prepare)(const ResampleProblem&);
+  void (*forward)(const ResampleProblem&, const void* tables, const void* src, void* dst);
+  void (*backward)(const ResampleProblem&, const void* tables, const void* diff_dst,
+                   void* diff_src);
 };
 
 std::string ref_declines(const ResampleProblem&) { return std::string(); }
+void ref_forward(const ResampleProblem& p, const void*, const void* src, void* dst) {
+  kernels::resample_forward_ref(p, src, dst);
+}
+void ref_backward(const ResampleProblem& p, const void*, const void* diff_dst, void* diff_src) {
+  kernels::resample_backward_ref(p, diff_dst, diff_src);
+}
 
 /// Fast kernels go before the reference, which accepts everything and stays last.
 constexpr ResampleImpl kResampleImpls[] = {
-    {"ref", &ref_declines, &kernels::resample_forward_ref, &kernels::resample_backward_ref},
+#ifdef GRIDOPS_HAVE_HWY
+    {"hwy", &kernels::resample_fast_declines, &kernels::resample_fast_prepare,
+     &kernels::resample_forward_fast, &kernels::resample_backward_fast},
+#endif
+    {"ref", &ref_declines, nullptr, &ref_forward, &ref_backward},
 };
 
 // --- memory descs -----------------------------------------------------------------------
@@ -393,6 +408,13 @@ StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const Resamp
       const ResampleImpl* impl,
       detail::select_impl<ResampleImpl>(kOp, kResampleImpls, problem, desc.impl));
   ResamplePlan plan;
+  if (impl->prepare != nullptr) {
+    try {
+      plan.tables_ = impl->prepare(problem);
+    } catch (const std::bad_alloc&) {
+      return Status(StatusCode::kOutOfMemory, "resample: out of memory for the plan's tables");
+    }
+  }
   plan.desc_ = desc;
   plan.src_ = src;
   plan.dst_ = dst;
@@ -415,7 +437,7 @@ Status ResamplePlan::forward(const void* src, void* dst) const {
       check_no_overlap(src, src_elems, dst, dst_elems, src_.dtype, "src", "dst"));
   const auto* impl = static_cast<const ResampleImpl*>(impl_);
   const ResampleProblem p = make_problem(desc_, src_, dst_);
-  return run_kernel([&] { impl->forward(p, src, dst); });
+  return run_kernel([&] { impl->forward(p, tables_.get(), src, dst); });
 }
 
 Status ResamplePlan::backward(const void* diff_dst, void* diff_src) const {
@@ -431,7 +453,7 @@ Status ResamplePlan::backward(const void* diff_dst, void* diff_src) const {
                                            "diff_dst", "diff_src"));
   const auto* impl = static_cast<const ResampleImpl*>(impl_);
   const ResampleProblem p = make_problem(desc_, src_, dst_);
-  return run_kernel([&] { impl->backward(p, diff_dst, diff_src); });
+  return run_kernel([&] { impl->backward(p, tables_.get(), diff_dst, diff_src); });
 }
 
 Status resample_forward(const ResampleDesc& desc, const ResampleMemoryDesc& src_md,

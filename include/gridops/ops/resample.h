@@ -1,6 +1,7 @@
 // Resampling (oneDNN resampling, forward and backward), 1-D/2-D/3-D spatial.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -77,6 +78,7 @@ class ResamplePlan {
   ResampleMemoryDesc src_, dst_;
   const char* impl_name_ = "";
   const void* impl_ = nullptr;
+  std::shared_ptr<const void> tables_;  ///< the implementation's plan-time tables, if any
 };
 
 /// src and dst: same N, C, spatial rank and dtype (float32, bfloat16, float16, float64);

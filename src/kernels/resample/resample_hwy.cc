@@ -1,0 +1,1244 @@
+// Fast resampling, forward and backward, float32 and bfloat16, written once with Highway.
+//
+// NOTE [ Fast resample arithmetic ]
+// Every output element is computed by exactly one thread with the same operations in the
+// same order whatever the layout, the vector width used for it, or the thread split, so
+// results are identical across memory formats and thread counts. Per element:
+// - linear forward, f32 arithmetic, axes reduced from the first spatial axis (D) to the
+//   last (W): lerp(a, b) = MulAdd(w1, b, Mul(w0, a)), with the float32 weights of the plan;
+//   2-D: lerp_w(lerp_h(x00, x10), lerp_h(x01, x11)); 3-D: lerp_w(lerp_h(lerp_d(..))).
+//   Computed as: one "row" v[iw] = lerp_h(lerp_d(..)) over the input width, then the W lerp.
+// - linear backward (the adjoint, from the same tables): sums over the CSR uses in
+//   increasing output order, first term a Mul, then MulAdd; axis D innermost, W outermost:
+//   diff_src[i] = sum_w ww * (sum_h wh * (sum_d wd * g)). Empty sums give +0.
+// - nearest forward: a copy of the element (bit-exact).
+// - nearest backward: the sum of the gradients in double, in the lexicographic order of
+//   the output index, first term assigned, then rounded once (bf16: round-to-odd to f32,
+//   then to nearest even), which is exactly what the reference does: bit-exact.
+// Accuracy of linear: see docs/ops/resample.md "Fast path".
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/coords.h"
+#include "gridops/dtype.h"
+#include "gridops/parallel.h"
+#include "kernels/resample/resample.h"
+#include "kernels/resample/resample_fast.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/resample/resample_hwy.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/cache_control.h>
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace gridops::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using Tables = ResampleFastTables;
+
+constexpr size_t kMaxF32Lanes = HWY_MAX_BYTES / 4;
+
+inline float ToF32(float x) { return x; }
+inline float ToF32(bfloat16 x) { return bf16_to_f32(x); }
+template <class T>
+inline T FromF32(float x);
+template <>
+inline float FromF32<float>(float x) {
+  return x;
+}
+template <>
+inline bfloat16 FromF32<bfloat16>(float x) {
+  return f32_to_bf16(x);
+}
+
+// --- loads and stores as float32 ---------------------------------------------------------
+
+template <class D>
+HWY_INLINE hn::Vec<D> LoadF(D d, const float* p) {
+  return hn::LoadU(d, p);
+}
+template <class D>
+HWY_INLINE hn::Vec<D> LoadF(D d, const bfloat16* p) {
+  const hn::RebindToUnsigned<D> du32;
+  const hn::Rebind<uint16_t, D> du16;
+  const auto b = hn::LoadU(du16, reinterpret_cast<const uint16_t*>(p));
+  return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du32, b)));
+}
+
+/// The first `real` elements (0 <= real <= lanes), zeros in the other lanes.
+template <class D, class T>
+HWY_INLINE hn::Vec<D> LoadPartialF(D d, const T* p, int64_t real) {
+  HWY_ALIGN float buf[kMaxF32Lanes] = {};
+  for (int64_t i = 0; i < real; ++i) buf[i] = ToF32(p[i]);
+  return hn::LoadU(d, buf);
+}
+
+template <class D>
+HWY_INLINE void StoreF(D d, hn::Vec<D> v, float* p) {
+  hn::StoreU(v, d, p);
+}
+/// float32 -> bfloat16 round to nearest even, NaN quieted: bit-identical to f32_to_bf16.
+template <class D>
+HWY_INLINE void StoreF(D d, hn::Vec<D> v, bfloat16* p) {
+  const hn::RebindToUnsigned<D> du32;
+  const hn::RebindToSigned<D> di32;
+  const hn::Rebind<uint16_t, D> du16;
+  const auto bits = hn::BitCast(du32, v);
+  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u));
+  const auto rounded =
+      hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFFu), lsb)));
+  const auto nan_result = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du32, 0x40u));
+  const auto is_nan = hn::RebindMask(
+      du32, hn::Gt(hn::BitCast(di32, hn::And(bits, hn::Set(du32, 0x7FFFFFFFu))),
+                   hn::BitCast(di32, hn::Set(du32, 0x7F800000u))));
+  const auto r = hn::IfThenElse(is_nan, nan_result, rounded);
+  hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, r)), du16, reinterpret_cast<uint16_t*>(p));
+  (void)d;
+}
+
+template <class D, class T>
+HWY_INLINE void StorePartialF(D d, hn::Vec<D> v, T* p, int64_t count) {
+  HWY_ALIGN float buf[kMaxF32Lanes] = {};
+  hn::StoreU(v, d, buf);
+  for (int64_t i = 0; i < count; ++i) p[i] = FromF32<T>(buf[i]);
+}
+
+/// A full-vector store, non-temporal when `stream` (the caller guarantees alignment to the
+/// vector size and a full native vector: kCap >= 8).
+template <class D>
+HWY_INLINE void StoreOut(D d, hn::Vec<D> v, float* p, bool stream) {
+  if (stream) {
+    hn::Stream(v, d, p);
+  } else {
+    hn::StoreU(v, d, p);
+  }
+}
+template <class D>
+HWY_INLINE void StoreOut(D d, hn::Vec<D> v, bfloat16* p, bool stream) {
+  if (!stream) {
+    StoreF(d, v, p);
+    return;
+  }
+  HWY_ALIGN bfloat16 buf[kMaxF32Lanes];
+  StoreF(d, v, buf);
+  const hn::Rebind<uint16_t, D> du16;
+  hn::Stream(hn::Load(du16, reinterpret_cast<const uint16_t*>(buf)), du16,
+             reinterpret_cast<uint16_t*>(p));
+}
+
+/// Non-temporal stores pay off for outputs well beyond the caches.
+constexpr int64_t kStreamBytes = int64_t{4} << 20;
+
+template <class D>
+HWY_INLINE hn::Vec<D> Lerp(hn::Vec<D> w0, hn::Vec<D> w1, hn::Vec<D> a, hn::Vec<D> b) {
+  return hn::MulAdd(w1, b, hn::Mul(w0, a));
+}
+
+// --- double results of nearest backward -----------------------------------------------------
+
+template <class DD>
+HWY_INLINE void StoreD(DD /* dd */, hn::Vec<DD> acc, float* p) {
+  const hn::Rebind<float, DD> df;
+  hn::StoreU(hn::DemoteTo(df, acc), df, p);
+}
+/// double -> bfloat16 with one rounding: round to odd in float32 (the last bit records
+/// inexactness), then to nearest even; the same steps as f64_to_bf16.
+template <class DD>
+HWY_INLINE void StoreD(DD dd, hn::Vec<DD> acc, bfloat16* p) {
+  const hn::Rebind<float, DD> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const auto f = hn::DemoteTo(df, acc);
+  const auto back = hn::PromoteTo(dd, f);
+  // Masks move from double to float lanes through 0/1 values (same lane count).
+  const auto one = hn::Set(dd, 1.0);
+  const auto inexact_d = hn::IfThenZeroElse(hn::Eq(back, acc), one);
+  const auto away_d = hn::IfThenElseZero(hn::Gt(hn::Abs(back), hn::Abs(acc)), one);
+  const auto zero_f = hn::Zero(df);
+  const auto inexact = hn::RebindMask(du, hn::Gt(hn::DemoteTo(df, inexact_d), zero_f));
+  const auto away = hn::RebindMask(du, hn::Gt(hn::DemoteTo(df, away_d), zero_f));
+  auto bits = hn::BitCast(du, f);
+  bits = hn::IfThenElse(away, hn::Sub(bits, hn::Set(du, 1u)), bits);
+  bits = hn::IfThenElse(inexact, hn::Or(bits, hn::Set(du, 1u)), bits);
+  StoreF(df, hn::BitCast(df, bits), p);
+}
+template <class DD, class T>
+HWY_INLINE void StorePartialD(DD dd, hn::Vec<DD> acc, T* p, int64_t count) {
+  HWY_ALIGN T buf[kMaxF32Lanes] = {};
+  StoreD(dd, acc, buf);
+  for (int64_t i = 0; i < count; ++i) p[i] = buf[i];
+}
+template <class DD, class T>
+HWY_INLINE hn::Vec<DD> LoadD(DD dd, const T* p, int64_t real, int64_t lanes) {
+  const hn::Rebind<float, DD> df;
+  if (real == lanes) return hn::PromoteTo(dd, LoadF(df, p));
+  return hn::PromoteTo(dd, LoadPartialF(df, p, real));
+}
+
+// --- helpers ----------------------------------------------------------------------------------
+
+inline int64_t ChanOff(const ResampleLayout& l, int64_t c) {
+  return (c / l.block) * l.c_block_stride + (c % l.block) * l.c_inner_stride;
+}
+
+inline int64_t GrainFor(int64_t work_per_task) {
+  const int64_t g = 16384 / std::max<int64_t>(work_per_task, 1);
+  return std::max<int64_t>(g, 1);
+}
+
+/// Decomposes an outer position (all spatial axes but the last, row-major) into indices.
+template <int R>
+HWY_INLINE void OuterIndex(int64_t pos, const int64_t* len, int64_t idx[2]) {
+  if constexpr (R == 3) {
+    idx[0] = pos / len[1];
+    idx[1] = pos % len[1];
+  } else if constexpr (R == 2) {
+    idx[0] = pos;
+  }
+  (void)pos;
+  (void)len;
+  (void)idx;
+}
+
+/// Whether the channel-vector kernels may use non-temporal stores into `out` (layout l):
+/// a large output, whole native vectors, chunks aligned to the vector size.
+template <class T>
+bool StreamOK(const ResampleProblem& p, const ResampleLayout& l, const T* out, int64_t L,
+              size_t cap) {
+  if (cap < 8) return false;
+  int64_t elems = p.n * l.padded_c;
+  for (int k = 0; k < p.spatial_rank; ++k) elems *= (&l == &p.src ? p.in[k] : p.out[k]);
+  if (elems * static_cast<int64_t>(sizeof(T)) < kStreamBytes) return false;
+  if (reinterpret_cast<uintptr_t>(out) % 64 != 0) return false;
+  // Every chunk start must be a multiple of L elements: blocked (block multiple of L) or
+  // channels-last with C a multiple of L.
+  return l.block > 1 ? l.block % L == 0 : p.c % L == 0;
+}
+
+// =====================================================================================
+// Channel-vector kernels: both tensors hold runs of contiguous channels (nhwc, blocked,
+// any mix of them; kCap == 1 is the generic per-channel path for any other mix).
+// =====================================================================================
+
+template <class T, int R, size_t kCap>
+void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {
+  const hn::CappedTag<float, kCap> d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const ResampleLayout& S = p.src;
+  const ResampleLayout& Dl = p.dst;
+  const int64_t nq = (Dl.padded_c + L - 1) / L;
+  const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
+  const int64_t G = std::clamp<int64_t>((64 * 1024) / std::max<int64_t>(Iw * L, 1), 1, nq);
+  const int64_t ngroups = (nq + G - 1) / G;
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
+  const int64_t tasks = p.n * ngroups * outer;
+  const ResampleAxisTable& aw = tb.axis[R - 1];
+  const int64_t ssw = S.spatial_stride[R - 1], dsw = Dl.spatial_stride[R - 1];
+  const int32_t* i0p = aw.i0.data();
+  const int32_t* i1p = aw.i1.data();
+  const float* w0p = aw.w0.data();
+  const float* w1p = aw.w1.data();
+  const bool stream = StreamOK(p, Dl, dst, L, kCap);
+  parallel_for(tasks, GrainFor(Ow * G * L), [&](int64_t begin, int64_t end) {
+    std::vector<float> v(static_cast<size_t>(Iw * G * L));
+    std::vector<int64_t> qreal(static_cast<size_t>(G)), qs(qreal.size()), qd(qreal.size());
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer;
+      const int64_t rest = task / outer;
+      const int64_t g = rest % ngroups, n = rest / ngroups;
+      const int64_t q0 = g * G, q1 = std::min(nq, q0 + G);
+      int64_t oi[2] = {0, 0};
+      OuterIndex<R>(pos, p.out, oi);
+      // Source row offsets (axis 0 varies fastest) and weights of the outer axes.
+      int64_t so[4] = {0, 0, 0, 0};
+      float wa0 = 1, wa1 = 0, wb0 = 1, wb1 = 0;
+      int64_t doff = 0;
+      if constexpr (R == 2) {
+        const ResampleAxisTable& ah = tb.axis[0];
+        so[0] = ah.i0[oi[0]] * S.spatial_stride[0];
+        so[1] = ah.i1[oi[0]] * S.spatial_stride[0];
+        wa0 = ah.w0[oi[0]];
+        wa1 = ah.w1[oi[0]];
+        doff = oi[0] * Dl.spatial_stride[0];
+      } else if constexpr (R == 3) {
+        const ResampleAxisTable& ad = tb.axis[0];
+        const ResampleAxisTable& ah = tb.axis[1];
+        const int64_t d0 = ad.i0[oi[0]] * S.spatial_stride[0];
+        const int64_t d1 = ad.i1[oi[0]] * S.spatial_stride[0];
+        const int64_t h0 = ah.i0[oi[1]] * S.spatial_stride[1];
+        const int64_t h1 = ah.i1[oi[1]] * S.spatial_stride[1];
+        so[0] = d0 + h0;
+        so[1] = d1 + h0;
+        so[2] = d0 + h1;
+        so[3] = d1 + h1;
+        wa0 = ad.w0[oi[0]];
+        wa1 = ad.w1[oi[0]];
+        wb0 = ah.w0[oi[1]];
+        wb1 = ah.w1[oi[1]];
+        doff = oi[0] * Dl.spatial_stride[0] + oi[1] * Dl.spatial_stride[1];
+      }
+      const auto va0 = hn::Set(d, wa0), va1 = hn::Set(d, wa1);
+      const auto vb0 = hn::Set(d, wb0), vb1 = hn::Set(d, wb1);
+      // Per chunk: real channels, src and dst offsets.
+      const int64_t nql = q1 - q0;
+      for (int64_t j = 0; j < nql; ++j) {
+        const int64_t c0 = (q0 + j) * L;
+        qreal[j] = std::min(L, p.c - c0);
+        qs[j] = qreal[j] > 0 ? n * S.n_stride + ChanOff(S, c0) : 0;
+        qd[j] = n * Dl.n_stride + ChanOff(Dl, c0) + doff;
+      }
+      auto interp = [&](auto ld, const T* px) {
+        if constexpr (R == 1) {
+          return ld(px);
+        } else if constexpr (R == 2) {
+          return Lerp<decltype(d)>(va0, va1, ld(px + so[0]), ld(px + so[1]));
+        } else {
+          const auto lo = Lerp<decltype(d)>(va0, va1, ld(px + so[0]), ld(px + so[1]));
+          const auto hi = Lerp<decltype(d)>(va0, va1, ld(px + so[2]), ld(px + so[3]));
+          return Lerp<decltype(d)>(vb0, vb1, lo, hi);
+        }
+      };
+      // Step 1: v[iw][chunk] = the outer axes' interpolation at input column iw.
+      float* vp = v.data();
+      for (int64_t iw = 0; iw < Iw; ++iw) {
+        for (int64_t j = 0; j < nql; ++j) {
+          const T* px = src + qs[j] + iw * ssw;
+          const int64_t real = qreal[j];
+          hn::Vec<decltype(d)> r;
+          if (real == L) {
+            r = interp([&](const T* ptr) { return LoadF(d, ptr); }, px);
+          } else if (real <= 0) {
+            r = hn::Zero(d);
+          } else {
+            r = interp([&](const T* ptr) { return LoadPartialF(d, ptr, real); }, px);
+          }
+          hn::StoreU(r, d, vp + (iw * G + j) * L);
+        }
+      }
+      // Step 2: the W lerp, stored in the dst layout.
+      for (int64_t ow = 0; ow < Ow; ++ow) {
+        const float* va = vp + i0p[ow] * G * L;
+        const float* vb = vp + i1p[ow] * G * L;
+        const auto w0 = hn::Set(d, w0p[ow]), w1 = hn::Set(d, w1p[ow]);
+        for (int64_t j = 0; j < nql; ++j) {
+          const auto r = Lerp<decltype(d)>(w0, w1, hn::LoadU(d, va + j * L), hn::LoadU(d, vb + j * L));
+          T* dp = dst + qd[j] + ow * dsw;
+          const int64_t real = qreal[j];
+          if (real >= L || Dl.block > 1) {
+            StoreOut(d, r, dp, stream);
+          } else {
+            StorePartialF(d, r, dp, real);
+          }
+        }
+      }
+    }
+    if (stream) hwy::FlushStream();
+  });
+}
+
+template <class T, int R, size_t kCap>
+void BwdLinearC(const ResampleProblem& p, const Tables& tb, const T* gsrc, T* out) {
+  const hn::CappedTag<float, kCap> d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const ResampleLayout& Gl = p.dst;  // diff_dst
+  const ResampleLayout& Ol = p.src;  // diff_src
+  const int64_t nq = (Ol.padded_c + L - 1) / L;
+  const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
+  const int64_t G = std::clamp<int64_t>((64 * 1024) / std::max<int64_t>(Ow * L, 1), 1, nq);
+  const int64_t ngroups = (nq + G - 1) / G;
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.in[k];
+  const int64_t tasks = p.n * ngroups * outer;
+  const ResampleAxisTable& aw = tb.axis[R - 1];
+  const int64_t gsw = Gl.spatial_stride[R - 1], osw = Ol.spatial_stride[R - 1];
+  const int64_t* bp = aw.begin.data();
+  const int32_t* uop = aw.use_o.data();
+  const float* uwp = aw.use_w.data();
+  const bool stream = StreamOK(p, Ol, out, L, kCap);
+  parallel_for(tasks, GrainFor(Ow * G * L), [&](int64_t begin, int64_t end) {
+    std::vector<float> t(static_cast<size_t>(Ow * G * L));
+    std::vector<int64_t> qreal(static_cast<size_t>(G)), qs(qreal.size()), qd(qreal.size());
+    std::vector<int64_t> hoff, doffs;
+    std::vector<float> hw, dw;
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer;
+      const int64_t rest = task / outer;
+      const int64_t g = rest % ngroups, n = rest / ngroups;
+      const int64_t q0 = g * G, q1 = std::min(nq, q0 + G);
+      int64_t ii[2] = {0, 0};
+      OuterIndex<R>(pos, p.in, ii);
+      int64_t ooff = 0;
+      bool empty = false;
+      const ResampleAxisTable* ad = nullptr;
+      const ResampleAxisTable* ah = nullptr;
+      int64_t hb = 0, he = 0, db = 0, de = 0;
+      if constexpr (R == 2) {
+        ah = &tb.axis[0];
+        hb = ah->begin[ii[0]];
+        he = ah->begin[ii[0] + 1];
+        empty = hb == he;
+        ooff = ii[0] * Ol.spatial_stride[0];
+      } else if constexpr (R == 3) {
+        ad = &tb.axis[0];
+        ah = &tb.axis[1];
+        db = ad->begin[ii[0]];
+        de = ad->begin[ii[0] + 1];
+        hb = ah->begin[ii[1]];
+        he = ah->begin[ii[1] + 1];
+        empty = db == de || hb == he;
+        ooff = ii[0] * Ol.spatial_stride[0] + ii[1] * Ol.spatial_stride[1];
+      }
+      const int64_t nql = q1 - q0;
+      for (int64_t j = 0; j < nql; ++j) {
+        const int64_t c0 = (q0 + j) * L;
+        qreal[j] = empty ? 0 : std::min(L, p.c - c0);
+        qs[j] = qreal[j] > 0 ? n * Gl.n_stride + ChanOff(Gl, c0) : 0;
+        qd[j] = n * Ol.n_stride + ChanOff(Ol, c0) + ooff;
+      }
+      // Offsets and weights of the outer uses.
+      hoff.clear();
+      hw.clear();
+      doffs.clear();
+      dw.clear();
+      for (int64_t u = hb; u < he; ++u) {
+        hoff.push_back(ah->use_o[u] * Gl.spatial_stride[R - 2]);
+        hw.push_back(ah->use_w[u]);
+      }
+      for (int64_t u = db; u < de; ++u) {
+        doffs.push_back(ad->use_o[u] * Gl.spatial_stride[0]);
+        dw.push_back(ad->use_w[u]);
+      }
+      const int64_t nh = static_cast<int64_t>(hoff.size());
+      const int64_t ndd = static_cast<int64_t>(doffs.size());
+      auto sum = [&](auto ld, const T* px) {
+        if constexpr (R == 1) {
+          return ld(px);
+        } else if constexpr (R == 2) {
+          auto r = hn::Mul(hn::Set(d, hw[0]), ld(px + hoff[0]));
+          for (int64_t u = 1; u < nh; ++u) r = hn::MulAdd(hn::Set(d, hw[u]), ld(px + hoff[u]), r);
+          return r;
+        } else {
+          hn::Vec<decltype(d)> r = hn::Zero(d);
+          for (int64_t uh = 0; uh < nh; ++uh) {
+            const T* ph = px + hoff[uh];
+            auto in = hn::Mul(hn::Set(d, dw[0]), ld(ph + doffs[0]));
+            for (int64_t ud = 1; ud < ndd; ++ud) {
+              in = hn::MulAdd(hn::Set(d, dw[ud]), ld(ph + doffs[ud]), in);
+            }
+            const auto wh = hn::Set(d, hw[uh]);
+            r = uh == 0 ? hn::Mul(wh, in) : hn::MulAdd(wh, in, r);
+          }
+          return r;
+        }
+      };
+      float* tp = t.data();
+      for (int64_t ow = 0; ow < Ow; ++ow) {
+        for (int64_t j = 0; j < nql; ++j) {
+          const T* px = gsrc + qs[j] + ow * gsw;
+          const int64_t real = qreal[j];
+          hn::Vec<decltype(d)> r;
+          if (real == L) {
+            r = sum([&](const T* ptr) { return LoadF(d, ptr); }, px);
+          } else if (real <= 0) {
+            r = hn::Zero(d);
+          } else {
+            r = sum([&](const T* ptr) { return LoadPartialF(d, ptr, real); }, px);
+          }
+          hn::StoreU(r, d, tp + (ow * G + j) * L);
+        }
+      }
+      for (int64_t iw = 0; iw < Iw; ++iw) {
+        const int64_t ub = bp[iw], ue = bp[iw + 1];
+        for (int64_t j = 0; j < nql; ++j) {
+          auto r = hn::Zero(d);
+          if (ub < ue) {
+            r = hn::Mul(hn::Set(d, uwp[ub]), hn::LoadU(d, tp + (uop[ub] * G + j) * L));
+            for (int64_t u = ub + 1; u < ue; ++u) {
+              r = hn::MulAdd(hn::Set(d, uwp[u]), hn::LoadU(d, tp + (uop[u] * G + j) * L), r);
+            }
+          }
+          T* op = out + qd[j] + iw * osw;
+          const int64_t real = std::min(L, p.c - (q0 + j) * L);
+          if (real >= L || Ol.block > 1) {
+            StoreOut(d, r, op, stream);
+          } else {
+            StorePartialF(d, r, op, real);
+          }
+        }
+      }
+    }
+    if (stream) hwy::FlushStream();
+  });
+}
+
+/// Nearest forward: copies of elements (raw bits).
+template <class T, int R, size_t kCap>
+void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>;
+  const hn::CappedTag<float, kCap> df;
+  const hn::Rebind<U, decltype(df)> du;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(df));
+  const ResampleLayout& S = p.src;
+  const ResampleLayout& Dl = p.dst;
+  const int64_t nq = (Dl.padded_c + L - 1) / L;
+  const int64_t Ow = p.out[R - 1];
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
+  const int64_t tasks = p.n * outer;
+  const ResampleAxisTable& aw = tb.axis[R - 1];
+  const int64_t ssw = S.spatial_stride[R - 1], dsw = Dl.spatial_stride[R - 1];
+  // Both channels-last: a pixel is C contiguous elements in both.
+  const bool stream = StreamOK(p, Dl, dst, L, kCap);
+  const bool pixel_copy = S.block == 1 && Dl.block == 1 && kCap > 1 && !stream;
+  const U* s = reinterpret_cast<const U*>(src);
+  U* o = reinterpret_cast<U*>(dst);
+  parallel_for(tasks, GrainFor(Ow * Dl.padded_c), [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer, n = task / outer;
+      int64_t oi[2] = {0, 0};
+      OuterIndex<R>(pos, p.out, oi);
+      int64_t so = 0, doff = 0;
+      for (int k = 0; k < R - 1; ++k) {
+        so += tb.axis[k].i0[oi[k]] * S.spatial_stride[k];
+        doff += oi[k] * Dl.spatial_stride[k];
+      }
+      if (pixel_copy) {
+        const U* sp = s + n * S.n_stride + so;
+        U* dp = o + n * Dl.n_stride + doff;
+        const size_t bytes = static_cast<size_t>(p.c) * sizeof(U);
+        for (int64_t ow = 0; ow < Ow; ++ow) std::memcpy(dp + ow * dsw, sp + aw.i0[ow] * ssw, bytes);
+        continue;
+      }
+      if (stream && S.block == 1 && Dl.block == 1) {  // channels-last, C a multiple of L
+        const U* sp = s + n * S.n_stride + so;
+        U* dp = o + n * Dl.n_stride + doff;
+        for (int64_t ow = 0; ow < Ow; ++ow) {
+          const U* a = sp + aw.i0[ow] * ssw;
+          U* b = dp + ow * dsw;
+          for (int64_t q = 0; q < nq; ++q) hn::Stream(hn::LoadU(du, a + q * L), du, b + q * L);
+        }
+        continue;
+      }
+      for (int64_t q = 0; q < nq; ++q) {
+        const int64_t c0 = q * L;
+        const int64_t real = std::min(L, p.c - c0);
+        U* dq = o + n * Dl.n_stride + ChanOff(Dl, c0) + doff;
+        if (real <= 0) {
+          for (int64_t ow = 0; ow < Ow; ++ow) hn::StoreU(hn::Zero(du), du, dq + ow * dsw);
+          continue;
+        }
+        const U* sq = s + n * S.n_stride + ChanOff(S, c0) + so;
+        if (real == L) {
+          for (int64_t ow = 0; ow < Ow; ++ow) {
+            const auto v = hn::LoadU(du, sq + aw.i0[ow] * ssw);
+            if (stream) {
+              hn::Stream(v, du, dq + ow * dsw);
+            } else {
+              hn::StoreU(v, du, dq + ow * dsw);
+            }
+          }
+        } else {
+          const int64_t count = Dl.block > 1 ? L : real;
+          for (int64_t ow = 0; ow < Ow; ++ow) {
+            const U* sp = sq + aw.i0[ow] * ssw;
+            U* dp = dq + ow * dsw;
+            for (int64_t i = 0; i < count; ++i) dp[i] = i < real ? sp[i] : U{0};
+          }
+        }
+      }
+    }
+    if (stream) hwy::FlushStream();
+  });
+}
+
+/// Nearest backward in double, flat lexicographic order over the outputs (bit-exact).
+template <class T, int R, size_t kCap>
+void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out) {
+  const hn::CappedTag<double, (kCap > 8 ? 8 : kCap)> dd;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(dd));
+  const ResampleLayout& Gl = p.dst;
+  const ResampleLayout& Ol = p.src;
+  const int64_t nq = (Ol.padded_c + L - 1) / L;
+  const int64_t Iw = p.in[R - 1];
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.in[k];
+  const int64_t tasks = p.n * outer;
+  const ResampleAxisTable& aw = tb.axis[R - 1];
+  const int64_t gsw = Gl.spatial_stride[R - 1], osw = Ol.spatial_stride[R - 1];
+  parallel_for(tasks, GrainFor(Iw * Ol.padded_c * 2), [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> qreal(static_cast<size_t>(nq)), qo(qreal.size()), qg(qreal.size());
+    std::vector<int64_t> offs;
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer, n = task / outer;
+      int64_t ii[2] = {0, 0};
+      OuterIndex<R>(pos, p.in, ii);
+      int64_t ooff = 0;
+      // Outer uses: ranges of axis 0 and axis 1 (one element when absent).
+      int64_t b0 = 0, e0 = 1, b1 = 0, e1 = 1;
+      if constexpr (R >= 2) {
+        b0 = tb.axis[0].begin[ii[0]];
+        e0 = tb.axis[0].begin[ii[0] + 1];
+        ooff += ii[0] * Ol.spatial_stride[0];
+      }
+      if constexpr (R == 3) {
+        b1 = tb.axis[1].begin[ii[1]];
+        e1 = tb.axis[1].begin[ii[1] + 1];
+        ooff += ii[1] * Ol.spatial_stride[1];
+      }
+      for (int64_t q = 0; q < nq; ++q) {
+        const int64_t c0 = q * L;
+        qreal[q] = std::min(L, p.c - c0);
+        qo[q] = n * Ol.n_stride + ChanOff(Ol, c0) + ooff;
+        qg[q] = qreal[q] > 0 ? n * Gl.n_stride + ChanOff(Gl, c0) : 0;
+      }
+      for (int64_t iw = 0; iw < Iw; ++iw) {
+        // The offsets of every output that read this input, in the reference's order.
+        offs.clear();
+        const int64_t ub = aw.begin[iw], ue = aw.begin[iw + 1];
+        for (int64_t u0 = b0; u0 < e0; ++u0) {
+          const int64_t off0 = R >= 2 ? tb.axis[0].use_o[u0] * Gl.spatial_stride[0] : 0;
+          for (int64_t u1 = b1; u1 < e1; ++u1) {
+            const int64_t off1 = R == 3 ? tb.axis[1].use_o[u1] * Gl.spatial_stride[1] : 0;
+            for (int64_t u = ub; u < ue; ++u) offs.push_back(off0 + off1 + aw.use_o[u] * gsw);
+          }
+        }
+        const size_t no = offs.size();
+        for (int64_t q = 0; q < nq; ++q) {
+          const int64_t real = qreal[q];
+          auto acc = hn::Zero(dd);
+          if (real > 0 && no > 0) {
+            const T* gq = g + qg[q];
+            acc = LoadD(dd, gq + offs[0], real, L);
+            for (size_t k = 1; k < no; ++k) acc = hn::Add(acc, LoadD(dd, gq + offs[k], real, L));
+          }
+          T* op = out + qo[q] + iw * osw;
+          if (real >= L || Ol.block > 1) {
+            StoreD(dd, acc, op);
+          } else {
+            StorePartialD(dd, acc, op, std::max<int64_t>(real, 0));
+          }
+        }
+      }
+    }
+  });
+}
+
+// =====================================================================================
+// Plain kernels: both tensors contiguous along the innermost spatial axis (nchw, ...);
+// vectors run along that axis, taps come from gathers out of a row in cache.
+// =====================================================================================
+
+/// v[0, Iw) = the outer axes' interpolation of the src rows at so[] (float32).
+template <class T, int R, class D>
+HWY_INLINE void OuterRowsF(D d, const T* s, const int64_t* so, float wa0, float wa1, float wb0,
+                           float wb1, int64_t Iw, float* v) {
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const hn::CappedTag<float, 1> d1;
+  auto one = [&](auto dt, int64_t i) {
+    using DT = decltype(dt);
+    const auto a0 = hn::Set(dt, wa0), a1 = hn::Set(dt, wa1);
+    hn::Vec<DT> r;
+    if constexpr (R == 1) {
+      r = LoadF(dt, s + i);
+    } else if constexpr (R == 2) {
+      r = Lerp<DT>(a0, a1, LoadF(dt, s + so[0] + i), LoadF(dt, s + so[1] + i));
+    } else {
+      const auto lo = Lerp<DT>(a0, a1, LoadF(dt, s + so[0] + i), LoadF(dt, s + so[1] + i));
+      const auto hi = Lerp<DT>(a0, a1, LoadF(dt, s + so[2] + i), LoadF(dt, s + so[3] + i));
+      r = Lerp<DT>(hn::Set(dt, wb0), hn::Set(dt, wb1), lo, hi);
+    }
+    hn::StoreU(r, dt, v + i);
+  };
+  int64_t i = 0;
+  for (; i + N <= Iw; i += N) one(d, i);
+  for (; i < Iw; ++i) one(d1, i);
+}
+
+template <class T, int R>
+void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const ResampleLayout& S = p.src;
+  const ResampleLayout& Dl = p.dst;
+  const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
+  const int64_t tasks = p.n * p.c * outer;
+  const ResampleAxisTable& aw = tb.axis[R - 1];
+  const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+  parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
+    std::vector<float> v(static_cast<size_t>(Iw + N));
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer;
+      const int64_t nc = task / outer;
+      const int64_t n = nc / p.c, c = nc % p.c;
+      int64_t oi[2] = {0, 0};
+      OuterIndex<R>(pos, p.out, oi);
+      int64_t so[4] = {0, 0, 0, 0};
+      float wa0 = 1, wa1 = 0, wb0 = 1, wb1 = 0;
+      int64_t doff = 0;
+      if constexpr (R == 2) {
+        const ResampleAxisTable& ah = tb.axis[0];
+        so[0] = ah.i0[oi[0]] * S.spatial_stride[0];
+        so[1] = ah.i1[oi[0]] * S.spatial_stride[0];
+        wa0 = ah.w0[oi[0]];
+        wa1 = ah.w1[oi[0]];
+        doff = oi[0] * Dl.spatial_stride[0];
+      } else if constexpr (R == 3) {
+        const ResampleAxisTable& ad = tb.axis[0];
+        const ResampleAxisTable& ah = tb.axis[1];
+        const int64_t d0 = ad.i0[oi[0]] * S.spatial_stride[0];
+        const int64_t d1 = ad.i1[oi[0]] * S.spatial_stride[0];
+        const int64_t h0 = ah.i0[oi[1]] * S.spatial_stride[1];
+        const int64_t h1 = ah.i1[oi[1]] * S.spatial_stride[1];
+        so[0] = d0 + h0;
+        so[1] = d1 + h0;
+        so[2] = d0 + h1;
+        so[3] = d1 + h1;
+        wa0 = ad.w0[oi[0]];
+        wa1 = ad.w1[oi[0]];
+        wb0 = ah.w0[oi[1]];
+        wb1 = ah.w1[oi[1]];
+        doff = oi[0] * Dl.spatial_stride[0] + oi[1] * Dl.spatial_stride[1];
+      }
+      const T* s = src + n * S.n_stride + c * S.c_block_stride;
+      T* o = dst + n * Dl.n_stride + c * Dl.c_block_stride + doff;
+      const float* row = v.data();
+      if constexpr (R == 1 && sizeof(T) == 4) {
+        row = reinterpret_cast<const float*>(s);
+      } else {
+        OuterRowsF<T, R>(d, s, so, wa0, wa1, wb0, wb1, Iw, v.data());
+      }
+      for (int64_t ow = 0; ow < Ow; ow += N) {
+        const auto a = hn::GatherIndex(d, row, hn::LoadU(di, aw.i0.data() + ow));
+        const auto b = hn::GatherIndex(d, row, hn::LoadU(di, aw.i1.data() + ow));
+        const auto r =
+            Lerp<decltype(d)>(hn::LoadU(d, aw.w0.data() + ow), hn::LoadU(d, aw.w1.data() + ow), a, b);
+        if (ow + N <= Ow) {
+          StoreOut(d, r, o + ow, stream && reinterpret_cast<uintptr_t>(o) % (N * sizeof(T)) == 0);
+        } else {
+          StorePartialF(d, r, o + ow, Ow - ow);
+        }
+      }
+    }
+    if (stream) hwy::FlushStream();
+  });
+}
+
+template <class T, int R>
+void BwdLinearP(const ResampleProblem& p, const Tables& tb, const T* g, T* out) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const hn::CappedTag<float, 1> d1;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const ResampleLayout& Gl = p.dst;
+  const ResampleLayout& Ol = p.src;
+  const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.in[k];
+  const int64_t tasks = p.n * p.c * outer;
+  const ResampleChunkTable& ct = tb.chunks;
+  const bool stream = tasks * Iw * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+  parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
+    std::vector<float> t(static_cast<size_t>(Ow + N));
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer;
+      const int64_t nc = task / outer;
+      const int64_t n = nc / p.c, c = nc % p.c;
+      int64_t ii[2] = {0, 0};
+      OuterIndex<R>(pos, p.in, ii);
+      const T* gs = g + n * Gl.n_stride + c * Gl.c_block_stride;
+      T* o = out + n * Ol.n_stride + c * Ol.c_block_stride;
+      bool empty = false;
+      const float* row = t.data();
+      if constexpr (R == 1) {
+        if constexpr (sizeof(T) == 4) {
+          row = reinterpret_cast<const float*>(gs);
+        } else {
+          int64_t i = 0;
+          for (; i + N <= Ow; i += N) hn::StoreU(LoadF(d, gs + i), d, t.data() + i);
+          for (; i < Ow; ++i) t[i] = ToF32(gs[i]);
+        }
+      } else {
+        const ResampleAxisTable& ah = tb.axis[R - 2];
+        const int64_t hb = ah.begin[ii[R - 2]], he = ah.begin[ii[R - 2] + 1];
+        int64_t db = 0, de = 1;
+        if constexpr (R == 3) {
+          db = tb.axis[0].begin[ii[0]];
+          de = tb.axis[0].begin[ii[0] + 1];
+          o += ii[0] * Ol.spatial_stride[0] + ii[1] * Ol.spatial_stride[1];
+        } else {
+          o += ii[0] * Ol.spatial_stride[0];
+        }
+        empty = hb == he || db == de;
+        if (!empty) {
+          auto one = [&](auto dt, int64_t i) {
+            using DT = decltype(dt);
+            hn::Vec<DT> r = hn::Zero(dt);
+            for (int64_t uh = hb; uh < he; ++uh) {
+              const T* ph = gs + ah.use_o[uh] * Gl.spatial_stride[R - 2] + i;
+              hn::Vec<DT> in;
+              if constexpr (R == 3) {
+                const ResampleAxisTable& ad = tb.axis[0];
+                in = hn::Mul(hn::Set(dt, ad.use_w[db]),
+                             LoadF(dt, ph + ad.use_o[db] * Gl.spatial_stride[0]));
+                for (int64_t ud = db + 1; ud < de; ++ud) {
+                  in = hn::MulAdd(hn::Set(dt, ad.use_w[ud]),
+                                  LoadF(dt, ph + ad.use_o[ud] * Gl.spatial_stride[0]), in);
+                }
+              } else {
+                in = LoadF(dt, ph);
+              }
+              const auto wh = hn::Set(dt, ah.use_w[uh]);
+              r = uh == hb ? hn::Mul(wh, in) : hn::MulAdd(wh, in, r);
+            }
+            hn::StoreU(r, dt, t.data() + i);
+          };
+          int64_t i = 0;
+          for (; i + N <= Ow; i += N) one(d, i);
+          for (; i < Ow; ++i) one(d1, i);
+        }
+      }
+      for (int64_t k = 0, iw = 0; iw < Iw; ++k, iw += N) {
+        auto r = hn::Zero(d);
+        if (!empty) {
+          for (int64_t sl = ct.slot_begin[k]; sl < ct.slot_begin[k + 1]; ++sl) {
+            const size_t at = static_cast<size_t>(sl * N);
+            const auto idx = hn::LoadU(di, ct.idx.data() + at);
+            const auto w = hn::LoadU(d, ct.w.data() + at);
+            const auto valid =
+                hn::RebindMask(d, hn::Gt(hn::LoadU(di, ct.valid.data() + at), hn::Zero(di)));
+            const auto x = hn::GatherIndex(d, row, idx);
+            r = sl == ct.slot_begin[k] ? hn::IfThenElseZero(valid, hn::Mul(w, x))
+                                       : hn::IfThenElse(valid, hn::MulAdd(w, x, r), r);
+          }
+        }
+        if (iw + N <= Iw) {
+          StoreOut(d, r, o + iw, stream && reinterpret_cast<uintptr_t>(o) % (N * sizeof(T)) == 0);
+        } else {
+          StorePartialF(d, r, o + iw, Iw - iw);
+        }
+      }
+    }
+    if (stream) hwy::FlushStream();
+  });
+}
+
+template <class T, int R>
+void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {
+  const ResampleLayout& S = p.src;
+  const ResampleLayout& Dl = p.dst;
+  const int64_t Ow = p.out[R - 1];
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
+  const int64_t tasks = p.n * p.c * outer;
+  const ResampleAxisTable& aw = tb.axis[R - 1];
+  const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+  const int64_t padded_ow = (Ow + 15) / 16 * 16;  // the index table's padded length
+  parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
+    std::vector<uint32_t> row(sizeof(T) == 4 ? static_cast<size_t>(padded_ow) : 0);
+    const uint32_t* last = nullptr;
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer;
+      const int64_t nc = task / outer;
+      const int64_t n = nc / p.c, c = nc % p.c;
+      int64_t oi[2] = {0, 0};
+      OuterIndex<R>(pos, p.out, oi);
+      int64_t so = 0, doff = 0;
+      for (int k = 0; k < R - 1; ++k) {
+        so += tb.axis[k].i0[oi[k]] * S.spatial_stride[k];
+        doff += oi[k] * Dl.spatial_stride[k];
+      }
+      const T* s = src + n * S.n_stride + c * S.c_block_stride + so;
+      T* o = dst + n * Dl.n_stride + c * Dl.c_block_stride + doff;
+      if constexpr (sizeof(T) == 4) {
+        const hn::ScalableTag<uint32_t> du;
+        const hn::RebindToSigned<decltype(du)> di;
+        const int64_t N = static_cast<int64_t>(hn::Lanes(du));
+        const auto* s32 = reinterpret_cast<const uint32_t*>(s);
+        auto* o32 = reinterpret_cast<uint32_t*>(o);
+        int64_t ow = 0;
+        const bool st = stream && reinterpret_cast<uintptr_t>(o32) % (N * 4) == 0;
+        // Gather a source row once into the scratch row; output rows that repeat it (an
+        // upsampled outer axis) are plain copies of the scratch row.
+        if (s32 != last) {
+          for (int64_t k = 0; k + N <= padded_ow; k += N) {
+            hn::StoreU(hn::GatherIndex(du, s32, hn::LoadU(di, aw.i0.data() + k)), du,
+                       row.data() + k);
+          }
+          last = s32;
+        }
+        for (; ow + N <= Ow; ow += N) {
+          const auto v = hn::LoadU(du, row.data() + ow);
+          if (st) {
+            hn::Stream(v, du, o32 + ow);
+          } else {
+            hn::StoreU(v, du, o32 + ow);
+          }
+        }
+        for (; ow < Ow; ++ow) o32[ow] = row[ow];
+      } else {
+        for (int64_t ow = 0; ow < Ow; ++ow) o[ow] = s[aw.i0[ow]];
+      }
+    }
+    if (stream) hwy::FlushStream();
+  });
+}
+
+template <class T, int R>
+void BwdNearestP(const ResampleProblem& p, const Tables& tb, const T* g, T* out) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const hn::Rebind<int32_t, decltype(dd)> di;
+  const hn::ScalableTag<float> dfull;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(dd));
+  const ResampleLayout& Gl = p.dst;
+  const ResampleLayout& Ol = p.src;
+  const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.in[k];
+  const int64_t tasks = p.n * p.c * outer;
+  const ResampleChunkTable& ct = tb.chunks;
+  const int64_t nchunks = (Iw + N - 1) / N;
+  parallel_for(tasks, GrainFor(Ow * 2), [&](int64_t begin, int64_t end) {
+    std::vector<double> acc(static_cast<size_t>(nchunks * N));
+    std::vector<float> conv(sizeof(T) == 4 ? 0 : static_cast<size_t>(Ow + 16));
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer;
+      const int64_t nc = task / outer;
+      const int64_t n = nc / p.c, c = nc % p.c;
+      int64_t ii[2] = {0, 0};
+      OuterIndex<R>(pos, p.in, ii);
+      const T* gs = g + n * Gl.n_stride + c * Gl.c_block_stride;
+      T* o = out + n * Ol.n_stride + c * Ol.c_block_stride;
+      int64_t b0 = 0, e0 = 1, b1 = 0, e1 = 1;
+      if constexpr (R >= 2) {
+        b0 = tb.axis[0].begin[ii[0]];
+        e0 = tb.axis[0].begin[ii[0] + 1];
+        o += ii[0] * Ol.spatial_stride[0];
+      }
+      if constexpr (R == 3) {
+        b1 = tb.axis[1].begin[ii[1]];
+        e1 = tb.axis[1].begin[ii[1] + 1];
+        o += ii[1] * Ol.spatial_stride[1];
+      }
+      std::fill(acc.begin(), acc.end(), 0.0);
+      bool first = true;
+      for (int64_t u0 = b0; u0 < e0; ++u0) {
+        const int64_t off0 = R >= 2 ? tb.axis[0].use_o[u0] * Gl.spatial_stride[0] : 0;
+        for (int64_t u1 = b1; u1 < e1; ++u1) {
+          const int64_t off1 = R == 3 ? tb.axis[1].use_o[u1] * Gl.spatial_stride[1] : 0;
+          const T* grow = gs + off0 + off1;
+          const float* row;
+          if constexpr (sizeof(T) == 4) {
+            row = reinterpret_cast<const float*>(grow);
+          } else {
+            const int64_t NF = static_cast<int64_t>(hn::Lanes(dfull));
+            int64_t i = 0;
+            for (; i + NF <= Ow; i += NF) hn::StoreU(LoadF(dfull, grow + i), dfull, conv.data() + i);
+            for (; i < Ow; ++i) conv[i] = ToF32(grow[i]);
+            row = conv.data();
+          }
+          for (int64_t k = 0; k < nchunks; ++k) {
+            double* ak = acc.data() + k * N;
+            auto a = hn::LoadU(dd, ak);
+            for (int64_t sl = ct.slot_begin[k]; sl < ct.slot_begin[k + 1]; ++sl) {
+              const size_t at = static_cast<size_t>(sl * N);
+              const auto idx = hn::LoadU(di, ct.idx.data() + at);
+              const auto valid = hn::RebindMask(
+                  dd, hn::Gt(hn::PromoteTo(dd, hn::LoadU(df, ct.w.data() + at)), hn::Zero(dd)));
+              const auto x = hn::PromoteTo(dd, hn::GatherIndex(df, row, idx));
+              a = first && sl == ct.slot_begin[k] ? hn::IfThenElseZero(valid, x)
+                                                  : hn::IfThenElse(valid, hn::Add(a, x), a);
+            }
+            hn::StoreU(a, dd, ak);
+          }
+          first = false;
+        }
+      }
+      int64_t iw = 0;
+      for (int64_t k = 0; iw + N <= Iw; ++k, iw += N) StoreD(dd, hn::LoadU(dd, acc.data() + k * N), o + iw);
+      if (iw < Iw) StorePartialD(dd, hn::LoadU(dd, acc.data() + iw), o + iw, Iw - iw);
+    }
+  });
+}
+
+// --- dispatch within the target ------------------------------------------------------------
+
+/// The channel-chunk cap for the channel-vector kernels: 16 or 8 when both tensors hold
+/// contiguous channel runs of that length (nhwc: any), else 1 (generic).
+int64_t ChannelCap(const ResampleProblem& p) {
+  auto run = [](const ResampleLayout& l) -> int64_t {
+    if (l.block == 1) return l.c_block_stride == 1 ? 16 : 0;
+    return l.c_inner_stride == 1 ? std::min<int64_t>(l.block, 16) : 0;
+  };
+  const int64_t a = run(p.src), b = run(p.dst);
+  if (a == 0 || b == 0) return 1;
+  const int64_t m = std::min(a, b);
+  return m >= 16 ? 16 : (m >= 8 ? 8 : 1);
+}
+
+template <class T, int R>
+void ForwardTR(const ResampleProblem& p, const Tables& tb, const void* src, void* dst) {
+  const T* s = static_cast<const T*>(src);
+  T* o = static_cast<T*>(dst);
+  const bool lin = p.algorithm == ResampleAlgorithm::kLinear;
+  if (tb.plain) {
+    if (lin) {
+      FwdLinearP<T, R>(p, tb, s, o);
+    } else {
+      FwdNearestP<T, R>(p, tb, s, o);
+    }
+    return;
+  }
+  switch (ChannelCap(p)) {
+    case 16:
+      if (lin) {
+        FwdLinearC<T, R, 16>(p, tb, s, o);
+      } else {
+        FwdNearestC<T, R, 16>(p, tb, s, o);
+      }
+      return;
+    case 8:
+      if (lin) {
+        FwdLinearC<T, R, 8>(p, tb, s, o);
+      } else {
+        FwdNearestC<T, R, 8>(p, tb, s, o);
+      }
+      return;
+    default:
+      if (lin) {
+        FwdLinearC<T, R, 1>(p, tb, s, o);
+      } else {
+        FwdNearestC<T, R, 1>(p, tb, s, o);
+      }
+      return;
+  }
+}
+
+template <class T, int R>
+void BackwardTR(const ResampleProblem& p, const Tables& tb, const void* g, void* out) {
+  const T* s = static_cast<const T*>(g);
+  T* o = static_cast<T*>(out);
+  const bool lin = p.algorithm == ResampleAlgorithm::kLinear;
+  if (tb.plain) {
+    if (lin) {
+      BwdLinearP<T, R>(p, tb, s, o);
+    } else {
+      BwdNearestP<T, R>(p, tb, s, o);
+    }
+    return;
+  }
+  switch (ChannelCap(p)) {
+    case 16:
+      if (lin) {
+        BwdLinearC<T, R, 16>(p, tb, s, o);
+      } else {
+        BwdNearestC<T, R, 16>(p, tb, s, o);
+      }
+      return;
+    case 8:
+      if (lin) {
+        BwdLinearC<T, R, 8>(p, tb, s, o);
+      } else {
+        BwdNearestC<T, R, 8>(p, tb, s, o);
+      }
+      return;
+    default:
+      if (lin) {
+        BwdLinearC<T, R, 1>(p, tb, s, o);
+      } else {
+        BwdNearestC<T, R, 1>(p, tb, s, o);
+      }
+      return;
+  }
+}
+
+template <class T>
+void ForwardT(const ResampleProblem& p, const Tables& tb, const void* src, void* dst) {
+  switch (p.spatial_rank) {
+    case 1: ForwardTR<T, 1>(p, tb, src, dst); return;
+    case 2: ForwardTR<T, 2>(p, tb, src, dst); return;
+    default: ForwardTR<T, 3>(p, tb, src, dst); return;
+  }
+}
+template <class T>
+void BackwardT(const ResampleProblem& p, const Tables& tb, const void* g, void* out) {
+  switch (p.spatial_rank) {
+    case 1: BackwardTR<T, 1>(p, tb, g, out); return;
+    case 2: BackwardTR<T, 2>(p, tb, g, out); return;
+    default: BackwardTR<T, 3>(p, tb, g, out); return;
+  }
+}
+
+void ResampleForwardFast(const ResampleProblem& p, const void* tables, const void* src,
+                         void* dst) {
+  const Tables& tb = *static_cast<const Tables*>(tables);
+  if (p.dtype == DType::kFloat32) {
+    ForwardT<float>(p, tb, src, dst);
+  } else {
+    ForwardT<bfloat16>(p, tb, src, dst);
+  }
+}
+
+void ResampleBackwardFast(const ResampleProblem& p, const void* tables, const void* g,
+                          void* out) {
+  const Tables& tb = *static_cast<const Tables*>(tables);
+  if (p.dtype == DType::kFloat32) {
+    BackwardT<float>(p, tb, g, out);
+  } else {
+    BackwardT<bfloat16>(p, tb, g, out);
+  }
+}
+
+int64_t LanesF32() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
+int64_t LanesF64() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<double>())); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gridops::kernels
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace gridops::kernels {
+HWY_EXPORT(ResampleForwardFast);
+HWY_EXPORT(ResampleBackwardFast);
+HWY_EXPORT(LanesF32);
+HWY_EXPORT(LanesF64);
+
+namespace {
+
+constexpr int64_t kPad = 16;  // forward tables are padded to a multiple of this
+
+ResampleAxisTable make_axis(const ResampleProblem& p, int k) {
+  ResampleAxisTable a;
+  a.in = p.in[k];
+  a.out = p.out[k];
+  const int64_t padded = (a.out + kPad - 1) / kPad * kPad;
+  a.i0.assign(static_cast<size_t>(padded), 0);
+  a.i1.assign(static_cast<size_t>(padded), 0);
+  a.w0.assign(static_cast<size_t>(padded), 0.0f);
+  a.w1.assign(static_cast<size_t>(padded), 0.0f);
+  const bool lin = p.algorithm == ResampleAlgorithm::kLinear;
+  for (int64_t o = 0; o < a.out; ++o) {
+    if (lin) {
+      const coords::LinearTaps t = coords::resample_linear_taps(o, a.in, a.out);
+      a.i0[o] = static_cast<int32_t>(t.i0);
+      a.i1[o] = static_cast<int32_t>(t.i1);
+      a.w0[o] = static_cast<float>(t.w0);
+      a.w1[o] = static_cast<float>(t.w1);
+    } else {
+      a.i0[o] = a.i1[o] = static_cast<int32_t>(coords::resample_nearest_index(o, a.in, a.out));
+      a.w0[o] = 1.0f;
+    }
+  }
+  // The adjoint, from the same tables: count, then fill in increasing o (tap 0 first).
+  const int taps = lin ? 2 : 1;
+  a.begin.assign(static_cast<size_t>(a.in) + 1, 0);
+  for (int64_t o = 0; o < a.out; ++o) {
+    ++a.begin[static_cast<size_t>(a.i0[o]) + 1];
+    if (taps == 2) ++a.begin[static_cast<size_t>(a.i1[o]) + 1];
+  }
+  for (int64_t i = 0; i < a.in; ++i) a.begin[i + 1] += a.begin[i];
+  a.use_o.resize(static_cast<size_t>(a.begin[a.in]));
+  a.use_w.resize(a.use_o.size());
+  std::vector<int64_t> fill(a.begin.begin(), a.begin.end() - 1);
+  for (int64_t o = 0; o < a.out; ++o) {
+    int64_t at = fill[a.i0[o]]++;
+    a.use_o[at] = static_cast<int32_t>(o);
+    a.use_w[at] = a.w0[o];
+    if (taps == 2) {
+      at = fill[a.i1[o]]++;
+      a.use_o[at] = static_cast<int32_t>(o);
+      a.use_w[at] = a.w1[o];
+    }
+  }
+  return a;
+}
+
+ResampleChunkTable make_chunks(const ResampleAxisTable& a, int64_t lanes) {
+  ResampleChunkTable t;
+  t.lanes = lanes;
+  const int64_t nchunks = (a.in + lanes - 1) / lanes;
+  t.slot_begin.assign(static_cast<size_t>(nchunks) + 1, 0);
+  for (int64_t k = 0; k < nchunks; ++k) {
+    int64_t m = 0;
+    for (int64_t l = 0; l < lanes; ++l) {
+      const int64_t i = k * lanes + l;
+      if (i < a.in) m = std::max(m, a.begin[i + 1] - a.begin[i]);
+    }
+    t.slot_begin[k + 1] = t.slot_begin[k] + m;
+  }
+  const size_t total = static_cast<size_t>(t.slot_begin[nchunks] * lanes);
+  t.idx.assign(total, 0);
+  t.w.assign(total, 0.0f);
+  t.valid.assign(total, 0);
+  for (int64_t k = 0; k < nchunks; ++k) {
+    for (int64_t l = 0; l < lanes; ++l) {
+      const int64_t i = k * lanes + l;
+      if (i >= a.in) continue;
+      for (int64_t j = 0; j < a.begin[i + 1] - a.begin[i]; ++j) {
+        const size_t at = static_cast<size_t>((t.slot_begin[k] + j) * lanes + l);
+        t.idx[at] = a.use_o[a.begin[i] + j];
+        t.w[at] = a.use_w[a.begin[i] + j];
+        t.valid[at] = 1;
+      }
+    }
+  }
+  return t;
+}
+
+bool w_contiguous(const ResampleProblem& p) {
+  const int r = p.spatial_rank;
+  return p.src.spatial_stride[r - 1] == 1 && p.dst.spatial_stride[r - 1] == 1 &&
+         p.src.block == 1 && p.dst.block == 1;
+}
+
+}  // namespace
+
+std::string resample_fast_declines(const ResampleProblem& p) {
+  if (p.dtype != DType::kFloat32 && p.dtype != DType::kBFloat16) {
+    return std::string("dtype ") + to_string(p.dtype) +
+           " is not float32 or bfloat16 (the reference handles it)";
+  }
+  if (p.spatial_rank < 1 || p.spatial_rank > kResampleMaxSpatialRank) return "bad spatial rank";
+  if (p.n == 0 || p.c == 0) return "empty problem (N or C is 0)";
+  for (int k = 0; k < p.spatial_rank; ++k) {
+    if (p.in[k] == 0 || p.out[k] == 0) return "empty spatial axis";
+    if (p.in[k] > (int64_t{1} << 30) || p.out[k] > (int64_t{1} << 30)) {
+      return "spatial axis longer than 2^30 (32-bit index tables)";
+    }
+  }
+  return std::string();
+}
+
+std::shared_ptr<const void> resample_fast_prepare(const ResampleProblem& p) {
+  auto t = std::make_shared<ResampleFastTables>();
+  for (int k = 0; k < p.spatial_rank; ++k) t->axis[k] = make_axis(p, k);
+  t->plain = w_contiguous(p);
+  if (t->plain) {
+    const bool lin = p.algorithm == ResampleAlgorithm::kLinear;
+    const int64_t lanes = lin ? HWY_DYNAMIC_DISPATCH(LanesF32)() : HWY_DYNAMIC_DISPATCH(LanesF64)();
+    t->chunks = make_chunks(t->axis[p.spatial_rank - 1], lanes);
+  }
+  return t;
+}
+
+void resample_forward_fast(const ResampleProblem& p, const void* tables, const void* src,
+                           void* dst) {
+  HWY_DYNAMIC_DISPATCH(ResampleForwardFast)(p, tables, src, dst);
+}
+
+void resample_backward_fast(const ResampleProblem& p, const void* tables, const void* diff_dst,
+                            void* diff_src) {
+  HWY_DYNAMIC_DISPATCH(ResampleBackwardFast)(p, tables, diff_dst, diff_src);
+}
+
+}  // namespace gridops::kernels
+#endif  // HWY_ONCE

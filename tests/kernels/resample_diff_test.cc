@@ -1,0 +1,379 @@
+// Differential tests: every fast resampling implementation against "ref", forward and
+// backward, over random problems (ranks 1-3, sizes including 1 and odd sizes, up- and
+// downsampling, every (src, dst) memory-format pair, float32 and bfloat16, nearest and
+// linear), plus thread-count determinism and the choice of the fast path for the
+// benchmark workloads.
+//
+// Bounds (see docs/ops/resample.md, "Fast path"):
+// - nearest forward and backward: bit-exact (forward is a copy; backward sums in double in
+//   the reference's order and rounds once, as the reference does);
+// - padded channels of blocked outputs: bit-exact (+0);
+// - linear, float32: |fast - ref| <= 2^-20 * S, S = sum over the taps of |w * x| (computed
+//   by running ref on |x|, weights are >= 0). Justification: the fast path rounds each
+//   per-axis weight to float32 (r roundings, <= r u S, u = 2^-24), each axis' lerp (or
+//   adjoint sum step) rounds a Mul and a MulAdd (<= 2 u S per axis, sums of |w x| never
+//   exceed S), and ref itself is within u |ref| <= u S of the exact value: at most
+//   (3r + 1) u S + O(u^2) <= 10 u S for r <= 3; we test 16 u S = 2^-20 S.
+//   Backward: each diff_src element is a nested sum with k_a <= 2 * (O_a / I_a + 2) uses
+//   along axis a, each use one rounding (Mul or MulAdd) of a partial sum bounded by S, so
+//   |fast - ref| <= (r + sum_a k_a + 2) u S, which the test uses as is (it grows with the
+//   upsampling ratio, as any float32 sum of that many terms does).
+// - linear, bfloat16: the fast path computes in float32 (error as above) and rounds once to
+//   bfloat16, the reference rounds its double result once: the two differ by at most one
+//   bfloat16 ulp plus the float32 bound.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/convert.h"
+#include "gridops/ops/resample.h"
+#include "gridops/parallel.h"
+#include "support/test_util.h"
+
+namespace gridops {
+namespace {
+
+constexpr MemoryFormat kFormats[] = {MemoryFormat::kPlain, MemoryFormat::kChannelsLast,
+                                     MemoryFormat::kBlocked8, MemoryFormat::kBlocked16};
+
+/// The fast implementations (every entry of the list but "ref").
+std::vector<std::string> fast_impls() {
+#ifdef GRIDOPS_HAVE_HWY
+  return {"hwy"};
+#else
+  return {};
+#endif
+}
+
+ResampleMemoryDesc md(DType dt, Dims dims, MemoryFormat f) {
+  ResampleMemoryDesc m;
+  m.dtype = dt;
+  m.dims = std::move(dims);
+  m.format = f;
+  return m;
+}
+
+int64_t product(const Dims& d) {
+  int64_t p = 1;
+  for (int64_t v : d) p *= v;
+  return p;
+}
+
+/// covered[i]: buffer element i holds a logical element (else it is channel padding).
+std::vector<char> covered(const ResampleMemoryDesc& m) {
+  std::vector<char> cov(static_cast<size_t>(*m.buffer_elements()), 0);
+  Dims idx(m.dims.size(), 0);
+  const int64_t total = product(m.dims);
+  for (int64_t f = 0; f < total; ++f) {
+    int64_t r = f;
+    for (size_t k = m.dims.size(); k-- > 0;) {
+      idx[k] = r % m.dims[k];
+      r /= m.dims[k];
+    }
+    cov[static_cast<size_t>(m.offset(idx))] = 1;
+  }
+  return cov;
+}
+
+template <class T>
+double as_double(T v) {
+  return convert::load_real<double>(v);
+}
+
+/// Runs forward (or backward) with an implementation; returns the output buffer.
+template <class T>
+std::vector<T> run(const std::string& impl, ResampleAlgorithm a, const ResampleMemoryDesc& s,
+                   const ResampleMemoryDesc& d, const std::vector<T>& in, bool backward) {
+  ResampleDesc desc;
+  desc.algorithm = a;
+  desc.impl = impl;
+  auto plan = make_resample_plan(desc, s, d);
+  EXPECT_TRUE(plan.ok()) << plan.status().to_string();
+  if (!plan.ok()) return {};
+  EXPECT_STREQ(plan->impl_name(), impl.c_str());
+  std::vector<T> out(static_cast<size_t>(*(backward ? s : d).buffer_elements()),
+                     convert::store_real<T>(123.0));
+  const Status st = backward ? plan->backward(in.data(), out.data())
+                             : plan->forward(in.data(), out.data());
+  EXPECT_TRUE(st.ok()) << st.to_string();
+  return out;
+}
+
+struct Stats {
+  int problems = 0;
+  double worst_ratio = 0;  // max |fast - ref| / bound over linear elements
+};
+
+template <class T>
+void check_one(const std::string& impl, ResampleAlgorithm a, const ResampleMemoryDesc& s,
+               const ResampleMemoryDesc& d, std::mt19937_64& rng, bool backward, Stats* stats) {
+  const int r = static_cast<int>(s.dims.size()) - 2;
+  double uses = 0;
+  for (int k = 0; k < r; ++k) {
+    uses += 2.0 * (static_cast<double>(d.dims[2 + k] / s.dims[2 + k]) + 2.0);
+  }
+  const ResampleMemoryDesc& in_md = backward ? d : s;
+  const ResampleMemoryDesc& out_md = backward ? s : d;
+  const std::vector<char> in_cov = covered(in_md), out_cov = covered(out_md);
+  std::uniform_real_distribution<double> val(-2.0, 2.0);
+  std::vector<T> in(in_cov.size()), in_abs(in_cov.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    // Padding of the input holds NaN: it must be ignored.
+    in[i] = convert::store_real<T>(in_cov[i] ? val(rng) : std::nan(""));
+    in_abs[i] = convert::store_real<T>(in_cov[i] ? std::fabs(as_double(in[i])) : std::nan(""));
+  }
+  const auto got = run<T>(impl, a, s, d, in, backward);
+  const auto want = run<T>("ref", a, s, d, in, backward);
+  ASSERT_EQ(got.size(), want.size());
+  const bool exact = a == ResampleAlgorithm::kNearest;
+  std::vector<T> sum_abs;
+  if (!exact) sum_abs = run<T>("ref", a, s, d, in_abs, backward);
+  const bool bf16 = sizeof(T) == 2;
+  const double rel = backward ? (r + uses + 2) * std::ldexp(1.0, -24) : std::ldexp(1.0, -20);
+  for (size_t i = 0; i < got.size(); ++i) {
+    uint64_t gb = 0, wb = 0;
+    std::memcpy(&gb, &got[i], sizeof(T));
+    std::memcpy(&wb, &want[i], sizeof(T));
+    if (exact || !out_cov[i]) {
+      ASSERT_EQ(gb, wb) << "buffer element " << i << (out_cov[i] ? "" : " (padding)") << ": got "
+                        << as_double(got[i]) << ", ref " << as_double(want[i]);
+      continue;
+    }
+    const double g = as_double(got[i]), w = as_double(want[i]);
+    const double S = as_double(sum_abs[i]);
+    double bound = rel * S * 1.01 + 1e-37;
+    if (bf16) {
+      const double m = std::max(std::fabs(g), std::fabs(w));
+      bound += m > 0 ? std::ldexp(1.0, std::ilogb(m) - 7) : 0.0;  // one bf16 ulp
+    }
+    const double err = std::fabs(g - w);
+    stats->worst_ratio = std::max(stats->worst_ratio, err / bound);
+    ASSERT_LE(err, bound) << "buffer element " << i << ": got " << g << ", ref " << w
+                          << ", sum |w x| " << S;
+  }
+}
+
+TEST(ResampleDiff, RandomProblemsAgainstRef) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed + 77);
+  std::uniform_int_distribution<int> pick(0, 1 << 30);
+  auto uni = [&](int lo, int hi) { return lo + pick(rng) % (hi - lo + 1); };
+  const int kProblems = 2400;
+  for (const std::string& impl : fast_impls()) {
+    Stats stats;
+    for (int it = 0; it < kProblems; ++it) {
+      const int r = 1 + it % 3;
+      const DType dt = (it / 3) % 2 == 0 ? DType::kFloat32 : DType::kBFloat16;
+      const ResampleAlgorithm a =
+          (it / 6) % 2 == 0 ? ResampleAlgorithm::kLinear : ResampleAlgorithm::kNearest;
+      // Half the problems use one format on both sides, the others a random pair.
+      const MemoryFormat fs = kFormats[uni(0, 3)];
+      const MemoryFormat fd = uni(0, 1) == 0 ? fs : kFormats[uni(0, 3)];
+      const int64_t cmax = uni(0, 3) == 0 ? 40 : 20;
+      Dims sd = {uni(1, 2), uni(1, static_cast<int>(cmax))};
+      const int maxlen = r == 3 ? 6 : (r == 2 ? 11 : 40);
+      Dims dd = sd;
+      for (int k = 0; k < r; ++k) {
+        const int64_t in = uni(1, maxlen);
+        int64_t out;
+        switch (uni(0, 3)) {
+          case 0: out = in * 2; break;             // 2x up
+          case 1: out = std::max<int64_t>(1, in / 2); break;  // 2x down
+          case 2: out = in; break;                 // same size
+          default: out = uni(1, maxlen * 2); break;  // any ratio
+        }
+        sd.push_back(in);
+        dd.push_back(out);
+      }
+      const auto s = md(dt, sd, fs);
+      const auto d = md(dt, dd, fd);
+      SCOPED_TRACE(impl + " problem " + std::to_string(it) + ": " + to_string(dt) + " " +
+                   to_string(a) + " " + dims_to_string(sd) + " " + format_tag(fs, r) + " -> " +
+                   dims_to_string(dd) + " " + format_tag(fd, r));
+      for (bool backward : {false, true}) {
+        if (dt == DType::kFloat32) {
+          check_one<float>(impl, a, s, d, rng, backward, &stats);
+        } else {
+          check_one<bfloat16>(impl, a, s, d, rng, backward, &stats);
+        }
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+      ++stats.problems;
+    }
+    EXPECT_EQ(stats.problems, kProblems);
+    std::printf("[ %s ] %d problems, worst linear error / bound = %.3g\n", impl.c_str(),
+                stats.problems, stats.worst_ratio);
+  }
+}
+
+// Same bits for 1 thread, 2 threads and a runner that splits into one-task chunks in
+// reverse order, forward and backward, on problems large enough to be split.
+TEST(ResampleDiff, ThreadCountInvariance) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed + 78);
+  std::uniform_real_distribution<double> val(-2.0, 2.0);
+  struct Case {
+    Dims sd, dd;
+    MemoryFormat fs, fd;
+  };
+  const Case cases[] = {
+      {{2, 5, 33, 40}, {2, 5, 66, 80}, MemoryFormat::kPlain, MemoryFormat::kPlain},
+      {{2, 19, 17, 21}, {2, 19, 9, 43}, MemoryFormat::kChannelsLast, MemoryFormat::kChannelsLast},
+      {{1, 20, 14, 15}, {1, 20, 28, 7}, MemoryFormat::kBlocked16, MemoryFormat::kBlocked8},
+      {{1, 3, 9, 10, 11}, {1, 3, 18, 5, 22}, MemoryFormat::kPlain, MemoryFormat::kPlain},
+      {{1, 16, 5, 6, 7}, {1, 16, 10, 12, 14}, MemoryFormat::kBlocked16, MemoryFormat::kBlocked16},
+      {{1, 7, 30, 30}, {1, 7, 61, 29}, MemoryFormat::kPlain, MemoryFormat::kChannelsLast},
+  };
+  const int before = get_num_threads();
+  for (const std::string& impl : fast_impls()) {
+    for (const Case& c : cases) {
+      for (DType dt : {DType::kFloat32, DType::kBFloat16}) {
+        for (ResampleAlgorithm a : {ResampleAlgorithm::kLinear, ResampleAlgorithm::kNearest}) {
+          for (bool backward : {false, true}) {
+            const auto s = md(dt, c.sd, c.fs), d = md(dt, c.dd, c.fd);
+            SCOPED_TRACE(impl + " " + to_string(dt) + " " + to_string(a) + " " +
+                         dims_to_string(c.sd) + " -> " + dims_to_string(c.dd) +
+                         (backward ? " backward" : " forward"));
+            const auto& in_md = backward ? d : s;
+            const size_t n = static_cast<size_t>(*in_md.buffer_elements());
+            auto go = [&](auto tag) {
+              using T = typename decltype(tag)::type;
+              std::vector<T> in(n);
+              for (auto& v : in) v = convert::store_real<T>(val(rng));
+              set_num_threads(1);
+              const auto one = run<T>(impl, a, s, d, in, backward);
+              set_num_threads(2);
+              const auto two = run<T>(impl, a, s, d, in, backward);
+              set_parallel_runner(
+                  [](int64_t m, int64_t, const std::function<void(int64_t, int64_t)>& body) {
+                    for (int64_t i = m; i-- > 0;) body(i, i + 1);
+                  });
+              const auto split = run<T>(impl, a, s, d, in, backward);
+              set_parallel_runner(nullptr);
+              ASSERT_EQ(one.size(), two.size());
+              EXPECT_EQ(0, std::memcmp(one.data(), two.data(), one.size() * sizeof(T)));
+              EXPECT_EQ(0, std::memcmp(one.data(), split.data(), one.size() * sizeof(T)));
+            };
+            if (dt == DType::kFloat32) {
+              go(TypeTag<float>{});
+            } else {
+              go(TypeTag<bfloat16>{});
+            }
+          }
+        }
+      }
+    }
+  }
+  set_num_threads(before);
+}
+
+// The benchmark workloads (W5a-f, docs/benchmarks/resample.md) must run on the fast path,
+// so that a silent decline cannot pass as a benchmark of it.
+TEST(ResampleDiff, BenchmarkWorkloadsUseTheFastPath) {
+#ifndef GRIDOPS_HAVE_HWY
+  GTEST_SKIP() << "built without Highway: no fast path";
+#else
+  struct W {
+    Dims src, dst;
+    ResampleAlgorithm a;
+  };
+  const W ws[] = {
+      {{8, 64, 64, 64}, {8, 64, 128, 128}, ResampleAlgorithm::kLinear},     // W5a, W5e
+      {{8, 64, 64, 64}, {8, 64, 128, 128}, ResampleAlgorithm::kNearest},    // W5b, W5f
+      {{8, 64, 128, 128}, {8, 64, 64, 64}, ResampleAlgorithm::kLinear},     // W5c
+      {{1, 32, 32, 64, 64}, {1, 32, 64, 128, 128}, ResampleAlgorithm::kLinear},  // W5d
+  };
+  for (const W& w : ws) {
+    for (DType dt : {DType::kFloat32, DType::kBFloat16}) {
+      for (MemoryFormat f :
+           {MemoryFormat::kPlain, MemoryFormat::kChannelsLast, MemoryFormat::kBlocked16}) {
+        ResampleDesc desc;
+        desc.algorithm = w.a;
+        auto plan = make_resample_plan(desc, md(dt, w.src, f), md(dt, w.dst, f));
+        ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+        EXPECT_STREQ(plan->impl_name(), "hwy")
+            << dims_to_string(w.src) << " " << format_tag(f, static_cast<int>(w.src.size()) - 2)
+            << " " << to_string(dt);
+      }
+    }
+  }
+#endif
+}
+
+// Outputs of 4 MiB and more from 64-byte aligned buffers take the non-temporal store
+// paths; they must give the same results as ordinary stores (the same values as ref for
+// nearest, within the bound for linear: here checked against the unaligned run's bits).
+TEST(ResampleDiff, LargeAlignedOutputsUseStreamingStores) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed + 79);
+  std::uniform_real_distribution<float> val(-2.0f, 2.0f);
+  const Dims sd = {2, 32, 64, 64}, dd = {2, 32, 128, 128};  // 4 MiB of float32 output
+  for (const std::string& impl : fast_impls()) {
+    for (MemoryFormat f : kFormats) {
+      for (ResampleAlgorithm a : {ResampleAlgorithm::kLinear, ResampleAlgorithm::kNearest}) {
+        SCOPED_TRACE(impl + " " + format_tag(f, 2) + " " + to_string(a));
+        const auto s = md(DType::kFloat32, sd, f), d = md(DType::kFloat32, dd, f);
+        const size_t ns = static_cast<size_t>(*s.buffer_elements());
+        const size_t nd = static_cast<size_t>(*d.buffer_elements());
+        std::vector<float> x(ns);
+        for (auto& v : x) v = val(rng);
+        // Unaligned run (a std::vector offset by one element), then an aligned one.
+        std::vector<float> xu(ns + 1), yu(nd + 1);
+        std::memcpy(xu.data() + 1, x.data(), ns * sizeof(float));
+        ResampleDesc desc;
+        desc.algorithm = a;
+        desc.impl = impl;
+        auto plan = make_resample_plan(desc, s, d);
+        ASSERT_TRUE(plan.ok());
+        ASSERT_TRUE(plan->forward(xu.data() + 1, yu.data() + 1).ok());
+        float* xa = static_cast<float*>(std::aligned_alloc(64, (ns * 4 + 63) / 64 * 64));
+        float* ya = static_cast<float*>(std::aligned_alloc(64, (nd * 4 + 63) / 64 * 64));
+        std::memcpy(xa, x.data(), ns * sizeof(float));
+        const bool ok = plan->forward(xa, ya).ok();
+        const int cmp = std::memcmp(ya, yu.data() + 1, nd * sizeof(float));
+        std::free(xa);
+        std::free(ya);
+        ASSERT_TRUE(ok);
+        EXPECT_EQ(cmp, 0);
+      }
+    }
+  }
+}
+
+// NaN and infinity propagate as in the reference (a zero-weight linear tap still
+// multiplies its value), in every layout.
+TEST(ResampleDiff, NonFiniteValuesPropagateLikeRef) {
+  for (const std::string& impl : fast_impls()) {
+    for (MemoryFormat f : kFormats) {
+      const auto s = md(DType::kFloat32, {1, 3, 4, 5}, f);
+      const auto d = md(DType::kFloat32, {1, 3, 8, 10}, f);
+      std::vector<float> x(static_cast<size_t>(*s.buffer_elements()), 1.0f);
+      x[s.offset(Dims{0, 1, 2, 3})] = INFINITY;
+      x[s.offset(Dims{0, 2, 0, 0})] = NAN;
+      for (ResampleAlgorithm a : {ResampleAlgorithm::kLinear, ResampleAlgorithm::kNearest}) {
+        const auto got = run<float>(impl, a, s, d, x, false);
+        const auto want = run<float>("ref", a, s, d, x, false);
+        for (size_t i = 0; i < got.size(); ++i) {
+          ASSERT_EQ(std::isnan(got[i]), std::isnan(want[i])) << i;
+          if (!std::isnan(got[i])) {
+            ASSERT_EQ(got[i], want[i]) << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gridops
