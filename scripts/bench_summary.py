@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Best-peer summary: for each workload and thread count, gridops time, the fastest peer
+(bandwidth references memcpy/memset/memcpy_output excluded) and the ratio peer/gridops;
+also gridops' own 2-thread speed-up. Input: Google Benchmark JSON files."""
+import json
+import sys
+from collections import defaultdict
+
+REFS = {"memcpy", "memset", "memcpy_output"}
+
+
+def load(paths):
+    rows = defaultdict(dict)
+    for p in paths:
+        for b in json.load(open(p))["benchmarks"]:
+            if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+                continue
+            parts = b.get("run_name", b["name"]).split("/")
+            if len(parts) < 3 or not parts[-1].startswith("threads:"):
+                continue
+            ms = b["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
+            rows[("/".join(parts[:-2]), int(parts[-1].split(":")[1]))][parts[-2]] = ms
+    return rows
+
+
+def main(paths):
+    rows = load(paths)
+    print("| workload | threads | gridops ms | best peer | peer ms | peer / gridops | gridops 1T / 2T |")
+    print("|---|---|---|---|---|---|---|")
+    for (w, t), impls in sorted(rows.items()):
+        g = impls.get("gridops")
+        if g is None:
+            continue
+        peers = {k: v for k, v in impls.items() if k != "gridops" and k not in REFS}
+        speedup = ""
+        if t == 2 and (w, 1) in rows and "gridops" in rows[(w, 1)]:
+            speedup = f"{rows[(w, 1)]['gridops'] / g:.2f}x"
+        if peers:
+            k, v = min(peers.items(), key=lambda kv: kv[1])
+            print(f"| {w} | {t} | {g:.3f} | {k} | {v:.3f} | {v / g:.2f}x | {speedup} |")
+        else:
+            print(f"| {w} | {t} | {g:.3f} | – | – | – | {speedup} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
