@@ -68,4 +68,14 @@ inline std::vector<float> random_floats(size_t n, float lo, float hi, uint64_t s
   return v;
 }
 
+/// The body of every benchmark binary's main(): register, then run what the command line
+/// selects.
+inline int run_main(int argc, char** argv, void (*register_all)()) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
 }  // namespace gridops::bench
