@@ -17,19 +17,6 @@
 namespace gridops {
 namespace {
 
-constexpr DType kDTypes[] = {DType::kBool,     DType::kInt8,      DType::kInt16,
-                             DType::kInt32,    DType::kInt64,     DType::kUInt8,
-                             DType::kUInt16,   DType::kUInt32,    DType::kUInt64,
-                             DType::kFloat16,  DType::kBFloat16,  DType::kFloat32,
-                             DType::kFloat64,  DType::kComplex64, DType::kComplex128};
-
-void fill_bytes(Tensor& t, std::mt19937_64& rng) {
-  auto* p = static_cast<unsigned char*>(t.data());
-  for (size_t i = 0; i < t.nbytes(); ++i) {
-    p[i] = static_cast<unsigned char>(t.dtype() == DType::kBool ? rng() & 1 : rng());
-  }
-}
-
 /// Runs with implementation `impl` into a dst pre-filled with 0xAB bytes; returns the status.
 Status run_impl(GatherDesc desc, const char* impl, const TensorView& data,
                 const TensorView& indices, Tensor* out) {
@@ -72,7 +59,7 @@ TEST(GatherDiff, FastMatchesReferenceOnRandomProblems) {
   std::mt19937_64 rng(seed);
   constexpr int kProblems = 2500;
   for (int it = 0; it < kProblems; ++it) {
-    const DType dt = kDTypes[rng() % std::size(kDTypes)];
+    const DType dt = testing::kFixedSizeDTypes[rng() % std::size(testing::kFixedSizeDTypes)];
     const DType it_dt = rng() % 2 ? DType::kInt32 : DType::kInt64;
     const int r = 1 + static_cast<int>(rng() % 4);
     Dims dshape;
@@ -94,7 +81,7 @@ TEST(GatherDiff, FastMatchesReferenceOnRandomProblems) {
                  dims_to_string(dshape) + " axis " + std::to_string(desc.axis) + " indices " +
                  to_string(it_dt) + " " + dims_to_string(ishape));
     Tensor data(dt, dshape);
-    fill_bytes(data, rng);
+    testing::fill_random_bytes(data, rng);
     const Tensor idx = random_indices(it_dt, ishape, s, rng);
     Tensor want, got;
     ASSERT_TRUE(run_impl(desc, "ref", data.view(), idx.view(), &want).ok());
@@ -117,7 +104,7 @@ TEST(GatherDiff, SliceSizes) {
   for (int64_t inner : {1, 2, 3, 4, 5, 8, 12, 16, 17, 64, 100, 333}) {
     SCOPED_TRACE("inner " + std::to_string(inner));
     Tensor data(DType::kUInt8, {3, 9, inner});
-    fill_bytes(data, rng);
+    testing::fill_random_bytes(data, rng);
     const Tensor idx = random_indices(DType::kInt64, {2, 13}, 9, rng);
     GatherDesc desc;
     desc.axis = 1;
@@ -134,7 +121,7 @@ TEST(GatherDiff, SameErrorForBadIndices) {
   for (DType it_dt : {DType::kInt32, DType::kInt64}) {
     for (int64_t bad : {int64_t{5}, int64_t{-6}, int64_t{1000}}) {
       Tensor data(DType::kFloat32, {5, 3});
-      fill_bytes(data, rng);
+      testing::fill_random_bytes(data, rng);
       Tensor idx = random_indices(it_dt, {3, 700}, 5, rng);  // bad one in the 2nd block
       const int64_t pos = 2 * 700 + 417;
       if (it_dt == DType::kInt32) {
@@ -161,7 +148,7 @@ TEST(GatherDiff, OneAndTwoThreadsAreBitIdentical) {
   for (int64_t inner : {1, 4, 16, 40, 512}) {
     SCOPED_TRACE("inner " + std::to_string(inner));
     Tensor data(DType::kUInt8, {7, 301, inner});
-    fill_bytes(data, rng);
+    testing::fill_random_bytes(data, rng);
     const Tensor idx = random_indices(DType::kInt32, {997}, 301, rng);
     GatherDesc desc;
     desc.axis = 1;
@@ -183,7 +170,7 @@ TEST(GatherDiff, LargeOutputsStream) {
   for (int64_t inner : {int64_t{300}, int64_t{1024}}) {
     SCOPED_TRACE("inner " + std::to_string(inner));
     Tensor data(DType::kUInt8, {1000, inner});
-    fill_bytes(data, rng);
+    testing::fill_random_bytes(data, rng);
     const Tensor idx = random_indices(DType::kInt64, {(int64_t{9} << 20) / inner}, 1000, rng);
     Tensor want, got;
     ASSERT_TRUE(run_impl(GatherDesc{}, "ref", data.view(), idx.view(), &want).ok());

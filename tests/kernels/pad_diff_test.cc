@@ -18,21 +18,6 @@ namespace {
 
 constexpr PadMode kModes[] = {PadMode::kConstant, PadMode::kEdge, PadMode::kReflect,
                               PadMode::kSymmetric, PadMode::kWrap};
-// Every dtype but string, so every element size (1, 2, 4, 8, 16 bytes).
-constexpr DType kDTypes[] = {DType::kBool,     DType::kInt8,      DType::kInt16,
-                             DType::kInt32,    DType::kInt64,     DType::kUInt8,
-                             DType::kUInt16,   DType::kUInt32,    DType::kUInt64,
-                             DType::kFloat16,  DType::kBFloat16,  DType::kFloat32,
-                             DType::kFloat64,  DType::kComplex64, DType::kComplex128};
-
-/// Random bytes (NaN payloads and all), bool as 0/1.
-void fill_bytes(Tensor& t, std::mt19937_64& rng) {
-  auto* p = static_cast<unsigned char*>(t.data());
-  for (size_t i = 0; i < t.nbytes(); ++i) {
-    p[i] = static_cast<unsigned char>(t.dtype() == DType::kBool ? rng() & 1 : rng());
-  }
-}
-
 /// Runs `desc` with implementation `impl` into a fresh zeroed dst.
 Tensor run_impl(PadDesc desc, const char* impl, const TensorView& src, const TensorView* value) {
   desc.impl = impl;
@@ -56,7 +41,7 @@ struct RandomProblem {
 RandomProblem random_problem(std::mt19937_64& rng) {
   for (;;) {
     RandomProblem p;
-    p.dtype = kDTypes[rng() % std::size(kDTypes)];
+    p.dtype = testing::kFixedSizeDTypes[rng() % std::size(testing::kFixedSizeDTypes)];
     p.desc.mode = kModes[rng() % std::size(kModes)];
     const int rank = static_cast<int>(rng() % 6);  // 0..5
     for (int d = 0; d < rank; ++d) {
@@ -98,10 +83,10 @@ TEST(PadDiff, FastMatchesReferenceOnRandomProblems) {
                  " begin " + dims_to_string(p.desc.pads_begin) + " end " +
                  dims_to_string(p.desc.pads_end));
     Tensor src(p.dtype, p.shape);
-    fill_bytes(src, rng);
+    testing::fill_random_bytes(src, rng);
     // Constant mode: sometimes an explicit (random, possibly non-zero) pad value.
     Tensor value(p.dtype, Dims{});
-    fill_bytes(value, rng);
+    testing::fill_random_bytes(value, rng);
     const TensorView value_view = value.view();
     const TensorView* pv =
         p.desc.mode == PadMode::kConstant && rng() % 2 == 0 ? &value_view : nullptr;
@@ -149,7 +134,7 @@ TEST(PadDiff, EdgeCases) {
       SCOPED_TRACE(std::string(to_string(c.mode)) + " " + dims_to_string(c.shape) + " " +
                    to_string(dt));
       Tensor src(dt, c.shape);
-      fill_bytes(src, rng);
+      testing::fill_random_bytes(src, rng);
       const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
       const Tensor got = run_impl(desc, "fast", src.view(), nullptr);
       EXPECT_TRUE(testing::bitwise_equal(got, want));
@@ -167,7 +152,7 @@ TEST(PadDiff, OneAndTwoThreadsAreBitIdentical) {
     desc.pads_begin = {1, 2, 3};
     desc.pads_end = {2, 1, 0};
     Tensor src(DType::kFloat32, {37, 33, 41});  // ~64 rows per thread chunk minimum
-    fill_bytes(src, rng);
+    testing::fill_random_bytes(src, rng);
     set_num_threads(1);
     const Tensor one = run_impl(desc, "fast", src.view(), nullptr);
     set_num_threads(2);
@@ -190,7 +175,7 @@ TEST(PadDiff, LargeOutputsStream) {
     desc.pads_begin = {1, 2, 1};
     desc.pads_end = {2, 1, 2};
     Tensor src(DType::kComplex128, {31, 133, 129});
-    fill_bytes(src, rng);
+    testing::fill_random_bytes(src, rng);
     const Tensor got = run_impl(desc, "fast", src.view(), nullptr);
     const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
     EXPECT_TRUE(testing::bitwise_equal(got, want));
@@ -198,7 +183,7 @@ TEST(PadDiff, LargeOutputsStream) {
     wide.pads_begin = {1, 3};
     wide.pads_end = {0, 5};
     Tensor src2(DType::kFloat64, {210, 5003});
-    fill_bytes(src2, rng);
+    testing::fill_random_bytes(src2, rng);
     const Tensor got2 = run_impl(wide, "fast", src2.view(), nullptr);
     const Tensor want2 = run_impl(wide, "ref", src2.view(), nullptr);
     EXPECT_TRUE(testing::bitwise_equal(got2, want2));

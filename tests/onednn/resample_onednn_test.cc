@@ -37,6 +37,9 @@
 namespace gridops {
 namespace {
 
+using testing::product;
+using testing::unravel;
+
 using dnnl::memory;
 using Tag = memory::format_tag;
 
@@ -58,21 +61,6 @@ memory::data_type dnnl_dt(DType d) {
 dnnl::algorithm dnnl_alg(ResampleAlgorithm a) {
   return a == ResampleAlgorithm::kNearest ? dnnl::algorithm::resampling_nearest
                                           : dnnl::algorithm::resampling_linear;
-}
-
-int64_t product(const Dims& d) {
-  int64_t p = 1;
-  for (int64_t v : d) p *= v;
-  return p;
-}
-
-Dims unravel(int64_t f, const Dims& dims) {
-  Dims idx(dims.size());
-  for (size_t i = dims.size(); i-- > 0;) {
-    idx[i] = f % dims[i];
-    f /= dims[i];
-  }
-  return idx;
 }
 
 ResampleMemoryDesc gmd(DType dt, const Dims& dims, MemoryFormat f) {

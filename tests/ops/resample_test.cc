@@ -24,6 +24,9 @@
 namespace gridops {
 namespace {
 
+using testing::product;
+using testing::unravel;
+
 using ::testing::HasSubstr;
 
 constexpr MemoryFormat kAllFormats[] = {MemoryFormat::kPlain, MemoryFormat::kChannelsLast,
@@ -45,21 +48,6 @@ ResampleDesc rdesc(ResampleAlgorithm a, std::string impl = "") {
   d.algorithm = a;
   d.impl = std::move(impl);
   return d;
-}
-
-int64_t product(const Dims& d) {
-  int64_t p = 1;
-  for (int64_t v : d) p *= v;
-  return p;
-}
-
-Dims unravel(int64_t f, const Dims& dims) {
-  Dims idx(dims.size());
-  for (size_t i = dims.size(); i-- > 0;) {
-    idx[i] = f % dims[i];
-    f /= dims[i];
-  }
-  return idx;
 }
 
 // --- an independent description of the memory formats ------------------------------------

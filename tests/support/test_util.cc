@@ -66,6 +66,28 @@ void fill_random(Tensor& t, std::mt19937_64& rng, double lo, double hi) {
   });
 }
 
+void fill_random_bytes(Tensor& t, std::mt19937_64& rng) {
+  auto* p = static_cast<unsigned char*>(t.data());
+  for (size_t i = 0; i < t.nbytes(); ++i) {
+    p[i] = static_cast<unsigned char>(t.dtype() == DType::kBool ? rng() & 1 : rng());
+  }
+}
+
+int64_t product(const Dims& dims) {
+  int64_t p = 1;
+  for (int64_t v : dims) p *= v;
+  return p;
+}
+
+Dims unravel(int64_t f, const Dims& dims) {
+  Dims idx(dims.size());
+  for (size_t i = dims.size(); i-- > 0;) {
+    idx[i] = f % dims[i];
+    f /= dims[i];
+  }
+  return idx;
+}
+
 double element_as_double(const Tensor& t, int64_t i) {
   return visit_dtype(t.dtype(), [&](auto tag) -> double {
     using T = typename decltype(tag)::type;

@@ -33,6 +33,21 @@ void fill_random(Tensor& t, std::mt19937_64& rng, double lo, double hi);
 /// unsupported).
 double element_as_double(const Tensor& t, int64_t i);
 
+/// Every dtype except string: one of each element size (1, 2, 4, 8, 16 bytes).
+inline constexpr DType kFixedSizeDTypes[] = {
+    DType::kBool,    DType::kInt8,     DType::kInt16,    DType::kInt32,     DType::kInt64,
+    DType::kUInt8,   DType::kUInt16,   DType::kUInt32,   DType::kUInt64,    DType::kFloat16,
+    DType::kBFloat16, DType::kFloat32, DType::kFloat64,  DType::kComplex64, DType::kComplex128};
+
+/// Random bytes for a fixed-size tensor (NaN payloads and all); bool elements get 0 or 1.
+void fill_random_bytes(Tensor& t, std::mt19937_64& rng);
+
+/// Product of dims (dims assumed valid).
+int64_t product(const Dims& dims);
+
+/// The row-major multi-index of flat index f in dims.
+Dims unravel(int64_t f, const Dims& dims);
+
 /// True when two tensors have the same dtype, shape and bit-identical elements (strings
 /// compared by value). Fills *where with the first differing flat index.
 bool bitwise_equal(const Tensor& a, const Tensor& b, int64_t* where = nullptr);
