@@ -58,15 +58,22 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
     return;
   }
 #ifdef _OPENMP
-  // Static even split; each thread gets one contiguous chunk.
+  // Work claiming: the range is cut into contiguous chunks (about kChunksPerThread per
+  // thread, never shorter than grain) and each thread takes the next unclaimed chunk
+  // until none is left, so a thread that is descheduled or given slower chunks does not
+  // hold up the others. Which thread runs which chunk varies from run to run; no kernel's
+  // result depends on it (each chunk writes its own disjoint part of the output).
+  constexpr int64_t kChunksPerThread = 8;
+  const int64_t chunk = std::max(grain, (n + threads * kChunksPerThread - 1) / (threads * kChunksPerThread));
+  const int64_t chunks = (n + chunk - 1) / chunk;
+  std::atomic<int64_t> next{0};
 #pragma omp parallel num_threads(threads)
   {
-    const int t = omp_get_thread_num();
-    const int nt = omp_get_num_threads();
-    const int64_t q = n / nt, r = n % nt;
-    const int64_t begin = t * q + std::min<int64_t>(t, r);
-    const int64_t end = begin + q + (t < r ? 1 : 0);
-    if (begin < end) body(begin, end);
+    for (int64_t i = next.fetch_add(1, std::memory_order_relaxed); i < chunks;
+         i = next.fetch_add(1, std::memory_order_relaxed)) {
+      const int64_t begin = i * chunk;
+      body(begin, std::min(n, begin + chunk));
+    }
   }
 #else
   body(0, n);

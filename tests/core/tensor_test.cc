@@ -3,7 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #include "gridops/parallel.h"
 #include "support/test_util.h"
@@ -128,6 +132,34 @@ TEST(Parallel, CoversRangeExactlyOnceForAnyThreadCount) {
         for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
       });
       for (int h : hits) EXPECT_EQ(h, 1);
+    }
+  }
+  set_num_threads(0);
+}
+
+TEST(Parallel, ChunksAreAtLeastGrainLongExceptTheLast) {
+  for (int threads : {1, 2, 4}) {
+    set_num_threads(threads);
+    for (int64_t n : {1, 13, 100, 1001, 100000}) {
+      for (int64_t grain : {1, 7, 64, 5000}) {
+        std::mutex m;
+        std::vector<std::pair<int64_t, int64_t>> chunks;
+        parallel_for(n, grain, [&](int64_t b, int64_t e) {
+          std::lock_guard<std::mutex> lock(m);
+          chunks.emplace_back(b, e);
+        });
+        std::sort(chunks.begin(), chunks.end());
+        ASSERT_FALSE(chunks.empty());
+        EXPECT_EQ(chunks.front().first, 0);
+        EXPECT_EQ(chunks.back().second, n);
+        for (size_t i = 0; i < chunks.size(); ++i) {
+          EXPECT_LT(chunks[i].first, chunks[i].second);
+          if (i + 1 < chunks.size()) {
+            EXPECT_EQ(chunks[i].second, chunks[i + 1].first) << "n=" << n << " grain=" << grain;
+            EXPECT_GE(chunks[i].second - chunks[i].first, grain) << "n=" << n << " grain=" << grain;
+          }
+        }
+      }
     }
   }
   set_num_threads(0);
