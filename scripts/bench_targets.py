@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Checks the targets of ../shared/bench/WORKLOADS.md (issues 4 and 5) against Google
+Benchmark JSON files (medians when repetitions were run) and prints one markdown line per
+target and row: the measured figure, the target and MET / MISSED.
+
+Usage: scripts/bench_targets.py docs/benchmarks/results/*.json
+
+Ratios are best peer time / gridops time from the same files (bandwidth references
+memcpy, memset and memcpy_output are not peers). Rows without a peer are listed only where
+a target does not need one (W3d against gridops' own W3a, W4 against ONNX Runtime's
+published figures and the copy bandwidth, W7 against memcpy_output).
+"""
+import json
+import re
+import sys
+from collections import defaultdict
+
+REFS = {"memcpy", "memset", "memcpy_output"}
+# ONNX Runtime's figures from WORKLOADS.md (not in the benchmark binaries), ms, 1 thread.
+ORT_MS = {"W4a": 2.1, "W4b": 7.9}
+
+
+def load(paths):
+    times = defaultdict(dict)  # (workload, threads) -> impl -> ms
+    nbytes = {}
+    for p in paths:
+        for b in json.load(open(p))["benchmarks"]:
+            if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+                continue
+            parts = b.get("run_name", b["name"]).split("/")
+            if len(parts) < 3 or not parts[-1].startswith("threads:"):
+                continue
+            ms = b["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
+            key = ("/".join(parts[:-2]), int(parts[-1].split(":")[1]))
+            times[key][parts[-2]] = ms
+            if "bytes" in b:
+                nbytes[key] = b["bytes"]
+    return times, nbytes
+
+
+def best_peer(impls):
+    peers = {k: v for k, v in impls.items() if k != "gridops" and k not in REFS}
+    if not peers:
+        return None, None
+    k = min(peers, key=peers.get)
+    return k, peers[k]
+
+
+def verdict(ok):
+    return "MET" if ok else "MISSED"
+
+
+def main(paths):
+    times, nbytes = load(paths)
+    out = []
+
+    def line(target, row, figure, ok):
+        out.append(f"| {target} | {row} | {figure} | {verdict(ok)} |")
+
+    copy_bw = {}
+    for t in (1, 2):
+        ms = times.get(("copy64MiB", t), {}).get("memcpy")
+        b = nbytes.get(("copy64MiB", t))
+        if ms and b:
+            copy_bw[t] = b / (ms * 1e-3) / 1e9
+
+    for (w, t), impls in sorted(times.items()):
+        g = impls.get("gridops")
+        if g is None:
+            continue
+        wid = w.split("/")[0]
+        layout = w.split("/")[1] if "/" in w else ""
+        k, v = best_peer(impls)
+        if re.fullmatch(r"W[12][a-f]", w) and v:
+            line(">= 2x best peer (NCHW)", f"{w} {t}T", f"{v / g:.2f}x ({k})", v / g >= 2.0)
+        if re.fullmatch(r"W3[abc]", w) and v:
+            line(">= 5x best peer", f"{w} {t}T", f"{v / g:.2f}x ({k})", v / g >= 5.0)
+        if w == "W3d":
+            tri = times.get(("W3a", t), {}).get("gridops")
+            if tri:
+                line("tricubic <= 8x own trilinear", f"W3d {t}T", f"{g / tri:.2f}x", g / tri <= 8.0)
+        if w in ORT_MS and t == 1:
+            line(">= 2x ONNX Runtime's figure", f"{w} {t}T", f"{g:.3f} ms vs {ORT_MS[w]} ms",
+                 g <= ORT_MS[w] / 2)
+            if t in copy_bw and (w, t) in nbytes:
+                gbs = nbytes[(w, t)] / (g * 1e-3) / 1e9
+                line(">= 0.6 of copy bandwidth", f"{w} {t}T",
+                     f"{gbs:.1f} GB/s = {gbs / copy_bw[t]:.2f} of {copy_bw[t]:.1f}", gbs >= 0.6 * copy_bw[t])
+        if re.fullmatch(r"W5[abcd]", wid) and v:
+            line("forward >= best peer per layout/type", f"{w} {t}T", f"{v / g:.2f}x ({k})", v / g >= 1.0)
+        if re.fullmatch(r"W5[abcd]", wid) and layout in ("nchw", "ncdhw"):
+            cl = "nhwc" if layout == "nchw" else "ndhwc"
+            other = times.get((w.replace(layout, cl), t), {}).get("gridops")
+            if other:
+                line("nchw within 2x of own nhwc", f"{w} {t}T", f"{g / other:.2f}x", g / other <= 2.0)
+        if re.fullmatch(r"W5[ef]", wid) and v:
+            line("backward >= 1.5x best peer", f"{w} {t}T", f"{v / g:.2f}x ({k})", v / g >= 1.5)
+        if wid.startswith("W6") and v:
+            line(">= 1.5x best peer", f"{w} {t}T", f"{v / g:.2f}x ({k})", v / g >= 1.5)
+        if wid.startswith("W7"):
+            if v:
+                line(">= best peer", f"{w} {t}T", f"{v / g:.2f}x ({k})", v / g >= 1.0)
+            mc = impls.get("memcpy_output")
+            if mc:
+                line(">= 0.8 of memcpy_output", f"{w} {t}T", f"{mc / g:.2f}", mc / g >= 0.8)
+        # Two threads vs one: W1-W3 always; W5-W7 where one thread is below copy bandwidth.
+        if t == 2 and (w, 1) in times and "gridops" in times[(w, 1)]:
+            g1 = times[(w, 1)]["gridops"]
+            need = bool(re.match(r"W[123]", wid))
+            if re.match(r"W[567]", wid) and 1 in copy_bw and (w, 1) in nbytes:
+                need = nbytes[(w, 1)] / (g1 * 1e-3) / 1e9 < copy_bw[1]
+            if need:
+                line("2T >= 1.7x 1T", w, f"{g1 / g:.2f}x", g1 / g >= 1.7)
+
+    print("| target | row | measured | verdict |")
+    print("|---|---|---|---|")
+    for l in sorted(set(out), key=out.index):
+        print(l)
+    met = sum(l.endswith("| MET |") for l in out)
+    print(f"\n{met} of {len(out)} target rows met.")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
