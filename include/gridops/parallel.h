@@ -19,7 +19,9 @@ int get_num_threads() noexcept;
 void set_parallel_runner(ParallelRunner runner);
 
 /// Runs `body(begin, end)` over chunks of [0, n), each at least `grain` long except the
-/// last. Results of gridops kernels never depend on how the range is split.
+/// last. Results of gridops kernels never depend on how the range is split. An exception
+/// thrown by `body` stops the remaining chunks from starting and is rethrown to the caller
+/// (after the chunks already running have finished).
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body);
 
 }  // namespace gridops

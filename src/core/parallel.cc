@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <mutex>
 
 #ifdef _OPENMP
@@ -67,14 +68,25 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
   const int64_t chunk = std::max(grain, (n + threads * kChunksPerThread - 1) / (threads * kChunksPerThread));
   const int64_t chunks = (n + chunk - 1) / chunk;
   std::atomic<int64_t> next{0};
+  // An exception must not leave an OpenMP region (that terminates the program): the first
+  // one is kept, the other threads stop claiming chunks, and it is rethrown here.
+  std::exception_ptr error;
+  std::mutex error_mutex;
 #pragma omp parallel num_threads(threads)
   {
     for (int64_t i = next.fetch_add(1, std::memory_order_relaxed); i < chunks;
          i = next.fetch_add(1, std::memory_order_relaxed)) {
       const int64_t begin = i * chunk;
-      body(begin, std::min(n, begin + chunk));
+      try {
+        body(begin, std::min(n, begin + chunk));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        next.store(chunks, std::memory_order_relaxed);
+      }
     }
   }
+  if (error) std::rethrow_exception(error);
 #else
   body(0, n);
 #endif

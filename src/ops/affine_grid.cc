@@ -197,8 +197,7 @@ Status AffineGridPlan::run(const TensorView& theta, const MutableTensorView& gri
   const auto* impl = static_cast<const AffineGridImpl*>(impl_);
   kernels::AffineGridProblem problem = make_problem(desc_, dtype_, grid_shape_);
   problem.tables = static_cast<const kernels::AffineGridTables*>(tables_.get());
-  impl->run(problem, theta, grid);
-  return Status();
+  return detail::run_kernel_guarded(kOp, [&] { impl->run(problem, theta, grid); });
 }
 
 Status affine_grid(const AffineGridDesc& desc, const TensorView& theta,

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,6 +18,20 @@ namespace gridops::detail {
 bool dispatch_verbose() noexcept;
 /// The value of GRIDOPS_IMPL, or "" when unset.
 std::string_view forced_impl_from_env() noexcept;
+
+/// Runs a kernel; a failed allocation of its scratch (std::bad_alloc, also from inside
+/// parallel_for, which passes exceptions on) becomes an out-of-memory status that names
+/// the operator. The output may then be partly written.
+template <class Fn>
+Status run_kernel_guarded(std::string_view op, Fn&& fn) {
+  try {
+    fn();
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory,
+                  std::string(op) + ": out of memory for the kernel's scratch (dst partly written)");
+  }
+  return Status();
+}
 
 /// `Impl` has `const char* name` and `std::string (*declines)(const Problem&)` (empty
 /// string: accepts). `forced` (from the operator's descriptor, else GRIDOPS_IMPL) names

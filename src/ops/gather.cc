@@ -214,7 +214,7 @@ Status GatherPlan::run(const TensorView& data, const TensorView& indices,
                     "gather: out of memory while copying strings (dst partly written)");
     }
   } else {
-    impl->run(problem, data, indices, dst);
+    return detail::run_kernel_guarded(kOp, [&] { impl->run(problem, data, indices, dst); });
   }
   return Status();
 }

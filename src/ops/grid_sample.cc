@@ -293,8 +293,8 @@ Status GridSamplePlan::run(const TensorView& src, const TensorView& grid,
   if (dst.num_elements() == 0) return Status();  // ERRATA GridSample 9
   const kernels::GridSampleProblem problem =
       make_problem(desc_, src_dtype_, src_shape_, grid_dtype_, dst_shape_);
-  static_cast<const GridSampleImpl*>(impl_)->run(problem, src, grid, dst);
-  return Status();
+  return detail::run_kernel_guarded(
+      kOp, [&] { static_cast<const GridSampleImpl*>(impl_)->run(problem, src, grid, dst); });
 }
 
 // --- one-shot wrappers ----------------------------------------------------------------

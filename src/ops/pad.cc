@@ -201,8 +201,7 @@ Status PadPlan::run(const TensorView& src, const MutableTensorView& dst,
                                     prepared_.get()};
   const kernels::PadArgs args{src.data, src.strides, dst.mutable_data(), dst.strides,
                               pad_value != nullptr ? pad_value->data : nullptr};
-  impl->run(problem, args);
-  return Status();
+  return detail::run_kernel_guarded(kOp, [&] { impl->run(problem, args); });
 }
 
 Status pad(const PadDesc& desc, const TensorView& src, const MutableTensorView& dst,

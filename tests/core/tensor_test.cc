@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <new>
 #include <limits>
 #include <mutex>
 #include <utility>
@@ -161,6 +163,25 @@ TEST(Parallel, ChunksAreAtLeastGrainLongExceptTheLast) {
         }
       }
     }
+  }
+  set_num_threads(0);
+}
+
+TEST(Parallel, AnExceptionInTheBodyReachesTheCaller) {
+  for (int threads : {1, 2, 4}) {
+    set_num_threads(threads);
+    std::atomic<int64_t> done{0};
+    EXPECT_THROW(parallel_for(1000, 10,
+                              [&](int64_t b, int64_t e) {
+                                if (b <= 500 && 500 < e) throw std::bad_alloc();
+                                done += e - b;
+                              }),
+                 std::bad_alloc);
+    EXPECT_LT(done.load(), 1000);
+    // The runner still works afterwards.
+    std::atomic<int64_t> sum{0};
+    parallel_for(1000, 10, [&](int64_t b, int64_t e) { sum += e - b; });
+    EXPECT_EQ(sum.load(), 1000);
   }
   set_num_threads(0);
 }
