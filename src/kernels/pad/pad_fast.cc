@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -28,6 +29,7 @@
 #include "gridops/tensor.h"
 #include "kernels/pad/nt_copy.h"
 #include "kernels/pad/pad.h"
+#include "kernels/pad/pad_lines.h"
 
 namespace gridops::kernels {
 namespace {
@@ -102,22 +104,6 @@ int64_t source_of(PadMode mode, int64_t j, const Axis& a) {
   }
   return -1;
 }
-
-/// The tables built once per plan.
-struct Tables {
-  PadMode mode = PadMode::kConstant;
-  bool empty = false;
-  int64_t es = 0;    // bytes per dtype element
-  int64_t cell = 0;  // bytes per cell of the innermost axis
-  // Innermost axis: m output cells, the middle run [j0, j1) reads source cells c0.. .
-  int64_t m = 0, j0 = 0, j1 = 0, c0 = 0;
-  std::vector<int64_t> left, right;  // source cell of output cells [0, j0) and [j1, m)
-  // Outer axes.
-  int nouter = 0;
-  std::array<int64_t, kMaxRank> outer_m{};
-  std::vector<std::vector<int64_t>> outer_off;  // src byte offset per output position, -1: border
-  int64_t rows = 0;
-};
 
 /// Middle run of the innermost axis: output cells [j0, j1) with 0 <= c < n.
 void middle_run(const Axis& a, int64_t* j0, int64_t* j1) {
@@ -267,6 +253,69 @@ void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned cha
   }
 }
 
+/// Whether the AVX-512 line writer (pad_hwy.cc) runs; GRIDOPS_PAD_LINES=0 turns it off
+/// (temporary A/B hook).
+bool line_writer() {
+  static const bool on = [] {
+    const char* e = std::getenv("GRIDOPS_PAD_LINES");
+    return pad_lines_available() && !(e != nullptr && e[0] == '0');
+  }();
+  return on;
+}
+
+/// Cuts one pad side of the innermost axis (output cells mapped to source cells `map`)
+/// into the line writer's pieces (see PadPiece).
+void build_pieces(Tables& t, const std::vector<int64_t>& map, std::vector<PadPiece>* out) {
+  const int64_t cell = t.cell;
+  const int64_t lane = t.perm_lane;
+  const int64_t k = static_cast<int64_t>(map.size());
+  const int64_t per_vec = 64 / cell;  // cells per 64 bytes (kPerm)
+  for (int64_t i = 0; i < k;) {
+    int64_t run = 1;
+    while (i + run < k && map[static_cast<size_t>(i + run)] == map[static_cast<size_t>(i + run - 1)] + 1) ++run;
+    PadPiece pc;
+    pc.first = i;
+    if (lane == 0 ? (run >= 2 || cell >= 32) : run * cell >= 64) {
+      pc.kind = PadPiece::kCopy;
+      pc.count = run;
+      pc.src = map[static_cast<size_t>(i)];
+    } else if (lane != 0) {
+      int64_t lo = map[static_cast<size_t>(i)], hi = lo, c = 1;
+      while (i + c < k && c < per_vec) {
+        const int64_t s = map[static_cast<size_t>(i + c)];
+        const int64_t nlo = std::min(lo, s), nhi = std::max(hi, s);
+        if (nhi - nlo + 1 > per_vec) break;
+        lo = nlo;
+        hi = nhi;
+        ++c;
+      }
+      const int64_t lpc = cell / lane;   // lanes per cell
+      const int64_t lanes = 64 / lane;  // lanes per vector
+      pc.kind = PadPiece::kPerm;
+      pc.count = c;
+      pc.src = lo;
+      pc.wlanes = std::min(lanes, (t.n - lo) * lpc);
+      std::array<uint8_t, 64> table{};
+      for (int64_t q = 0; q < c * lpc; ++q) {
+        const uint64_t v = static_cast<uint64_t>((map[static_cast<size_t>(i + q / lpc)] - lo) * lpc + q % lpc);
+        std::memcpy(table.data() + q * lane, &v, static_cast<size_t>(lane));  // little endian
+      }
+      pc.perm = static_cast<int32_t>(t.perm_idx.size());
+      t.perm_idx.push_back(table);
+    } else {
+      int64_t c = 1;
+      while (i + c < k && (c + 1) * cell <= 1024 &&
+             !(i + c + 1 < k && map[static_cast<size_t>(i + c + 1)] == map[static_cast<size_t>(i + c)] + 1)) {
+        ++c;
+      }
+      pc.kind = PadPiece::kGather;
+      pc.count = c;
+    }
+    i += pc.count;
+    out->push_back(pc);
+  }
+}
+
 template <class Cell>
 void run_rows(const Tables& t, const char* src, char* dst, const unsigned char* value, bool zero) {
   const int64_t row_bytes = std::max<int64_t>(t.m * t.cell, 1);
@@ -274,8 +323,11 @@ void run_rows(const Tables& t, const char* src, char* dst, const unsigned char* 
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_bytes);
   // Large outputs bypass the cache (see nt_copy.h).
   const bool stream = t.rows * t.m * t.cell >= kStreamMinBytes;
+  const bool lines = line_writer();
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
-    if (t.mode == PadMode::kConstant) {
+    if (lines) {
+      pad_rows_lines(t, src, dst, value, stream, r0, r1);
+    } else if (t.mode == PadMode::kConstant) {
       rows_kernel<Cell, true>(t, src, dst, value, zero, stream, r0, r1);
     } else {
       rows_kernel<Cell, false>(t, src, dst, value, zero, stream, r0, r1);
@@ -322,11 +374,19 @@ std::shared_ptr<const void> pad_fast_prepare(const PadProblem& p) {
   t->m = in.m;
   middle_run(in, &t->j0, &t->j1);
   t->c0 = t->j0 - in.b;
+  t->n = in.n;
   t->left.resize(static_cast<size_t>(t->j0));
   for (int64_t j = 0; j < t->j0; ++j) t->left[static_cast<size_t>(j)] = source_of(p.mode, j, in);
   t->right.resize(static_cast<size_t>(in.m - t->j1));
   for (int64_t j = t->j1; j < in.m; ++j) {
     t->right[static_cast<size_t>(j - t->j1)] = source_of(p.mode, j, in);
+  }
+  if (p.mode != PadMode::kConstant) {
+    if (t->cell == 2 || t->cell == 4 || t->cell == 8 || t->cell == 16) {
+      t->perm_lane = std::min<int64_t>(t->cell, 8);
+    }
+    build_pieces(*t, t->left, &t->left_pieces);
+    build_pieces(*t, t->right, &t->right_pieces);
   }
   t->nouter = static_cast<int>(g.axes.size()) - 1;
   t->outer_off.resize(static_cast<size_t>(t->nouter));
