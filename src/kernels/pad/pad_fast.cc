@@ -322,7 +322,8 @@ void run_rows(const Tables& t, const char* src, char* dst, const unsigned char* 
   // Chunks of at least ~64 KiB so that thread start-up stays negligible.
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_bytes);
   // Large outputs bypass the cache (see nt_copy.h).
-  const bool stream = t.rows * t.m * t.cell >= kStreamMinBytes;
+  bool stream = t.rows * t.m * t.cell >= kStreamMinBytes;
+  if (const char* e = std::getenv("GRIDOPS_PAD_STREAM")) stream = e[0] == '1';  // temporary A/B
   const bool lines = line_writer();
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
     if (lines) {
