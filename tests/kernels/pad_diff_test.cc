@@ -39,7 +39,7 @@ struct RandomProblem {
   DType dtype;
 };
 
-/// A random valid problem with a small output (<= ~3000 elements).
+/// A random valid problem with a small output (<= ~3000 elements), sometimes with long rows.
 RandomProblem random_problem(std::mt19937_64& rng) {
   for (;;) {
     RandomProblem p;
@@ -51,6 +51,8 @@ RandomProblem random_problem(std::mt19937_64& rng) {
       const int kind = static_cast<int>(rng() % 10);
       int64_t n = kind == 0 ? 0 : kind <= 2 ? 1 : static_cast<int64_t>(rng() % 7) + 1;
       if (d == rank - 1 && kind == 9) n = static_cast<int64_t>(rng() % 40) + 1;
+      // Rows of 128 bytes and more take the line writer (on AVX-512 CPUs).
+      if (d == rank - 1 && kind == 8) n = static_cast<int64_t>(rng() % 300) + 64;
       p.shape.push_back(n);
       // Many axes unpadded (they merge), the others with pads in [-3, 5] or larger.
       auto draw = [&]() -> int64_t {

@@ -253,6 +253,9 @@ void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned cha
   }
 }
 
+/// Rows shorter than this go to the portable row kernel (see pad_fast_prepare).
+constexpr int64_t kLinesMinRowBytes = 128;
+
 /// Whether the AVX-512 line writer (pad_hwy.cc) runs; GRIDOPS_PAD_LINES=0 turns it off
 /// (temporary A/B hook).
 bool line_writer() {
@@ -289,6 +292,13 @@ void build_pieces(Tables& t, const std::vector<int64_t>& map, std::vector<PadPie
         hi = nhi;
         ++c;
       }
+      if (c <= 2 && cell <= 8) {  // one or two cells: inserted one by one (cheaper)
+        pc.kind = PadPiece::kGather;
+        pc.count = c;
+        i += pc.count;
+        out->push_back(pc);
+        continue;
+      }
       const int64_t lpc = cell / lane;   // lanes per cell
       const int64_t lanes = 64 / lane;  // lanes per vector
       pc.kind = PadPiece::kPerm;
@@ -324,7 +334,7 @@ void run_rows(const Tables& t, const char* src, char* dst, const unsigned char* 
   // Large outputs bypass the cache (see nt_copy.h).
   bool stream = t.rows * t.m * t.cell >= kStreamMinBytes;
   if (const char* e = std::getenv("GRIDOPS_PAD_STREAM")) stream = e[0] == '1';  // temporary A/B
-  const bool lines = line_writer();
+  const bool lines = t.lines && line_writer();
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
     if (lines) {
       pad_rows_lines(t, src, dst, value, stream, r0, r1);
@@ -389,6 +399,17 @@ std::shared_ptr<const void> pad_fast_prepare(const PadProblem& p) {
     build_pieces(*t, t->left, &t->left_pieces);
     build_pieces(*t, t->right, &t->right_pieces);
   }
+  // The line writer pays per appended piece and per inserted cell (each goes through the
+  // line register); the portable kernel is faster for short rows and for rows with many
+  // single-cell insertions (1-byte cells of the non-constant modes).
+  int64_t inserted = 0;
+  for (const auto* side : {&t->left_pieces, &t->right_pieces}) {
+    for (const PadPiece& pc : *side) {
+      if (pc.kind == PadPiece::kGather) inserted += pc.count;
+    }
+  }
+  const int64_t row_bytes = t->m * t->cell;
+  t->lines = row_bytes >= kLinesMinRowBytes && inserted <= row_bytes / 64;
   t->nouter = static_cast<int>(g.axes.size()) - 1;
   t->outer_off.resize(static_cast<size_t>(t->nouter));
   // Source byte strides of the merged (contiguous) src, innermost outer axis last.

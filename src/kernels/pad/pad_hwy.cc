@@ -101,6 +101,24 @@ class Lines {
     p_ += static_cast<uintptr_t>(n) - k;
   }
 
+  /// Appends one cell of sizeof(T) (1, 2, 4 or 8) bytes; the output position must be a
+  /// multiple of sizeof(T) (the cell never straddles two lines).
+  template <class T>
+  HWY_INLINE void Cell(T v) {
+    const size_t off = p_ & 63;
+    if constexpr (sizeof(T) == 1) {
+      acc_ = _mm512_mask_set1_epi8(acc_, __mmask64{1} << off, static_cast<char>(v));
+    } else if constexpr (sizeof(T) == 2) {
+      acc_ = _mm512_mask_set1_epi16(acc_, static_cast<__mmask32>(1u << (off / 2)), static_cast<short>(v));
+    } else if constexpr (sizeof(T) == 4) {
+      acc_ = _mm512_mask_set1_epi32(acc_, static_cast<__mmask16>(1u << (off / 4)), static_cast<int>(v));
+    } else {
+      acc_ = _mm512_mask_set1_epi64(acc_, static_cast<__mmask8>(1u << (off / 8)), static_cast<long long>(v));
+    }
+    p_ += sizeof(T);
+    if ((p_ & 63) == 0) Flush();
+  }
+
   /// Lane offset of the next byte within its line.
   HWY_INLINE size_t Offset() const { return p_ & 63; }
 
@@ -186,6 +204,31 @@ HWY_INLINE void Pieces(Lines<kStream>& w, const Tables& t, const std::vector<Pad
       const __m512i base = _mm512_loadu_si512(t.perm_idx[static_cast<size_t>(pc.perm)].data());
       const __m512i idx = Permute(lane, Rotation(lane, w.Offset() / static_cast<size_t>(lane)), base);
       w.Vec(Permute(lane, idx, window), bytes);
+    } else if (cell == 1 || (cell <= 8 && cell == t.perm_lane && perm_ok)) {
+      // Cells inserted one by one into the line register (a cell of 2, 4 or 8 bytes never
+      // straddles a line when the output is aligned to its size).
+      auto cells = [&](auto tag) {
+        using T = decltype(tag);
+        for (int64_t i = 0; i < pc.count; ++i) {
+          T v;
+          std::memcpy(&v, in + map[pc.first + i] * cell, sizeof(T));
+          w.Cell(v);
+        }
+      };
+      switch (cell) {
+        case 1:
+          cells(uint8_t{});
+          break;
+        case 2:
+          cells(uint16_t{});
+          break;
+        case 4:
+          cells(uint32_t{});
+          break;
+        default:
+          cells(uint64_t{});
+          break;
+      }
     } else {
       alignas(64) char buf[1024];
       for (int64_t i = 0; i < pc.count;) {

@@ -20,7 +20,9 @@ struct PadPiece {
     kCopy,    // source cells src, src + 1, ...: one contiguous run of the source row
     kPerm,    // at most 64 bytes, every source cell inside one 64-byte window of the row:
               // one (masked) load of the window and one lane permutation
-    kGather,  // anything else: cells gathered one by one into a small buffer
+    kGather,  // anything else: cells of 1, 2, 4 or 8 bytes inserted one by one into the
+              // line register; other cells (or a misaligned output) copied one by one
+              // through a small buffer
   };
   Kind kind = kCopy;
   int32_t perm = -1;   // kPerm: index of the piece's 64-byte lane index table in perm_idx
@@ -46,6 +48,7 @@ struct Tables {
   // perm_lane bytes, q counted from the piece's first byte) the window lane it takes.
   std::vector<std::array<uint8_t, 64>> perm_idx;
   int64_t perm_lane = 0;  // bytes per permuted lane (2, 4 or 8); 0: no kPerm pieces
+  bool lines = false;     // the line writer takes these rows (where available)
   // Outer axes.
   int nouter = 0;
   std::array<int64_t, kMaxRank> outer_m{};
