@@ -14,10 +14,20 @@
 // and after it are pad cells, filled from the precomputed source cell of each (edge,
 // reflect, symmetric, wrap) or with the pad value (constant). Each output row is written by
 // exactly one thread (parallel_for over rows), so results never depend on the split.
+//
+// Two row kernels write the same bytes:
+// - the line writer (pad_hwy.cc, AVX-512 BW CPUs, rows of >= kLinesMinRowBytes): the rows
+//   of a chunk are one contiguous byte stream, assembled 64-byte line by line in a vector
+//   register and written with one aligned store per line (streaming for large outputs);
+//   the pad cells of each side are cut in the plan into pieces (PadPiece): contiguous
+//   source runs, small pieces made by one window load + lane permutation, and single
+//   cells inserted into the register. A chunk's first and last partial lines are written
+//   with byte-masked stores, so chunks never write each other's bytes.
+// - the portable kernel (rows_kernel below): left pad, one memcpy, right pad per row; for
+//   large outputs short rows go through an L1 staging buffer and out with streaming stores.
 #include <algorithm>
 #include <array>
 #include <cassert>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <span>
@@ -256,13 +266,9 @@ void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned cha
 /// Rows shorter than this go to the portable row kernel (see pad_fast_prepare).
 constexpr int64_t kLinesMinRowBytes = 128;
 
-/// Whether the AVX-512 line writer (pad_hwy.cc) runs; GRIDOPS_PAD_LINES=0 turns it off
-/// (temporary A/B hook).
+/// Whether this CPU runs the AVX-512 line writer (pad_hwy.cc).
 bool line_writer() {
-  static const bool on = [] {
-    const char* e = std::getenv("GRIDOPS_PAD_LINES");
-    return pad_lines_available() && !(e != nullptr && e[0] == '0');
-  }();
+  static const bool on = pad_lines_available();
   return on;
 }
 
@@ -332,8 +338,7 @@ void run_rows(const Tables& t, const char* src, char* dst, const unsigned char* 
   // Chunks of at least ~64 KiB so that thread start-up stays negligible.
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_bytes);
   // Large outputs bypass the cache (see nt_copy.h).
-  bool stream = t.rows * t.m * t.cell >= kStreamMinBytes;
-  if (const char* e = std::getenv("GRIDOPS_PAD_STREAM")) stream = e[0] == '1';  // temporary A/B
+  const bool stream = t.rows * t.m * t.cell >= kStreamMinBytes;
   const bool lines = t.lines && line_writer();
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
     if (lines) {
