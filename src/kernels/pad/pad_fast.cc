@@ -268,8 +268,12 @@ constexpr int64_t kLinesMinRowBytes = 128;
 
 /// Whether this CPU runs the AVX-512 line writer (pad_hwy.cc).
 bool line_writer() {
+#ifdef GRIDOPS_HAVE_HWY
   static const bool on = pad_lines_available();
   return on;
+#else
+  return false;
+#endif
 }
 
 /// Cuts one pad side of the innermost axis (output cells mapped to source cells `map`)
@@ -342,7 +346,9 @@ void run_rows(const Tables& t, const char* src, char* dst, const unsigned char* 
   const bool lines = t.lines && line_writer();
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
     if (lines) {
+#ifdef GRIDOPS_HAVE_HWY
       pad_rows_lines(t, src, dst, value, stream, r0, r1);
+#endif
     } else if (t.mode == PadMode::kConstant) {
       rows_kernel<Cell, true>(t, src, dst, value, zero, stream, r0, r1);
     } else {

@@ -57,7 +57,7 @@ struct Tables {
 };
 
 /// Whether this CPU runs the line writer (AVX-512 BW); if not, pad_fast uses its portable
-/// row kernel.
+/// row kernel. Defined in pad_hwy.cc, so only in builds with Highway (GRIDOPS_HAVE_HWY).
 bool pad_lines_available();
 
 /// Output rows [r0, r1) written line by line: every 64-byte line of dst that lies wholly
