@@ -61,9 +61,10 @@ struct PadArgs {
 /// copied bit-exactly (strings by assignment). Single-threaded, any rank, any dtype.
 void pad_ref(const PadProblem& problem, const PadArgs& args);
 
-/// The fast kernel (pad_fast.cc): dimensions merged, per-axis source maps built once by
-/// pad_fast_prepare, each innermost row written as left pad + one memcpy + right pad,
-/// threaded over rows with parallel_for. Bit-exact with pad_ref. Declines strings and
+/// The fast kernel (pad_fast.cc, pad_hwy.cc): dimensions merged, per-axis source maps
+/// built once by pad_fast_prepare, each innermost row written as left pad + middle run +
+/// right pad (on AVX-512 CPUs, rows of 128 bytes and more assembled 64-byte line by line in
+/// registers), threaded over rows with parallel_for. Bit-exact with pad_ref. Declines strings and
 /// problems whose index tables would be unreasonably large; at run time it falls back to
 /// pad_ref for non-contiguous views. See docs/ops/pad.md, "Fast path".
 std::string pad_fast_declines(const PadProblem& problem);

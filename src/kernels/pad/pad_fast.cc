@@ -14,6 +14,17 @@
 // and after it are pad cells, filled from the precomputed source cell of each (edge,
 // reflect, symmetric, wrap) or with the pad value (constant). Each output row is written by
 // exactly one thread (parallel_for over rows), so results never depend on the split.
+//
+// Two row kernels write the same bytes:
+// - the line writer (pad_hwy.cc, AVX-512 BW CPUs, rows of >= kLinesMinRowBytes): the rows
+//   of a chunk are one contiguous byte stream, assembled 64-byte line by line in a vector
+//   register and written with one aligned store per line (streaming for large outputs);
+//   the pad cells of each side are cut in the plan into pieces (PadPiece): contiguous
+//   source runs, small pieces made by one window load + lane permutation, and single
+//   cells inserted into the register. A chunk's first and last partial lines are written
+//   with byte-masked stores, so chunks never write each other's bytes.
+// - the portable kernel (rows_kernel below): left pad, one memcpy, right pad per row; for
+//   large outputs short rows go through an L1 staging buffer and out with streaming stores.
 #include <algorithm>
 #include <array>
 #include <cassert>
@@ -28,6 +39,7 @@
 #include "gridops/tensor.h"
 #include "kernels/pad/nt_copy.h"
 #include "kernels/pad/pad.h"
+#include "kernels/pad/pad_lines.h"
 
 namespace gridops::kernels {
 namespace {
@@ -102,22 +114,6 @@ int64_t source_of(PadMode mode, int64_t j, const Axis& a) {
   }
   return -1;
 }
-
-/// The tables built once per plan.
-struct Tables {
-  PadMode mode = PadMode::kConstant;
-  bool empty = false;
-  int64_t es = 0;    // bytes per dtype element
-  int64_t cell = 0;  // bytes per cell of the innermost axis
-  // Innermost axis: m output cells, the middle run [j0, j1) reads source cells c0.. .
-  int64_t m = 0, j0 = 0, j1 = 0, c0 = 0;
-  std::vector<int64_t> left, right;  // source cell of output cells [0, j0) and [j1, m)
-  // Outer axes.
-  int nouter = 0;
-  std::array<int64_t, kMaxRank> outer_m{};
-  std::vector<std::vector<int64_t>> outer_off;  // src byte offset per output position, -1: border
-  int64_t rows = 0;
-};
 
 /// Middle run of the innermost axis: output cells [j0, j1) with 0 <= c < n.
 void middle_run(const Axis& a, int64_t* j0, int64_t* j1) {
@@ -267,6 +263,79 @@ void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned cha
   }
 }
 
+/// Rows shorter than this go to the portable row kernel (see pad_fast_prepare).
+constexpr int64_t kLinesMinRowBytes = 128;
+
+/// Whether this CPU runs the AVX-512 line writer (pad_hwy.cc).
+bool line_writer() {
+#ifdef GRIDOPS_HAVE_HWY
+  static const bool on = pad_lines_available();
+  return on;
+#else
+  return false;
+#endif
+}
+
+/// Cuts one pad side of the innermost axis (output cells mapped to source cells `map`)
+/// into the line writer's pieces (see PadPiece).
+void build_pieces(Tables& t, const std::vector<int64_t>& map, std::vector<PadPiece>* out) {
+  const int64_t cell = t.cell;
+  const int64_t lane = t.perm_lane;
+  const int64_t k = static_cast<int64_t>(map.size());
+  const int64_t per_vec = 64 / cell;  // cells per 64 bytes (kPerm)
+  for (int64_t i = 0; i < k;) {
+    int64_t run = 1;
+    while (i + run < k && map[static_cast<size_t>(i + run)] == map[static_cast<size_t>(i + run - 1)] + 1) ++run;
+    PadPiece pc;
+    pc.first = i;
+    if (lane == 0 ? (run >= 2 || cell >= 32) : run * cell >= 64) {
+      pc.kind = PadPiece::kCopy;
+      pc.count = run;
+      pc.src = map[static_cast<size_t>(i)];
+    } else if (lane != 0) {
+      int64_t lo = map[static_cast<size_t>(i)], hi = lo, c = 1;
+      while (i + c < k && c < per_vec) {
+        const int64_t s = map[static_cast<size_t>(i + c)];
+        const int64_t nlo = std::min(lo, s), nhi = std::max(hi, s);
+        if (nhi - nlo + 1 > per_vec) break;
+        lo = nlo;
+        hi = nhi;
+        ++c;
+      }
+      if (c <= 2 && cell <= 8) {  // one or two cells: inserted one by one (cheaper)
+        pc.kind = PadPiece::kGather;
+        pc.count = c;
+        i += pc.count;
+        out->push_back(pc);
+        continue;
+      }
+      const int64_t lpc = cell / lane;   // lanes per cell
+      const int64_t lanes = 64 / lane;  // lanes per vector
+      pc.kind = PadPiece::kPerm;
+      pc.count = c;
+      pc.src = lo;
+      pc.wlanes = std::min(lanes, (t.n - lo) * lpc);
+      std::array<uint8_t, 64> table{};
+      for (int64_t q = 0; q < c * lpc; ++q) {
+        const uint64_t v = static_cast<uint64_t>((map[static_cast<size_t>(i + q / lpc)] - lo) * lpc + q % lpc);
+        std::memcpy(table.data() + q * lane, &v, static_cast<size_t>(lane));  // little endian
+      }
+      pc.perm = static_cast<int32_t>(t.perm_idx.size());
+      t.perm_idx.push_back(table);
+    } else {
+      int64_t c = 1;
+      while (i + c < k && (c + 1) * cell <= 1024 &&
+             !(i + c + 1 < k && map[static_cast<size_t>(i + c + 1)] == map[static_cast<size_t>(i + c)] + 1)) {
+        ++c;
+      }
+      pc.kind = PadPiece::kGather;
+      pc.count = c;
+    }
+    i += pc.count;
+    out->push_back(pc);
+  }
+}
+
 template <class Cell>
 void run_rows(const Tables& t, const char* src, char* dst, const unsigned char* value, bool zero) {
   const int64_t row_bytes = std::max<int64_t>(t.m * t.cell, 1);
@@ -274,8 +343,13 @@ void run_rows(const Tables& t, const char* src, char* dst, const unsigned char* 
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_bytes);
   // Large outputs bypass the cache (see nt_copy.h).
   const bool stream = t.rows * t.m * t.cell >= kStreamMinBytes;
+  const bool lines = t.lines && line_writer();
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
-    if (t.mode == PadMode::kConstant) {
+    if (lines) {
+#ifdef GRIDOPS_HAVE_HWY
+      pad_rows_lines(t, src, dst, value, stream, r0, r1);
+#endif
+    } else if (t.mode == PadMode::kConstant) {
       rows_kernel<Cell, true>(t, src, dst, value, zero, stream, r0, r1);
     } else {
       rows_kernel<Cell, false>(t, src, dst, value, zero, stream, r0, r1);
@@ -322,12 +396,31 @@ std::shared_ptr<const void> pad_fast_prepare(const PadProblem& p) {
   t->m = in.m;
   middle_run(in, &t->j0, &t->j1);
   t->c0 = t->j0 - in.b;
+  t->n = in.n;
   t->left.resize(static_cast<size_t>(t->j0));
   for (int64_t j = 0; j < t->j0; ++j) t->left[static_cast<size_t>(j)] = source_of(p.mode, j, in);
   t->right.resize(static_cast<size_t>(in.m - t->j1));
   for (int64_t j = t->j1; j < in.m; ++j) {
     t->right[static_cast<size_t>(j - t->j1)] = source_of(p.mode, j, in);
   }
+  if (p.mode != PadMode::kConstant) {
+    if (t->cell == 2 || t->cell == 4 || t->cell == 8 || t->cell == 16) {
+      t->perm_lane = std::min<int64_t>(t->cell, 8);
+    }
+    build_pieces(*t, t->left, &t->left_pieces);
+    build_pieces(*t, t->right, &t->right_pieces);
+  }
+  // The line writer pays per appended piece and per inserted cell (each goes through the
+  // line register); the portable kernel is faster for short rows and for rows with many
+  // single-cell insertions (1-byte cells of the non-constant modes).
+  int64_t inserted = 0;
+  for (const auto* side : {&t->left_pieces, &t->right_pieces}) {
+    for (const PadPiece& pc : *side) {
+      if (pc.kind == PadPiece::kGather) inserted += pc.count;
+    }
+  }
+  const int64_t row_bytes = t->m * t->cell;
+  t->lines = row_bytes >= kLinesMinRowBytes && inserted <= row_bytes / 64;
   t->nouter = static_cast<int>(g.axes.size()) - 1;
   t->outer_off.resize(static_cast<size_t>(t->nouter));
   // Source byte strides of the merged (contiguous) src, innermost outer axis last.

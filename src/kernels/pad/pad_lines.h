@@ -1,0 +1,72 @@
+// Internal to the fast Pad kernel: the tables pad_fast_prepare builds (shared by
+// pad_fast.cc and the AVX-512 line writer in pad_hwy.cc). See NOTE [ Fast Pad ] in
+// pad_fast.cc.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "gridops/dtype.h"
+#include "gridops/ops/pad.h"
+#include "gridops/tensor.h"
+
+namespace gridops::kernels {
+
+/// A piece of one pad side of the innermost axis (output cells [first, first + count) of
+/// the side, in the order written), produced in one step by the line writer.
+struct PadPiece {
+  enum Kind : int32_t {
+    kCopy,    // source cells src, src + 1, ...: one contiguous run of the source row
+    kPerm,    // at most 64 bytes, every source cell inside one 64-byte window of the row:
+              // one (masked) load of the window and one lane permutation
+    kGather,  // anything else: cells of 1, 2, 4 or 8 bytes inserted one by one into the
+              // line register; other cells (or a misaligned output) copied one by one
+              // through a small buffer
+  };
+  Kind kind = kCopy;
+  int32_t perm = -1;   // kPerm: index of the piece's 64-byte lane index table in perm_idx
+  int64_t first = 0;   // first cell of the side (index into Tables::left / right)
+  int64_t count = 0;   // cells
+  int64_t src = 0;     // kCopy: first source cell; kPerm: first source cell of the window
+  int64_t wlanes = 0;  // kPerm: lanes of the window that lie inside the source row
+};
+
+/// The tables built once per plan.
+struct Tables {
+  PadMode mode = PadMode::kConstant;
+  bool empty = false;
+  int64_t es = 0;    // bytes per dtype element
+  int64_t cell = 0;  // bytes per cell of the innermost axis
+  // Innermost axis: n source cells, m output cells; the middle run [j0, j1) reads source
+  // cells c0.. .
+  int64_t n = 0, m = 0, j0 = 0, j1 = 0, c0 = 0;
+  std::vector<int64_t> left, right;  // source cell of output cells [0, j0) and [j1, m)
+  // The same two sides cut into pieces for the line writer (non-constant modes).
+  std::vector<PadPiece> left_pieces, right_pieces;
+  // kPerm lane tables, 64 bytes each: for output lane q of the piece (in lanes of
+  // perm_lane bytes, q counted from the piece's first byte) the window lane it takes.
+  std::vector<std::array<uint8_t, 64>> perm_idx;
+  int64_t perm_lane = 0;  // bytes per permuted lane (2, 4 or 8); 0: no kPerm pieces
+  bool lines = false;     // the line writer takes these rows (where available)
+  // Outer axes.
+  int nouter = 0;
+  std::array<int64_t, kMaxRank> outer_m{};
+  std::vector<std::vector<int64_t>> outer_off;  // src byte offset per output position, -1: border
+  int64_t rows = 0;
+};
+
+/// Whether this CPU runs the line writer (AVX-512 BW); if not, pad_fast uses its portable
+/// row kernel. Defined in pad_hwy.cc, so only in builds with Highway (GRIDOPS_HAVE_HWY).
+bool pad_lines_available();
+
+/// Output rows [r0, r1) written line by line: every 64-byte line of dst that lies wholly
+/// inside these rows is assembled in a vector register and written with one aligned
+/// store (a streaming store when `stream`); the partial lines at both ends of the range
+/// with byte-masked stores, so neighbouring ranges never write each other's bytes.
+/// `value` is the pad value (es bytes, constant mode). Call only when
+/// pad_lines_available(); issues no fence.
+void pad_rows_lines(const Tables& t, const char* src, char* dst, const unsigned char* value,
+                    bool stream, int64_t r0, int64_t r1);
+
+}  // namespace gridops::kernels
