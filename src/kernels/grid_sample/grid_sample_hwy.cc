@@ -83,6 +83,8 @@ struct Ctx {
   int64_t chunk_pts;   // points per chunk (multiple of kSub)
   int64_t s_spatial[3];
   bool stream;         // non-temporal stores of dst runs (dst much larger than L2)
+  float* shared;       // copies of all (n, cb) made before the items run, or null
+  int64_t copy_parts;  // row ranges per copy (shared copies)
 };
 
 /// Channels per block of the channel-blocked copy (one AVX-512 vector of float32).
@@ -734,16 +736,23 @@ HWY_INLINE void Transpose16(const __m512* in, __m512* out) {
 
 /// The channel-blocked copy of channels [cb * 16, cb * 16 + 16) of batch n (channels
 /// past C are zeros): pixel q (dense, innermost axis fastest) at out[q * 16].
-void BlockedCopy(const Ctx& c, int64_t n, int64_t cb, float* HWY_RESTRICT out) {
+/// Rows (runs along the innermost input axis) [row0, row1) only.
+void BlockedCopy(const Ctx& c, int64_t n, int64_t cb, float* HWY_RESTRICT out, int64_t row0,
+                 int64_t row1) {
   const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch +
                        cb * kCB * c.s_channel;
   const int64_t nch = std::min(kCB, c.channels - cb * kCB);
   const int r = c.r;
   const int64_t W = c.len[r - 1];
   const int64_t sx = c.s_spatial[r - 1];
-  const int64_t rows = c.in_points / W;
   int64_t o[2] = {0, 0};
-  for (int64_t row = 0; row < rows; ++row) {
+  if (r == 3) {
+    o[0] = row0 / c.len[1];
+    o[1] = row0 % c.len[1];
+  } else {
+    o[0] = row0;
+  }
+  for (int64_t row = row0; row < row1; ++row) {
     int64_t roff = 0;
     for (int d = 0; d < r - 1; ++d) roff += o[d] * c.s_spatial[d];
     float* orow = out + row * W * kCB;
@@ -894,7 +903,8 @@ void BlockedTaps(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int
 template <int NT>
 void RunBlockedT(const Ctx& c, int64_t begin, int64_t end) {
   Work wk(c);
-  auto copy = hwy::AllocateAligned<float>(static_cast<size_t>(c.in_points * kCB));
+  hwy::AlignedFreeUniquePtr<float[]> copy;
+  if (c.shared == nullptr) copy = hwy::AllocateAligned<float>(static_cast<size_t>(c.in_points * kCB));
   const float* plane = copy.get();
   // With c.P == c.chunk_pts the tap arrays hold a whole chunk and are reused by the
   // next channel block of the same points; else they hold one sub-block.
@@ -903,8 +913,10 @@ void RunBlockedT(const Ctx& c, int64_t begin, int64_t end) {
   for (int64_t item = begin; item < end; ++item) {
     const int64_t plane_id = item / c.chunks, chunk = item % c.chunks;
     const int64_t n = plane_id / c.cblocks, cb = plane_id % c.cblocks;
-    if (plane_id != have_copy) {
-      BlockedCopy(c, n, cb, copy.get());
+    if (c.shared != nullptr) {
+      plane = c.shared + plane_id * c.in_points * kCB;
+    } else if (plane_id != have_copy) {
+      BlockedCopy(c, n, cb, copy.get(), 0, c.in_points / c.len[c.r - 1]);
       have_copy = plane_id;
     }
     const int64_t first = chunk * c.chunk_pts;
@@ -938,9 +950,20 @@ void RunBlocked(const Ctx& c, int64_t begin, int64_t end) {
     default: RunBlockedT<0>(c, begin, end); break;
   }
 }
+/// The shared channel-blocked copies (c.shared), items (plane, part of its rows).
+void CopyBlocked(const Ctx& c, int64_t begin, int64_t end) {
+  const int64_t rows = c.in_points / c.len[c.r - 1];
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t plane_id = item / c.copy_parts, part = item % c.copy_parts;
+    BlockedCopy(c, plane_id / c.cblocks, plane_id % c.cblocks,
+                c.shared + plane_id * c.in_points * kCB, rows * part / c.copy_parts,
+                rows * (part + 1) / c.copy_parts);
+  }
+}
 #else
 constexpr bool kHaveBlocked = false;
 void RunBlocked(const Ctx&, int64_t, int64_t) {}
+void CopyBlocked(const Ctx&, int64_t, int64_t) {}
 #endif
 
 bool HaveBlocked() { return kHaveBlocked; }
@@ -1010,6 +1033,7 @@ namespace gridops::kernels {
 namespace gs_fast {
 HWY_EXPORT(RunItems);
 HWY_EXPORT(RunBlocked);
+HWY_EXPORT(CopyBlocked);
 HWY_EXPORT(HaveBlocked);
 }  // namespace gs_fast
 
@@ -1120,6 +1144,20 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
       dense *= c.len[d];
     }
     c.pair_ok = false;
+    // Each thread copies the (n, cb) blocks of its own items into its own scratch, which
+    // stays in its L2 when small. With several chunks per block (fewer blocks than 2 per
+    // thread) the copies are made first by all threads together into one shared buffer
+    // instead, so that no block is copied twice.
+    hwy::AlignedFreeUniquePtr<float[]> shared;
+    c.shared = nullptr;
+    if (c.chunks > 1) {
+      shared = hwy::AllocateAligned<float>(static_cast<size_t>(planes * c.in_points * gs_fast::kCB));
+      c.shared = shared.get();
+      const int64_t rows = c.in_points / c.len[c.r - 1];
+      c.copy_parts = std::min<int64_t>(rows, 4 * threads);
+      const auto copy_blocked = HWY_DYNAMIC_DISPATCH(gs_fast::CopyBlocked);
+      parallel_for(planes * c.copy_parts, 1, [&](int64_t b, int64_t e) { copy_blocked(c, b, e); });
+    }
     const auto run_blocked = HWY_DYNAMIC_DISPATCH(gs_fast::RunBlocked);
     parallel_for(planes * c.chunks, 1, [&](int64_t b, int64_t e) { run_blocked(c, b, e); });
     return;
