@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -1123,7 +1122,6 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
   c.blocked = !c.channels_last && p.src_dtype == DType::kFloat32 && c.r >= 2 &&
               c.channels >= 8 && c.in_points * gs_fast::kCB < (int64_t{1} << 31) &&
               8 * c.out_points >= c.in_points && HWY_DYNAMIC_DISPATCH(gs_fast::HaveBlocked)();
-  if (const char* e = std::getenv("GRIDOPS_GS_BLOCKED")) c.blocked = c.blocked && e[0] == '1';
   if (c.blocked) {
     const int64_t threads = std::max(1, get_num_threads());
     c.cblocks = (c.channels + gs_fast::kCB - 1) / gs_fast::kCB;
