@@ -17,10 +17,13 @@
 //      channels-first float32; vector loads over channels for channels-last), or for
 //      nearest a selection (w != 0 ? src[off] : 0, copied bit for bit).
 // Taps and weights are computed once per point and reused for every channel.
+// Channels-first float32 with >= 8 channels takes another step 4 on AVX-512: NOTE
+// [ GridSample channel blocks ].
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <type_traits>
 #include <vector>
 
@@ -687,17 +690,22 @@ void ChannelsF32(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt) {
 // from L2 per tap, point and channel and uses 4 or 8 bytes of it. Instead, each item
 // (batch n, block cb of kCB = 16 channels, chunk of output points) works on a copy of
 // that block in which each input pixel's 16 channels are contiguous (NHWC16c: pixel q,
-// channel i at [q * 16 + i], one 64-byte line per pixel). The copy is made by the thread
-// that runs the item, into its own scratch (1 MiB for 128 x 128, so it stays in L2), once
-// per (n, cb) the thread meets (items are ordered n, cb, chunk and each thread gets a
-// contiguous range, so a block is copied once per thread that runs one of its chunks).
-// Steps 1-3 run unchanged on the copy's strides (sstride = dense strides * 16), and step
-// 4 reads, per point and tap, one 16-channel vector and accumulates with the weight
-// broadcast: acc = MulAdd(w_k, v_k, acc) over k in the same order as the other paths, so
-// the results are the same bits as theirs (nearest copies the selected vector's bits).
-// 16 points x 16 channels are then transposed in registers and stored as 16 runs of 16
-// points, one per channel plane. Taps are recomputed per channel block (cheaper than
-// keeping them: they would push the copy out of L2).
+// channel i at [q * 16 + i], one 64-byte line per pixel; channels past C are zeros).
+// - Where the copy lives: with at least 2 blocks per thread (chunks == 1), the thread
+//   that runs an item copies its block into its own scratch (1 MiB for 128 x 128, so it
+//   stays in that core's L2), once per block (items are ordered n, cb, chunk and each
+//   thread gets a contiguous range). With fewer blocks (W3: one block), blocks are split
+//   into several chunks, and all threads first copy every block once, by row ranges,
+//   into one shared buffer (c.shared) before the items run.
+// - Steps 1-3 run unchanged on the copy's strides (sstride = dense strides * 16); a
+//   chunk's taps are kept (up to 1 MiB) for its next channel block.
+// - Step 4 reads, per point and tap, one 16-channel vector and accumulates with the
+//   weight broadcast: acc = MulAdd(w_k, v_k, acc) over k in the same order as the other
+//   paths, so the results are the same bits as theirs (nearest selects the vector or
+//   zero, bit for bit). 16 points x 16 channels are transposed in registers, staged, and
+//   stored as runs of points into the 16 channel planes (BlockedChannels).
+// The copy and every output element are computed the same way whatever the split, so
+// results do not depend on the thread count.
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
 constexpr bool kHaveBlocked = true;
 
@@ -903,7 +911,10 @@ template <int NT>
 void RunBlockedT(const Ctx& c, int64_t begin, int64_t end) {
   Work wk(c);
   hwy::AlignedFreeUniquePtr<float[]> copy;
-  if (c.shared == nullptr) copy = hwy::AllocateAligned<float>(static_cast<size_t>(c.in_points * kCB));
+  if (c.shared == nullptr) {
+    copy = hwy::AllocateAligned<float>(static_cast<size_t>(c.in_points * kCB));
+    if (!copy) throw std::bad_alloc();  // as the std::vector scratch would
+  }
   const float* plane = copy.get();
   // With c.P == c.chunk_pts the tap arrays hold a whole chunk and are reused by the
   // next channel block of the same points; else they hold one sub-block.
@@ -1149,7 +1160,9 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
     hwy::AlignedFreeUniquePtr<float[]> shared;
     c.shared = nullptr;
     if (c.chunks > 1) {
-      shared = hwy::AllocateAligned<float>(static_cast<size_t>(planes * c.in_points * gs_fast::kCB));
+      shared =
+          hwy::AllocateAligned<float>(static_cast<size_t>(planes * c.in_points * gs_fast::kCB));
+      if (!shared) throw std::bad_alloc();
       c.shared = shared.get();
       const int64_t rows = c.in_points / c.len[c.r - 1];
       c.copy_parts = std::min<int64_t>(rows, 4 * threads);
