@@ -1167,10 +1167,15 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
       const int64_t rows = c.in_points / c.len[c.r - 1];
       c.copy_parts = std::min<int64_t>(rows, 4 * threads);
       const auto copy_blocked = HWY_DYNAMIC_DISPATCH(gs_fast::CopyBlocked);
-      parallel_for(planes * c.copy_parts, 1, [&](int64_t b, int64_t e) { copy_blocked(c, b, e); });
+      const int64_t per_part = c.in_points * gs_fast::kCB / c.copy_parts;
+      parallel_for(planes * c.copy_parts, std::max<int64_t>(1, (int64_t{1} << 16) / per_part),
+                   [&](int64_t b, int64_t e) { copy_blocked(c, b, e); });
     }
     const auto run_blocked = HWY_DYNAMIC_DISPATCH(gs_fast::RunBlocked);
-    parallel_for(planes * c.chunks, 1, [&](int64_t b, int64_t e) { run_blocked(c, b, e); });
+    // Small problems stay on one thread, as below.
+    const int64_t per_item = std::min(c.chunk_pts, c.out_points) * gs_fast::kCB * c.NT;
+    parallel_for(planes * c.chunks, std::max<int64_t>(1, (int64_t{1} << 17) / per_item),
+                 [&](int64_t b, int64_t e) { run_blocked(c, b, e); });
     return;
   }
   c.blocks_per_batch = (c.out_points + c.P - 1) / c.P;
