@@ -691,12 +691,12 @@ void ChannelsF32(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt) {
 // (batch n, block cb of kCB = 16 channels, chunk of output points) works on a copy of
 // that block in which each input pixel's 16 channels are contiguous (NHWC16c: pixel q,
 // channel i at [q * 16 + i], one 64-byte line per pixel; channels past C are zeros).
-// - Where the copy lives: with at least 2 blocks per thread (chunks == 1), the thread
-//   that runs an item copies its block into its own scratch (1 MiB for 128 x 128, so it
-//   stays in that core's L2), once per block (items are ordered n, cb, chunk and each
-//   thread gets a contiguous range). With fewer blocks (W3: one block), blocks are split
-//   into several chunks, and all threads first copy every block once, by row ranges,
-//   into one shared buffer (c.shared) before the items run.
+// - Where the copy lives: with at least 2 blocks per thread (chunks == 1, so every block
+//   is exactly one item), the thread that runs an item copies its block into its own
+//   scratch (1 MiB for 128 x 128, so it stays in that core's L2). With fewer blocks (W3:
+//   one block), blocks are split into several chunks, and all threads first copy every
+//   block once, by row ranges, into one shared buffer (c.shared) before the items run,
+//   so no block is copied twice however parallel_for splits the items.
 // - Steps 1-3 run unchanged on the copy's strides (sstride = dense strides * 16); a
 //   chunk's taps are kept (up to 1 MiB) for its next channel block.
 // - Step 4 reads, per point and tap, one 16-channel vector and accumulates with the
