@@ -295,6 +295,156 @@ TEST(GridSampleDiff, OneAndTwoThreadsBitIdentical) {
   }
 }
 
+/// Channels-last copy of a channels-first tensor (N, C, spatial...) -> (N, spatial..., C).
+Tensor to_channels_last(const Tensor& t) {
+  const Dims& s = t.shape();
+  Dims out{s[0]};
+  int64_t plane = 1;
+  for (size_t i = 2; i < s.size(); ++i) {
+    out.push_back(s[i]);
+    plane *= s[i];
+  }
+  out.push_back(s[1]);
+  Tensor r(t.dtype(), out);
+  const size_t es = dtype_size(t.dtype());
+  const auto* src = static_cast<const char*>(t.data());
+  auto* dst = static_cast<char*>(r.data());
+  for (int64_t n = 0; n < s[0]; ++n) {
+    for (int64_t c = 0; c < s[1]; ++c) {
+      for (int64_t q = 0; q < plane; ++q) {
+        std::memcpy(dst + static_cast<size_t>((n * plane + q) * s[1] + c) * es,
+                    src + static_cast<size_t>((n * s[1] + c) * plane + q) * es, es);
+      }
+    }
+  }
+  return r;
+}
+
+// NOTE [ GridSample channel blocks ] (grid_sample_hwy.cc): channels-first float32 with
+// >= 8 channels runs on a channel-blocked copy of src. Every mode, padding and
+// align_corners, 2-D and 3-D, channel counts with and without a partial block, strided
+// src and dst, against ref (within the tolerance) and against the channels-last fast path
+// (the same bits: both accumulate the same taps in the same order), on 1 and 2 threads.
+TEST(GridSampleDiff, ChannelBlockedPath) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
+  std::mt19937_64 rng(seed + 2);
+  const int64_t channels[] = {8, 16, 17, 35};
+  for (const std::string& impl : fast_impls()) {
+    for (int i = 0; i < 72; ++i) {
+      Problem p = random_problem(rng, 1);
+      const int r = i % 4 == 3 ? 3 : 2;
+      p.desc.mode = static_cast<IM>(i % 3);
+      p.desc.padding = static_cast<GP>((i / 3) % 3);
+      p.desc.align_corners = (i / 9) % 2 == 1;
+      p.desc.layout = ChannelLayout::kChannelsFirst;
+      p.src_dtype = DType::kFloat32;
+      const int64_t c = channels[i % 4];
+      const Dims in = r == 2 ? (i % 2 ? Dims{23, 37} : Dims{9, 1}) : Dims{5, 6, 7};
+      // Every 6th 2-D problem is big enough that both threads get items (small ones stay
+      // on one thread; they still take the split-into-chunks path at 2 threads).
+      const Dims out = r == 2 ? (i % 6 == 0 ? Dims{120, 131} : Dims{40, 53}) : Dims{9, 10, 11};
+      p.src_shape = {2, c};
+      p.grid_shape = {2};
+      for (int64_t v : in) p.src_shape.push_back(v);
+      for (int64_t v : out) p.grid_shape.push_back(v);
+      p.grid_shape.push_back(r);
+      p.strided_src = i % 5 == 1;
+      p.strided_dst = i % 7 == 2;
+      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
+      Tensor src(p.src_dtype, p.src_shape), grid(p.grid_dtype, p.grid_shape);
+      testing::fill_random(src, rng, -1.0, 1.0);
+      fill_grid(grid, rng, p);
+      Tensor storage;
+      const TensorView src_view =
+          p.strided_src ? testing::scrambled_copy(src, storage, p.negative) : src.view();
+      const Tensor ref = run_impl(p, "ref", src_view, grid.view());
+      set_num_threads(1);
+      const Tensor one = run_impl(p, impl, src_view, grid.view());
+      set_num_threads(2);
+      const Tensor two = run_impl(p, impl, src_view, grid.view());
+      set_num_threads(0);
+      expect_close(p, ref, one, 1.0);
+      int64_t where = -1;
+      EXPECT_TRUE(testing::bitwise_equal(one, two, &where)) << "1 vs 2 threads at " << where;
+      Problem q = p;
+      q.desc.layout = ChannelLayout::kChannelsLast;
+      q.src_shape = to_channels_last(src).shape();
+      q.strided_src = q.strided_dst = false;
+      const Tensor src_cl = to_channels_last(src);
+      const Tensor last = run_impl(q, impl, src_cl.view(), grid.view());
+      EXPECT_TRUE(testing::bitwise_equal(to_channels_last(one), last, &where))
+          << "channels-first vs channels-last at " << where;
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
+// The channel-blocked path with a dst large enough for non-temporal stores (>= 8 MiB),
+// at an offset that is not a multiple of 64 bytes: against the channels-last fast path
+// (the same bits), with the reference on a slice of the points.
+TEST(GridSampleDiff, ChannelBlockedLargeUnalignedDst) {
+#ifdef GRIDOPS_HAVE_HWY
+  std::mt19937_64 rng(testing::test_seed() + 3);
+  for (int m = 0; m < 3; ++m) {
+    GridSampleDesc desc;
+    desc.mode = static_cast<IM>(m);
+    desc.padding = static_cast<GP>(m);
+    const Dims src_shape{1, 20, 96, 80}, grid_shape{1, 300, 360, 2};
+    Tensor src(DType::kFloat32, src_shape), grid(DType::kFloat32, grid_shape);
+    testing::fill_random(src, rng, -1.0, 1.0);
+    testing::fill_random(grid, rng, -1.1, 1.1);
+    auto plan = make_grid_sample_plan(desc, DType::kFloat32, src_shape, DType::kFloat32,
+                                      grid_shape);
+    ASSERT_TRUE(plan.ok());
+    const Dims dst_shape = plan.value().dst_shape();
+    int64_t count = 1;
+    for (int64_t v : dst_shape) count *= v;
+    for (int64_t shift : {0, 1, 7}) {
+      std::vector<float> buf(static_cast<size_t>(count + 16), -7.0f);
+      const MutableTensorView dst(DType::kFloat32, buf.data() + shift, dst_shape);
+      ASSERT_TRUE(plan.value().run(src.view(), grid.view(), dst).ok());
+      for (int64_t k = 0; k < shift; ++k) EXPECT_EQ(buf[static_cast<size_t>(k)], -7.0f);
+      for (int64_t k = shift + count; k < count + 16; ++k) {
+        EXPECT_EQ(buf[static_cast<size_t>(k)], -7.0f);
+      }
+      GridSampleDesc cl = desc;
+      cl.layout = ChannelLayout::kChannelsLast;
+      const Tensor src_cl = to_channels_last(src);
+      auto plan_cl = make_grid_sample_plan(cl, DType::kFloat32, src_cl.shape(), DType::kFloat32,
+                                           grid_shape);
+      ASSERT_TRUE(plan_cl.ok());
+      Tensor last(DType::kFloat32, plan_cl.value().dst_shape());
+      ASSERT_TRUE(plan_cl.value().run(src_cl.view(), grid.view(), last.mutable_view()).ok());
+      Tensor first(DType::kFloat32, dst_shape);
+      std::memcpy(first.data(), buf.data() + shift, static_cast<size_t>(count) * 4);
+      int64_t where = -1;
+      EXPECT_TRUE(testing::bitwise_equal(to_channels_last(first), last, &where))
+          << "mode " << m << " shift " << shift << ": first difference at " << where;
+    }
+    // The reference on the first 2 rows of output points.
+    const Dims small_grid{1, 2, 360, 2};
+    Tensor g2(DType::kFloat32, small_grid);
+    std::memcpy(g2.data(), grid.data(), static_cast<size_t>(2 * 360 * 2) * 4);
+    Problem p;
+    p.desc = desc;
+    p.src_shape = src_shape;
+    p.grid_shape = small_grid;
+    const Tensor ref = run_impl(p, "ref", src.view(), g2.view());
+    Tensor full(DType::kFloat32, dst_shape);
+    ASSERT_TRUE(plan.value().run(src.view(), grid.view(), full.mutable_view()).ok());
+    Tensor part(DType::kFloat32, ref.shape());
+    for (int64_t ch = 0; ch < 20; ++ch) {
+      std::memcpy(part.data_as<float>() + ch * 720, full.data_as<float>() + ch * 300 * 360,
+                  720 * 4);
+    }
+    expect_close(p, ref, part, 1.0);
+  }
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
+}
+
 TEST(GridSampleDiff, FastPathTakesTheBenchmarkWorkloads) {
 #ifdef GRIDOPS_HAVE_HWY
   struct W {
