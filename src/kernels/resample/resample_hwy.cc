@@ -21,6 +21,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/coords.h"
@@ -228,6 +229,7 @@ bool StreamOK(const ResampleProblem& p, const ResampleLayout& l, const T* out, i
 template <class T, int R, size_t kCap>
 void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {
   const hn::CappedTag<float, kCap> d;
+  using DV = decltype(d);
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const ResampleLayout& S = p.src;
   const ResampleLayout& Dl = p.dst;
@@ -245,6 +247,11 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   const float* w0p = aw.w0.data();
   const float* w1p = aw.w1.data();
   const bool stream = StreamOK(p, Dl, dst, L, kCap);
+  // Both tensors channels-last: the chunks of a group are adjacent in memory on both sides,
+  // so a group's chunks at one pixel form one run of G * L elements.
+  const bool flat_layout =
+      S.block == 1 && Dl.block == 1 && S.c_block_stride == 1 && Dl.c_block_stride == 1;
+  const bool fuse = Iw >= 2 * Ow;
   parallel_for(tasks, GrainFor(Ow * G * L), [&](int64_t begin, int64_t end) {
     std::vector<float> v(static_cast<size_t>(Iw * G * L));
     std::vector<int64_t> qreal(static_cast<size_t>(G)), qs(qreal.size()), qd(qreal.size());
@@ -293,49 +300,157 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
         qs[j] = qreal[j] > 0 ? n * S.n_stride + ChanOff(S, c0) : 0;
         qd[j] = n * Dl.n_stride + ChanOff(Dl, c0) + doff;
       }
-      auto interp = [&](auto ld, const T* px) {
-        if constexpr (R == 1) {
-          return ld(px);
-        } else if constexpr (R == 2) {
-          return Lerp<decltype(d)>(va0, va1, ld(px + so[0]), ld(px + so[1]));
-        } else {
-          const auto lo = Lerp<decltype(d)>(va0, va1, ld(px + so[0]), ld(px + so[1]));
-          const auto hi = Lerp<decltype(d)>(va0, va1, ld(px + so[2]), ld(px + so[3]));
-          return Lerp<decltype(d)>(vb0, vb1, lo, hi);
-        }
-      };
-      // Step 1: v[iw][chunk] = the outer axes' interpolation at input column iw.
-      float* vp = v.data();
-      for (int64_t iw = 0; iw < Iw; ++iw) {
-        for (int64_t j = 0; j < nql; ++j) {
-          const T* px = src + qs[j] + iw * ssw;
-          const int64_t real = qreal[j];
-          hn::Vec<decltype(d)> r;
-          if (real == L) {
-            r = interp([&](const T* ptr) { return LoadF(d, ptr); }, px);
-          } else if (real <= 0) {
-            r = hn::Zero(d);
-          } else {
-            r = interp([&](const T* ptr) { return LoadPartialF(d, ptr, real); }, px);
+      // The loops below keep everything they use in locals: vector stores may alias
+      // anything, so values read through references would be reloaded after each store.
+      const int64_t GL = nql * L;  // v's stride per input column
+      float* const vp = v.data();
+      const bool flat = flat_layout && q1 * L <= p.c;
+      // Downsampling by 2 or more with full chunks: each input column feeds at most about
+      // one output, so the outer interpolation is computed at both W taps of each output
+      // directly (the same operations on the same values as the two steps below, without
+      // the round trip through v).
+      if (fuse && q1 * L <= p.c) {
+        auto fused = [&](auto st) {
+          constexpr bool kStream = decltype(st)::value;
+          const int64_t runs = flat ? 1 : nql;  // runs of contiguous chunks
+          const int64_t run_len = flat ? GL : L;
+          for (int64_t j = 0; j < runs; ++j) {
+            const T* sb = src + qs[j];
+            const T* r0 = sb + so[0];
+            const T* r1 = sb + so[1];
+            const T* r2 = sb + so[2];
+            const T* r3 = sb + so[3];
+            T* db = dst + qd[j];
+            auto at = [&](int64_t off) {
+              if constexpr (R == 1) {
+                return LoadF(d, r0 + off);
+              } else if constexpr (R == 2) {
+                return Lerp<DV>(va0, va1, LoadF(d, r0 + off), LoadF(d, r1 + off));
+              } else {
+                const auto lo = Lerp<DV>(va0, va1, LoadF(d, r0 + off), LoadF(d, r1 + off));
+                const auto hi = Lerp<DV>(va0, va1, LoadF(d, r2 + off), LoadF(d, r3 + off));
+                return Lerp<DV>(vb0, vb1, lo, hi);
+              }
+            };
+            for (int64_t ow = 0; ow < Ow; ++ow) {
+              const int64_t o0 = i0p[ow] * ssw, o1 = i1p[ow] * ssw;
+              const auto w0 = hn::Set(d, w0p[ow]), w1 = hn::Set(d, w1p[ow]);
+              T* dp = db + ow * dsw;
+              for (int64_t k = 0; k < run_len; k += L) {
+                const auto a = at(o0 + k);
+                const auto b = at(o1 + k);
+                StoreOut(d, Lerp<DV>(w0, w1, a, b), dp + k, kStream);
+              }
+            }
           }
-          hn::StoreU(r, d, vp + (iw * G + j) * L);
+        };
+        if (stream) {
+          fused(std::true_type{});
+        } else {
+          fused(std::false_type{});
+        }
+        continue;
+      }
+      // Step 1: v[iw][chunk] = the outer axes' interpolation at input column iw.
+      // Groups of full channel-last chunks on both sides (the common case) run flat vector
+      // loops; other groups (blocked, partial or padding-only chunks) go chunk by chunk.
+      if (flat) {
+        const T* sb = src + qs[0];
+        const T* r0 = sb + so[0];
+        const T* r1 = sb + so[1];
+        const T* r2 = sb + so[2];
+        const T* r3 = sb + so[3];
+        for (int64_t iw = 0; iw < Iw; ++iw) {
+          float* out = vp + iw * GL;
+          const int64_t off = iw * ssw;
+          for (int64_t k = 0; k < GL; k += L) {
+            hn::Vec<DV> r;
+            if constexpr (R == 1) {
+              r = LoadF(d, r0 + off + k);
+            } else if constexpr (R == 2) {
+              r = Lerp<DV>(va0, va1, LoadF(d, r0 + off + k), LoadF(d, r1 + off + k));
+            } else {
+              const auto lo = Lerp<DV>(va0, va1, LoadF(d, r0 + off + k), LoadF(d, r1 + off + k));
+              const auto hi = Lerp<DV>(va0, va1, LoadF(d, r2 + off + k), LoadF(d, r3 + off + k));
+              r = Lerp<DV>(vb0, vb1, lo, hi);
+            }
+            hn::StoreU(r, d, out + k);
+          }
+        }
+      } else {
+        for (int64_t j = 0; j < nql; ++j) {
+          const int64_t real = qreal[j];
+          const T* sb = src + qs[j];
+          const T* r0 = sb + so[0];
+          const T* r1 = sb + so[1];
+          const T* r2 = sb + so[2];
+          const T* r3 = sb + so[3];
+          float* out = vp + j * L;
+          auto col = [&](auto ld) {
+            for (int64_t iw = 0; iw < Iw; ++iw) {
+              const int64_t off = iw * ssw;
+              hn::Vec<DV> r;
+              if constexpr (R == 1) {
+                r = ld(r0 + off);
+              } else if constexpr (R == 2) {
+                r = Lerp<DV>(va0, va1, ld(r0 + off), ld(r1 + off));
+              } else {
+                const auto lo = Lerp<DV>(va0, va1, ld(r0 + off), ld(r1 + off));
+                const auto hi = Lerp<DV>(va0, va1, ld(r2 + off), ld(r3 + off));
+                r = Lerp<DV>(vb0, vb1, lo, hi);
+              }
+              hn::StoreU(r, d, out + iw * GL);
+            }
+          };
+          if (real == L) {
+            col([d](const T* ptr) { return LoadF(d, ptr); });
+          } else if (real <= 0) {
+            for (int64_t iw = 0; iw < Iw; ++iw) hn::StoreU(hn::Zero(d), d, out + iw * GL);
+          } else {
+            col([d, real](const T* ptr) { return LoadPartialF(d, ptr, real); });
+          }
         }
       }
       // Step 2: the W lerp, stored in the dst layout.
-      for (int64_t ow = 0; ow < Ow; ++ow) {
-        const float* va = vp + i0p[ow] * G * L;
-        const float* vb = vp + i1p[ow] * G * L;
-        const auto w0 = hn::Set(d, w0p[ow]), w1 = hn::Set(d, w1p[ow]);
+      auto step2 = [&](auto st) {
+        constexpr bool kStream = decltype(st)::value;
+        if (flat) {
+          T* db = dst + qd[0];
+          for (int64_t ow = 0; ow < Ow; ++ow) {
+            const float* va = vp + i0p[ow] * GL;
+            const float* vb = vp + i1p[ow] * GL;
+            const auto w0 = hn::Set(d, w0p[ow]), w1 = hn::Set(d, w1p[ow]);
+            T* dp = db + ow * dsw;
+            for (int64_t k = 0; k < GL; k += L) {
+              const auto r = Lerp<DV>(w0, w1, hn::LoadU(d, va + k), hn::LoadU(d, vb + k));
+              StoreOut(d, r, dp + k, kStream);
+            }
+          }
+          return;
+        }
         for (int64_t j = 0; j < nql; ++j) {
-          const auto r = Lerp<decltype(d)>(w0, w1, hn::LoadU(d, va + j * L), hn::LoadU(d, vb + j * L));
-          T* dp = dst + qd[j] + ow * dsw;
           const int64_t real = qreal[j];
+          const float* vj = vp + j * L;
+          T* db = dst + qd[j];
           if (real >= L || Dl.block > 1) {
-            StoreOut(d, r, dp, stream);
+            for (int64_t ow = 0; ow < Ow; ++ow) {
+              const auto r = Lerp<DV>(hn::Set(d, w0p[ow]), hn::Set(d, w1p[ow]),
+                                      hn::LoadU(d, vj + i0p[ow] * GL), hn::LoadU(d, vj + i1p[ow] * GL));
+              StoreOut(d, r, db + ow * dsw, kStream);
+            }
           } else {
-            StorePartialF(d, r, dp, real);
+            for (int64_t ow = 0; ow < Ow; ++ow) {
+              const auto r = Lerp<DV>(hn::Set(d, w0p[ow]), hn::Set(d, w1p[ow]),
+                                      hn::LoadU(d, vj + i0p[ow] * GL), hn::LoadU(d, vj + i1p[ow] * GL));
+              StorePartialF(d, r, db + ow * dsw, real);
+            }
           }
         }
+      };
+      if (stream) {
+        step2(std::true_type{});
+      } else {
+        step2(std::false_type{});
       }
     }
     if (stream) hwy::FlushStream();
