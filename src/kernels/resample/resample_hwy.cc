@@ -749,6 +749,77 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
 // vectors run along that axis, taps come from gathers out of a row in cache.
 // =====================================================================================
 
+// --- in-register taps for the plain kernels -----------------------------------------------
+
+/// For the plain kernels: how each vector of N outputs along W fetches its taps from a
+/// source row of length Iw. Chunk k (outputs [k N, k N + N)) loads one vector (mode 1) or
+/// two adjacent vectors (mode 2) at row[start] and picks every lane's taps with a lane
+/// permutation (rel0/rel1: tap index - start, in [0, N) or [0, 2 N)); mode 0 chunks (taps
+/// spread wider, or rows shorter than the window) use gathers. Loads stay inside
+/// [0, Iw), so the row may be the tensor itself. Built per call (O(Ow)).
+struct TapChunks {
+  std::vector<int32_t> start, mode, rel0, rel1;
+};
+
+inline TapChunks MakeTapChunks(const ResampleAxisTable& a, int64_t N, bool two_taps) {
+  const int64_t Iw = a.in, Ow = a.out;
+  const int64_t nch = (Ow + N - 1) / N;
+  TapChunks t;
+  t.start.assign(static_cast<size_t>(nch), 0);
+  t.mode.assign(t.start.size(), 0);
+  t.rel0.assign(static_cast<size_t>(nch * N), 0);
+  t.rel1.assign(t.rel0.size(), 0);
+  for (int64_t k = 0; k < nch; ++k) {
+    const int64_t o0 = k * N, o1 = std::min(Ow, o0 + N);
+    int64_t lo = a.i0[o0], hi = a.i0[o0];
+    for (int64_t o = o0; o < o1; ++o) {
+      lo = std::min<int64_t>({lo, a.i0[o], two_taps ? a.i1[o] : a.i0[o]});
+      hi = std::max<int64_t>({hi, a.i0[o], two_taps ? a.i1[o] : a.i0[o]});
+    }
+    for (int64_t width = N; width <= 2 * N; width += N) {
+      if (Iw < width) break;
+      const int64_t start = std::min(lo, Iw - width);
+      if (hi - start >= width) continue;
+      t.start[k] = static_cast<int32_t>(start);
+      t.mode[k] = static_cast<int32_t>(width / N);
+      for (int64_t o = o0; o < o1; ++o) {
+        t.rel0[o] = static_cast<int32_t>(a.i0[o] - start);
+        t.rel1[o] = static_cast<int32_t>((two_taps ? a.i1[o] : a.i0[o]) - start);
+      }
+      break;
+    }
+  }
+  return t;
+}
+
+/// Lane i of the result: lane idx[i] of lo (idx < N) or lane idx[i] - N of hi (idx >= N),
+/// idx in [0, 2 N).
+template <class D>
+HWY_INLINE hn::Vec<D> Lookup2(D d, hn::Vec<D> lo, hn::Vec<D> hi,
+                              hn::Vec<hn::RebindToSigned<D>> idx) {
+#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && HWY_ARCH_X86
+  if constexpr (sizeof(hn::Vec<D>) == 64 && sizeof(hn::TFromD<D>) == 4) {
+    using RawV = decltype(lo.raw);
+    if constexpr (std::is_same_v<RawV, __m512>) {
+      return hn::Vec<D>{_mm512_permutex2var_ps(lo.raw, idx.raw, hi.raw)};
+    } else {
+      return hn::Vec<D>{_mm512_permutex2var_epi32(lo.raw, idx.raw, hi.raw)};
+    }
+  }
+#endif
+  const hn::RebindToSigned<D> di;
+  const int32_t n = static_cast<int32_t>(hn::Lanes(d));
+  const auto i = hn::IndicesFromVec(d, hn::And(idx, hn::Set(di, n - 1)));
+  const auto in_lo = hn::RebindMask(d, hn::Lt(idx, hn::Set(di, n)));
+  return hn::IfThenElse(in_lo, hn::TableLookupLanes(lo, i), hn::TableLookupLanes(hi, i));
+}
+
+/// Lane i of the result: lane idx[i] of v, idx in [0, N).
+template <class D>
+HWY_INLINE hn::Vec<D> Lookup1(D d, hn::Vec<D> v, hn::Vec<hn::RebindToSigned<D>> idx) {
+  return hn::TableLookupLanes(v, hn::IndicesFromVec(d, idx));
+}
+
 /// v[0, Iw) = the outer axes' interpolation of the src rows at so[] (float32).
 template <class T, int R, class D>
 HWY_INLINE void OuterRowsF(D d, const T* s, const int64_t* so, float wa0, float wa1, float wb0,
@@ -788,6 +859,16 @@ void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   const int64_t tasks = p.n * p.c * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+  // W taps by lane permutations of one or two loaded vectors (gathers where they spread).
+  const TapChunks tc = MakeTapChunks(aw, N, /*two_taps=*/true);
+  const int32_t* tc_start = tc.start.data();
+  const int32_t* tc_mode = tc.mode.data();
+  const int32_t* tc_rel0 = tc.rel0.data();
+  const int32_t* tc_rel1 = tc.rel1.data();
+  const int32_t* i0p = aw.i0.data();
+  const int32_t* i1p = aw.i1.data();
+  const float* w0p = aw.w0.data();
+  const float* w1p = aw.w1.data();
   parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
     std::vector<float> v(static_cast<size_t>(Iw + N));
     for (int64_t task = begin; task < end; ++task) {
@@ -831,13 +912,26 @@ void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       } else {
         OuterRowsF<T, R>(d, s, so, wa0, wa1, wb0, wb1, Iw, v.data());
       }
-      for (int64_t ow = 0; ow < Ow; ow += N) {
-        const auto a = hn::GatherIndex(d, row, hn::LoadU(di, aw.i0.data() + ow));
-        const auto b = hn::GatherIndex(d, row, hn::LoadU(di, aw.i1.data() + ow));
-        const auto r =
-            Lerp<decltype(d)>(hn::LoadU(d, aw.w0.data() + ow), hn::LoadU(d, aw.w1.data() + ow), a, b);
+      const bool st = stream && reinterpret_cast<uintptr_t>(o) % (N * sizeof(T)) == 0;
+      for (int64_t k = 0, ow = 0; ow < Ow; ++k, ow += N) {
+        hn::Vec<decltype(d)> a, b;
+        const int32_t mode = tc_mode[k];
+        if (mode == 2) {
+          const float* rp = row + tc_start[k];
+          const auto lo = hn::LoadU(d, rp), hi = hn::LoadU(d, rp + N);
+          a = Lookup2(d, lo, hi, hn::LoadU(di, tc_rel0 + ow));
+          b = Lookup2(d, lo, hi, hn::LoadU(di, tc_rel1 + ow));
+        } else if (mode == 1) {
+          const auto x = hn::LoadU(d, row + tc_start[k]);
+          a = Lookup1(d, x, hn::LoadU(di, tc_rel0 + ow));
+          b = Lookup1(d, x, hn::LoadU(di, tc_rel1 + ow));
+        } else {
+          a = hn::GatherIndex(d, row, hn::LoadU(di, i0p + ow));
+          b = hn::GatherIndex(d, row, hn::LoadU(di, i1p + ow));
+        }
+        const auto r = Lerp<decltype(d)>(hn::LoadU(d, w0p + ow), hn::LoadU(d, w1p + ow), a, b);
         if (ow + N <= Ow) {
-          StoreOut(d, r, o + ow, stream && reinterpret_cast<uintptr_t>(o) % (N * sizeof(T)) == 0);
+          StoreOut(d, r, o + ow, st);
         } else {
           StorePartialF(d, r, o + ow, Ow - ow);
         }
@@ -957,6 +1051,14 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
   const int64_t padded_ow = (Ow + 15) / 16 * 16;  // the index table's padded length
+  // f32: source rows are fetched by lane permutations (gathers where the taps spread).
+  const hn::ScalableTag<uint32_t> du_outer;
+  const TapChunks tc = MakeTapChunks(aw, static_cast<int64_t>(hn::Lanes(du_outer)),
+                                     /*two_taps=*/false);
+  const int32_t* tc_start = tc.start.data();
+  const int32_t* tc_mode = tc.mode.data();
+  const int32_t* tc_rel0 = tc.rel0.data();
+  const int32_t* i0p = aw.i0.data();
   parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
     std::vector<uint32_t> row(sizeof(T) == 4 ? static_cast<size_t>(padded_ow) : 0);
     const uint32_t* last = nullptr;
@@ -984,9 +1086,18 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         // Gather a source row once into the scratch row; output rows that repeat it (an
         // upsampled outer axis) are plain copies of the scratch row.
         if (s32 != last) {
-          for (int64_t k = 0; k + N <= padded_ow; k += N) {
-            hn::StoreU(hn::GatherIndex(du, s32, hn::LoadU(di, aw.i0.data() + k)), du,
-                       row.data() + k);
+          for (int64_t k = 0, j = 0; k < Ow; k += N, ++j) {
+            hn::Vec<decltype(du)> x;
+            const int32_t mode = tc_mode[j];
+            if (mode == 2) {
+              const uint32_t* rp = s32 + tc_start[j];
+              x = Lookup2(du, hn::LoadU(du, rp), hn::LoadU(du, rp + N), hn::LoadU(di, tc_rel0 + k));
+            } else if (mode == 1) {
+              x = Lookup1(du, hn::LoadU(du, s32 + tc_start[j]), hn::LoadU(di, tc_rel0 + k));
+            } else {
+              x = hn::GatherIndex(du, s32, hn::LoadU(di, i0p + k));
+            }
+            hn::StoreU(x, du, row.data() + k);
           }
           last = s32;
         }
