@@ -91,13 +91,12 @@ HWY_INLINE void StoreF(D d, hn::Vec<D> v, bfloat16* p) {
   const hn::RebindToSigned<D> di32;
   const hn::Rebind<uint16_t, D> du16;
   const auto bits = hn::BitCast(du32, v);
-  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u));
+  const auto top = hn::ShiftRight<16>(bits);
+  const auto lsb = hn::And(top, hn::Set(du32, 1u));
   const auto rounded =
-      hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFFu), lsb)));
-  const auto nan_result = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du32, 0x40u));
-  const auto is_nan = hn::RebindMask(
-      du32, hn::Gt(hn::BitCast(di32, hn::And(bits, hn::Set(du32, 0x7FFFFFFFu))),
-                   hn::BitCast(di32, hn::Set(du32, 0x7F800000u))));
+      hn::ShiftRight<16>(hn::Add(bits, hn::Add(lsb, hn::Set(du32, 0x7FFFu))));
+  const auto nan_result = hn::Or(top, hn::Set(du32, 0x40u));
+  const auto is_nan = hn::RebindMask(du32, hn::IsNaN(v));  // one float compare
   const auto r = hn::IfThenElse(is_nan, nan_result, rounded);
   hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, r)), du16, reinterpret_cast<uint16_t*>(p));
   (void)d;
@@ -253,7 +252,17 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       S.block == 1 && Dl.block == 1 && S.c_block_stride == 1 && Dl.c_block_stride == 1;
   const bool fuse = Iw >= 2 * Ow;
   parallel_for(tasks, GrainFor(Ow * G * L), [&](int64_t begin, int64_t end) {
-    std::vector<float> v(static_cast<size_t>(Iw * G * L));
+    // Everything the loops use is a local here, not a closure member: vector stores may
+    // alias anything, so values read through the closure would be reloaded after each store.
+    const int64_t lanes = L, iw_n = Iw, ow_n = Ow, s_w = ssw, d_w = dsw;
+    const int32_t* const t_i0 = i0p;
+    const int32_t* const t_i1 = i1p;
+    const float* const t_w0 = w0p;
+    const float* const t_w1 = w1p;
+    const T* const s_base = src;
+    T* const d_base = dst;
+    const bool strm = stream, fuse_l = fuse, flat_l = flat_layout;
+    std::vector<float> v(static_cast<size_t>(iw_n * G * lanes));
     std::vector<int64_t> qreal(static_cast<size_t>(G)), qs(qreal.size()), qd(qreal.size());
     for (int64_t task = begin; task < end; ++task) {
       const int64_t pos = task % outer;
@@ -292,35 +301,35 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       }
       const auto va0 = hn::Set(d, wa0), va1 = hn::Set(d, wa1);
       const auto vb0 = hn::Set(d, wb0), vb1 = hn::Set(d, wb1);
-      // Per chunk: real channels, src and dst offsets.
+      // Per chunk: real channels, s_base and d_base offsets.
       const int64_t nql = q1 - q0;
       for (int64_t j = 0; j < nql; ++j) {
-        const int64_t c0 = (q0 + j) * L;
-        qreal[j] = std::min(L, p.c - c0);
+        const int64_t c0 = (q0 + j) * lanes;
+        qreal[j] = std::min(lanes, p.c - c0);
         qs[j] = qreal[j] > 0 ? n * S.n_stride + ChanOff(S, c0) : 0;
         qd[j] = n * Dl.n_stride + ChanOff(Dl, c0) + doff;
       }
       // The loops below keep everything they use in locals: vector stores may alias
       // anything, so values read through references would be reloaded after each store.
-      const int64_t GL = nql * L;  // v's stride per input column
+      const int64_t GL = nql * lanes;  // v's stride per input column
       float* const vp = v.data();
-      const bool flat = flat_layout && q1 * L <= p.c;
+      const bool flat = flat_l && q1 * lanes <= p.c;
       // Downsampling by 2 or more with full chunks: each input column feeds at most about
       // one output, so the outer interpolation is computed at both W taps of each output
       // directly (the same operations on the same values as the two steps below, without
       // the round trip through v).
-      if (fuse && q1 * L <= p.c) {
+      if (fuse_l && q1 * lanes <= p.c) {
         auto fused = [&](auto st) {
           constexpr bool kStream = decltype(st)::value;
           const int64_t runs = flat ? 1 : nql;  // runs of contiguous chunks
-          const int64_t run_len = flat ? GL : L;
+          const int64_t run_len = flat ? GL : lanes;
           for (int64_t j = 0; j < runs; ++j) {
-            const T* sb = src + qs[j];
+            const T* sb = s_base + qs[j];
             const T* r0 = sb + so[0];
             const T* r1 = sb + so[1];
             const T* r2 = sb + so[2];
             const T* r3 = sb + so[3];
-            T* db = dst + qd[j];
+            T* db = d_base + qd[j];
             auto at = [&](int64_t off) {
               if constexpr (R == 1) {
                 return LoadF(d, r0 + off);
@@ -332,11 +341,11 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
                 return Lerp<DV>(vb0, vb1, lo, hi);
               }
             };
-            for (int64_t ow = 0; ow < Ow; ++ow) {
-              const int64_t o0 = i0p[ow] * ssw, o1 = i1p[ow] * ssw;
-              const auto w0 = hn::Set(d, w0p[ow]), w1 = hn::Set(d, w1p[ow]);
-              T* dp = db + ow * dsw;
-              for (int64_t k = 0; k < run_len; k += L) {
+            for (int64_t ow = 0; ow < ow_n; ++ow) {
+              const int64_t o0 = t_i0[ow] * s_w, o1 = t_i1[ow] * s_w;
+              const auto w0 = hn::Set(d, t_w0[ow]), w1 = hn::Set(d, t_w1[ow]);
+              T* dp = db + ow * d_w;
+              for (int64_t k = 0; k < run_len; k += lanes) {
                 const auto a = at(o0 + k);
                 const auto b = at(o1 + k);
                 StoreOut(d, Lerp<DV>(w0, w1, a, b), dp + k, kStream);
@@ -344,7 +353,7 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
             }
           }
         };
-        if (stream) {
+        if (strm) {
           fused(std::true_type{});
         } else {
           fused(std::false_type{});
@@ -355,15 +364,15 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       // Groups of full channel-last chunks on both sides (the common case) run flat vector
       // loops; other groups (blocked, partial or padding-only chunks) go chunk by chunk.
       if (flat) {
-        const T* sb = src + qs[0];
+        const T* sb = s_base + qs[0];
         const T* r0 = sb + so[0];
         const T* r1 = sb + so[1];
         const T* r2 = sb + so[2];
         const T* r3 = sb + so[3];
-        for (int64_t iw = 0; iw < Iw; ++iw) {
+        for (int64_t iw = 0; iw < iw_n; ++iw) {
           float* out = vp + iw * GL;
-          const int64_t off = iw * ssw;
-          for (int64_t k = 0; k < GL; k += L) {
+          const int64_t off = iw * s_w;
+          for (int64_t k = 0; k < GL; k += lanes) {
             hn::Vec<DV> r;
             if constexpr (R == 1) {
               r = LoadF(d, r0 + off + k);
@@ -380,15 +389,15 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       } else {
         for (int64_t j = 0; j < nql; ++j) {
           const int64_t real = qreal[j];
-          const T* sb = src + qs[j];
+          const T* sb = s_base + qs[j];
           const T* r0 = sb + so[0];
           const T* r1 = sb + so[1];
           const T* r2 = sb + so[2];
           const T* r3 = sb + so[3];
-          float* out = vp + j * L;
+          float* out = vp + j * lanes;
           auto col = [&](auto ld) {
-            for (int64_t iw = 0; iw < Iw; ++iw) {
-              const int64_t off = iw * ssw;
+            for (int64_t iw = 0; iw < iw_n; ++iw) {
+              const int64_t off = iw * s_w;
               hn::Vec<DV> r;
               if constexpr (R == 1) {
                 r = ld(r0 + off);
@@ -402,26 +411,26 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
               hn::StoreU(r, d, out + iw * GL);
             }
           };
-          if (real == L) {
+          if (real == lanes) {
             col([d](const T* ptr) { return LoadF(d, ptr); });
           } else if (real <= 0) {
-            for (int64_t iw = 0; iw < Iw; ++iw) hn::StoreU(hn::Zero(d), d, out + iw * GL);
+            for (int64_t iw = 0; iw < iw_n; ++iw) hn::StoreU(hn::Zero(d), d, out + iw * GL);
           } else {
             col([d, real](const T* ptr) { return LoadPartialF(d, ptr, real); });
           }
         }
       }
-      // Step 2: the W lerp, stored in the dst layout.
+      // Step 2: the W lerp, stored in the d_base layout.
       auto step2 = [&](auto st) {
         constexpr bool kStream = decltype(st)::value;
         if (flat) {
-          T* db = dst + qd[0];
-          for (int64_t ow = 0; ow < Ow; ++ow) {
-            const float* va = vp + i0p[ow] * GL;
-            const float* vb = vp + i1p[ow] * GL;
-            const auto w0 = hn::Set(d, w0p[ow]), w1 = hn::Set(d, w1p[ow]);
-            T* dp = db + ow * dsw;
-            for (int64_t k = 0; k < GL; k += L) {
+          T* db = d_base + qd[0];
+          for (int64_t ow = 0; ow < ow_n; ++ow) {
+            const float* va = vp + t_i0[ow] * GL;
+            const float* vb = vp + t_i1[ow] * GL;
+            const auto w0 = hn::Set(d, t_w0[ow]), w1 = hn::Set(d, t_w1[ow]);
+            T* dp = db + ow * d_w;
+            for (int64_t k = 0; k < GL; k += lanes) {
               const auto r = Lerp<DV>(w0, w1, hn::LoadU(d, va + k), hn::LoadU(d, vb + k));
               StoreOut(d, r, dp + k, kStream);
             }
@@ -430,30 +439,30 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
         }
         for (int64_t j = 0; j < nql; ++j) {
           const int64_t real = qreal[j];
-          const float* vj = vp + j * L;
-          T* db = dst + qd[j];
-          if (real >= L || Dl.block > 1) {
-            for (int64_t ow = 0; ow < Ow; ++ow) {
-              const auto r = Lerp<DV>(hn::Set(d, w0p[ow]), hn::Set(d, w1p[ow]),
-                                      hn::LoadU(d, vj + i0p[ow] * GL), hn::LoadU(d, vj + i1p[ow] * GL));
-              StoreOut(d, r, db + ow * dsw, kStream);
+          const float* vj = vp + j * lanes;
+          T* db = d_base + qd[j];
+          if (real >= lanes || Dl.block > 1) {
+            for (int64_t ow = 0; ow < ow_n; ++ow) {
+              const auto r = Lerp<DV>(hn::Set(d, t_w0[ow]), hn::Set(d, t_w1[ow]),
+                                      hn::LoadU(d, vj + t_i0[ow] * GL), hn::LoadU(d, vj + t_i1[ow] * GL));
+              StoreOut(d, r, db + ow * d_w, kStream);
             }
           } else {
-            for (int64_t ow = 0; ow < Ow; ++ow) {
-              const auto r = Lerp<DV>(hn::Set(d, w0p[ow]), hn::Set(d, w1p[ow]),
-                                      hn::LoadU(d, vj + i0p[ow] * GL), hn::LoadU(d, vj + i1p[ow] * GL));
-              StorePartialF(d, r, db + ow * dsw, real);
+            for (int64_t ow = 0; ow < ow_n; ++ow) {
+              const auto r = Lerp<DV>(hn::Set(d, t_w0[ow]), hn::Set(d, t_w1[ow]),
+                                      hn::LoadU(d, vj + t_i0[ow] * GL), hn::LoadU(d, vj + t_i1[ow] * GL));
+              StorePartialF(d, r, db + ow * d_w, real);
             }
           }
         }
       };
-      if (stream) {
+      if (strm) {
         step2(std::true_type{});
       } else {
         step2(std::false_type{});
       }
     }
-    if (stream) hwy::FlushStream();
+    if (strm) hwy::FlushStream();
   });
 }
 
