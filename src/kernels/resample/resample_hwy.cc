@@ -695,6 +695,10 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
   const int64_t tasks = p.n * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const int64_t gsw = Gl.spatial_stride[R - 1], osw = Ol.spatial_stride[R - 1];
+  const hn::Rebind<float, decltype(dd)> df;
+  const bool flat = Gl.block == 1 && Ol.block == 1 && Gl.c_block_stride == 1 &&
+                    Ol.c_block_stride == 1 && p.c % L == 0;
+  const int64_t C = p.c;
   parallel_for(tasks, GrainFor(Iw * Ol.padded_c * 2), [&](int64_t begin, int64_t end) {
     std::vector<int64_t> qreal(static_cast<size_t>(nq)), qo(qreal.size()), qg(qreal.size());
     std::vector<int64_t> offs;
@@ -733,6 +737,36 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
           }
         }
         const size_t no = offs.size();
+        // Channels-last on both sides with whole chunks: one run of C channels per pixel;
+        // the common use counts (1, 2, 4: nearest up by 1 or 2 per axis) are unrolled.
+        if (flat && no >= 1 && no <= 4 && no != 3) {
+          const T* gq = g + qg[0];
+          T* op = out + qo[0] + iw * osw;
+          const int64_t o0 = offs[0], o1 = offs[no > 1 ? 1 : 0];
+          const int64_t o2 = offs[no > 2 ? 2 : 0], o3 = offs[no > 2 ? 3 : 0];
+          const int64_t cl = C, lanes = L;
+          auto run = [&](auto count) {
+            constexpr int kN = decltype(count)::value;
+            for (int64_t k = 0; k < cl; k += lanes) {
+              const T* gk = gq + k;
+              auto acc = hn::PromoteTo(dd, LoadF(df, gk + o0));
+              if constexpr (kN >= 2) acc = hn::Add(acc, hn::PromoteTo(dd, LoadF(df, gk + o1)));
+              if constexpr (kN >= 4) {
+                acc = hn::Add(acc, hn::PromoteTo(dd, LoadF(df, gk + o2)));
+                acc = hn::Add(acc, hn::PromoteTo(dd, LoadF(df, gk + o3)));
+              }
+              StoreD(dd, acc, op + k);
+            }
+          };
+          if (no == 1) {
+            run(std::integral_constant<int, 1>{});
+          } else if (no == 2) {
+            run(std::integral_constant<int, 2>{});
+          } else {
+            run(std::integral_constant<int, 4>{});
+          }
+          continue;
+        }
         for (int64_t q = 0; q < nq; ++q) {
           const int64_t real = qreal[q];
           auto acc = hn::Zero(dd);
