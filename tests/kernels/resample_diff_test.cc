@@ -215,6 +215,67 @@ TEST(ResampleDiff, RandomProblemsAgainstRef) {
   }
 }
 
+// Problems that reach the fast paths the small random problems above rarely do: long rows
+// (the plain kernels fetch W taps by permuting one or two loaded vectors, which needs rows
+// of 16 / 32 elements and more; wider tap spreads fall back to gathers) and channel counts
+// that are whole multiples of the channel vector (the channel-vector linear forward runs
+// flat loops over channels-last groups and, when downsampling by 2 or more, computes both
+// W taps without its scratch row).
+TEST(ResampleDiff, LongRowsAndWholeChannelVectors) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed + 80);
+  std::uniform_int_distribution<int> pick(0, 1 << 30);
+  auto uni = [&](int lo, int hi) { return lo + pick(rng) % (hi - lo + 1); };
+  const int64_t kChannels[] = {8, 16, 24, 32, 48, 64, 3, 17};
+  const int kProblems = 400;
+  for (const std::string& impl : fast_impls()) {
+    Stats stats;
+    for (int it = 0; it < kProblems; ++it) {
+      const int r = it % 5 == 4 ? 3 : (it % 5 == 3 ? 1 : 2);
+      const DType dt = (it / 5) % 2 == 0 ? DType::kFloat32 : DType::kBFloat16;
+      const ResampleAlgorithm a =
+          (it / 10) % 3 == 2 ? ResampleAlgorithm::kNearest : ResampleAlgorithm::kLinear;
+      const MemoryFormat fs = kFormats[uni(0, 3)];
+      const MemoryFormat fd = uni(0, 2) == 0 ? kFormats[uni(0, 3)] : fs;
+      Dims sd = {uni(1, 2), kChannels[uni(0, 7)]};
+      Dims dd = sd;
+      for (int k = 0; k < r; ++k) {
+        const bool last = k == r - 1;
+        const int64_t in = last ? uni(1, r == 3 ? 48 : 100) : uni(1, 4);
+        int64_t out;
+        switch (uni(0, 5)) {
+          case 0: out = in * 2; break;
+          case 1: out = std::max<int64_t>(1, in / 2); break;
+          case 2: out = std::max<int64_t>(1, in / 3); break;
+          case 3: out = std::max<int64_t>(1, in / 4); break;
+          case 4: out = in * 3; break;
+          default: out = uni(1, last ? 200 : 8); break;
+        }
+        sd.push_back(in);
+        dd.push_back(out);
+      }
+      const auto s = md(dt, sd, fs);
+      const auto d = md(dt, dd, fd);
+      SCOPED_TRACE(impl + " problem " + std::to_string(it) + ": " + to_string(dt) + " " +
+                   to_string(a) + " " + dims_to_string(sd) + " " + format_tag(fs, r) + " -> " +
+                   dims_to_string(dd) + " " + format_tag(fd, r));
+      for (bool backward : {false, true}) {
+        if (dt == DType::kFloat32) {
+          check_one<float>(impl, a, s, d, rng, backward, &stats);
+        } else {
+          check_one<bfloat16>(impl, a, s, d, rng, backward, &stats);
+        }
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+      ++stats.problems;
+    }
+    EXPECT_EQ(stats.problems, kProblems);
+    std::printf("[ %s ] %d problems, worst linear error / bound = %.3g\n", impl.c_str(),
+                stats.problems, stats.worst_ratio);
+  }
+}
+
 // Same bits for 1 thread, 2 threads and a runner that splits into one-task chunks in
 // reverse order, forward and backward, on problems large enough to be split.
 TEST(ResampleDiff, ThreadCountInvariance) {

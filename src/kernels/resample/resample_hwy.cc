@@ -21,6 +21,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/coords.h"
@@ -90,13 +91,12 @@ HWY_INLINE void StoreF(D d, hn::Vec<D> v, bfloat16* p) {
   const hn::RebindToSigned<D> di32;
   const hn::Rebind<uint16_t, D> du16;
   const auto bits = hn::BitCast(du32, v);
-  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du32, 1u));
+  const auto top = hn::ShiftRight<16>(bits);
+  const auto lsb = hn::And(top, hn::Set(du32, 1u));
   const auto rounded =
-      hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du32, 0x7FFFu), lsb)));
-  const auto nan_result = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du32, 0x40u));
-  const auto is_nan = hn::RebindMask(
-      du32, hn::Gt(hn::BitCast(di32, hn::And(bits, hn::Set(du32, 0x7FFFFFFFu))),
-                   hn::BitCast(di32, hn::Set(du32, 0x7F800000u))));
+      hn::ShiftRight<16>(hn::Add(bits, hn::Add(lsb, hn::Set(du32, 0x7FFFu))));
+  const auto nan_result = hn::Or(top, hn::Set(du32, 0x40u));
+  const auto is_nan = hn::RebindMask(du32, hn::IsNaN(v));  // one float compare
   const auto r = hn::IfThenElse(is_nan, nan_result, rounded);
   hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, r)), du16, reinterpret_cast<uint16_t*>(p));
   (void)d;
@@ -228,6 +228,7 @@ bool StreamOK(const ResampleProblem& p, const ResampleLayout& l, const T* out, i
 template <class T, int R, size_t kCap>
 void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {
   const hn::CappedTag<float, kCap> d;
+  using DV = decltype(d);
   const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const ResampleLayout& S = p.src;
   const ResampleLayout& Dl = p.dst;
@@ -245,8 +246,23 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   const float* w0p = aw.w0.data();
   const float* w1p = aw.w1.data();
   const bool stream = StreamOK(p, Dl, dst, L, kCap);
+  // Both tensors channels-last: the chunks of a group are adjacent in memory on both sides,
+  // so a group's chunks at one pixel form one run of G * L elements.
+  const bool flat_layout =
+      S.block == 1 && Dl.block == 1 && S.c_block_stride == 1 && Dl.c_block_stride == 1;
+  const bool fuse = Iw >= 2 * Ow;
   parallel_for(tasks, GrainFor(Ow * G * L), [&](int64_t begin, int64_t end) {
-    std::vector<float> v(static_cast<size_t>(Iw * G * L));
+    // Everything the loops use is a local here, not a closure member: vector stores may
+    // alias anything, so values read through the closure would be reloaded after each store.
+    const int64_t lanes = L, iw_n = Iw, ow_n = Ow, s_w = ssw, d_w = dsw;
+    const int32_t* const t_i0 = i0p;
+    const int32_t* const t_i1 = i1p;
+    const float* const t_w0 = w0p;
+    const float* const t_w1 = w1p;
+    const T* const s_base = src;
+    T* const d_base = dst;
+    const bool strm = stream, fuse_l = fuse, flat_l = flat_layout;
+    std::vector<float> v(static_cast<size_t>(iw_n * G * lanes));
     std::vector<int64_t> qreal(static_cast<size_t>(G)), qs(qreal.size()), qd(qreal.size());
     for (int64_t task = begin; task < end; ++task) {
       const int64_t pos = task % outer;
@@ -285,60 +301,168 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       }
       const auto va0 = hn::Set(d, wa0), va1 = hn::Set(d, wa1);
       const auto vb0 = hn::Set(d, wb0), vb1 = hn::Set(d, wb1);
-      // Per chunk: real channels, src and dst offsets.
+      // Per chunk: real channels, s_base and d_base offsets.
       const int64_t nql = q1 - q0;
       for (int64_t j = 0; j < nql; ++j) {
-        const int64_t c0 = (q0 + j) * L;
-        qreal[j] = std::min(L, p.c - c0);
+        const int64_t c0 = (q0 + j) * lanes;
+        qreal[j] = std::min(lanes, p.c - c0);
         qs[j] = qreal[j] > 0 ? n * S.n_stride + ChanOff(S, c0) : 0;
         qd[j] = n * Dl.n_stride + ChanOff(Dl, c0) + doff;
       }
-      auto interp = [&](auto ld, const T* px) {
-        if constexpr (R == 1) {
-          return ld(px);
-        } else if constexpr (R == 2) {
-          return Lerp<decltype(d)>(va0, va1, ld(px + so[0]), ld(px + so[1]));
+      // The loops below keep everything they use in locals: vector stores may alias
+      // anything, so values read through references would be reloaded after each store.
+      const int64_t GL = nql * lanes;  // v's stride per input column
+      float* const vp = v.data();
+      const bool flat = flat_l && q1 * lanes <= p.c;
+      // Downsampling by 2 or more with full chunks: each input column feeds at most about
+      // one output, so the outer interpolation is computed at both W taps of each output
+      // directly (the same operations on the same values as the two steps below, without
+      // the round trip through v).
+      if (fuse_l && q1 * lanes <= p.c) {
+        auto fused = [&](auto st) {
+          constexpr bool kStream = decltype(st)::value;
+          const int64_t runs = flat ? 1 : nql;  // runs of contiguous chunks
+          const int64_t run_len = flat ? GL : lanes;
+          for (int64_t j = 0; j < runs; ++j) {
+            const T* sb = s_base + qs[j];
+            const T* r0 = sb + so[0];
+            const T* r1 = sb + so[1];
+            const T* r2 = sb + so[2];
+            const T* r3 = sb + so[3];
+            T* db = d_base + qd[j];
+            auto at = [&](int64_t off) {
+              if constexpr (R == 1) {
+                return LoadF(d, r0 + off);
+              } else if constexpr (R == 2) {
+                return Lerp<DV>(va0, va1, LoadF(d, r0 + off), LoadF(d, r1 + off));
+              } else {
+                const auto lo = Lerp<DV>(va0, va1, LoadF(d, r0 + off), LoadF(d, r1 + off));
+                const auto hi = Lerp<DV>(va0, va1, LoadF(d, r2 + off), LoadF(d, r3 + off));
+                return Lerp<DV>(vb0, vb1, lo, hi);
+              }
+            };
+            for (int64_t ow = 0; ow < ow_n; ++ow) {
+              const int64_t o0 = t_i0[ow] * s_w, o1 = t_i1[ow] * s_w;
+              const auto w0 = hn::Set(d, t_w0[ow]), w1 = hn::Set(d, t_w1[ow]);
+              T* dp = db + ow * d_w;
+              for (int64_t k = 0; k < run_len; k += lanes) {
+                const auto a = at(o0 + k);
+                const auto b = at(o1 + k);
+                StoreOut(d, Lerp<DV>(w0, w1, a, b), dp + k, kStream);
+              }
+            }
+          }
+        };
+        if (strm) {
+          fused(std::true_type{});
         } else {
-          const auto lo = Lerp<decltype(d)>(va0, va1, ld(px + so[0]), ld(px + so[1]));
-          const auto hi = Lerp<decltype(d)>(va0, va1, ld(px + so[2]), ld(px + so[3]));
-          return Lerp<decltype(d)>(vb0, vb1, lo, hi);
+          fused(std::false_type{});
+        }
+        continue;
+      }
+      // Step 1: v[iw][chunk] = the outer axes' interpolation at input column iw.
+      // Groups of full channel-last chunks on both sides (the common case) run flat vector
+      // loops; other groups (blocked, partial or padding-only chunks) go chunk by chunk.
+      if (flat) {
+        const T* sb = s_base + qs[0];
+        const T* r0 = sb + so[0];
+        const T* r1 = sb + so[1];
+        const T* r2 = sb + so[2];
+        const T* r3 = sb + so[3];
+        for (int64_t iw = 0; iw < iw_n; ++iw) {
+          float* out = vp + iw * GL;
+          const int64_t off = iw * s_w;
+          for (int64_t k = 0; k < GL; k += lanes) {
+            hn::Vec<DV> r;
+            if constexpr (R == 1) {
+              r = LoadF(d, r0 + off + k);
+            } else if constexpr (R == 2) {
+              r = Lerp<DV>(va0, va1, LoadF(d, r0 + off + k), LoadF(d, r1 + off + k));
+            } else {
+              const auto lo = Lerp<DV>(va0, va1, LoadF(d, r0 + off + k), LoadF(d, r1 + off + k));
+              const auto hi = Lerp<DV>(va0, va1, LoadF(d, r2 + off + k), LoadF(d, r3 + off + k));
+              r = Lerp<DV>(vb0, vb1, lo, hi);
+            }
+            hn::StoreU(r, d, out + k);
+          }
+        }
+      } else {
+        for (int64_t j = 0; j < nql; ++j) {
+          const int64_t real = qreal[j];
+          const T* sb = s_base + qs[j];
+          const T* r0 = sb + so[0];
+          const T* r1 = sb + so[1];
+          const T* r2 = sb + so[2];
+          const T* r3 = sb + so[3];
+          float* out = vp + j * lanes;
+          auto col = [&](auto ld) {
+            for (int64_t iw = 0; iw < iw_n; ++iw) {
+              const int64_t off = iw * s_w;
+              hn::Vec<DV> r;
+              if constexpr (R == 1) {
+                r = ld(r0 + off);
+              } else if constexpr (R == 2) {
+                r = Lerp<DV>(va0, va1, ld(r0 + off), ld(r1 + off));
+              } else {
+                const auto lo = Lerp<DV>(va0, va1, ld(r0 + off), ld(r1 + off));
+                const auto hi = Lerp<DV>(va0, va1, ld(r2 + off), ld(r3 + off));
+                r = Lerp<DV>(vb0, vb1, lo, hi);
+              }
+              hn::StoreU(r, d, out + iw * GL);
+            }
+          };
+          if (real == lanes) {
+            col([d](const T* ptr) { return LoadF(d, ptr); });
+          } else if (real <= 0) {
+            for (int64_t iw = 0; iw < iw_n; ++iw) hn::StoreU(hn::Zero(d), d, out + iw * GL);
+          } else {
+            col([d, real](const T* ptr) { return LoadPartialF(d, ptr, real); });
+          }
+        }
+      }
+      // Step 2: the W lerp, stored in the d_base layout.
+      auto step2 = [&](auto st) {
+        constexpr bool kStream = decltype(st)::value;
+        if (flat) {
+          T* db = d_base + qd[0];
+          for (int64_t ow = 0; ow < ow_n; ++ow) {
+            const float* va = vp + t_i0[ow] * GL;
+            const float* vb = vp + t_i1[ow] * GL;
+            const auto w0 = hn::Set(d, t_w0[ow]), w1 = hn::Set(d, t_w1[ow]);
+            T* dp = db + ow * d_w;
+            for (int64_t k = 0; k < GL; k += lanes) {
+              const auto r = Lerp<DV>(w0, w1, hn::LoadU(d, va + k), hn::LoadU(d, vb + k));
+              StoreOut(d, r, dp + k, kStream);
+            }
+          }
+          return;
+        }
+        for (int64_t j = 0; j < nql; ++j) {
+          const int64_t real = qreal[j];
+          const float* vj = vp + j * lanes;
+          T* db = d_base + qd[j];
+          if (real >= lanes || Dl.block > 1) {
+            for (int64_t ow = 0; ow < ow_n; ++ow) {
+              const auto r = Lerp<DV>(hn::Set(d, t_w0[ow]), hn::Set(d, t_w1[ow]),
+                                      hn::LoadU(d, vj + t_i0[ow] * GL), hn::LoadU(d, vj + t_i1[ow] * GL));
+              StoreOut(d, r, db + ow * d_w, kStream);
+            }
+          } else {
+            for (int64_t ow = 0; ow < ow_n; ++ow) {
+              const auto r = Lerp<DV>(hn::Set(d, t_w0[ow]), hn::Set(d, t_w1[ow]),
+                                      hn::LoadU(d, vj + t_i0[ow] * GL), hn::LoadU(d, vj + t_i1[ow] * GL));
+              StorePartialF(d, r, db + ow * d_w, real);
+            }
+          }
         }
       };
-      // Step 1: v[iw][chunk] = the outer axes' interpolation at input column iw.
-      float* vp = v.data();
-      for (int64_t iw = 0; iw < Iw; ++iw) {
-        for (int64_t j = 0; j < nql; ++j) {
-          const T* px = src + qs[j] + iw * ssw;
-          const int64_t real = qreal[j];
-          hn::Vec<decltype(d)> r;
-          if (real == L) {
-            r = interp([&](const T* ptr) { return LoadF(d, ptr); }, px);
-          } else if (real <= 0) {
-            r = hn::Zero(d);
-          } else {
-            r = interp([&](const T* ptr) { return LoadPartialF(d, ptr, real); }, px);
-          }
-          hn::StoreU(r, d, vp + (iw * G + j) * L);
-        }
-      }
-      // Step 2: the W lerp, stored in the dst layout.
-      for (int64_t ow = 0; ow < Ow; ++ow) {
-        const float* va = vp + i0p[ow] * G * L;
-        const float* vb = vp + i1p[ow] * G * L;
-        const auto w0 = hn::Set(d, w0p[ow]), w1 = hn::Set(d, w1p[ow]);
-        for (int64_t j = 0; j < nql; ++j) {
-          const auto r = Lerp<decltype(d)>(w0, w1, hn::LoadU(d, va + j * L), hn::LoadU(d, vb + j * L));
-          T* dp = dst + qd[j] + ow * dsw;
-          const int64_t real = qreal[j];
-          if (real >= L || Dl.block > 1) {
-            StoreOut(d, r, dp, stream);
-          } else {
-            StorePartialF(d, r, dp, real);
-          }
-        }
+      if (strm) {
+        step2(std::true_type{});
+      } else {
+        step2(std::false_type{});
       }
     }
-    if (stream) hwy::FlushStream();
+    if (strm) hwy::FlushStream();
   });
 }
 
@@ -571,6 +695,10 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
   const int64_t tasks = p.n * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const int64_t gsw = Gl.spatial_stride[R - 1], osw = Ol.spatial_stride[R - 1];
+  const hn::Rebind<float, decltype(dd)> df;
+  const bool flat = Gl.block == 1 && Ol.block == 1 && Gl.c_block_stride == 1 &&
+                    Ol.c_block_stride == 1 && p.c % L == 0;
+  const int64_t C = p.c;
   parallel_for(tasks, GrainFor(Iw * Ol.padded_c * 2), [&](int64_t begin, int64_t end) {
     std::vector<int64_t> qreal(static_cast<size_t>(nq)), qo(qreal.size()), qg(qreal.size());
     std::vector<int64_t> offs;
@@ -609,6 +737,36 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
           }
         }
         const size_t no = offs.size();
+        // Channels-last on both sides with whole chunks: one run of C channels per pixel;
+        // the common use counts (1, 2, 4: nearest up by 1 or 2 per axis) are unrolled.
+        if (flat && no >= 1 && no <= 4 && no != 3) {
+          const T* gq = g + qg[0];
+          T* op = out + qo[0] + iw * osw;
+          const int64_t o0 = offs[0], o1 = offs[no > 1 ? 1 : 0];
+          const int64_t o2 = offs[no > 2 ? 2 : 0], o3 = offs[no > 2 ? 3 : 0];
+          const int64_t cl = C, lanes = L;
+          auto run = [&](auto count) {
+            constexpr int kN = decltype(count)::value;
+            for (int64_t k = 0; k < cl; k += lanes) {
+              const T* gk = gq + k;
+              auto acc = hn::PromoteTo(dd, LoadF(df, gk + o0));
+              if constexpr (kN >= 2) acc = hn::Add(acc, hn::PromoteTo(dd, LoadF(df, gk + o1)));
+              if constexpr (kN >= 4) {
+                acc = hn::Add(acc, hn::PromoteTo(dd, LoadF(df, gk + o2)));
+                acc = hn::Add(acc, hn::PromoteTo(dd, LoadF(df, gk + o3)));
+              }
+              StoreD(dd, acc, op + k);
+            }
+          };
+          if (no == 1) {
+            run(std::integral_constant<int, 1>{});
+          } else if (no == 2) {
+            run(std::integral_constant<int, 2>{});
+          } else {
+            run(std::integral_constant<int, 4>{});
+          }
+          continue;
+        }
         for (int64_t q = 0; q < nq; ++q) {
           const int64_t real = qreal[q];
           auto acc = hn::Zero(dd);
@@ -633,6 +791,77 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
 // Plain kernels: both tensors contiguous along the innermost spatial axis (nchw, ...);
 // vectors run along that axis, taps come from gathers out of a row in cache.
 // =====================================================================================
+
+// --- in-register taps for the plain kernels -----------------------------------------------
+
+/// For the plain kernels: how each vector of N outputs along W fetches its taps from a
+/// source row of length Iw. Chunk k (outputs [k N, k N + N)) loads one vector (mode 1) or
+/// two adjacent vectors (mode 2) at row[start] and picks every lane's taps with a lane
+/// permutation (rel0/rel1: tap index - start, in [0, N) or [0, 2 N)); mode 0 chunks (taps
+/// spread wider, or rows shorter than the window) use gathers. Loads stay inside
+/// [0, Iw), so the row may be the tensor itself. Built per call (O(Ow)).
+struct TapChunks {
+  std::vector<int32_t> start, mode, rel0, rel1;
+};
+
+inline TapChunks MakeTapChunks(const ResampleAxisTable& a, int64_t N, bool two_taps) {
+  const int64_t Iw = a.in, Ow = a.out;
+  const int64_t nch = (Ow + N - 1) / N;
+  TapChunks t;
+  t.start.assign(static_cast<size_t>(nch), 0);
+  t.mode.assign(t.start.size(), 0);
+  t.rel0.assign(static_cast<size_t>(nch * N), 0);
+  t.rel1.assign(t.rel0.size(), 0);
+  for (int64_t k = 0; k < nch; ++k) {
+    const int64_t o0 = k * N, o1 = std::min(Ow, o0 + N);
+    int64_t lo = a.i0[o0], hi = a.i0[o0];
+    for (int64_t o = o0; o < o1; ++o) {
+      lo = std::min<int64_t>({lo, a.i0[o], two_taps ? a.i1[o] : a.i0[o]});
+      hi = std::max<int64_t>({hi, a.i0[o], two_taps ? a.i1[o] : a.i0[o]});
+    }
+    for (int64_t width = N; width <= 2 * N; width += N) {
+      if (Iw < width) break;
+      const int64_t start = std::min(lo, Iw - width);
+      if (hi - start >= width) continue;
+      t.start[k] = static_cast<int32_t>(start);
+      t.mode[k] = static_cast<int32_t>(width / N);
+      for (int64_t o = o0; o < o1; ++o) {
+        t.rel0[o] = static_cast<int32_t>(a.i0[o] - start);
+        t.rel1[o] = static_cast<int32_t>((two_taps ? a.i1[o] : a.i0[o]) - start);
+      }
+      break;
+    }
+  }
+  return t;
+}
+
+/// Lane i of the result: lane idx[i] of lo (idx < N) or lane idx[i] - N of hi (idx >= N),
+/// idx in [0, 2 N).
+template <class D>
+HWY_INLINE hn::Vec<D> Lookup2(D d, hn::Vec<D> lo, hn::Vec<D> hi,
+                              hn::Vec<hn::RebindToSigned<D>> idx) {
+#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && HWY_ARCH_X86
+  if constexpr (sizeof(hn::Vec<D>) == 64 && sizeof(hn::TFromD<D>) == 4) {
+    using RawV = decltype(lo.raw);
+    if constexpr (std::is_same_v<RawV, __m512>) {
+      return hn::Vec<D>{_mm512_permutex2var_ps(lo.raw, idx.raw, hi.raw)};
+    } else {
+      return hn::Vec<D>{_mm512_permutex2var_epi32(lo.raw, idx.raw, hi.raw)};
+    }
+  }
+#endif
+  const hn::RebindToSigned<D> di;
+  const int32_t n = static_cast<int32_t>(hn::Lanes(d));
+  const auto i = hn::IndicesFromVec(d, hn::And(idx, hn::Set(di, n - 1)));
+  const auto in_lo = hn::RebindMask(d, hn::Lt(idx, hn::Set(di, n)));
+  return hn::IfThenElse(in_lo, hn::TableLookupLanes(lo, i), hn::TableLookupLanes(hi, i));
+}
+
+/// Lane i of the result: lane idx[i] of v, idx in [0, N).
+template <class D>
+HWY_INLINE hn::Vec<D> Lookup1(D d, hn::Vec<D> v, hn::Vec<hn::RebindToSigned<D>> idx) {
+  return hn::TableLookupLanes(v, hn::IndicesFromVec(d, idx));
+}
 
 /// v[0, Iw) = the outer axes' interpolation of the src rows at so[] (float32).
 template <class T, int R, class D>
@@ -673,6 +902,16 @@ void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   const int64_t tasks = p.n * p.c * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+  // W taps by lane permutations of one or two loaded vectors (gathers where they spread).
+  const TapChunks tc = MakeTapChunks(aw, N, /*two_taps=*/true);
+  const int32_t* tc_start = tc.start.data();
+  const int32_t* tc_mode = tc.mode.data();
+  const int32_t* tc_rel0 = tc.rel0.data();
+  const int32_t* tc_rel1 = tc.rel1.data();
+  const int32_t* i0p = aw.i0.data();
+  const int32_t* i1p = aw.i1.data();
+  const float* w0p = aw.w0.data();
+  const float* w1p = aw.w1.data();
   parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
     std::vector<float> v(static_cast<size_t>(Iw + N));
     for (int64_t task = begin; task < end; ++task) {
@@ -716,13 +955,26 @@ void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       } else {
         OuterRowsF<T, R>(d, s, so, wa0, wa1, wb0, wb1, Iw, v.data());
       }
-      for (int64_t ow = 0; ow < Ow; ow += N) {
-        const auto a = hn::GatherIndex(d, row, hn::LoadU(di, aw.i0.data() + ow));
-        const auto b = hn::GatherIndex(d, row, hn::LoadU(di, aw.i1.data() + ow));
-        const auto r =
-            Lerp<decltype(d)>(hn::LoadU(d, aw.w0.data() + ow), hn::LoadU(d, aw.w1.data() + ow), a, b);
+      const bool st = stream && reinterpret_cast<uintptr_t>(o) % (N * sizeof(T)) == 0;
+      for (int64_t k = 0, ow = 0; ow < Ow; ++k, ow += N) {
+        hn::Vec<decltype(d)> a, b;
+        const int32_t mode = tc_mode[k];
+        if (mode == 2) {
+          const float* rp = row + tc_start[k];
+          const auto lo = hn::LoadU(d, rp), hi = hn::LoadU(d, rp + N);
+          a = Lookup2(d, lo, hi, hn::LoadU(di, tc_rel0 + ow));
+          b = Lookup2(d, lo, hi, hn::LoadU(di, tc_rel1 + ow));
+        } else if (mode == 1) {
+          const auto x = hn::LoadU(d, row + tc_start[k]);
+          a = Lookup1(d, x, hn::LoadU(di, tc_rel0 + ow));
+          b = Lookup1(d, x, hn::LoadU(di, tc_rel1 + ow));
+        } else {
+          a = hn::GatherIndex(d, row, hn::LoadU(di, i0p + ow));
+          b = hn::GatherIndex(d, row, hn::LoadU(di, i1p + ow));
+        }
+        const auto r = Lerp<decltype(d)>(hn::LoadU(d, w0p + ow), hn::LoadU(d, w1p + ow), a, b);
         if (ow + N <= Ow) {
-          StoreOut(d, r, o + ow, stream && reinterpret_cast<uintptr_t>(o) % (N * sizeof(T)) == 0);
+          StoreOut(d, r, o + ow, st);
         } else {
           StorePartialF(d, r, o + ow, Ow - ow);
         }
@@ -842,6 +1094,14 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
   const int64_t padded_ow = (Ow + 15) / 16 * 16;  // the index table's padded length
+  // f32: source rows are fetched by lane permutations (gathers where the taps spread).
+  const hn::ScalableTag<uint32_t> du_outer;
+  const TapChunks tc = MakeTapChunks(aw, static_cast<int64_t>(hn::Lanes(du_outer)),
+                                     /*two_taps=*/false);
+  const int32_t* tc_start = tc.start.data();
+  const int32_t* tc_mode = tc.mode.data();
+  const int32_t* tc_rel0 = tc.rel0.data();
+  const int32_t* i0p = aw.i0.data();
   parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
     std::vector<uint32_t> row(sizeof(T) == 4 ? static_cast<size_t>(padded_ow) : 0);
     const uint32_t* last = nullptr;
@@ -869,9 +1129,18 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         // Gather a source row once into the scratch row; output rows that repeat it (an
         // upsampled outer axis) are plain copies of the scratch row.
         if (s32 != last) {
-          for (int64_t k = 0; k + N <= padded_ow; k += N) {
-            hn::StoreU(hn::GatherIndex(du, s32, hn::LoadU(di, aw.i0.data() + k)), du,
-                       row.data() + k);
+          for (int64_t k = 0, j = 0; k < Ow; k += N, ++j) {
+            hn::Vec<decltype(du)> x;
+            const int32_t mode = tc_mode[j];
+            if (mode == 2) {
+              const uint32_t* rp = s32 + tc_start[j];
+              x = Lookup2(du, hn::LoadU(du, rp), hn::LoadU(du, rp + N), hn::LoadU(di, tc_rel0 + k));
+            } else if (mode == 1) {
+              x = Lookup1(du, hn::LoadU(du, s32 + tc_start[j]), hn::LoadU(di, tc_rel0 + k));
+            } else {
+              x = hn::GatherIndex(du, s32, hn::LoadU(di, i0p + k));
+            }
+            hn::StoreU(x, du, row.data() + k);
           }
           last = s32;
         }
