@@ -1102,9 +1102,15 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   const int32_t* tc_mode = tc.mode.data();
   const int32_t* tc_rel0 = tc.rel0.data();
   const int32_t* i0p = aw.i0.data();
+  const int64_t Iw = p.in[R - 1];
   parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
     std::vector<uint32_t> row(sizeof(T) == 4 ? static_cast<size_t>(padded_ow) : 0);
     const uint32_t* last = nullptr;
+    // 2-byte elements: the source row widened to 32-bit lanes (then fetched exactly as the
+    // f32 rows are) and the output row narrowed back; bits are copied, never converted.
+    std::vector<uint32_t> wide(sizeof(T) == 2 ? static_cast<size_t>(Iw) : 0);
+    std::vector<uint16_t> row16(sizeof(T) == 2 ? static_cast<size_t>(padded_ow) : 0);
+    const uint16_t* last16 = nullptr;
     for (int64_t task = begin; task < end; ++task) {
       const int64_t pos = task % outer;
       const int64_t nc = task / outer;
@@ -1153,6 +1159,47 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
           }
         }
         for (; ow < Ow; ++ow) o32[ow] = row[ow];
+      } else if constexpr (sizeof(T) == 2) {
+        const hn::ScalableTag<uint32_t> du;
+        const hn::RebindToSigned<decltype(du)> di;
+        const hn::Rebind<uint16_t, decltype(du)> dh;  // N uint16 lanes
+        const hn::ScalableTag<uint16_t> d16;          // a full vector of uint16
+        const int64_t N = static_cast<int64_t>(hn::Lanes(du));
+        const int64_t N16 = static_cast<int64_t>(hn::Lanes(d16));
+        const auto* s16 = reinterpret_cast<const uint16_t*>(s);
+        auto* o16 = reinterpret_cast<uint16_t*>(o);
+        if (s16 != last16) {
+          int64_t k = 0;
+          for (; k + N <= Iw; k += N) hn::StoreU(hn::PromoteTo(du, hn::LoadU(dh, s16 + k)), du, wide.data() + k);
+          for (; k < Iw; ++k) wide[static_cast<size_t>(k)] = s16[k];
+          const uint32_t* w32 = wide.data();
+          for (int64_t kk = 0, j = 0; kk < Ow; kk += N, ++j) {
+            hn::Vec<decltype(du)> x;
+            const int32_t mode = tc_mode[j];
+            if (mode == 2) {
+              const uint32_t* rp = w32 + tc_start[j];
+              x = Lookup2(du, hn::LoadU(du, rp), hn::LoadU(du, rp + N), hn::LoadU(di, tc_rel0 + kk));
+            } else if (mode == 1) {
+              x = Lookup1(du, hn::LoadU(du, w32 + tc_start[j]), hn::LoadU(di, tc_rel0 + kk));
+            } else {
+              x = hn::GatherIndex(du, w32, hn::LoadU(di, i0p + kk));
+            }
+            // Every lane holds a value below 2^16: the saturating narrowing is exact.
+            hn::StoreU(hn::DemoteTo(dh, hn::BitCast(di, x)), dh, row16.data() + kk);
+          }
+          last16 = s16;
+        }
+        const bool st = stream && reinterpret_cast<uintptr_t>(o16) % (N16 * 2) == 0;
+        int64_t ow = 0;
+        for (; ow + N16 <= Ow; ow += N16) {
+          const auto v = hn::LoadU(d16, row16.data() + ow);
+          if (st) {
+            hn::Stream(v, d16, o16 + ow);
+          } else {
+            hn::StoreU(v, d16, o16 + ow);
+          }
+        }
+        for (; ow < Ow; ++ow) o16[ow] = row16[static_cast<size_t>(ow)];
       } else {
         for (int64_t ow = 0; ow < Ow; ++ow) o[ow] = s[aw.i0[ow]];
       }
