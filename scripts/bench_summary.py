@@ -2,25 +2,14 @@
 """Best-peer summary: for each workload and thread count, gridops time, the fastest peer
 (bandwidth references memcpy/memset/memcpy_output excluded) and the ratio peer/gridops;
 also gridops' own 2-thread speed-up. Input: Google Benchmark JSON files."""
-import json
 import sys
-from collections import defaultdict
+from bench_targets import load as load_with_bytes  # noqa: E402 (same folder)
 
 REFS = {"memcpy", "memset", "memcpy_output"}
 
 
 def load(paths):
-    rows = defaultdict(dict)
-    for p in paths:
-        for b in json.load(open(p))["benchmarks"]:
-            if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
-                continue
-            parts = b.get("run_name", b["name"]).split("/")
-            if len(parts) < 3 or not parts[-1].startswith("threads:"):
-                continue
-            ms = b["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
-            rows[("/".join(parts[:-2]), int(parts[-1].split(":")[1]))][parts[-2]] = ms
-    return rows
+    return load_with_bytes(paths)[0]
 
 
 def main(paths):

@@ -161,6 +161,27 @@ void check_one(const std::string& impl, ResampleAlgorithm a, const ResampleMemor
   }
 }
 
+
+/// Forward and backward of one random problem against the reference (see check_one).
+void check_problem(const std::string& impl, int it, DType dt, ResampleAlgorithm a, const Dims& sd,
+                   MemoryFormat fs, const Dims& dd, MemoryFormat fd, std::mt19937_64& rng,
+                   Stats* stats) {
+  const int r = static_cast<int>(sd.size()) - 2;
+  const auto s = md(dt, sd, fs);
+  const auto d = md(dt, dd, fd);
+  SCOPED_TRACE(impl + " problem " + std::to_string(it) + ": " + to_string(dt) + " " +
+               to_string(a) + " " + dims_to_string(sd) + " " + format_tag(fs, r) + " -> " +
+               dims_to_string(dd) + " " + format_tag(fd, r));
+  for (bool backward : {false, true}) {
+    if (dt == DType::kFloat32) {
+      check_one<float>(impl, a, s, d, rng, backward, stats);
+    } else {
+      check_one<bfloat16>(impl, a, s, d, rng, backward, stats);
+    }
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 TEST(ResampleDiff, RandomProblemsAgainstRef) {
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -194,19 +215,8 @@ TEST(ResampleDiff, RandomProblemsAgainstRef) {
         sd.push_back(in);
         dd.push_back(out);
       }
-      const auto s = md(dt, sd, fs);
-      const auto d = md(dt, dd, fd);
-      SCOPED_TRACE(impl + " problem " + std::to_string(it) + ": " + to_string(dt) + " " +
-                   to_string(a) + " " + dims_to_string(sd) + " " + format_tag(fs, r) + " -> " +
-                   dims_to_string(dd) + " " + format_tag(fd, r));
-      for (bool backward : {false, true}) {
-        if (dt == DType::kFloat32) {
-          check_one<float>(impl, a, s, d, rng, backward, &stats);
-        } else {
-          check_one<bfloat16>(impl, a, s, d, rng, backward, &stats);
-        }
-        if (::testing::Test::HasFatalFailure()) return;
-      }
+      check_problem(impl, it, dt, a, sd, fs, dd, fd, rng, &stats);
+      if (::testing::Test::HasFatalFailure()) return;
       ++stats.problems;
     }
     EXPECT_EQ(stats.problems, kProblems);
@@ -255,19 +265,8 @@ TEST(ResampleDiff, LongRowsAndWholeChannelVectors) {
         sd.push_back(in);
         dd.push_back(out);
       }
-      const auto s = md(dt, sd, fs);
-      const auto d = md(dt, dd, fd);
-      SCOPED_TRACE(impl + " problem " + std::to_string(it) + ": " + to_string(dt) + " " +
-                   to_string(a) + " " + dims_to_string(sd) + " " + format_tag(fs, r) + " -> " +
-                   dims_to_string(dd) + " " + format_tag(fd, r));
-      for (bool backward : {false, true}) {
-        if (dt == DType::kFloat32) {
-          check_one<float>(impl, a, s, d, rng, backward, &stats);
-        } else {
-          check_one<bfloat16>(impl, a, s, d, rng, backward, &stats);
-        }
-        if (::testing::Test::HasFatalFailure()) return;
-      }
+      check_problem(impl, it, dt, a, sd, fs, dd, fd, rng, &stats);
+      if (::testing::Test::HasFatalFailure()) return;
       ++stats.problems;
     }
     EXPECT_EQ(stats.problems, kProblems);

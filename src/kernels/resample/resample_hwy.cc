@@ -1103,6 +1103,18 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   const int32_t* tc_rel0 = tc.rel0.data();
   const int32_t* i0p = aw.i0.data();
   const int64_t Iw = p.in[R - 1];
+  // The 32-bit elements of output chunk j (outputs [k, k + N)) from the source row `r`.
+  const auto fetch = [&](auto du, const uint32_t* r, int64_t j, int64_t k) {
+    const hn::RebindToSigned<decltype(du)> di;
+    const int64_t N = static_cast<int64_t>(hn::Lanes(du));
+    const int32_t mode = tc_mode[j];
+    if (mode == 2) {
+      const uint32_t* rp = r + tc_start[j];
+      return Lookup2(du, hn::LoadU(du, rp), hn::LoadU(du, rp + N), hn::LoadU(di, tc_rel0 + k));
+    }
+    if (mode == 1) return Lookup1(du, hn::LoadU(du, r + tc_start[j]), hn::LoadU(di, tc_rel0 + k));
+    return hn::GatherIndex(du, r, hn::LoadU(di, i0p + k));
+  };
   parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
     std::vector<uint32_t> row(sizeof(T) == 4 ? static_cast<size_t>(padded_ow) : 0);
     const uint32_t* last = nullptr;
@@ -1126,7 +1138,6 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
       T* o = dst + n * Dl.n_stride + c * Dl.c_block_stride + doff;
       if constexpr (sizeof(T) == 4) {
         const hn::ScalableTag<uint32_t> du;
-        const hn::RebindToSigned<decltype(du)> di;
         const int64_t N = static_cast<int64_t>(hn::Lanes(du));
         const auto* s32 = reinterpret_cast<const uint32_t*>(s);
         auto* o32 = reinterpret_cast<uint32_t*>(o);
@@ -1135,19 +1146,7 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         // Gather a source row once into the scratch row; output rows that repeat it (an
         // upsampled outer axis) are plain copies of the scratch row.
         if (s32 != last) {
-          for (int64_t k = 0, j = 0; k < Ow; k += N, ++j) {
-            hn::Vec<decltype(du)> x;
-            const int32_t mode = tc_mode[j];
-            if (mode == 2) {
-              const uint32_t* rp = s32 + tc_start[j];
-              x = Lookup2(du, hn::LoadU(du, rp), hn::LoadU(du, rp + N), hn::LoadU(di, tc_rel0 + k));
-            } else if (mode == 1) {
-              x = Lookup1(du, hn::LoadU(du, s32 + tc_start[j]), hn::LoadU(di, tc_rel0 + k));
-            } else {
-              x = hn::GatherIndex(du, s32, hn::LoadU(di, i0p + k));
-            }
-            hn::StoreU(x, du, row.data() + k);
-          }
+          for (int64_t k = 0, j = 0; k < Ow; k += N, ++j) hn::StoreU(fetch(du, s32, j, k), du, row.data() + k);
           last = s32;
         }
         for (; ow + N <= Ow; ow += N) {
@@ -1173,19 +1172,9 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
           for (; k + N <= Iw; k += N) hn::StoreU(hn::PromoteTo(du, hn::LoadU(dh, s16 + k)), du, wide.data() + k);
           for (; k < Iw; ++k) wide[static_cast<size_t>(k)] = s16[k];
           const uint32_t* w32 = wide.data();
+          // Every lane holds a value below 2^16: the saturating narrowing is exact.
           for (int64_t kk = 0, j = 0; kk < Ow; kk += N, ++j) {
-            hn::Vec<decltype(du)> x;
-            const int32_t mode = tc_mode[j];
-            if (mode == 2) {
-              const uint32_t* rp = w32 + tc_start[j];
-              x = Lookup2(du, hn::LoadU(du, rp), hn::LoadU(du, rp + N), hn::LoadU(di, tc_rel0 + kk));
-            } else if (mode == 1) {
-              x = Lookup1(du, hn::LoadU(du, w32 + tc_start[j]), hn::LoadU(di, tc_rel0 + kk));
-            } else {
-              x = hn::GatherIndex(du, w32, hn::LoadU(di, i0p + kk));
-            }
-            // Every lane holds a value below 2^16: the saturating narrowing is exact.
-            hn::StoreU(hn::DemoteTo(dh, hn::BitCast(di, x)), dh, row16.data() + kk);
+            hn::StoreU(hn::DemoteTo(dh, hn::BitCast(di, fetch(du, w32, j, kk))), dh, row16.data() + kk);
           }
           last16 = s16;
         }
