@@ -4,6 +4,8 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -57,6 +59,25 @@ void add(const std::string& workload, const std::string& impl, int64_t bytes, Fn
       st.counters["bytes"] = static_cast<double>(bytes);
     })->Unit(benchmark::kMillisecond);
   }
+}
+
+/// Registers the bandwidth reference `<workload>/memcpy_output`: a threaded memcpy of
+/// `bytes` (the output size; read + write counted), buffers owned by the benchmark.
+inline void add_memcpy_output(const std::string& workload, int64_t bytes) {
+  struct Buffers {
+    std::vector<char> src, dst;
+  };
+  auto b = std::make_shared<Buffers>();
+  b->src.assign(static_cast<size_t>(bytes), 1);
+  b->dst.assign(static_cast<size_t>(bytes), 0);
+  add(workload, "memcpy_output", 2 * bytes, [b, bytes](benchmark::State& s) {
+    for (auto _ : s) {
+      gridops::parallel_for(bytes, 1 << 20, [&](int64_t lo, int64_t hi) {
+        std::memcpy(b->dst.data() + lo, b->src.data() + lo, static_cast<size_t>(hi - lo));
+      });
+      benchmark::DoNotOptimize(b->dst.data());
+    }
+  });
 }
 
 /// Uniform random floats in [lo, hi] with a fixed seed.

@@ -45,7 +45,6 @@ struct State {
   Workload w;
   gridops::Tensor src;
   gridops::Tensor dst;
-  std::vector<char> copy_src, copy_dst;
   gridops::PadPlan plan;
 };
 
@@ -107,18 +106,7 @@ void register_workload(const Workload& w) {
     }
   });
 
-  // The bandwidth reference: a memcpy of the output size (read + write), threaded.
-  st->copy_src.assign(static_cast<size_t>(out_bytes), 1);
-  st->copy_dst.assign(static_cast<size_t>(out_bytes), 0);
-  gridops::bench::add(w.id, "memcpy_output", 2 * out_bytes, [st](benchmark::State& s) {
-    for (auto _ : s) {
-      const int64_t n = static_cast<int64_t>(st->copy_src.size());
-      gridops::parallel_for(n, 1 << 20, [&](int64_t b, int64_t e) {
-        std::memcpy(st->copy_dst.data() + b, st->copy_src.data() + b, static_cast<size_t>(e - b));
-      });
-      benchmark::DoNotOptimize(st->copy_dst.data());
-    }
-  });
+  gridops::bench::add_memcpy_output(w.id, out_bytes);
 
 #ifdef GRIDOPS_BENCH_TORCH
   {
