@@ -230,17 +230,6 @@ Status check_no_overlap(const void* in, int64_t in_elems, const void* out, int64
   return Status();
 }
 
-/// Runs a kernel, turning an allocation failure of its tables into a status.
-template <class Fn>
-Status run_kernel(Fn&& fn) {
-  try {
-    fn();
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory, "resample: out of memory for the tap tables");
-  }
-  return Status();
-}
-
 }  // namespace
 
 // --- names ------------------------------------------------------------------------------
@@ -437,7 +426,7 @@ Status ResamplePlan::forward(const void* src, void* dst) const {
       check_no_overlap(src, src_elems, dst, dst_elems, src_.dtype, "src", "dst"));
   const auto* impl = static_cast<const ResampleImpl*>(impl_);
   const ResampleProblem p = make_problem(desc_, src_, dst_);
-  return run_kernel([&] { impl->forward(p, tables_.get(), src, dst); });
+  return detail::run_kernel_guarded(kOp, [&] { impl->forward(p, tables_.get(), src, dst); });
 }
 
 Status ResamplePlan::backward(const void* diff_dst, void* diff_src) const {
@@ -453,7 +442,7 @@ Status ResamplePlan::backward(const void* diff_dst, void* diff_src) const {
                                            "diff_dst", "diff_src"));
   const auto* impl = static_cast<const ResampleImpl*>(impl_);
   const ResampleProblem p = make_problem(desc_, src_, dst_);
-  return run_kernel([&] { impl->backward(p, tables_.get(), diff_dst, diff_src); });
+  return detail::run_kernel_guarded(kOp, [&] { impl->backward(p, tables_.get(), diff_dst, diff_src); });
 }
 
 Status resample_forward(const ResampleDesc& desc, const ResampleMemoryDesc& src_md,

@@ -90,8 +90,9 @@ std::string affine_grid_hwy_declines(const AffineGridProblem& p);
 /// over the interleaved (point, k) elements of a row, threaded over (row, segment) items
 /// through parallel_for. A grid view whose elements may alias each other (a zero stride,
 /// or strides that interleave) is handed to the reference, which defines the result.
+/// Not noexcept: parallel_for passes on what a host runner or a chunk throws.
 void affine_grid_hwy(const AffineGridProblem& p, const TensorView& theta,
-                     const MutableTensorView& grid) noexcept;
+                     const MutableTensorView& grid);
 #endif
 
 }  // namespace gridops::kernels

@@ -372,7 +372,7 @@ std::string affine_grid_hwy_declines(const AffineGridProblem& p) {
 }
 
 void affine_grid_hwy(const AffineGridProblem& p, const TensorView& theta,
-                     const MutableTensorView& grid) noexcept {
+                     const MutableTensorView& grid) {
   assert(p.spatial_rank == 2 || p.spatial_rank == 3);
   assert(theta.dtype == p.dtype && grid.dtype == p.dtype);
   if (is_empty(p)) return;
