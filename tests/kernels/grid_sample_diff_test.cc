@@ -380,6 +380,54 @@ TEST(GridSampleDiff, ChannelBlockedPath) {
   }
 }
 
+// NOTE [ GridSample fused small-channel path ] (grid_sample_hwy.cc): 2-D channels-first
+// float32 with at most 4 channels, a dense float32 grid and a dense dst computes taps and
+// samples per vector of points. Every mode, padding and align_corners, 1-4 channels,
+// widths below and above the tap count, output sizes with and without a partial last
+// vector, grids with NaN, +-inf and huge values: against ref (within the tolerance),
+// against the same problem with the grid read through a strided view (which takes the
+// per-block path: the same bits), and on 1 vs 2 threads.
+TEST(GridSampleDiff, FusedSmallChannelPath) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
+  std::mt19937_64 rng(seed + 4);
+  const Dims ins[] = {{1, 1}, {7, 1}, {1, 3}, {9, 13}, {40, 37}};
+  const Dims outs[] = {{3, 5}, {1, 70}, {33, 47}, {64, 64}, {150, 170}};
+  for (const std::string& impl : fast_impls()) {
+    for (int i = 0; i < 90; ++i) {
+      Problem p;
+      p.desc.mode = static_cast<IM>(i % 3);
+      p.desc.padding = static_cast<GP>((i / 3) % 3);
+      p.desc.align_corners = (i / 9) % 2;
+      p.desc.layout = ChannelLayout::kChannelsFirst;
+      const int64_t c = 1 + (i / 2) % 4;
+      const Dims& in = ins[i % 5];
+      const Dims& out = outs[(i / 5) % 5];
+      p.src_shape = {1 + i % 2, c, in[0], in[1]};
+      p.grid_shape = {1 + i % 2, out[0], out[1], 2};
+      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
+      Tensor src(p.src_dtype, p.src_shape), grid(p.grid_dtype, p.grid_shape);
+      testing::fill_random(src, rng, -1.0, 1.0);
+      fill_grid(grid, rng, p);
+      const Tensor ref = run_impl(p, "ref", src.view(), grid.view());
+      set_num_threads(1);
+      const Tensor one = run_impl(p, impl, src.view(), grid.view());
+      set_num_threads(2);
+      const Tensor two = run_impl(p, impl, src.view(), grid.view());
+      set_num_threads(0);
+      expect_close(p, ref, one, 1.0);
+      int64_t where = -1;
+      EXPECT_TRUE(testing::bitwise_equal(one, two, &where)) << "1 vs 2 threads at " << where;
+      Tensor grid_storage;
+      const TensorView strided_grid = testing::scrambled_copy(grid, grid_storage, i % 2 == 1);
+      const Tensor block = run_impl(p, impl, src.view(), strided_grid);
+      EXPECT_TRUE(testing::bitwise_equal(one, block, &where))
+          << "fused vs per-block path at " << where;
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+}
+
 // The channel-blocked path with a dst large enough for non-temporal stores (>= 8 MiB),
 // at an offset that is not a multiple of 64 bytes: against the channels-last fast path
 // (the same bits), with the reference on a slice of the points.

@@ -74,6 +74,7 @@ struct Ctx {
   bool window;     // 2-D linear/cubic with W >= K: taps on the x window (CombineWindow)
   bool pair_ok;    // 2-D channels-first float32 linear/cubic with unit x stride and
                    // W >= K: see NOTE [ GridSample x-window gathers ]
+  bool fused;      // NOTE [ GridSample fused small-channel path ]
   bool dst_dense;  // point offset (in elements) == point index (channels-first) or
                    // point index * C (channels-last, with d_channel == 1)
   // Channel-blocked mode (NOTE [ GridSample channel blocks ]); sstride then holds the
@@ -217,148 +218,181 @@ void FillGridR(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64
   }
 }
 
-/// Step 2 for axis d over Pv points.
-void AxisTaps(const Ctx& c, Work& wk, int d, int64_t Pv) {
-  const DF df;
-  const DI di;
-  const auto N = static_cast<int64_t>(hn::Lanes(df));
-  const auto P = static_cast<size_t>(kSub);
-  const int K = c.K;
-  const int64_t len = c.len[d];
-  const float* g = wk.g.data() + static_cast<size_t>(d) * P;
-  int32_t* ai = wk.ax_i.data() + static_cast<size_t>(d * K) * P;
-  float* aw = wk.ax_w.data() + static_cast<size_t>(d * K) * P;
+/// Step 2 for one axis and one vector of points: the K padded tap indices and weights of
+/// grid values g (padded: zeros -> index 0 and weight 0 when outside, border -> clamp,
+/// reflection -> period reduction in float, exact below 2^24). A vector with a coordinate
+/// that is non-finite or has |x| >= 2^22 is recomputed lane by lane with
+/// grid_sample_axis_taps_exact.
+class AxisStep {
+ public:
+  AxisStep(const Ctx& c, int d)
+      : mode_(c.mode),
+        padding_(c.padding),
+        align_(c.align_corners),
+        K_(c.K),
+        len_(c.len[d]),
+        L_(hn::Set(DF(), static_cast<float>(len_))),
+        Lm1_(hn::Set(DF(), static_cast<float>(len_ - 1))),
+        len_i_(hn::Set(DI(), static_cast<int32_t>(len_))),
+        lenm1_i_(hn::Set(DI(), static_cast<int32_t>(len_ - 1))) {
+    // Reflection: period and whether the axis degenerates to index 0 (reflect with len 1).
+    refl_single_ = padding_ == GridPadding::kReflection && align_ && len_ == 1;
+    const int64_t period = align_ ? 2 * (len_ - 1) : 2 * len_;
+    per_f_ = hn::Set(DF(), static_cast<float>(period > 0 ? period : 1));
+    inv_per_ = hn::Set(DF(), 1.0f / static_cast<float>(period > 0 ? period : 1));
+    per_i_ = hn::Set(DI(), static_cast<int32_t>(period > 0 ? period : 1));
+    per_m1_i_ = hn::Set(DI(), static_cast<int32_t>(period - 1));
+  }
 
-  const VF one = hn::Set(df, 1.0f);
-  const VF half = hn::Set(df, 0.5f);
-  const VF L = hn::Set(df, static_cast<float>(len));
-  const VF Lm1 = hn::Set(df, static_cast<float>(len - 1));
-  const VF limit = hn::Set(df, 4194304.0f);  // 2^22
-  const VI zero_i = hn::Zero(di);
-  const VI minus1_i = hn::Set(di, -1);  // 1.0.3 has no Ge for int32
-  const VI len_i = hn::Set(di, static_cast<int32_t>(len));
-  const VI lenm1_i = hn::Set(di, static_cast<int32_t>(len - 1));
-  // Reflection: period and whether the axis degenerates to index 0 (reflect with len 1).
-  const bool refl = c.padding == GridPadding::kReflection;
-  const bool refl_single = refl && c.align_corners && len == 1;
-  const int64_t period = c.align_corners ? 2 * (len - 1) : 2 * len;
-  const VF per_f = hn::Set(df, static_cast<float>(period > 0 ? period : 1));
-  const VF inv_per = hn::Set(df, 1.0f / static_cast<float>(period > 0 ? period : 1));
-  const VI per_i = hn::Set(di, static_cast<int32_t>(period > 0 ? period : 1));
-  const VI per_m1_i = hn::Set(di, static_cast<int32_t>(period - 1));
-  // cubic
-  const VF A = hn::Set(df, -0.75f);
-  const VF Ap2 = hn::Set(df, -0.75f + 2.0f), Ap3 = hn::Set(df, -0.75f + 3.0f);
-  const VF A5 = hn::Set(df, 5.0f * -0.75f), A8 = hn::Set(df, 8.0f * -0.75f),
-           A4 = hn::Set(df, 4.0f * -0.75f);
-  const VF two = hn::Set(df, 2.0f);
-
-  // Pads integer tap indices; returns the index (0 when outside under zeros) and sets
-  // *inside for zeros padding.
-  auto pad = [&](VI i, hn::Mask<DI>* inside) -> VI {
-    switch (c.padding) {
-      case GridPadding::kZeros: {
-        *inside = hn::And(hn::Gt(i, minus1_i), hn::Lt(i, len_i));
-        return hn::IfThenElseZero(*inside, i);
-      }
-      case GridPadding::kBorder: return hn::Min(hn::Max(i, zero_i), lenm1_i);
-      case GridPadding::kReflection: {
-        if (refl_single) return zero_i;
-        const VF fi = hn::ConvertTo(df, i);
-        const VF q = hn::Floor(hn::Mul(fi, inv_per));
-        VI m = hn::ConvertTo(di, hn::Sub(fi, hn::Mul(q, per_f)));  // exact: |values| < 2^24
-        m = hn::IfThenElse(hn::Lt(m, zero_i), hn::Add(m, per_i), m);
-        m = hn::IfThenElse(hn::Gt(m, per_m1_i), hn::Sub(m, per_i), m);
-        const VI mirrored = c.align_corners ? hn::Sub(per_i, m) : hn::Sub(per_m1_i, m);
-        return hn::IfThenElse(hn::Lt(m, len_i), m, mirrored);
-      }
-    }
-    return zero_i;
-  };
-
-  for (int64_t j = 0; j < Pv; j += N) {
-    const VF gv = hn::LoadU(df, g + j);
+  HWY_INLINE void operator()(VF gv, VI* iv_out, VF* wv_out) const {
+    const DF df;
+    const DI di;
+    const VF one = hn::Set(df, 1.0f);
     const VF gp1 = hn::Add(gv, one);
     VF x;
-    if (c.align_corners) {
-      x = hn::Mul(hn::Mul(gp1, half), Lm1);
+    if (align_) {
+      x = hn::Mul(hn::Mul(gp1, hn::Set(df, 0.5f)), Lm1_);
     } else {
-      x = hn::Mul(hn::Sub(Opaque(hn::Mul(gp1, L)), one), half);
+      x = hn::Mul(hn::Sub(Opaque(hn::Mul(gp1, L_)), one), hn::Set(df, 0.5f));
     }
-    const auto nice = hn::Lt(hn::Abs(x), limit);  // false for NaN and inf
-    if (!hn::AllTrue(df, nice)) {
-      HWY_ALIGN float xs[hn::MaxLanes(df)];
+    const auto nice = hn::Lt(hn::Abs(x), hn::Set(df, 4194304.0f));  // 2^22; false for NaN, inf
+    if (HWY_UNLIKELY(!hn::AllTrue(df, nice))) {
+      constexpr size_t kMax = hn::MaxLanes(df);
+      HWY_ALIGN float xs[kMax];
+      HWY_ALIGN int32_t ii[4][kMax];
+      HWY_ALIGN float ww[4][kMax];
       hn::Store(x, df, xs);
-      for (int64_t l = 0; l < N; ++l) {
-        int32_t ii[4];
-        float ww[4];
-        grid_sample_axis_taps_exact(c.mode, c.padding, c.align_corners, xs[l], len, ii, ww);
-        for (int k = 0; k < K; ++k) {
-          ai[static_cast<size_t>(k) * P + static_cast<size_t>(j + l)] = ii[k];
-          aw[static_cast<size_t>(k) * P + static_cast<size_t>(j + l)] = ww[k];
+      for (size_t l = 0; l < hn::Lanes(df); ++l) {
+        int32_t i4[4];
+        float w4[4];
+        grid_sample_axis_taps_exact(mode_, padding_, align_, xs[l], len_, i4, w4);
+        for (int k = 0; k < K_; ++k) {
+          ii[k][l] = i4[k];
+          ww[k][l] = w4[k];
         }
       }
-      continue;
+      for (int k = 0; k < K_; ++k) {
+        iv_out[k] = hn::Load(di, ii[k]);
+        wv_out[k] = hn::Load(df, ww[k]);
+      }
+      return;
     }
-    if (c.mode == InterpolationMode::kNearest) {
+    if (mode_ == InterpolationMode::kNearest) {
       const VI i = hn::ConvertTo(di, hn::Round(x));  // ties to even, like round_half_even
-      auto inside = hn::FirstN(di, static_cast<size_t>(N));
-      const VI idx = pad(i, &inside);
-      hn::StoreU(idx, di, ai + j);
-      hn::StoreU(hn::IfThenElseZero(hn::RebindMask(df, inside), one), df, aw + j);
-      continue;
+      auto inside = hn::FirstN(di, hn::Lanes(di));
+      iv_out[0] = Pad(i, &inside);
+      wv_out[0] = hn::IfThenElseZero(hn::RebindMask(df, inside), one);
+      return;
     }
     const VF f = hn::Floor(x);
     const VF t = hn::Sub(x, f);
     const VI i0 = hn::ConvertTo(di, f);
     VF wv[4];
     VI iv[4];
-    if (c.mode == InterpolationMode::kLinear) {
+    if (mode_ == InterpolationMode::kLinear) {
       wv[0] = hn::Sub(one, t);
       wv[1] = t;
       iv[0] = i0;
       iv[1] = hn::Add(i0, hn::Set(di, 1));
     } else {
       // coords::cubic_weights: near(d) for |d| <= 1, far(d) for 1 < |d| < 2.
+      const VF A = hn::Set(df, -0.75f);
+      const VF Ap2 = hn::Set(df, -0.75f + 2.0f), Ap3 = hn::Set(df, -0.75f + 3.0f);
+      const VF A5 = hn::Set(df, 5.0f * -0.75f), A8 = hn::Set(df, 8.0f * -0.75f),
+               A4 = hn::Set(df, 4.0f * -0.75f);
       auto near = [&](VF dd) {
         return hn::Add(hn::Mul(hn::Mul(hn::Sub(hn::Mul(Ap2, dd), Ap3), dd), dd), one);
       };
       auto far = [&](VF dd) {
         return hn::Sub(hn::Mul(hn::Add(hn::Mul(hn::Sub(hn::Mul(A, dd), A5), dd), A8), dd), A4);
       };
+      const VF two = hn::Set(df, 2.0f);
       wv[0] = far(hn::Add(t, one));
       wv[1] = near(t);
       wv[2] = near(hn::Sub(one, t));
       wv[3] = far(hn::Sub(two, t));
       for (int k = 0; k < 4; ++k) iv[k] = hn::Add(i0, hn::Set(di, k - 1));
     }
+    for (int k = 0; k < K_; ++k) {
+      auto inside = hn::FirstN(di, hn::Lanes(di));
+      iv_out[k] = Pad(iv[k], &inside);
+      wv_out[k] = padding_ == GridPadding::kZeros
+                      ? hn::IfThenElseZero(hn::RebindMask(df, inside), wv[k])
+                      : wv[k];
+    }
+  }
+
+ private:
+  // Pads integer tap indices; returns the index (0 when outside under zeros) and sets
+  // *inside for zeros padding.
+  HWY_INLINE VI Pad(VI i, hn::Mask<DI>* inside) const {
+    const DF df;
+    const DI di;
+    const VI zero_i = hn::Zero(di);
+    switch (padding_) {
+      case GridPadding::kZeros: {
+        *inside = hn::And(hn::Gt(i, hn::Set(di, -1)), hn::Lt(i, len_i_));  // 1.0.3: no Ge
+        return hn::IfThenElseZero(*inside, i);
+      }
+      case GridPadding::kBorder: return hn::Min(hn::Max(i, zero_i), lenm1_i_);
+      case GridPadding::kReflection: {
+        if (refl_single_) return zero_i;
+        const VF fi = hn::ConvertTo(df, i);
+        const VF q = hn::Floor(hn::Mul(fi, inv_per_));
+        VI m = hn::ConvertTo(di, hn::Sub(fi, hn::Mul(q, per_f_)));  // exact: |values| < 2^24
+        m = hn::IfThenElse(hn::Lt(m, zero_i), hn::Add(m, per_i_), m);
+        m = hn::IfThenElse(hn::Gt(m, per_m1_i_), hn::Sub(m, per_i_), m);
+        const VI mirrored = align_ ? hn::Sub(per_i_, m) : hn::Sub(per_m1_i_, m);
+        return hn::IfThenElse(hn::Lt(m, len_i_), m, mirrored);
+      }
+    }
+    return zero_i;
+  }
+
+  InterpolationMode mode_;
+  GridPadding padding_;
+  bool align_;
+  int K_;
+  int64_t len_;
+  VF L_, Lm1_;
+  VI len_i_, lenm1_i_;
+  bool refl_single_ = false;
+  VF per_f_, inv_per_;
+  VI per_i_, per_m1_i_;
+};
+
+/// Step 2 for axis d over Pv points.
+void AxisTaps(const Ctx& c, Work& wk, int d, int64_t Pv) {
+  const DF df;
+  const DI di;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  const auto S = static_cast<size_t>(kSub);
+  const int K = c.K;
+  const float* g = wk.g.data() + static_cast<size_t>(d) * S;
+  int32_t* ai = wk.ax_i.data() + static_cast<size_t>(d * K) * S;
+  float* aw = wk.ax_w.data() + static_cast<size_t>(d * K) * S;
+  const AxisStep step(c, d);
+  for (int64_t j = 0; j < Pv; j += N) {
+    VI iv[4];
+    VF wv[4];
+    step(hn::LoadU(df, g + j), iv, wv);
     for (int k = 0; k < K; ++k) {
-      auto inside = hn::FirstN(di, static_cast<size_t>(N));
-      const VI idx = pad(iv[k], &inside);
-      VF wk_v = wv[k];
-      if (c.padding == GridPadding::kZeros) wk_v = hn::IfThenElseZero(hn::RebindMask(df, inside), wk_v);
-      hn::StoreU(idx, di, ai + static_cast<size_t>(k) * P + j);
-      hn::StoreU(wk_v, df, aw + static_cast<size_t>(k) * P + j);
+      hn::StoreU(iv[k], di, ai + static_cast<size_t>(k) * S + static_cast<size_t>(j));
+      hn::StoreU(wv[k], df, aw + static_cast<size_t>(k) * S + static_cast<size_t>(j));
     }
   }
 }
 
-/// The x window of NOTE [ GridSample x-window gathers ] for the vector of points at j of
-/// the sub-block: its first column *b and the K column weights.
-HWY_INLINE void XWindow(const Ctx& c, const Work& wk, int64_t j, VI* b_out, VF* wcol) {
+/// The x window of NOTE [ GridSample x-window gathers ] of a vector of points with x taps
+/// ix/wx (len_x columns): its first column *b and the K column weights.
+HWY_INLINE void XWindowV(int K, int64_t len_x, const VI* ix, const VF* wx, VI* b_out,
+                         VF* wcol) {
   const DF df;
   const DI di;
-  const auto S = static_cast<size_t>(kSub);
-  const int K = c.K;
-  const int xa = c.r - 1;  // the innermost axis
-  const VI wmax = hn::Set(di, static_cast<int32_t>(c.len[xa] - K));
+  const VI wmax = hn::Set(di, static_cast<int32_t>(len_x - K));
   const VF zero_f = hn::Zero(df);
-  VI ix[4];
-  VF wx[4];
   VI b = wmax;
   for (int k = 0; k < K; ++k) {
-    ix[k] = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(xa * K + k) * S + j);
-    wx[k] = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(xa * K + k) * S + j);
     const auto nonzero = hn::RebindMask(di, hn::Not(hn::Eq(wx[k], zero_f)));
     b = hn::Min(b, hn::IfThenElse(nonzero, ix[k], wmax));
   }
@@ -372,6 +406,22 @@ HWY_INLINE void XWindow(const Ctx& c, const Work& wk, int64_t j, VI* b_out, VF* 
     wcol[m] = sum;
   }
   *b_out = b;
+}
+
+/// XWindowV for the vector of points at j of the sub-block.
+HWY_INLINE void XWindow(const Ctx& c, const Work& wk, int64_t j, VI* b_out, VF* wcol) {
+  const DF df;
+  const DI di;
+  const auto S = static_cast<size_t>(kSub);
+  const int K = c.K;
+  const int xa = c.r - 1;  // the innermost axis
+  VI ix[4];
+  VF wx[4];
+  for (int k = 0; k < K; ++k) {
+    ix[k] = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(xa * K + k) * S + j);
+    wx[k] = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(xa * K + k) * S + j);
+  }
+  XWindowV(K, c.len[xa], ix, wx, b_out, wcol);
 }
 
 /// Offset and weight of outer combination `oc` (axes 0..r-2, last fastest; weights
@@ -554,6 +604,105 @@ void CombinePairs(const Ctx&, Work&, int64_t, int64_t) {}
 template <int NR>
 void ChannelsPairs(const Ctx&, Work&, int64_t, int64_t, int64_t) {}
 #endif
+
+
+// NOTE [ GridSample fused small-channel path ]
+// 2-D channels-first float32 with at most 4 channels, a dense float32 grid and a dense
+// dst (W2: 3 x 1024 x 1024) spends most of its time on steps 1-3 when they go through
+// the per-block arrays: with 3 channels each point's taps are used only 3 times. Here
+// steps 1-4 run per vector of points in registers: the grid pair deinterleaved from one
+// load, AxisStep for both axes, the x window (XWindowV) and the row offsets, then the
+// gathers of every channel. The operations and their order are those of the block path
+// (the same AxisStep, XWindowV, products and MulAdd order), so the results are the same
+// bits.
+template <int K>
+void FusedSmallC(const Ctx& c, int64_t n, int64_t p0, int64_t cnt) {
+  const DF df;
+  const DI di;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  constexpr size_t kL = hn::MaxLanes(df);
+  const AxisStep ystep(c, 0), xstep(c, 1);
+  const float* gbase = reinterpret_cast<const float*>(c.grid) + n * c.g_batch;
+  const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch;
+  float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch;
+  const VI sy = hn::Set(di, c.sstride[0]);
+  for (int64_t j = 0; j < cnt; j += N) {
+    const int64_t q = p0 + j;
+    const int64_t m = std::min(N, cnt - j);
+    VF gx, gy;
+    if (m == N) {
+      hn::LoadInterleaved2(df, gbase + 2 * q, gx, gy);
+    } else {
+      HWY_ALIGN float tmp[2 * kL] = {};
+      std::memcpy(tmp, gbase + 2 * q, static_cast<size_t>(2 * m) * sizeof(float));
+      hn::LoadInterleaved2(df, tmp, gx, gy);
+    }
+    VI iy[4], ix[4];
+    VF wy[4], wx[4];
+    ystep(gy, iy, wy);
+    xstep(gx, ix, wx);
+    VF acc[4];
+    if constexpr (K == 1) {
+      // As Combine and ChannelsFirstF32 for nearest.
+      VI off = hn::Add(hn::Mul(iy[0], sy), hn::Mul(ix[0], hn::Set(di, c.sstride[1])));
+      const VF w = hn::Mul(wy[0], wx[0]);
+      const auto keep = hn::Gt(w, hn::Zero(df));
+      off = hn::IfThenElseZero(hn::RebindMask(di, keep), off);
+      for (int64_t ch = 0; ch < c.channels; ++ch) {
+        acc[ch] = hn::IfThenElseZero(keep, hn::GatherIndex(df, sbase + ch * c.s_channel, off));
+      }
+    } else {
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+      // As CombinePairs and ChannelsPairs.
+      const hn::Half<DI> dh;
+      const D64 d64;
+      const DD dd;
+      constexpr int NR = K * K / 2;
+      VI b;
+      VF wcol[4];
+      XWindowV(K, c.len[1], ix, wx, &b, wcol);
+      hn::Vec<D64> lo[NR], hi[NR];
+      VF we[NR], wo[NR];
+      for (int ky = 0; ky < K; ++ky) {
+        const VI row = hn::Add(hn::Mul(iy[ky], sy), b);
+        for (int qq = 0; qq < K / 2; ++qq) {
+          const int r = ky * (K / 2) + qq;
+          const VI o = hn::Add(row, hn::Set(di, 2 * qq));
+          lo[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o)));
+          hi[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o)));
+          we[r] = hn::Mul(wy[ky], wcol[2 * qq]);
+          wo[r] = hn::Mul(wy[ky], wcol[2 * qq + 1]);
+        }
+      }
+      for (int64_t ch = 0; ch < c.channels; ++ch) {
+        const auto* plane = reinterpret_cast<const double*>(sbase + ch * c.s_channel);
+        VF a = hn::Zero(df);
+        for (int r = 0; r < NR; ++r) {
+          const VF glo = hn::BitCast(df, hn::GatherOffset(dd, plane, lo[r]));
+          const VF ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, hi[r]));
+          a = hn::MulAdd(we[r], hn::ConcatEven(df, ghi, glo), a);
+          a = hn::MulAdd(wo[r], hn::ConcatOdd(df, ghi, glo), a);
+        }
+        acc[ch] = a;
+      }
+#else
+      for (int64_t ch = 0; ch < c.channels; ++ch) acc[ch] = hn::Zero(df);  // never selected
+#endif
+    }
+    for (int64_t ch = 0; ch < c.channels; ++ch) {
+      float* d = dbase + ch * c.d_channel + q;
+      if (m == N) {
+        hn::StoreU(acc[ch], df, d);
+      } else {
+        HWY_ALIGN float tmp[kL];
+        hn::Store(acc[ch], df, tmp);
+        std::memcpy(d, tmp, static_cast<size_t>(m) * sizeof(float));
+      }
+    }
+  }
+}
+
+bool HaveFusedPairs() { return kHavePairs; }
 
 template <class T>
 HWY_INLINE void StoreScalar(char* dst, int64_t off, float v) {
@@ -989,6 +1138,14 @@ void RunItems(const Ctx& c, int64_t begin, int64_t end) {
     const int64_t n = item / c.blocks_per_batch;
     const int64_t p0 = (item % c.blocks_per_batch) * c.P;
     const int64_t cnt = std::min(c.P, c.out_points - p0);
+    if (c.fused) {
+      switch (c.K) {
+        case 1: FusedSmallC<1>(c, n, p0, cnt); break;
+        case 2: FusedSmallC<2>(c, n, p0, cnt); break;
+        default: FusedSmallC<4>(c, n, p0, cnt); break;
+      }
+      continue;
+    }
     for (int64_t s0 = 0; s0 < cnt; s0 += kSub) {
       const int64_t sc = std::min(kSub, cnt - s0);
       const int64_t Pv = (sc + N - 1) / N * N;
@@ -1045,6 +1202,7 @@ HWY_EXPORT(RunItems);
 HWY_EXPORT(RunBlocked);
 HWY_EXPORT(CopyBlocked);
 HWY_EXPORT(HaveBlocked);
+HWY_EXPORT(HaveFusedPairs);
 }  // namespace gs_fast
 
 void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const TensorView& grid,
@@ -1188,6 +1346,13 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
     parallel_for(planes * c.chunks, grain, [&](int64_t b, int64_t e) { run_blocked(c, b, e); });
     return;
   }
+  // NOTE [ GridSample fused small-channel path ]
+  c.fused = c.r == 2 && !c.channels_last && p.src_dtype == DType::kFloat32 &&
+            c.channels <= 4 && c.sstride[1] == 1 && c.dst_dense &&
+            p.grid_dtype == DType::kFloat32 && c.g_coord == 1 && c.g_spatial[1] == 2 &&
+            (c.out_sizes[0] == 1 || c.g_spatial[0] == 2 * c.out_sizes[1]) &&
+            (p.mode == InterpolationMode::kNearest ||
+             (c.pair_ok && HWY_DYNAMIC_DISPATCH(gs_fast::HaveFusedPairs)()));
   c.blocks_per_batch = (c.out_points + c.P - 1) / c.P;
   const int64_t items = p.batch * c.blocks_per_batch;
   const auto run = HWY_DYNAMIC_DISPATCH(gs_fast::RunItems);
