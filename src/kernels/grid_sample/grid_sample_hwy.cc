@@ -8,9 +8,10 @@
 //   1. grid values of the block, per spatial axis d, into g[d][0..P) as float;
 //   2. per axis and SIMD vector of points: x = unnormalize(g), the K = 1/2/4 tap indices
 //      (padded: zeros -> index 0 and weight 0 when outside, border -> clamp, reflection ->
-//      period reduction in float, exact below 2^24) and weights. A vector with any
-//      coordinate that is non-finite or has |x| >= 2^22 is recomputed lane by lane with
-//      grid_sample_axis_taps_exact (the reference's formulas in plain scalar code);
+//      period reduction in float, exact below 2^24) and weights. Lanes whose coordinate
+//      is non-finite or has |x| >= 2^22 are recomputed alone with
+//      grid_sample_axis_taps_exact (the reference's formulas in plain scalar code), so a
+//      point's taps never depend on the other points of its vector (AxisStep);
 //   3. the K^r tap combinations: int32 src offset (sum of index * spatial stride) and
 //      weight (product over axes in the reference's order), NT = K^r rows of P;
 //   4. for every channel: dst = sum_k w_k * src[off_k] (GatherIndex + MulAdd over points for
@@ -21,6 +22,7 @@
 // [ GridSample channel blocks ].
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -75,6 +77,7 @@ struct Ctx {
   bool pair_ok;    // 2-D channels-first float32 linear/cubic with unit x stride and
                    // W >= K: see NOTE [ GridSample x-window gathers ]
   bool fused;      // NOTE [ GridSample fused small-channel path ]
+  int64_t tile_h, tile_w, tiles_x;  // fused: items are tiles of output points
   bool dst_dense;  // point offset (in elements) == point index (channels-first) or
                    // point index * C (channels-last, with d_channel == 1)
   // Channel-blocked mode (NOTE [ GridSample channel blocks ]); sstride then holds the
@@ -220,9 +223,10 @@ void FillGridR(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64
 
 /// Step 2 for one axis and one vector of points: the K padded tap indices and weights of
 /// grid values g (padded: zeros -> index 0 and weight 0 when outside, border -> clamp,
-/// reflection -> period reduction in float, exact below 2^24). A vector with a coordinate
-/// that is non-finite or has |x| >= 2^22 is recomputed lane by lane with
-/// grid_sample_axis_taps_exact.
+/// reflection -> period reduction in float, exact below 2^24). Lanes whose coordinate is
+/// non-finite or has |x| >= 2^22 are recomputed alone with grid_sample_axis_taps_exact;
+/// every lane's result depends on its own coordinate only, so any grouping of points
+/// into vectors gives the same bits.
 class AxisStep {
  public:
   AxisStep(const Ctx& c, int d)
@@ -255,14 +259,22 @@ class AxisStep {
     } else {
       x = hn::Mul(hn::Sub(Opaque(hn::Mul(gp1, L_)), one), hn::Set(df, 0.5f));
     }
+    Vector(x, iv_out, wv_out);
     const auto nice = hn::Lt(hn::Abs(x), hn::Set(df, 4194304.0f));  // 2^22; false for NaN, inf
     if (HWY_UNLIKELY(!hn::AllTrue(df, nice))) {
+      // Those lanes again, each alone, with the reference's scalar formulas (the other
+      // lanes keep the vector results, so a lane never depends on its neighbours).
       constexpr size_t kMax = hn::MaxLanes(df);
       HWY_ALIGN float xs[kMax];
       HWY_ALIGN int32_t ii[4][kMax];
       HWY_ALIGN float ww[4][kMax];
       hn::Store(x, df, xs);
+      for (int k = 0; k < K_; ++k) {
+        hn::Store(iv_out[k], di, ii[k]);
+        hn::Store(wv_out[k], df, ww[k]);
+      }
       for (size_t l = 0; l < hn::Lanes(df); ++l) {
+        if (std::fabs(xs[l]) < 4194304.0f) continue;
         int32_t i4[4];
         float w4[4];
         grid_sample_axis_taps_exact(mode_, padding_, align_, xs[l], len_, i4, w4);
@@ -275,8 +287,16 @@ class AxisStep {
         iv_out[k] = hn::Load(di, ii[k]);
         wv_out[k] = hn::Load(df, ww[k]);
       }
-      return;
     }
+  }
+
+ private:
+  /// The taps of unnormalized coordinates x by the vector formulas (meaningless in lanes
+  /// where x is not finite or |x| >= 2^22; operator() redoes those).
+  HWY_INLINE void Vector(VF x, VI* iv_out, VF* wv_out) const {
+    const DF df;
+    const DI di;
+    const VF one = hn::Set(df, 1.0f);
     if (mode_ == InterpolationMode::kNearest) {
       const VI i = hn::ConvertTo(di, hn::Round(x));  // ties to even, like round_half_even
       auto inside = hn::FirstN(di, hn::Lanes(di));
@@ -322,7 +342,6 @@ class AxisStep {
     }
   }
 
- private:
   // Pads integer tap indices; returns the index (0 when outside under zeros) and sets
   // *inside for zeros padding.
   HWY_INLINE VI Pad(VI i, hn::Mask<DI>* inside) const {
@@ -614,7 +633,12 @@ void ChannelsPairs(const Ctx&, Work&, int64_t, int64_t, int64_t) {}
 // load, AxisStep for both axes, the x window (XWindowV) and the row offsets, then the
 // gathers of every channel. The operations and their order are those of the block path
 // (the same AxisStep, XWindowV, products and MulAdd order), so the results are the same
-// bits.
+// bits. Items are tiles of 4 x 64 output points, walked row by row: on a smooth warp the
+// 4 rows of a tile read overlapping source rows while they are still in L1, where whole
+// output rows (W2: 1024 points, about 75 KiB of source lines over 3 planes) evict each
+// other's lines before the next row reuses them (W2a 1 thread: about 6-7 ms in tiles
+// against 8.5-9 ms in rows; W2c 14.4 against 19.7 ms; 4 x 64 measured best among 2-16
+// rows x 32-256 columns, docs/benchmarks/experiments.md).
 template <int K>
 void FusedSmallC(const Ctx& c, int64_t n, int64_t p0, int64_t cnt) {
   const DF df;
@@ -1136,16 +1160,23 @@ void RunItems(const Ctx& c, int64_t begin, int64_t end) {
   const bool pairs = kHavePairs && c.pair_ok;
   for (int64_t item = begin; item < end; ++item) {
     const int64_t n = item / c.blocks_per_batch;
-    const int64_t p0 = (item % c.blocks_per_batch) * c.P;
-    const int64_t cnt = std::min(c.P, c.out_points - p0);
-    if (c.fused) {
-      switch (c.K) {
-        case 1: FusedSmallC<1>(c, n, p0, cnt); break;
-        case 2: FusedSmallC<2>(c, n, p0, cnt); break;
-        default: FusedSmallC<4>(c, n, p0, cnt); break;
+    if (c.fused) {  // a tile of output points, row by row
+      const int64_t t = item % c.blocks_per_batch;
+      const int64_t y0 = t / c.tiles_x * c.tile_h, x0 = t % c.tiles_x * c.tile_w;
+      const int64_t th = std::min(c.tile_h, c.out_sizes[0] - y0);
+      const int64_t run = std::min(c.tile_w, c.out_sizes[1] - x0);
+      for (int64_t y = y0; y < y0 + th; ++y) {
+        const int64_t q0 = y * c.out_sizes[1] + x0;
+        switch (c.K) {
+          case 1: FusedSmallC<1>(c, n, q0, run); break;
+          case 2: FusedSmallC<2>(c, n, q0, run); break;
+          default: FusedSmallC<4>(c, n, q0, run); break;
+        }
       }
       continue;
     }
+    const int64_t p0 = (item % c.blocks_per_batch) * c.P;
+    const int64_t cnt = std::min(c.P, c.out_points - p0);
     for (int64_t s0 = 0; s0 < cnt; s0 += kSub) {
       const int64_t sc = std::min(kSub, cnt - s0);
       const int64_t Pv = (sc + N - 1) / N * N;
@@ -1358,6 +1389,15 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
             (p.mode == InterpolationMode::kNearest ||
              (c.pair_ok && HWY_DYNAMIC_DISPATCH(gs_fast::HaveFusedPairs)()));
   c.blocks_per_batch = (c.out_points + c.P - 1) / c.P;
+  c.tile_h = 0;
+  if (c.fused) {
+    // NOTE [ GridSample fused small-channel path ]: items are tiles of 4 x 64 points.
+    c.tile_h = 4;
+    c.tile_w = 64;
+    c.tiles_x = (c.out_sizes[1] + c.tile_w - 1) / c.tile_w;
+    c.blocks_per_batch = c.tiles_x * ((c.out_sizes[0] + c.tile_h - 1) / c.tile_h);
+    c.P = c.tile_h * c.tile_w;  // for the grain below
+  }
   const int64_t items = p.batch * c.blocks_per_batch;
   const auto run = HWY_DYNAMIC_DISPATCH(gs_fast::RunItems);
   // Small problems run on one thread: waking a second costs more than it saves.
