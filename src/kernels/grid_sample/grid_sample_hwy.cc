@@ -640,12 +640,12 @@ void ChannelsPairs(const Ctx&, Work&, int64_t, int64_t, int64_t) {}
 // against 8.5-9 ms in rows; W2c 14.4 against 19.7 ms; 4 x 64 measured best among 2-16
 // rows x 32-256 columns, docs/benchmarks/experiments.md).
 template <int K>
-void FusedSmallC(const Ctx& c, int64_t n, int64_t p0, int64_t cnt) {
+void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
+                 int64_t p0, int64_t cnt) {
   const DF df;
   const DI di;
   const auto N = static_cast<int64_t>(hn::Lanes(df));
   constexpr size_t kL = hn::MaxLanes(df);
-  const AxisStep ystep(c, 0), xstep(c, 1);
   const float* gbase = reinterpret_cast<const float*>(c.grid) + n * c.g_batch;
   const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch;
   float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch;
@@ -685,25 +685,38 @@ void FusedSmallC(const Ctx& c, int64_t n, int64_t p0, int64_t cnt) {
       VI b;
       VF wcol[4];
       XWindowV(K, c.len[1], ix, wx, &b, wcol);
-      hn::Vec<D64> lo[NR], hi[NR];
+      VI o[NR];  // element offsets of the pairs' first columns
       VF we[NR], wo[NR];
       for (int ky = 0; ky < K; ++ky) {
         const VI row = hn::Add(hn::Mul(iy[ky], sy), b);
         for (int qq = 0; qq < K / 2; ++qq) {
           const int r = ky * (K / 2) + qq;
-          const VI o = hn::Add(row, hn::Set(di, 2 * qq));
-          lo[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o)));
-          hi[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o)));
+          o[r] = hn::Add(row, hn::Set(di, 2 * qq));
           we[r] = hn::Mul(wy[ky], wcol[2 * qq]);
           wo[r] = hn::Mul(wy[ky], wcol[2 * qq + 1]);
         }
       }
+#if HWY_TARGET > HWY_AVX3
+      hn::Vec<D64> lo[NR], hi[NR];  // byte offsets
+      for (int r = 0; r < NR; ++r) {
+        lo[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o[r])));
+        hi[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o[r])));
+      }
+#endif
       for (int64_t ch = 0; ch < c.channels; ++ch) {
         const auto* plane = reinterpret_cast<const double*>(sbase + ch * c.s_channel);
         VF a = hn::Zero(df);
         for (int r = 0; r < NR; ++r) {
+#if HWY_TARGET <= HWY_AVX3
+          // 8 pairs by 32-bit element offsets (scale 4): no widening of the offsets.
+          const VF glo{_mm512_castpd_ps(
+              _mm512_i32gather_pd(_mm512_castsi512_si256(o[r].raw), plane, 4))};
+          const VF ghi{_mm512_castpd_ps(
+              _mm512_i32gather_pd(_mm512_extracti64x4_epi64(o[r].raw, 1), plane, 4))};
+#else
           const VF glo = hn::BitCast(df, hn::GatherOffset(dd, plane, lo[r]));
           const VF ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, hi[r]));
+#endif
           a = hn::MulAdd(we[r], hn::ConcatEven(df, ghi, glo), a);
           a = hn::MulAdd(wo[r], hn::ConcatOdd(df, ghi, glo), a);
         }
@@ -1158,6 +1171,7 @@ void RunItems(const Ctx& c, int64_t begin, int64_t end) {
   const bool f32 = c.src_dtype == DType::kFloat32;
   const bool vector_channels = f32 && (!c.channels_last || c.s_channel == 1);
   const bool pairs = kHavePairs && c.pair_ok;
+  const AxisStep ystep(c, 0), xstep(c, c.r > 1 ? 1 : 0);  // for the fused path
   for (int64_t item = begin; item < end; ++item) {
     const int64_t n = item / c.blocks_per_batch;
     if (c.fused) {  // a tile of output points, row by row
@@ -1168,9 +1182,9 @@ void RunItems(const Ctx& c, int64_t begin, int64_t end) {
       for (int64_t y = y0; y < y0 + th; ++y) {
         const int64_t q0 = y * c.out_sizes[1] + x0;
         switch (c.K) {
-          case 1: FusedSmallC<1>(c, n, q0, run); break;
-          case 2: FusedSmallC<2>(c, n, q0, run); break;
-          default: FusedSmallC<4>(c, n, q0, run); break;
+          case 1: FusedSmallC<1>(c, ystep, xstep, n, q0, run); break;
+          case 2: FusedSmallC<2>(c, ystep, xstep, n, q0, run); break;
+          default: FusedSmallC<4>(c, ystep, xstep, n, q0, run); break;
         }
       }
       continue;
