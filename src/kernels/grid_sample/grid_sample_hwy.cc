@@ -624,7 +624,6 @@ template <int NR>
 void ChannelsPairs(const Ctx&, Work&, int64_t, int64_t, int64_t) {}
 #endif
 
-
 // NOTE [ GridSample fused small-channel path ]
 // 2-D channels-first float32 with at most 4 channels, a dense float32 grid and a dense
 // dst (W2: 3 x 1024 x 1024) spends most of its time on steps 1-3 when they go through
