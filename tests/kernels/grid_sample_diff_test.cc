@@ -380,13 +380,14 @@ TEST(GridSampleDiff, ChannelBlockedPath) {
   }
 }
 
-// NOTE [ GridSample fused small-channel path ] (grid_sample_hwy.cc): 2-D channels-first
-// float32 with at most 4 channels, a dense float32 grid and a dense dst computes taps and
-// samples per vector of points. Every mode, padding and align_corners, 1-4 channels,
-// widths below and above the tap count, output sizes with and without a partial last
-// vector, grids with NaN, +-inf and huge values: against ref (within the tolerance),
-// against the same problem with the grid read through a strided view (which takes the
-// per-block path: the same bits), and on 1 vs 2 threads.
+// NOTE [ GridSample fused small-channel path ] (grid_sample_hwy.cc): 2-D float32 with at
+// most 4 channels, a dense float32 grid and a dense dst computes taps and samples per
+// vector of points, channels-first and channels-last. Every mode, padding and
+// align_corners, 1-4 channels, widths below and above the tap count, output sizes with
+// and without a partial last vector or tile, grids with NaN, +-inf and huge values:
+// against ref (within the tolerance), against the same problem with the grid read through
+// a strided view (which takes the per-block path: the same bits), on 1 vs 2 threads, and
+// channels-first against channels-last (the same bits).
 TEST(GridSampleDiff, FusedSmallChannelPath) {
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
@@ -423,6 +424,26 @@ TEST(GridSampleDiff, FusedSmallChannelPath) {
       const Tensor block = run_impl(p, impl, src.view(), strided_grid);
       EXPECT_TRUE(testing::bitwise_equal(one, block, &where))
           << "fused vs per-block path at " << where;
+      // The same problem channels-last: its own fused path, against ref, the per-block
+      // channels-last path, 2 threads and the channels-first result (the same bits).
+      Problem q = p;
+      q.desc.layout = ChannelLayout::kChannelsLast;
+      const Tensor src_cl = to_channels_last(src);
+      q.src_shape = src_cl.shape();
+      const Tensor ref_cl = run_impl(q, "ref", src_cl.view(), grid.view());
+      set_num_threads(1);
+      const Tensor one_cl = run_impl(q, impl, src_cl.view(), grid.view());
+      set_num_threads(2);
+      const Tensor two_cl = run_impl(q, impl, src_cl.view(), grid.view());
+      set_num_threads(0);
+      expect_close(q, ref_cl, one_cl, 1.0);
+      EXPECT_TRUE(testing::bitwise_equal(one_cl, two_cl, &where))
+          << "channels-last, 1 vs 2 threads at " << where;
+      const Tensor block_cl = run_impl(q, impl, src_cl.view(), strided_grid);
+      EXPECT_TRUE(testing::bitwise_equal(one_cl, block_cl, &where))
+          << "channels-last fused vs per-block path at " << where;
+      EXPECT_TRUE(testing::bitwise_equal(to_channels_last(one), one_cl, &where))
+          << "channels-first vs channels-last at " << where;
       if (::testing::Test::HasFailure()) return;
     }
   }

@@ -738,6 +738,78 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
   }
 }
 
+/// The fused path for channels-last src and dst (unit channel stride, at most 4
+/// channels): the same taps as FusedSmallC, every tap of every channel by a 32-bit
+/// gather (a pixel's channels share its cache line), in the order of ChannelsLastF32
+/// after CombineWindow (nearest: after Combine), so the results are its bits.
+template <int K>
+void FusedSmallCLast(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
+                     int64_t p0, int64_t cnt) {
+  const DF df;
+  const DI di;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  constexpr size_t kL = hn::MaxLanes(df);
+  const int64_t C = c.channels;
+  const float* gbase = reinterpret_cast<const float*>(c.grid) + n * c.g_batch;
+  const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch;
+  float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch;
+  const VI sy = hn::Set(di, c.sstride[0]), sx = hn::Set(di, c.sstride[1]);
+  for (int64_t j = 0; j < cnt; j += N) {
+    const int64_t q = p0 + j;
+    const int64_t m = std::min(N, cnt - j);
+    VF gx, gy;
+    if (m == N) {
+      hn::LoadInterleaved2(df, gbase + 2 * q, gx, gy);
+    } else {
+      HWY_ALIGN float tmp[2 * kL] = {};
+      std::memcpy(tmp, gbase + 2 * q, static_cast<size_t>(2 * m) * sizeof(float));
+      hn::LoadInterleaved2(df, tmp, gx, gy);
+    }
+    VI iy[4], ix[4];
+    VF wy[4], wx[4];
+    ystep(gy, iy, wy);
+    xstep(gx, ix, wx);
+    VF acc[4];
+    if constexpr (K == 1) {
+      // As Combine and ChannelsLastF32 for nearest.
+      VI off = hn::Add(hn::Mul(iy[0], sy), hn::Mul(ix[0], sx));
+      const auto keep = hn::Gt(hn::Mul(wy[0], wx[0]), hn::Zero(df));
+      off = hn::IfThenElseZero(hn::RebindMask(di, keep), off);
+      for (int64_t ch = 0; ch < C; ++ch) {
+        acc[ch] = hn::IfThenElseZero(keep, hn::GatherIndex(df, sbase + ch, off));
+      }
+    } else {
+      // As CombineWindow and ChannelsLastF32.
+      VI b;
+      VF wcol[4];
+      XWindowV(K, c.len[1], ix, wx, &b, wcol);
+      VI o[K * K];
+      VF w[K * K];
+      for (int ky = 0; ky < K; ++ky) {
+        const VI row = hn::Mul(iy[ky], sy);
+        for (int mm = 0; mm < K; ++mm) {
+          o[ky * K + mm] = hn::Add(row, hn::Mul(hn::Add(b, hn::Set(di, mm)), sx));
+          w[ky * K + mm] = hn::Mul(wy[ky], wcol[mm]);
+        }
+      }
+      for (int64_t ch = 0; ch < C; ++ch) {
+        VF a = hn::Zero(df);
+        for (int k = 0; k < K * K; ++k) a = hn::MulAdd(w[k], hn::GatherIndex(df, sbase + ch, o[k]), a);
+        acc[ch] = a;
+      }
+    }
+    HWY_ALIGN float tmp[4 * kL];
+    float* d = m == N ? dbase + q * C : tmp;
+    switch (C) {
+      case 1: hn::StoreU(acc[0], df, d); break;
+      case 2: hn::StoreInterleaved2(acc[0], acc[1], df, d); break;
+      case 3: hn::StoreInterleaved3(acc[0], acc[1], acc[2], df, d); break;
+      default: hn::StoreInterleaved4(acc[0], acc[1], acc[2], acc[3], df, d); break;
+    }
+    if (m < N) std::memcpy(dbase + q * C, tmp, static_cast<size_t>(m * C) * sizeof(float));
+  }
+}
+
 bool HaveFusedPairs() { return kHavePairs; }
 
 template <class T>
@@ -1180,6 +1252,14 @@ void RunItems(const Ctx& c, int64_t begin, int64_t end) {
       const int64_t run = std::min(c.tile_w, c.out_sizes[1] - x0);
       for (int64_t y = y0; y < y0 + th; ++y) {
         const int64_t q0 = y * c.out_sizes[1] + x0;
+        if (c.channels_last) {
+          switch (c.K) {
+            case 1: FusedSmallCLast<1>(c, ystep, xstep, n, q0, run); break;
+            case 2: FusedSmallCLast<2>(c, ystep, xstep, n, q0, run); break;
+            default: FusedSmallCLast<4>(c, ystep, xstep, n, q0, run); break;
+          }
+          continue;
+        }
         switch (c.K) {
           case 1: FusedSmallC<1>(c, ystep, xstep, n, q0, run); break;
           case 2: FusedSmallC<2>(c, ystep, xstep, n, q0, run); break;
@@ -1395,12 +1475,16 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
     return;
   }
   // NOTE [ GridSample fused small-channel path ]
-  c.fused = c.r == 2 && !c.channels_last && p.src_dtype == DType::kFloat32 &&
-            c.channels <= 4 && c.sstride[1] == 1 && c.dst_dense &&
-            p.grid_dtype == DType::kFloat32 && c.g_coord == 1 && c.g_spatial[1] == 2 &&
-            (c.out_sizes[0] == 1 || c.g_spatial[0] == 2 * c.out_sizes[1]) &&
-            (p.mode == InterpolationMode::kNearest ||
-             (c.pair_ok && HWY_DYNAMIC_DISPATCH(gs_fast::HaveFusedPairs)()));
+  const bool dense_grid = p.grid_dtype == DType::kFloat32 && c.g_coord == 1 &&
+                          c.g_spatial[1] == 2 &&
+                          (c.out_sizes[0] == 1 || c.g_spatial[0] == 2 * c.out_sizes[1]);
+  const bool first_ok = !c.channels_last && c.sstride[1] == 1 &&
+                        (p.mode == InterpolationMode::kNearest ||
+                         (c.pair_ok && HWY_DYNAMIC_DISPATCH(gs_fast::HaveFusedPairs)()));
+  const bool last_ok = c.channels_last && c.s_channel == 1 &&
+                       (p.mode == InterpolationMode::kNearest || c.window);
+  c.fused = c.r == 2 && p.src_dtype == DType::kFloat32 && c.channels <= 4 && c.dst_dense &&
+            dense_grid && (first_ok || last_ok);
   c.blocks_per_batch = (c.out_points + c.P - 1) / c.P;
   c.tile_h = 0;
   if (c.fused) {
