@@ -638,6 +638,23 @@ void ChannelsPairs(const Ctx&, Work&, int64_t, int64_t, int64_t) {}
 // other's lines before the next row reuses them (W2a 1 thread: about 6-7 ms in tiles
 // against 8.5-9 ms in rows; W2c 14.4 against 19.7 ms; 4 x 64 measured best among 2-16
 // rows x 32-256 columns, docs/benchmarks/experiments.md).
+/// Steps 1-2 of the fused path for the m (<= N) points whose dense (x, y) grid pairs start
+/// at g: the y and x taps.
+HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, const float* g,
+                              int64_t m, VI* iy, VF* wy, VI* ix, VF* wx) {
+  const DF df;
+  VF gx, gy;
+  if (m == static_cast<int64_t>(hn::Lanes(df))) {
+    hn::LoadInterleaved2(df, g, gx, gy);
+  } else {
+    HWY_ALIGN float tmp[2 * hn::MaxLanes(df)] = {};
+    std::memcpy(tmp, g, static_cast<size_t>(2 * m) * sizeof(float));
+    hn::LoadInterleaved2(df, tmp, gx, gy);
+  }
+  ystep(gy, iy, wy);
+  xstep(gx, ix, wx);
+}
+
 template <int K>
 void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
                  int64_t p0, int64_t cnt) {
@@ -652,18 +669,9 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
   for (int64_t j = 0; j < cnt; j += N) {
     const int64_t q = p0 + j;
     const int64_t m = std::min(N, cnt - j);
-    VF gx, gy;
-    if (m == N) {
-      hn::LoadInterleaved2(df, gbase + 2 * q, gx, gy);
-    } else {
-      HWY_ALIGN float tmp[2 * kL] = {};
-      std::memcpy(tmp, gbase + 2 * q, static_cast<size_t>(2 * m) * sizeof(float));
-      hn::LoadInterleaved2(df, tmp, gx, gy);
-    }
     VI iy[4], ix[4];
     VF wy[4], wx[4];
-    ystep(gy, iy, wy);
-    xstep(gx, ix, wx);
+    FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
     VF acc[4];
     if constexpr (K == 1) {
       // As Combine and ChannelsFirstF32 for nearest.
@@ -757,18 +765,9 @@ void FusedSmallCLast(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep,
   for (int64_t j = 0; j < cnt; j += N) {
     const int64_t q = p0 + j;
     const int64_t m = std::min(N, cnt - j);
-    VF gx, gy;
-    if (m == N) {
-      hn::LoadInterleaved2(df, gbase + 2 * q, gx, gy);
-    } else {
-      HWY_ALIGN float tmp[2 * kL] = {};
-      std::memcpy(tmp, gbase + 2 * q, static_cast<size_t>(2 * m) * sizeof(float));
-      hn::LoadInterleaved2(df, tmp, gx, gy);
-    }
     VI iy[4], ix[4];
     VF wy[4], wx[4];
-    ystep(gy, iy, wy);
-    xstep(gx, ix, wx);
+    FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
     VF acc[4];
     if constexpr (K == 1) {
       // As Combine and ChannelsLastF32 for nearest.
