@@ -132,6 +132,24 @@ HWY_INLINE void StoreOut(D d, hn::Vec<D> v, bfloat16* p, bool stream) {
              reinterpret_cast<uint16_t*>(p));
 }
 
+/// Copies n elements of a scratch row to p: whole vectors streamed when `stream` and p is
+/// aligned to the vector size, the rest (everything otherwise) with ordinary stores.
+template <class D, class T>
+HWY_INLINE void CopyRowOut(D d, const T* HWY_RESTRICT row, T* p, int64_t n, bool stream) {
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  const bool st = stream && reinterpret_cast<uintptr_t>(p) % (N * sizeof(T)) == 0;
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto v = hn::LoadU(d, row + i);
+    if (st) {
+      hn::Stream(v, d, p + i);
+    } else {
+      hn::StoreU(v, d, p + i);
+    }
+  }
+  for (; i < n; ++i) p[i] = row[i];
+}
+
 /// Non-temporal stores pay off for outputs well beyond the caches.
 constexpr int64_t kStreamBytes = int64_t{4} << 20;
 
@@ -1140,31 +1158,19 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         const hn::ScalableTag<uint32_t> du;
         const int64_t N = static_cast<int64_t>(hn::Lanes(du));
         const auto* s32 = reinterpret_cast<const uint32_t*>(s);
-        auto* o32 = reinterpret_cast<uint32_t*>(o);
-        int64_t ow = 0;
-        const bool st = stream && reinterpret_cast<uintptr_t>(o32) % (N * 4) == 0;
         // Gather a source row once into the scratch row; output rows that repeat it (an
         // upsampled outer axis) are plain copies of the scratch row.
         if (s32 != last) {
           for (int64_t k = 0, j = 0; k < Ow; k += N, ++j) hn::StoreU(fetch(du, s32, j, k), du, row.data() + k);
           last = s32;
         }
-        for (; ow + N <= Ow; ow += N) {
-          const auto v = hn::LoadU(du, row.data() + ow);
-          if (st) {
-            hn::Stream(v, du, o32 + ow);
-          } else {
-            hn::StoreU(v, du, o32 + ow);
-          }
-        }
-        for (; ow < Ow; ++ow) o32[ow] = row[ow];
+        CopyRowOut(du, row.data(), reinterpret_cast<uint32_t*>(o), Ow, stream);
       } else if constexpr (sizeof(T) == 2) {
         const hn::ScalableTag<uint32_t> du;
         const hn::RebindToSigned<decltype(du)> di;
         const hn::Rebind<uint16_t, decltype(du)> dh;  // N uint16 lanes
         const hn::ScalableTag<uint16_t> d16;          // a full vector of uint16
         const int64_t N = static_cast<int64_t>(hn::Lanes(du));
-        const int64_t N16 = static_cast<int64_t>(hn::Lanes(d16));
         const auto* s16 = reinterpret_cast<const uint16_t*>(s);
         auto* o16 = reinterpret_cast<uint16_t*>(o);
         if (s16 != last16) {
@@ -1178,17 +1184,7 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
           }
           last16 = s16;
         }
-        const bool st = stream && reinterpret_cast<uintptr_t>(o16) % (N16 * 2) == 0;
-        int64_t ow = 0;
-        for (; ow + N16 <= Ow; ow += N16) {
-          const auto v = hn::LoadU(d16, row16.data() + ow);
-          if (st) {
-            hn::Stream(v, d16, o16 + ow);
-          } else {
-            hn::StoreU(v, d16, o16 + ow);
-          }
-        }
-        for (; ow < Ow; ++ow) o16[ow] = row16[static_cast<size_t>(ow)];
+        CopyRowOut(d16, row16.data(), o16, Ow, stream);
       } else {
         for (int64_t ow = 0; ow < Ow; ++ow) o[ow] = s[aw.i0[ow]];
       }
