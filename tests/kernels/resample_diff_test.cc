@@ -182,47 +182,66 @@ void check_problem(const std::string& impl, int it, DType dt, ResampleAlgorithm 
   }
 }
 
-TEST(ResampleDiff, RandomProblemsAgainstRef) {
+/// One random problem of the tests below.
+struct RandomProblem {
+  DType dt = DType::kFloat32;
+  ResampleAlgorithm a = ResampleAlgorithm::kLinear;
+  Dims sd, dd;
+  MemoryFormat fs = MemoryFormat::kPlain, fd = MemoryFormat::kPlain;
+};
+using Uni = std::function<int(int, int)>;
+
+/// Checks `count` problems from make(it, uni) on every fast implementation, with the seed
+/// offset `seed_offset` (problems and data drawn from one generator, as check_problem
+/// does), and prints the worst linear error relative to its bound.
+void check_random_problems(uint64_t seed_offset, int count,
+                           const std::function<RandomProblem(int, const Uni&)>& make) {
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed + 77);
+  std::mt19937_64 rng(seed + seed_offset);
   std::uniform_int_distribution<int> pick(0, 1 << 30);
-  auto uni = [&](int lo, int hi) { return lo + pick(rng) % (hi - lo + 1); };
-  const int kProblems = 2400;
+  const Uni uni = [&](int lo, int hi) { return lo + pick(rng) % (hi - lo + 1); };
   for (const std::string& impl : fast_impls()) {
     Stats stats;
-    for (int it = 0; it < kProblems; ++it) {
-      const int r = 1 + it % 3;
-      const DType dt = (it / 3) % 2 == 0 ? DType::kFloat32 : DType::kBFloat16;
-      const ResampleAlgorithm a =
-          (it / 6) % 2 == 0 ? ResampleAlgorithm::kLinear : ResampleAlgorithm::kNearest;
-      // Half the problems use one format on both sides, the others a random pair.
-      const MemoryFormat fs = kFormats[uni(0, 3)];
-      const MemoryFormat fd = uni(0, 1) == 0 ? fs : kFormats[uni(0, 3)];
-      const int64_t cmax = uni(0, 3) == 0 ? 40 : 20;
-      Dims sd = {uni(1, 2), uni(1, static_cast<int>(cmax))};
-      const int maxlen = r == 3 ? 6 : (r == 2 ? 11 : 40);
-      Dims dd = sd;
-      for (int k = 0; k < r; ++k) {
-        const int64_t in = uni(1, maxlen);
-        int64_t out;
-        switch (uni(0, 3)) {
-          case 0: out = in * 2; break;             // 2x up
-          case 1: out = std::max<int64_t>(1, in / 2); break;  // 2x down
-          case 2: out = in; break;                 // same size
-          default: out = uni(1, maxlen * 2); break;  // any ratio
-        }
-        sd.push_back(in);
-        dd.push_back(out);
-      }
-      check_problem(impl, it, dt, a, sd, fs, dd, fd, rng, &stats);
+    for (int it = 0; it < count; ++it) {
+      const RandomProblem pr = make(it, uni);
+      check_problem(impl, it, pr.dt, pr.a, pr.sd, pr.fs, pr.dd, pr.fd, rng, &stats);
       if (::testing::Test::HasFatalFailure()) return;
       ++stats.problems;
     }
-    EXPECT_EQ(stats.problems, kProblems);
+    EXPECT_EQ(stats.problems, count);
     std::printf("[ %s ] %d problems, worst linear error / bound = %.3g\n", impl.c_str(),
                 stats.problems, stats.worst_ratio);
   }
+}
+
+TEST(ResampleDiff, RandomProblemsAgainstRef) {
+  check_random_problems(77, 2400, [](int it, const Uni& uni) {
+    RandomProblem pr;
+    const int r = 1 + it % 3;
+    pr.dt = (it / 3) % 2 == 0 ? DType::kFloat32 : DType::kBFloat16;
+    pr.a = (it / 6) % 2 == 0 ? ResampleAlgorithm::kLinear : ResampleAlgorithm::kNearest;
+    // Half the problems use one format on both sides, the others a random pair.
+    pr.fs = kFormats[uni(0, 3)];
+    pr.fd = uni(0, 1) == 0 ? pr.fs : kFormats[uni(0, 3)];
+    const int64_t cmax = uni(0, 3) == 0 ? 40 : 20;
+    pr.sd = {uni(1, 2), uni(1, static_cast<int>(cmax))};
+    const int maxlen = r == 3 ? 6 : (r == 2 ? 11 : 40);
+    pr.dd = pr.sd;
+    for (int k = 0; k < r; ++k) {
+      const int64_t in = uni(1, maxlen);
+      int64_t out;
+      switch (uni(0, 3)) {
+        case 0: out = in * 2; break;                         // 2x up
+        case 1: out = std::max<int64_t>(1, in / 2); break;  // 2x down
+        case 2: out = in; break;                             // same size
+        default: out = uni(1, maxlen * 2); break;            // any ratio
+      }
+      pr.sd.push_back(in);
+      pr.dd.push_back(out);
+    }
+    return pr;
+  });
 }
 
 // Problems that reach the fast paths the small random problems above rarely do: long rows
@@ -232,47 +251,33 @@ TEST(ResampleDiff, RandomProblemsAgainstRef) {
 // flat loops over channels-last groups and, when downsampling by 2 or more, computes both
 // W taps without its scratch row).
 TEST(ResampleDiff, LongRowsAndWholeChannelVectors) {
-  const uint64_t seed = testing::test_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937_64 rng(seed + 80);
-  std::uniform_int_distribution<int> pick(0, 1 << 30);
-  auto uni = [&](int lo, int hi) { return lo + pick(rng) % (hi - lo + 1); };
   const int64_t kChannels[] = {8, 16, 24, 32, 48, 64, 3, 17};
-  const int kProblems = 400;
-  for (const std::string& impl : fast_impls()) {
-    Stats stats;
-    for (int it = 0; it < kProblems; ++it) {
-      const int r = it % 5 == 4 ? 3 : (it % 5 == 3 ? 1 : 2);
-      const DType dt = (it / 5) % 2 == 0 ? DType::kFloat32 : DType::kBFloat16;
-      const ResampleAlgorithm a =
-          (it / 10) % 3 == 2 ? ResampleAlgorithm::kNearest : ResampleAlgorithm::kLinear;
-      const MemoryFormat fs = kFormats[uni(0, 3)];
-      const MemoryFormat fd = uni(0, 2) == 0 ? kFormats[uni(0, 3)] : fs;
-      Dims sd = {uni(1, 2), kChannels[uni(0, 7)]};
-      Dims dd = sd;
-      for (int k = 0; k < r; ++k) {
-        const bool last = k == r - 1;
-        const int64_t in = last ? uni(1, r == 3 ? 48 : 100) : uni(1, 4);
-        int64_t out;
-        switch (uni(0, 5)) {
-          case 0: out = in * 2; break;
-          case 1: out = std::max<int64_t>(1, in / 2); break;
-          case 2: out = std::max<int64_t>(1, in / 3); break;
-          case 3: out = std::max<int64_t>(1, in / 4); break;
-          case 4: out = in * 3; break;
-          default: out = uni(1, last ? 200 : 8); break;
-        }
-        sd.push_back(in);
-        dd.push_back(out);
+  check_random_problems(80, 400, [&kChannels](int it, const Uni& uni) {
+    RandomProblem pr;
+    const int r = it % 5 == 4 ? 3 : (it % 5 == 3 ? 1 : 2);
+    pr.dt = (it / 5) % 2 == 0 ? DType::kFloat32 : DType::kBFloat16;
+    pr.a = (it / 10) % 3 == 2 ? ResampleAlgorithm::kNearest : ResampleAlgorithm::kLinear;
+    pr.fs = kFormats[uni(0, 3)];
+    pr.fd = uni(0, 2) == 0 ? kFormats[uni(0, 3)] : pr.fs;
+    pr.sd = {uni(1, 2), kChannels[uni(0, 7)]};
+    pr.dd = pr.sd;
+    for (int k = 0; k < r; ++k) {
+      const bool last = k == r - 1;
+      const int64_t in = last ? uni(1, r == 3 ? 48 : 100) : uni(1, 4);
+      int64_t out;
+      switch (uni(0, 5)) {
+        case 0: out = in * 2; break;
+        case 1: out = std::max<int64_t>(1, in / 2); break;
+        case 2: out = std::max<int64_t>(1, in / 3); break;
+        case 3: out = std::max<int64_t>(1, in / 4); break;
+        case 4: out = in * 3; break;
+        default: out = uni(1, last ? 200 : 8); break;
       }
-      check_problem(impl, it, dt, a, sd, fs, dd, fd, rng, &stats);
-      if (::testing::Test::HasFatalFailure()) return;
-      ++stats.problems;
+      pr.sd.push_back(in);
+      pr.dd.push_back(out);
     }
-    EXPECT_EQ(stats.problems, kProblems);
-    std::printf("[ %s ] %d problems, worst linear error / bound = %.3g\n", impl.c_str(),
-                stats.problems, stats.worst_ratio);
-  }
+    return pr;
+  });
 }
 
 // Same bits for 1 thread, 2 threads and a runner that splits into one-task chunks in
