@@ -655,104 +655,15 @@ HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, cons
   xstep(gx, ix, wx);
 }
 
-template <int K>
+/// Steps 1-4 of the fused path for points [p0, p0 + cnt) of batch n. Channels-first
+/// (kLast false): as Combine/CombinePairs then ChannelsFirstF32/ChannelsPairs.
+/// Channels-last (unit channel stride): the same taps, every tap of every channel by a
+/// 32-bit gather (a pixel's channels share its cache line), in the order of
+/// ChannelsLastF32 after CombineWindow (nearest: after Combine). So the results are the
+/// per-block path's bits in both layouts.
+template <int K, bool kLast>
 void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
                  int64_t p0, int64_t cnt) {
-  const DF df;
-  const DI di;
-  const auto N = static_cast<int64_t>(hn::Lanes(df));
-  constexpr size_t kL = hn::MaxLanes(df);
-  const float* gbase = reinterpret_cast<const float*>(c.grid) + n * c.g_batch;
-  const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch;
-  float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch;
-  const VI sy = hn::Set(di, c.sstride[0]);
-  for (int64_t j = 0; j < cnt; j += N) {
-    const int64_t q = p0 + j;
-    const int64_t m = std::min(N, cnt - j);
-    VI iy[4], ix[4];
-    VF wy[4], wx[4];
-    FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
-    VF acc[4];
-    if constexpr (K == 1) {
-      // As Combine and ChannelsFirstF32 for nearest.
-      VI off = hn::Add(hn::Mul(iy[0], sy), hn::Mul(ix[0], hn::Set(di, c.sstride[1])));
-      const VF w = hn::Mul(wy[0], wx[0]);
-      const auto keep = hn::Gt(w, hn::Zero(df));
-      off = hn::IfThenElseZero(hn::RebindMask(di, keep), off);
-      for (int64_t ch = 0; ch < c.channels; ++ch) {
-        acc[ch] = hn::IfThenElseZero(keep, hn::GatherIndex(df, sbase + ch * c.s_channel, off));
-      }
-    } else {
-#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
-      // As CombinePairs and ChannelsPairs.
-      const hn::Half<DI> dh;
-      const D64 d64;
-      const DD dd;
-      constexpr int NR = K * K / 2;
-      VI b;
-      VF wcol[4];
-      XWindowV(K, c.len[1], ix, wx, &b, wcol);
-      VI o[NR];  // element offsets of the pairs' first columns
-      VF we[NR], wo[NR];
-      for (int ky = 0; ky < K; ++ky) {
-        const VI row = hn::Add(hn::Mul(iy[ky], sy), b);
-        for (int qq = 0; qq < K / 2; ++qq) {
-          const int r = ky * (K / 2) + qq;
-          o[r] = hn::Add(row, hn::Set(di, 2 * qq));
-          we[r] = hn::Mul(wy[ky], wcol[2 * qq]);
-          wo[r] = hn::Mul(wy[ky], wcol[2 * qq + 1]);
-        }
-      }
-#if HWY_TARGET > HWY_AVX3
-      hn::Vec<D64> lo[NR], hi[NR];  // byte offsets
-      for (int r = 0; r < NR; ++r) {
-        lo[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o[r])));
-        hi[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o[r])));
-      }
-#endif
-      for (int64_t ch = 0; ch < c.channels; ++ch) {
-        const auto* plane = reinterpret_cast<const double*>(sbase + ch * c.s_channel);
-        VF a = hn::Zero(df);
-        for (int r = 0; r < NR; ++r) {
-#if HWY_TARGET <= HWY_AVX3
-          // 8 pairs by 32-bit element offsets (scale 4): no widening of the offsets.
-          const VF glo{_mm512_castpd_ps(
-              _mm512_i32gather_pd(_mm512_castsi512_si256(o[r].raw), plane, 4))};
-          const VF ghi{_mm512_castpd_ps(
-              _mm512_i32gather_pd(_mm512_extracti64x4_epi64(o[r].raw, 1), plane, 4))};
-#else
-          const VF glo = hn::BitCast(df, hn::GatherOffset(dd, plane, lo[r]));
-          const VF ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, hi[r]));
-#endif
-          a = hn::MulAdd(we[r], hn::ConcatEven(df, ghi, glo), a);
-          a = hn::MulAdd(wo[r], hn::ConcatOdd(df, ghi, glo), a);
-        }
-        acc[ch] = a;
-      }
-#else
-      for (int64_t ch = 0; ch < c.channels; ++ch) acc[ch] = hn::Zero(df);  // never selected
-#endif
-    }
-    for (int64_t ch = 0; ch < c.channels; ++ch) {
-      float* d = dbase + ch * c.d_channel + q;
-      if (m == N) {
-        hn::StoreU(acc[ch], df, d);
-      } else {
-        HWY_ALIGN float tmp[kL];
-        hn::Store(acc[ch], df, tmp);
-        std::memcpy(d, tmp, static_cast<size_t>(m) * sizeof(float));
-      }
-    }
-  }
-}
-
-/// The fused path for channels-last src and dst (unit channel stride, at most 4
-/// channels): the same taps as FusedSmallC, every tap of every channel by a 32-bit
-/// gather (a pixel's channels share its cache line), in the order of ChannelsLastF32
-/// after CombineWindow (nearest: after Combine), so the results are its bits.
-template <int K>
-void FusedSmallCLast(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
-                     int64_t p0, int64_t cnt) {
   const DF df;
   const DI di;
   const auto N = static_cast<int64_t>(hn::Lanes(df));
@@ -770,42 +681,106 @@ void FusedSmallCLast(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep,
     FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
     VF acc[4];
     if constexpr (K == 1) {
-      // As Combine and ChannelsLastF32 for nearest.
+      // As Combine, then ChannelsFirstF32 / ChannelsLastF32 for nearest.
       VI off = hn::Add(hn::Mul(iy[0], sy), hn::Mul(ix[0], sx));
       const auto keep = hn::Gt(hn::Mul(wy[0], wx[0]), hn::Zero(df));
       off = hn::IfThenElseZero(hn::RebindMask(di, keep), off);
       for (int64_t ch = 0; ch < C; ++ch) {
-        acc[ch] = hn::IfThenElseZero(keep, hn::GatherIndex(df, sbase + ch, off));
+        acc[ch] = hn::IfThenElseZero(keep, hn::GatherIndex(df, sbase + ch * c.s_channel, off));
       }
     } else {
-      // As CombineWindow and ChannelsLastF32.
       VI b;
       VF wcol[4];
       XWindowV(K, c.len[1], ix, wx, &b, wcol);
-      VI o[K * K];
-      VF w[K * K];
-      for (int ky = 0; ky < K; ++ky) {
-        const VI row = hn::Mul(iy[ky], sy);
-        for (int mm = 0; mm < K; ++mm) {
-          o[ky * K + mm] = hn::Add(row, hn::Mul(hn::Add(b, hn::Set(di, mm)), sx));
-          w[ky * K + mm] = hn::Mul(wy[ky], wcol[mm]);
+      if constexpr (kLast) {
+        // As CombineWindow and ChannelsLastF32.
+        VI o[K * K];
+        VF w[K * K];
+        for (int ky = 0; ky < K; ++ky) {
+          const VI row = hn::Mul(iy[ky], sy);
+          for (int mm = 0; mm < K; ++mm) {
+            o[ky * K + mm] = hn::Add(row, hn::Mul(hn::Add(b, hn::Set(di, mm)), sx));
+            w[ky * K + mm] = hn::Mul(wy[ky], wcol[mm]);
+          }
+        }
+        for (int64_t ch = 0; ch < C; ++ch) {
+          VF a = hn::Zero(df);
+          for (int k = 0; k < K * K; ++k) {
+            a = hn::MulAdd(w[k], hn::GatherIndex(df, sbase + ch, o[k]), a);
+          }
+          acc[ch] = a;
+        }
+      } else {
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+        // As CombinePairs and ChannelsPairs (unit x stride).
+        constexpr int NR = K * K / 2;
+        VI o[NR];  // element offsets of the pairs' first columns
+        VF we[NR], wo[NR];
+        for (int ky = 0; ky < K; ++ky) {
+          const VI row = hn::Add(hn::Mul(iy[ky], sy), b);
+          for (int qq = 0; qq < K / 2; ++qq) {
+            const int r = ky * (K / 2) + qq;
+            o[r] = hn::Add(row, hn::Set(di, 2 * qq));
+            we[r] = hn::Mul(wy[ky], wcol[2 * qq]);
+            wo[r] = hn::Mul(wy[ky], wcol[2 * qq + 1]);
+          }
+        }
+#if HWY_TARGET > HWY_AVX3
+        const hn::Half<DI> dh;
+        const D64 d64;
+        const DD dd;
+        hn::Vec<D64> lo[NR], hi[NR];  // byte offsets
+        for (int r = 0; r < NR; ++r) {
+          lo[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o[r])));
+          hi[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o[r])));
+        }
+#endif
+        for (int64_t ch = 0; ch < C; ++ch) {
+          const auto* plane = reinterpret_cast<const double*>(sbase + ch * c.s_channel);
+          VF a = hn::Zero(df);
+          for (int r = 0; r < NR; ++r) {
+#if HWY_TARGET <= HWY_AVX3
+            // 8 pairs by 32-bit element offsets (scale 4): no widening of the offsets.
+            const VF glo{_mm512_castpd_ps(
+                _mm512_i32gather_pd(_mm512_castsi512_si256(o[r].raw), plane, 4))};
+            const VF ghi{_mm512_castpd_ps(
+                _mm512_i32gather_pd(_mm512_extracti64x4_epi64(o[r].raw, 1), plane, 4))};
+#else
+            const VF glo = hn::BitCast(df, hn::GatherOffset(dd, plane, lo[r]));
+            const VF ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, hi[r]));
+#endif
+            a = hn::MulAdd(we[r], hn::ConcatEven(df, ghi, glo), a);
+            a = hn::MulAdd(wo[r], hn::ConcatOdd(df, ghi, glo), a);
+          }
+          acc[ch] = a;
+        }
+#else
+        for (int64_t ch = 0; ch < C; ++ch) acc[ch] = hn::Zero(df);  // never selected
+#endif
+      }
+    }
+    if constexpr (kLast) {
+      HWY_ALIGN float tmp[4 * kL];
+      float* d = m == N ? dbase + q * C : tmp;
+      switch (C) {
+        case 1: hn::StoreU(acc[0], df, d); break;
+        case 2: hn::StoreInterleaved2(acc[0], acc[1], df, d); break;
+        case 3: hn::StoreInterleaved3(acc[0], acc[1], acc[2], df, d); break;
+        default: hn::StoreInterleaved4(acc[0], acc[1], acc[2], acc[3], df, d); break;
+      }
+      if (m < N) std::memcpy(dbase + q * C, tmp, static_cast<size_t>(m * C) * sizeof(float));
+    } else {
+      for (int64_t ch = 0; ch < C; ++ch) {
+        float* d = dbase + ch * c.d_channel + q;
+        if (m == N) {
+          hn::StoreU(acc[ch], df, d);
+        } else {
+          HWY_ALIGN float tmp[kL];
+          hn::Store(acc[ch], df, tmp);
+          std::memcpy(d, tmp, static_cast<size_t>(m) * sizeof(float));
         }
       }
-      for (int64_t ch = 0; ch < C; ++ch) {
-        VF a = hn::Zero(df);
-        for (int k = 0; k < K * K; ++k) a = hn::MulAdd(w[k], hn::GatherIndex(df, sbase + ch, o[k]), a);
-        acc[ch] = a;
-      }
     }
-    HWY_ALIGN float tmp[4 * kL];
-    float* d = m == N ? dbase + q * C : tmp;
-    switch (C) {
-      case 1: hn::StoreU(acc[0], df, d); break;
-      case 2: hn::StoreInterleaved2(acc[0], acc[1], df, d); break;
-      case 3: hn::StoreInterleaved3(acc[0], acc[1], acc[2], df, d); break;
-      default: hn::StoreInterleaved4(acc[0], acc[1], acc[2], acc[3], df, d); break;
-    }
-    if (m < N) std::memcpy(dbase + q * C, tmp, static_cast<size_t>(m * C) * sizeof(float));
   }
 }
 
@@ -1251,18 +1226,13 @@ void RunItems(const Ctx& c, int64_t begin, int64_t end) {
       const int64_t run = std::min(c.tile_w, c.out_sizes[1] - x0);
       for (int64_t y = y0; y < y0 + th; ++y) {
         const int64_t q0 = y * c.out_sizes[1] + x0;
-        if (c.channels_last) {
-          switch (c.K) {
-            case 1: FusedSmallCLast<1>(c, ystep, xstep, n, q0, run); break;
-            case 2: FusedSmallCLast<2>(c, ystep, xstep, n, q0, run); break;
-            default: FusedSmallCLast<4>(c, ystep, xstep, n, q0, run); break;
-          }
-          continue;
-        }
-        switch (c.K) {
-          case 1: FusedSmallC<1>(c, ystep, xstep, n, q0, run); break;
-          case 2: FusedSmallC<2>(c, ystep, xstep, n, q0, run); break;
-          default: FusedSmallC<4>(c, ystep, xstep, n, q0, run); break;
+        switch (c.K * 2 + (c.channels_last ? 1 : 0)) {
+          case 2: FusedSmallC<1, false>(c, ystep, xstep, n, q0, run); break;
+          case 3: FusedSmallC<1, true>(c, ystep, xstep, n, q0, run); break;
+          case 4: FusedSmallC<2, false>(c, ystep, xstep, n, q0, run); break;
+          case 5: FusedSmallC<2, true>(c, ystep, xstep, n, q0, run); break;
+          case 8: FusedSmallC<4, false>(c, ystep, xstep, n, q0, run); break;
+          default: FusedSmallC<4, true>(c, ystep, xstep, n, q0, run); break;
         }
       }
       continue;
