@@ -410,38 +410,35 @@ TEST(GridSampleDiff, FusedSmallChannelPath) {
       Tensor src(p.src_dtype, p.src_shape), grid(p.grid_dtype, p.grid_shape);
       testing::fill_random(src, rng, -1.0, 1.0);
       fill_grid(grid, rng, p);
-      const Tensor ref = run_impl(p, "ref", src.view(), grid.view());
-      set_num_threads(1);
-      const Tensor one = run_impl(p, impl, src.view(), grid.view());
-      set_num_threads(2);
-      const Tensor two = run_impl(p, impl, src.view(), grid.view());
-      set_num_threads(0);
-      expect_close(p, ref, one, 1.0);
-      int64_t where = -1;
-      EXPECT_TRUE(testing::bitwise_equal(one, two, &where)) << "1 vs 2 threads at " << where;
       Tensor grid_storage;
       const TensorView strided_grid = testing::scrambled_copy(grid, grid_storage, i % 2 == 1);
-      const Tensor block = run_impl(p, impl, src.view(), strided_grid);
-      EXPECT_TRUE(testing::bitwise_equal(one, block, &where))
-          << "fused vs per-block path at " << where;
-      // The same problem channels-last: its own fused path, against ref, the per-block
-      // channels-last path, 2 threads and the channels-first result (the same bits).
+      // One layout: against ref, on 1 vs 2 threads, and against the per-block path (the
+      // grid read through a strided view) bit for bit; returns the 1-thread result.
+      auto check = [&](const Problem& pb, const TensorView& sv, const char* layout) -> Tensor {
+        SCOPED_TRACE(layout);
+        const Tensor ref = run_impl(pb, "ref", sv, grid.view());
+        set_num_threads(1);
+        Tensor one = run_impl(pb, impl, sv, grid.view());
+        set_num_threads(2);
+        const Tensor two = run_impl(pb, impl, sv, grid.view());
+        set_num_threads(0);
+        expect_close(pb, ref, one, 1.0);
+        int64_t where = -1;
+        EXPECT_TRUE(testing::bitwise_equal(one, two, &where)) << "1 vs 2 threads at " << where;
+        const Tensor block = run_impl(pb, impl, sv, strided_grid);
+        EXPECT_TRUE(testing::bitwise_equal(one, block, &where))
+            << "fused vs per-block path at " << where;
+        return one;
+      };
+      const Tensor one = check(p, src.view(), "channels-first");
+      // The same problem channels-last: its own fused path, and the same bits as
+      // channels-first.
       Problem q = p;
       q.desc.layout = ChannelLayout::kChannelsLast;
       const Tensor src_cl = to_channels_last(src);
       q.src_shape = src_cl.shape();
-      const Tensor ref_cl = run_impl(q, "ref", src_cl.view(), grid.view());
-      set_num_threads(1);
-      const Tensor one_cl = run_impl(q, impl, src_cl.view(), grid.view());
-      set_num_threads(2);
-      const Tensor two_cl = run_impl(q, impl, src_cl.view(), grid.view());
-      set_num_threads(0);
-      expect_close(q, ref_cl, one_cl, 1.0);
-      EXPECT_TRUE(testing::bitwise_equal(one_cl, two_cl, &where))
-          << "channels-last, 1 vs 2 threads at " << where;
-      const Tensor block_cl = run_impl(q, impl, src_cl.view(), strided_grid);
-      EXPECT_TRUE(testing::bitwise_equal(one_cl, block_cl, &where))
-          << "channels-last fused vs per-block path at " << where;
+      const Tensor one_cl = check(q, src_cl.view(), "channels-last");
+      int64_t where = -1;
       EXPECT_TRUE(testing::bitwise_equal(to_channels_last(one), one_cl, &where))
           << "channels-first vs channels-last at " << where;
       if (::testing::Test::HasFailure()) return;
