@@ -1,15 +1,10 @@
 #!/usr/bin/env bash
-# Builds the benchmarks (with libtorch, OpenCV and oneDNN from Debian) and runs them;
+# Builds the benchmarks (with libtorch, OpenCV and oneDNN from Debian: scripts/setup.sh bench) and runs them;
 # JSON results go to build/bench/results/, and a markdown table of gridops against each
 # peer is printed (scripts/bench_table.py). Usage: scripts/bench.sh [FILTER_REGEX]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-for p in libtorch-dev libopencv-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || {
-    SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO=sudo
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$p" >/dev/null; }
-done
+scripts/setup.sh bench
 filter=${1:-.}
 cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DGRIDOPS_BUILD_BENCH=ON -DGRIDOPS_BUILD_TESTS=OFF >/dev/null
 cmake --build build/bench -j"$(nproc)"

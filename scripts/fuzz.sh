@@ -4,7 +4,7 @@
 # build/fuzz/corpus-<target>/). Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh fuzz
 seconds=${1:-600}
 shift || true
 targets=("$@")

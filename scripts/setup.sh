@@ -1,25 +1,52 @@
 #!/usr/bin/env bash
-# Installs the Debian packages gridops needs, if any are missing. Idempotent; needs root
-# (or sudo) only when something is missing.
+# Installs the Debian packages one job of gridops needs, if any are missing. Idempotent;
+# needs root (or sudo) only when something is missing.
+#
+# Usage: scripts/setup.sh [demo|test|bench|fuzz]...   (default: demo)
+#   demo   the library, the `gridops` command and its demo: compiler, CMake, Highway,
+#          protobuf + ONNX definitions (the model runner), CLI11, stb
+#   test   demo + the test oracles: GoogleTest/GoogleMock, oneDNN (with the OpenCL headers
+#          its CMake package requires), the ONNX backend test data
+#   bench  demo + Google Benchmark and the peers: libtorch, OpenCV, oneDNN
+#   fuzz   demo + clang and its sanitizer runtimes (libFuzzer)
+# The same lists are printed by `scripts/setup.sh --list PROFILE`.
 set -euo pipefail
 
-PACKAGES=(
-  build-essential cmake git pkg-config
-  libgtest-dev libgmock-dev libbenchmark-dev
-  libhwy-dev libdnnl-dev
-  libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
-  libcli11-dev libstb-dev
-)
+DEMO=(build-essential cmake pkg-config libhwy-dev
+      libprotobuf-dev protobuf-compiler libonnx-dev libcli11-dev libstb-dev)
+# libdnnl-dev only recommends ocl-icd-opencl-dev, but its CMake package calls
+# find_package(OpenCL REQUIRED): without it every configure that looks for oneDNN fails.
+TEST=(libgtest-dev libgmock-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata)
+BENCH=(libbenchmark-dev libtorch-dev libopencv-dev libdnnl-dev ocl-icd-opencl-dev)
+FUZZ=(clang libclang-rt-14-dev)
+
+list=0
+if [[ "${1:-}" == "--list" ]]; then list=1; shift; fi
+(($#)) || set -- demo
+
+packages=()
+for profile in "$@"; do
+  case "$profile" in
+    demo) packages+=("${DEMO[@]}") ;;
+    test) packages+=("${DEMO[@]}" "${TEST[@]}") ;;
+    bench) packages+=("${DEMO[@]}" "${BENCH[@]}") ;;
+    fuzz) packages+=("${DEMO[@]}" "${FUZZ[@]}") ;;
+    *) echo "setup: unknown profile '$profile' (expected demo, test, bench or fuzz)" >&2; exit 2 ;;
+  esac
+done
+mapfile -t packages < <(printf '%s\n' "${packages[@]}" | awk '!seen[$0]++')
+
+if ((list)); then printf '%s\n' "${packages[@]}"; exit 0; fi
 
 missing=()
-for p in "${PACKAGES[@]}"; do
+for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi
 done
 
 if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}" >&2
+  echo "setup ($*): installing ${missing[*]}" >&2
   SUDO=""
   if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
   export DEBIAN_FRONTEND=noninteractive

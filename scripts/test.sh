@@ -4,21 +4,22 @@
 # Usage: scripts/test.sh [--quick]   (--quick: the Release build only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh test
 
 JOBS=$(nproc)
 quick=0
 [[ "${1:-}" == "--quick" ]] && quick=1
 
 echo "== Release build (-Werror) =="
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DGRIDOPS_WERROR=ON >/dev/null
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DGRIDOPS_WERROR=ON \
+  -DGRIDOPS_BUILD_TESTS=ON -DGRIDOPS_REQUIRE_TEST_DEPS=ON >/dev/null
 cmake --build build/release -j"$JOBS"
 (cd build/release && ctest -j"$JOBS" --output-on-failure)
 
 if ((quick == 0)); then
   echo "== ASan + UBSan build =="
   cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDOPS_SANITIZE=ON \
-    -DGRIDOPS_WERROR=ON >/dev/null
+    -DGRIDOPS_WERROR=ON -DGRIDOPS_BUILD_TESTS=ON -DGRIDOPS_REQUIRE_TEST_DEPS=ON >/dev/null
   cmake --build build/asan -j"$JOBS"
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
