@@ -3,7 +3,7 @@
 Benchmark JSON files (medians when repetitions were run) and prints one markdown line per
 target and row: the measured figure, the target and MET / MISSED.
 
-Usage: scripts/bench_targets.py docs/benchmarks/results/*.json
+Usage: scripts/bench_targets.py bench/results/<run>/*.json
 
 Ratios are best peer time / gridops time from the same files (bandwidth references
 memcpy, memset and memcpy_output are not peers). Rows without a peer are listed only where

@@ -342,7 +342,7 @@ TEST(ResampleDiff, ThreadCountInvariance) {
   set_num_threads(before);
 }
 
-// The benchmark workloads (W5a-f, docs/benchmarks/resample.md) must run on the fast path,
+// The benchmark workloads (W5a-f, docs/BENCHMARKS.md) must run on the fast path,
 // so that a silent decline cannot pass as a benchmark of it.
 TEST(ResampleDiff, BenchmarkWorkloadsUseTheFastPath) {
 #ifndef GRIDOPS_HAVE_HWY

@@ -637,7 +637,7 @@ void ChannelsPairs(const Ctx&, Work&, int64_t, int64_t, int64_t) {}
 // output rows (W2: 1024 points, about 75 KiB of source lines over 3 planes) evict each
 // other's lines before the next row reuses them (W2a 1 thread: about 6-7 ms in tiles
 // against 8.5-9 ms in rows; W2c 14.4 against 19.7 ms; 4 x 64 measured best among 2-16
-// rows x 32-256 columns, docs/benchmarks/experiments.md).
+// rows x 32-256 columns; docs/benchmarks/experiments.md at commit a6ea629).
 /// Steps 1-2 of the fused path for the m (<= N) points whose dense (x, y) grid pairs start
 /// at g: the y and x taps.
 HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, const float* g,
