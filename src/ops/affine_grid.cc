@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/checked.h"
+#include "core/overlap.h"
 #include "kernels/affine_grid/affine_grid.h"
 #include "ops/dispatch.h"
 
@@ -63,23 +64,6 @@ bool has_zero_dim(const Dims& shape) {
     if (d == 0) return true;
   }
   return false;
-}
-
-// Byte range [lo, hi) covered by a validated, non-empty view.
-struct ByteRange {
-  uintptr_t lo, hi;
-};
-ByteRange byte_range(const TensorView& v) {
-  int64_t lo = 0, hi = 0;  // element offsets; validate_view bounds them in int64
-  for (size_t i = 0; i < v.shape.size(); ++i) {
-    const int64_t reach = (v.shape[i] - 1) * v.strides[i];
-    if (reach < 0) lo += reach;
-    else hi += reach;
-  }
-  const auto es = static_cast<int64_t>(dtype_size(v.dtype));
-  const auto base = reinterpret_cast<uintptr_t>(v.data);
-  // Two's-complement wrap of uintptr_t is well defined and gives the right address.
-  return {base + static_cast<uintptr_t>(lo * es), base + static_cast<uintptr_t>((hi + 1) * es)};
 }
 
 }  // namespace
@@ -183,17 +167,10 @@ Status AffineGridPlan::run(const TensorView& theta, const MutableTensorView& gri
   }
   GRIDOPS_RETURN_IF_ERROR(expect_view(theta, "affine_grid: theta", dtype_, theta_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(grid, "affine_grid: grid", dtype_, grid_shape_));
-  // Not TensorView::num_elements: it multiplies without looking for a zero first, which
-  // overflows for an empty grid such as (1, 2^62, 2^62, 0, 3).
-  if (!has_zero_dim(theta.shape) && !has_zero_dim(grid.shape)) {
-    const ByteRange t = byte_range(theta);
-    const ByteRange g = byte_range(grid);
-    if (t.lo < g.hi && g.lo < t.hi) {
-      return invalid_argument(kOp, ": grid must not overlap theta in memory, got overlapping "
-                              "views (theta bytes [", t.lo, ", ", t.hi, "), grid bytes [",
-                              g.lo, ", ", g.hi, "))");
-    }
-  }
+  // detail::byte_range looks for a zero dimension first (an empty grid such as
+  // (1, 2^62, 2^62, 0, 3) has no byte range, and its element count would overflow).
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "grid", detail::byte_range(grid), "theta",
+                                                    detail::byte_range(theta)));
   const auto* impl = static_cast<const AffineGridImpl*>(impl_);
   kernels::AffineGridProblem problem = make_problem(desc_, dtype_, grid_shape_);
   problem.tables = static_cast<const kernels::AffineGridTables*>(tables_.get());

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 
+#include "core/overlap.h"
 #include "kernels/grid_sample/grid_sample.h"
 #include "ops/dispatch.h"
 
@@ -102,28 +103,6 @@ kernels::GridSampleProblem make_problem(const GridSampleDesc& desc, DType src_dt
     p.out_sizes.assign(dst_shape.begin() + 1, dst_shape.begin() + 1 + r);
   }
   return p;
-}
-
-/// The byte range [lo, hi) a non-empty valid view touches.
-void byte_range(const TensorView& v, uintptr_t* lo, uintptr_t* hi) {
-  int64_t min_off = 0, max_off = 0;
-  for (size_t i = 0; i < v.shape.size(); ++i) {
-    const int64_t span = (v.shape[i] - 1) * v.strides[i];
-    if (span < 0) min_off += span; else max_off += span;
-  }
-  const auto es = static_cast<int64_t>(dtype_size(v.dtype));
-  const auto base = reinterpret_cast<uintptr_t>(v.data);
-  *lo = base + static_cast<uintptr_t>(min_off * es);  // wraps like pointer arithmetic would
-  *hi = base + static_cast<uintptr_t>((max_off + 1) * es);
-}
-
-/// True when two non-empty views share at least one byte of their address ranges.
-bool ranges_overlap(const TensorView& a, const TensorView& b) {
-  if (a.num_elements() == 0 || b.num_elements() == 0) return false;
-  uintptr_t alo, ahi, blo, bhi;
-  byte_range(a, &alo, &ahi);
-  byte_range(b, &blo, &bhi);
-  return alo < bhi && blo < ahi;
 }
 
 }  // namespace
@@ -284,12 +263,10 @@ Status GridSamplePlan::run(const TensorView& src, const TensorView& grid,
   GRIDOPS_RETURN_IF_ERROR(expect_view(src, "grid_sample: src", src_dtype_, src_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(grid, "grid_sample: grid", grid_dtype_, grid_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(dst, "grid_sample: dst", src_dtype_, dst_shape_));
-  if (ranges_overlap(dst, src)) {
-    return invalid_argument(kOp, ": dst must not overlap src, but their memory ranges intersect");
-  }
-  if (ranges_overlap(dst, grid)) {
-    return invalid_argument(kOp, ": dst must not overlap grid, but their memory ranges intersect");
-  }
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", detail::byte_range(dst), "src",
+                                                    detail::byte_range(src)));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", detail::byte_range(dst), "grid",
+                                                    detail::byte_range(grid)));
   if (dst.num_elements() == 0) return Status();  // ERRATA GridSample 9
   const kernels::GridSampleProblem problem =
       make_problem(desc_, src_dtype_, src_shape_, grid_dtype_, dst_shape_);

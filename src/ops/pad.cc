@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/checked.h"
+#include "core/overlap.h"
 #include "kernels/pad/pad.h"
 #include "ops/dispatch.h"
 
@@ -195,6 +196,12 @@ Status PadPlan::run(const TensorView& src, const MutableTensorView& dst,
   GRIDOPS_RETURN_IF_ERROR(expect_view(src, "pad: src", dtype_, src_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(dst, "pad: dst", dtype_, dst_shape_));
   GRIDOPS_RETURN_IF_ERROR(check_pad_value(desc_.mode, dtype_, pad_value));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", detail::byte_range(dst), "src",
+                                                    detail::byte_range(src)));
+  if (pad_value != nullptr) {
+    GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", detail::byte_range(dst),
+                                                      "pad_value", detail::byte_range(*pad_value)));
+  }
   const auto* impl = static_cast<const PadImpl*>(impl_);
   const kernels::PadProblem problem{desc_.mode,       dtype_,     src_shape_,
                                     desc_.pads_begin, desc_.pads_end, dst_shape_,

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/checked.h"
+#include "core/overlap.h"
 #include "kernels/resample/resample.h"
 #include "kernels/resample/resample_fast.h"
 #include "ops/dispatch.h"
@@ -215,20 +216,6 @@ Status check_pointer(const void* p, int64_t elements, const ResampleMemoryDesc& 
   return Status();
 }
 
-/// Rejects overlapping input and output buffers (the kernels read while they write).
-Status check_no_overlap(const void* in, int64_t in_elems, const void* out, int64_t out_elems,
-                        DType dt, std::string_view in_name, std::string_view out_name) {
-  if (in_elems == 0 || out_elems == 0) return Status();
-  const auto es = static_cast<uintptr_t>(dtype_size(dt));
-  const auto a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
-  const uintptr_t a_end = a + static_cast<uintptr_t>(in_elems) * es;
-  const uintptr_t b_end = b + static_cast<uintptr_t>(out_elems) * es;
-  if (a < b_end && b < a_end) {
-    return invalid_argument(kOp, ": ", in_name, " and ", out_name,
-                            " buffers overlap; resampling cannot run in place");
-  }
-  return Status();
-}
 
 }  // namespace
 
@@ -422,8 +409,9 @@ Status ResamplePlan::forward(const void* src, void* dst) const {
   GRIDOPS_RETURN_IF_ERROR(check_pointer(src, src_elems, src_, "src"));
   GRIDOPS_RETURN_IF_ERROR(check_pointer(dst, dst_elems, dst_, "dst"));
   if (dst_elems == 0) return Status();
-  GRIDOPS_RETURN_IF_ERROR(
-      check_no_overlap(src, src_elems, dst, dst_elems, src_.dtype, "src", "dst"));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(
+      kOp, "dst", detail::byte_range(dst, dst_elems, src_.dtype), "src",
+      detail::byte_range(src, src_elems, src_.dtype)));
   const auto* impl = static_cast<const ResampleImpl*>(impl_);
   const ResampleProblem p = make_problem(desc_, src_, dst_);
   return detail::run_kernel_guarded(kOp, [&] { impl->forward(p, tables_.get(), src, dst); });
@@ -438,8 +426,9 @@ Status ResamplePlan::backward(const void* diff_dst, void* diff_src) const {
   GRIDOPS_RETURN_IF_ERROR(check_pointer(diff_dst, dst_elems, dst_, "diff_dst"));
   GRIDOPS_RETURN_IF_ERROR(check_pointer(diff_src, src_elems, src_, "diff_src"));
   if (src_elems == 0) return Status();
-  GRIDOPS_RETURN_IF_ERROR(check_no_overlap(diff_dst, dst_elems, diff_src, src_elems, src_.dtype,
-                                           "diff_dst", "diff_src"));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(
+      kOp, "diff_src", detail::byte_range(diff_src, src_elems, src_.dtype), "diff_dst",
+      detail::byte_range(diff_dst, dst_elems, src_.dtype)));
   const auto* impl = static_cast<const ResampleImpl*>(impl_);
   const ResampleProblem p = make_problem(desc_, src_, dst_);
   return detail::run_kernel_guarded(kOp, [&] { impl->backward(p, tables_.get(), diff_dst, diff_src); });

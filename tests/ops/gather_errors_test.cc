@@ -242,4 +242,35 @@ TEST(GatherErrors, NothingWrittenOnError) {
 }
 
 }  // namespace
+// dst may not share memory with data or indices (the kernels read both while writing):
+// rejected before anything is written, naming both byte ranges; adjacent buffers are fine.
+TEST(GatherErrors, DstOverlappingInputs) {
+  Tensor buf(DType::kFloat32, {32});
+  float* p = buf.data_as<float>();
+  for (int i = 0; i < 32; ++i) p[i] = static_cast<float>(i);
+  const TensorView data(DType::kFloat32, p, {3, 2});
+  Tensor idx = make_tensor<int64_t>({2}, {2, 0});
+  // dst (2, 2) starting at data's last element.
+  expect_invalid(gather(axis_desc(0), data, idx.view(),
+                        MutableTensorView(DType::kFloat32, p + 5, {2, 2})),
+                 "dst must not overlap data in memory", "dst bytes [", "data bytes [");
+  EXPECT_EQ(p[5], 5.0f);  // nothing written
+  // indices stored in the same buffer as dst.
+  Tensor ibuf(DType::kInt32, {8});
+  int32_t* q = ibuf.data_as<int32_t>();
+  q[0] = 1;
+  q[1] = 0;
+  const TensorView ind(DType::kInt32, q, {2});
+  Tensor data_i = make_tensor<int32_t>({3, 2}, {1, 2, 3, 4, 5, 6});
+  expect_invalid(gather(axis_desc(0), data_i.view(), ind,
+                        MutableTensorView(DType::kInt32, q + 1, {2, 2})),
+                 "dst must not overlap indices in memory");
+  EXPECT_EQ(q[1], 0);
+  // Right after data: allowed, and computed.
+  ASSERT_TRUE(gather(axis_desc(0), data, idx.view(),
+                     MutableTensorView(DType::kFloat32, p + 6, {2, 2})).ok());
+  EXPECT_EQ(p[6], 4.0f);
+  EXPECT_EQ(p[9], 1.0f);
+}
+
 }  // namespace gridops

@@ -282,4 +282,31 @@ TEST(PadErrors, NothingWrittenOnError) {
 }
 
 }  // namespace
+// dst may not share memory with src or pad_value (a pad in place would read what it has
+// already written): rejected before anything is written; adjacent buffers are fine.
+TEST(PadErrors, DstOverlappingInputs) {
+  Tensor buf(DType::kInt32, {32});
+  int32_t* p = buf.data_as<int32_t>();
+  for (int i = 0; i < 32; ++i) p[i] = i;
+  PadDesc desc;
+  desc.mode = PadMode::kEdge;
+  desc.pads_begin = {1};
+  desc.pads_end = {1};
+  const TensorView src(DType::kInt32, p, {4});
+  EXPECT_INVALID(pad(desc, src, MutableTensorView(DType::kInt32, p + 2, {6})),
+                 HasSubstr("pad: dst must not overlap src in memory"), HasSubstr("src bytes ["));
+  EXPECT_EQ(p[2], 2);
+  desc.mode = PadMode::kConstant;
+  const TensorView value(DType::kInt32, p + 20, {});
+  EXPECT_INVALID(pad(desc, src, MutableTensorView(DType::kInt32, p + 15, {6}), &value),
+                 HasSubstr("pad: dst must not overlap pad_value in memory"));
+  EXPECT_EQ(p[15], 15);
+  // Adjacent: fine (constant 20 from p[20], then src 0..3).
+  ASSERT_TRUE(pad(desc, src, MutableTensorView(DType::kInt32, p + 4, {6}), &value).ok());
+  EXPECT_EQ(p[4], 20);
+  EXPECT_EQ(p[5], 0);
+  EXPECT_EQ(p[8], 3);
+  EXPECT_EQ(p[9], 20);
+}
+
 }  // namespace gridops

@@ -1,0 +1,36 @@
+// The one overlap policy of every operator: an output may not share a byte with any input
+// it reads (the kernels read inputs while writing the output, in an order that differs
+// between implementations and thread counts, so an in-place call has no defined result).
+// Plans check it in run(), before anything is written, and return kInvalidArgument.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "gridops/status.h"
+#include "gridops/tensor.h"
+
+namespace gridops::detail {
+
+/// The bytes [lo, hi) a view or buffer covers; lo == hi for one with no elements.
+struct ByteRange {
+  uintptr_t lo = 0;
+  uintptr_t hi = 0;
+  bool empty() const noexcept { return lo == hi; }
+};
+
+/// The byte range of a validated view (validate_view bounds its extent in int64); empty
+/// when any dimension is zero, whatever the others are.
+ByteRange byte_range(const TensorView& v) noexcept;
+/// The byte range of a dense buffer of `elements` elements of `dt` (elements >= 0).
+ByteRange byte_range(const void* data, int64_t elements, DType dt) noexcept;
+
+/// True when both ranges are non-empty and share at least one byte.
+bool ranges_overlap(ByteRange a, ByteRange b) noexcept;
+
+/// kInvalidArgument "<op>: <out_name> must not overlap <in_name> in memory, got <out_name>
+/// bytes [..) and <in_name> bytes [..)" when they overlap; OK otherwise.
+Status check_no_overlap(std::string_view op, std::string_view out_name, ByteRange out,
+                        std::string_view in_name, ByteRange in);
+
+}  // namespace gridops::detail
