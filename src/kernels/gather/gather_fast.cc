@@ -20,7 +20,7 @@
 
 #include "gridops/parallel.h"
 #include "kernels/gather/gather.h"
-#include "kernels/pad/nt_copy.h"
+#include "core/nt_copy.h"
 
 namespace gridops::kernels {
 namespace {

@@ -37,7 +37,7 @@
 #include "core/coords.h"
 #include "gridops/parallel.h"
 #include "gridops/tensor.h"
-#include "kernels/pad/nt_copy.h"
+#include "core/nt_copy.h"
 #include "kernels/pad/pad.h"
 #include "kernels/pad/pad_lines.h"
 
