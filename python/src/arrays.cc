@@ -149,8 +149,8 @@ const char* numpy_format(DType d) {
     case DType::kFloat16: return "e";
     case DType::kFloat32: return "f";
     case DType::kFloat64: return "d";
-    case DType::kComplex64: return "Zf";
-    case DType::kComplex128: return "Zd";
+    case DType::kComplex64: return "F";
+    case DType::kComplex128: return "D";
     case DType::kBFloat16: case DType::kString: break;
   }
   return nullptr;
