@@ -21,9 +21,9 @@ inline constexpr const char* kGridSample = R"(grid_sample(input, grid, mode="bil
 Samples input at the normalized positions in grid (ONNX GridSample 16/20/22, any spatial
 rank r >= 1).
 
-input: (N, C, D1, ..., Dr), or (N, D1, ..., Dr, C) with layout="channels_last"; any dtype
-  gridops supports (float16, bfloat16, float32, float64, integers, bool; integer inputs use
-  nearest only, as in ONNX).
+input: (N, C, D1, ..., Dr), or (N, D1, ..., Dr, C) with layout="channels_last"; every
+  dtype: float16, bfloat16, float32, float64, complex, integers and bool (interpolated
+  integers truncate toward zero and saturate; see docs/ops/grid_sample.md).
 grid: (N, D1_out, ..., Dr_out, r) of float16/bfloat16/float32/float64, the last axis in
   (x, y, z, ...) order (innermost spatial axis first), values in [-1, 1].
 mode: "bilinear"/"linear", "nearest", "bicubic"/"cubic" (every ONNX spelling; linear and
