@@ -1,6 +1,7 @@
 """The package metadata and the offline pip install from the checkout into a virtual
 environment (python3 -m venv --system-site-packages; Debian's pip and setuptools, no index)."""
 
+import ast
 import os
 import re
 import subprocess
@@ -46,3 +47,29 @@ def test_pip_install_offline_into_a_venv(tmp_path):
     version, path = r.stdout.split()
     assert version == gridops.__version__
     assert path.startswith(str(venv)), path  # the installed copy, not the build tree
+
+
+def stub_names(path):
+    with open(path) as f:
+        tree = ast.parse(f.read())
+    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and not n.name.startswith("_")}
+
+
+def test_stubs_cover_the_runtime_api():
+    here = os.path.dirname(gridops.__file__)
+    src = os.path.join(ROOT, "python", "gridops")
+    public = {n for n in gridops.__all__ if n not in ("onnx", "__version__")}
+    assert stub_names(os.path.join(src, "__init__.pyi")) == public
+    import gridops.onnx as gonnx
+    assert stub_names(os.path.join(src, "onnx.pyi")) == set(gonnx.__all__)
+    # the stubs and py.typed travel with the package
+    assert os.path.exists(os.path.join(here, "__init__.pyi")) and os.path.exists(os.path.join(here, "py.typed"))
+    # the keyword names of the stubs are the runtime's (pybind11 writes them in the docstring)
+    for name in ("grid_sample", "affine_grid", "gather", "pad", "resample", "resample_backward"):
+        first_line = getattr(gridops, name).__doc__.splitlines()[0]
+        with open(os.path.join(src, "__init__.pyi")) as f:
+            stub = f.read()
+        stub_sig = re.search(r"def %s\((.*?)\) ->" % name, stub, re.S).group(1)
+        stub_params = re.findall(r"(\w+):", stub_sig)
+        runtime_params = re.findall(r"(\w+):", first_line)
+        assert stub_params == runtime_params, (name, stub_params, runtime_params)
