@@ -793,6 +793,9 @@ PYBIND11_MODULE(_gridops, m) {
       if (p) std::rethrow_exception(p);
     } catch (const PyError& e) {
       PyErr_SetString(e.type, e.message.c_str());
+    } catch (const py::cast_error& e) {
+      // an argument of the wrong Python type (a str where a number belongs, ...)
+      PyErr_SetString(PyExc_TypeError, (std::string("gridops: ") + e.what()).c_str());
     } catch (const std::bad_alloc&) {
       PyErr_SetString(PyExc_MemoryError, "gridops: out of memory");
     }

@@ -60,6 +60,22 @@ def test_invalid_arguments_name_the_argument():
         gridops.affine_grid(np.zeros((1, 2, 3), np.float32), (1, 2, 3))
 
 
+@pytest.mark.parametrize("call", [
+    lambda: gridops.resample(X, scale_factor="x"),
+    lambda: gridops.resample(X, size=("a", 3)),
+    lambda: gridops.resample(X, size=4, out_layout=3),
+    lambda: gridops.grid_sample(X, G, mode=None),
+    lambda: gridops.gather(X, np.array([0]), axis="0"),
+    lambda: gridops.affine_grid(np.zeros((1, 2, 3), np.float32), None),
+    lambda: gridops.pad(X, "1"),
+    lambda: gridops.GridSamplePlan(X.shape, G.shape, dtype="quaternion"),
+    lambda: gridops.GatherPlan((3,), (1,), object),
+])
+def test_arguments_of_the_wrong_python_type_are_type_errors(call):
+    with pytest.raises(TypeError):
+        call()
+
+
 @pytest.mark.parametrize("out,exc,match", [
     (np.zeros((1, 2, 3, 3), np.float32)[None][0].copy(), None, None),  # a good one, for contrast
     (np.zeros((1, 2, 3, 4), np.float32), ValueError, "shape"),
