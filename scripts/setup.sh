@@ -9,7 +9,9 @@
 #          its CMake package requires), the ONNX backend test data; the Python package's
 #          build (python3-dev, pybind11-dev, libdlpack-dev) and tests (pytest, Hypothesis,
 #          NumPy, PyTorch, SciPy, mypy, venv + pip)
-#   bench  demo + Google Benchmark and the peers: libtorch, OpenCV, oneDNN
+#   bench  demo + Google Benchmark and the peers: libtorch, OpenCV, oneDNN; for
+#          bench/python/bench.py the Python package's build and its Python peers
+#          (PyTorch, SciPy, OpenCV's cv2, NumPy)
 #   fuzz   demo + clang and its sanitizer runtimes (libFuzzer)
 # The same lists are printed by `scripts/setup.sh --list PROFILE`.
 set -euo pipefail
@@ -24,7 +26,9 @@ DEMO=(build-essential cmake pkg-config libhwy-dev
 TEST=(libgtest-dev libgmock-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata
       python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest python3-hypothesis
       python3-torch python3-scipy mypy python3-venv python3-pip python3-setuptools)
-BENCH=(libbenchmark-dev libtorch-dev libopencv-dev libdnnl-dev ocl-icd-opencl-dev)
+BENCH=(libbenchmark-dev libtorch-dev libopencv-dev libdnnl-dev ocl-icd-opencl-dev
+       python3-dev pybind11-dev libdlpack-dev python3-numpy python3-torch python3-scipy
+       python3-opencv)
 FUZZ=(clang libclang-rt-14-dev)
 
 list=0
