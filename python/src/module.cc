@@ -4,6 +4,9 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
 #include <cstring>
 #include <optional>
 #include <memory>
@@ -23,22 +26,33 @@ namespace {
 
 // --- argument helpers --------------------------------------------------------------------
 
-Dims int_list(py::handle obj, const std::string& what) {
+Dims int_list(py::handle obj_in, const std::string& what) {
+  py::object obj = py::reinterpret_borrow<py::object>(obj_in);
+  // NumPy arrays and torch tensors (and their scalars) as Python ints first
+  if (!py::isinstance<py::str>(obj) && py::hasattr(obj, "tolist")) obj = obj.attr("tolist")();
   if (py::isinstance<py::int_>(obj) && !py::isinstance<py::bool_>(obj)) {
     return Dims{obj.cast<int64_t>()};
   }
   if (py::isinstance<py::str>(obj) || !py::isinstance<py::sequence>(obj)) {
-    if (py::hasattr(obj, "tolist")) return int_list(obj.attr("tolist")(), what);
     throw PyError{PyExc_TypeError, what + ": expected a sequence of ints, got " +
                                        py::repr(obj).cast<std::string>()};
   }
   Dims out;
   for (py::handle item : py::reinterpret_borrow<py::sequence>(obj)) {
-    if (py::isinstance<py::bool_>(item) || !py::hasattr(item, "__index__")) {
+    PyObject* index = py::isinstance<py::bool_>(item) ? nullptr : PyNumber_Index(item.ptr());
+    if (!index) {
+      PyErr_Clear();
       throw PyError{PyExc_TypeError, what + ": expected a sequence of ints, got an element " +
                                          py::repr(item).cast<std::string>()};
     }
-    out.push_back(py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr())).cast<int64_t>());
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+    Py_DECREF(index);
+    if (overflow != 0) {
+      throw PyError{PyExc_ValueError, what + ": " + py::repr(item).cast<std::string>() +
+                                          " does not fit in 64 bits"};
+    }
+    out.push_back(v);
   }
   return out;
 }
@@ -260,7 +274,7 @@ PadDesc pad_desc(py::handle pads, const std::string& mode, py::handle axes_obj, 
   const size_t k = axes.size();
   std::vector<int64_t> begin(k), end(k);
   py::object p = py::reinterpret_borrow<py::object>(pads);
-  if (py::hasattr(p, "tolist") && !py::isinstance<py::sequence>(p)) p = p.attr("tolist")();
+  if (py::hasattr(p, "tolist") && !py::isinstance<py::str>(p)) p = p.attr("tolist")();
   if (py::isinstance<py::int_>(p) && !py::isinstance<py::bool_>(p)) {
     std::fill(begin.begin(), begin.end(), p.cast<int64_t>());
     std::fill(end.begin(), end.end(), p.cast<int64_t>());
@@ -268,10 +282,7 @@ PadDesc pad_desc(py::handle pads, const std::string& mode, py::handle axes_obj, 
     auto seq = py::reinterpret_borrow<py::sequence>(p);
     bool nested = seq.size() > 0;
     for (py::handle item : seq) {
-      if (!(py::isinstance<py::sequence>(item) || py::hasattr(item, "tolist")) ||
-          py::isinstance<py::str>(item) || py::hasattr(item, "__index__")) {
-        nested = false;
-      }
+      if (!py::isinstance<py::sequence>(item) || py::isinstance<py::str>(item)) nested = false;
     }
     if (nested) {  // NumPy pad_width: ((before, after), ...)
       std::vector<Dims> pairs;
@@ -328,9 +339,15 @@ struct PadValue {
   bool present = false;
 };
 
-void make_pad_value(PadValue& pv, py::handle value, DType dt) {
-  if (value.is_none()) return;
+void make_pad_value(PadValue& pv, py::handle value_in, DType dt) {
+  if (value_in.is_none()) return;
   pv.present = true;
+  py::object value = py::reinterpret_borrow<py::object>(value_in);
+  // A NumPy or torch scalar (0-d) is a number, converted to the input's dtype like one.
+  if (py::hasattr(value, "item") && py::hasattr(value, "ndim") &&
+      py::int_(value.attr("ndim")).cast<int>() == 0) {
+    value = value.attr("item")();
+  }
   if (!(py::isinstance<py::bool_>(value) || py::isinstance<py::int_>(value) ||
         py::isinstance<py::float_>(value) || PyComplex_Check(value.ptr()))) {
     pv.array = get_array(value, "pad: value");
@@ -348,7 +365,7 @@ void make_pad_value(PadValue& pv, py::handle value, DType dt) {
   if (is_integer(dt) || dt == DType::kBool) {
     if (py::isinstance<py::float_>(value)) {
       const double v = value.cast<double>();
-      if (v != static_cast<double>(static_cast<int64_t>(v))) bad("is not an integer; the input's dtype is");
+      if (!(std::trunc(v) == v && std::fabs(v) < 9.3e18)) bad("is not an integer; the input's dtype is");
     }
     py::object as_int = py::reinterpret_steal<py::object>(PyNumber_Long(value.ptr()));
     if (!as_int) throw py::error_already_set();

@@ -68,6 +68,9 @@ def test_invalid_arguments_name_the_argument():
     lambda: gridops.gather(X, np.array([0]), axis="0"),
     lambda: gridops.affine_grid(np.zeros((1, 2, 3), np.float32), None),
     lambda: gridops.pad(X, "1"),
+    lambda: gridops.pad(X, [[1, 2], "ab", [0, 0], [0, 0]]),
+    lambda: gridops.affine_grid(np.zeros((1, 2, 3), np.float32), [1, 1, [2], 2]),
+    lambda: gridops.affine_grid(np.zeros((1, 2, 3), np.float32), [1, 1, 2.0, 2]),
     lambda: gridops.GridSamplePlan(X.shape, G.shape, dtype="quaternion"),
     lambda: gridops.GatherPlan((3,), (1,), object),
 ])

@@ -61,6 +61,8 @@ def test_pad_forms_agree(rng):
     np.testing.assert_array_equal(gridops.pad(x, [1, 3, 2, 0]), ref)          # ONNX: begins, then ends
     np.testing.assert_array_equal(gridops.pad(x, ((1, 2), (3, 0))), ref)      # NumPy pad_width
     np.testing.assert_array_equal(gridops.pad(x, np.array([1, 3, 2, 0])), ref)
+    np.testing.assert_array_equal(gridops.pad(x, np.array([[1, 2], [3, 0]])), ref)        # 2-D array: pairs
+    np.testing.assert_array_equal(gridops.pad(x, torch.tensor([1, 3, 2, 0])), ref)
     np.testing.assert_array_equal(gridops.pad(x, 2), np.pad(x, 2))
     np.testing.assert_array_equal(gridops.pad(x, ((1, 2),)), np.pad(x, ((1, 2),)))
     np.testing.assert_array_equal(gridops.pad(x, [3, 0], axes=[-1]), np.pad(x, ((0, 0), (3, 0))))
@@ -74,6 +76,11 @@ def test_pad_value_and_negative_pads(rng):
     np.testing.assert_array_equal(gridops.pad(x, [-1, 2, 0, -3]), np.pad(x[1:, :3], ((0, 0), (2, 0))))
     with pytest.raises(ValueError, match="does not fit"):
         gridops.pad(x, 1, value=40000)
+    with pytest.raises(ValueError, match="not an integer"):
+        gridops.pad(x, 1, value=1.5)
+    # NumPy / torch scalars are numbers: converted to the input's dtype
+    np.testing.assert_array_equal(gridops.pad(x, 1, value=np.int64(-3)), np.pad(x, 1, constant_values=-3))
+    np.testing.assert_array_equal(gridops.pad(x, 1, value=torch.tensor(5)), np.pad(x, 1, constant_values=5))
     with pytest.raises(ValueError):
         gridops.pad(x, 1, "edge", value=3)
     f = np.ones((2, 2), np.float32)
