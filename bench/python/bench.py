@@ -8,7 +8,8 @@ OpenCV (cv2) and NumPy where they compute the same thing. Prints a Markdown tabl
 Times are medians of repeated calls after a warm-up (each row runs for about --budget
 seconds); gridops writes into preallocated outputs (out=), and so do the peers that can
 (torch.index_select, np.take, cv2.remap/resize with dst=); the others allocate. The
-speed-up column is peer time / gridops time. Also measured: the per-call cost of a tiny
+speed-up column is peer time / gridops time, against gridops on the same layout (peers
+on interleaved NHWC data against gridops' channels-last call). Also measured: the per-call cost of a tiny
 GridSample (1x3x8x8) and two Python threads calling at once.
 """
 
@@ -99,6 +100,9 @@ def w2a(rng):
     xt, gt = torch.from_numpy(x), torch.from_numpy(g)
     rows = {"gridops": lambda: gridops.grid_sample(x, g, out=out),
             "torch": lambda: F.grid_sample(xt, gt, "bilinear", "zeros", False)}
+    x_cl = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    out_cl = np.empty_like(x_cl)
+    rows["gridops (channels_last)"] = lambda: gridops.grid_sample(x_cl, g, layout="channels_last", out=out_cl)
     px, py = pixel_coords(g, (1024, 1024))
     if cv2 is not None:
         x_hwc = np.ascontiguousarray(x[0].transpose(1, 2, 0))
@@ -278,12 +282,16 @@ def main():
         if args.filter not in name:
             continue
         rows = make(rng)
-        base = None
+        base = {}  # gridops' time per layout: peers on interleaved data compare with gridops'
         for impl, fn in rows.items():
             ms, n = timeit(fn, args.budget)
-            if impl == "gridops":
-                base = ms
-            ratio = "" if impl.startswith("gridops") or base is None else f"{ms / base:.2f}x"
+            interleaved = any(k in impl for k in ("nhwc", "NHWC", "HWC", "channels_last", "fixed-point"))
+            if impl.startswith("gridops"):
+                base[interleaved] = ms
+                ratio = ""
+            else:
+                b = base.get(interleaved, base.get(False))
+                ratio = f"{ms / b:.2f}x" if b else ""
             print(f"| {name} | {impl} | {ms:.2f} | {n} | {ratio} |", flush=True)
     if not args.filter or "tiny" in args.filter:
         print("\nTiny GridSample 1x3x8x8 (float32, grid 1x8x8x2, one thread), best mean per call:")
