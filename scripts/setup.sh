@@ -21,11 +21,12 @@ DEMO=(build-essential cmake pkg-config libhwy-dev
 # libdnnl-dev only recommends ocl-icd-opencl-dev, but its CMake package calls
 # find_package(OpenCL REQUIRED): without it every configure that looks for oneDNN fails.
 # The Python package (python/) and its tests: pybind11, the Python headers and DLPack to
-# build it; pytest, Hypothesis and the oracles (NumPy, PyTorch, SciPy); mypy for the stubs;
+# build it; pytest, Hypothesis and the oracles (NumPy, PyTorch, SciPy); Pillow for the
+# example; mypy for the stubs;
 # venv and pip for the offline pip-install test.
 TEST=(libgtest-dev libgmock-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata
       python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest python3-hypothesis
-      python3-torch python3-scipy mypy python3-venv python3-pip python3-setuptools)
+      python3-torch python3-scipy python3-pil mypy python3-venv python3-pip python3-setuptools)
 BENCH=(libbenchmark-dev libtorch-dev libopencv-dev libdnnl-dev ocl-icd-opencl-dev
        python3-dev pybind11-dev libdlpack-dev python3-numpy python3-torch python3-scipy
        python3-opencv)
