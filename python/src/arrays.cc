@@ -186,6 +186,8 @@ void tensor_capsule_destructor(PyObject* cap) {
 
 }  // namespace
 
+InArray get_array_unchecked(py::handle obj, const std::string& what, bool writable);
+
 // ---------------------------------------------------------------------------------------
 
 PyObject* g_dtype_error = nullptr;
@@ -273,7 +275,25 @@ void take_capsule(InArray& a, py::handle cap, const std::string& what) {
   a.source = "dlpack";
 }
 
+// The kernels address elements through typed pointers: a view whose data pointer is not
+// aligned to its element type (a NumPy view at an odd byte offset of a buffer) is refused.
+void check_alignment(const InArray& a, const std::string& what) {
+  const size_t align = visit_dtype(a.view.dtype, [](auto tag) { return alignof(typename decltype(tag)::type); });
+  const StatusOr<int64_t> n = checked_num_elements(a.view.shape, what);  // errors: reported later
+  if (n.ok() && *n > 0 && reinterpret_cast<uintptr_t>(a.view.data) % align != 0) {
+    raise(PyExc_ValueError, what + ": the data is not aligned to its " + std::to_string(align) +
+                                "-byte element type (an array at an odd byte offset); pass a copy "
+                                "(numpy.array(x) or x.copy())");
+  }
+}
+
 InArray get_array(py::handle obj, const std::string& what, bool writable) {
+  InArray a = get_array_unchecked(obj, what, writable);
+  check_alignment(a, what);
+  return a;
+}
+
+InArray get_array_unchecked(py::handle obj, const std::string& what, bool writable) {
   InArray a;
   if (obj.is_none()) {
     raise(PyExc_TypeError, what + ": expected an array (buffer protocol, __array_interface__ or "

@@ -59,7 +59,7 @@ class InArray {
   const char* source = "";
 
  private:
-  friend InArray get_array(py::handle obj, const std::string& what, bool writable);
+  friend InArray get_array_unchecked(py::handle obj, const std::string& what, bool writable);
   friend void take_capsule(InArray& a, py::handle cap, const std::string& what);
   Py_buffer* buffer_ = nullptr;
   void* dl_ = nullptr;  // DLManagedTensor*

@@ -150,3 +150,15 @@ def test_nothing_is_written_on_error():
     with pytest.raises(ValueError):
         gridops.gather(np.arange(5), np.array([1, 5]), 0, out=out)
     assert (out == 9).all()
+
+
+def test_misaligned_data_is_rejected():
+    raw = np.zeros(4 * 17 + 1, np.uint8)
+    odd = np.frombuffer(raw.data, np.float32, count=16, offset=1).reshape(1, 1, 4, 4)
+    with pytest.raises(ValueError, match="aligned"):
+        gridops.grid_sample(odd, G[:1, :1, :1])
+    with pytest.raises(ValueError, match="aligned"):
+        gridops.pad(np.zeros((1, 1, 4, 4), np.float32), 0, out=odd)
+    # an aligned view of the same buffer is fine
+    ok = np.frombuffer(raw.data, np.float32, count=16, offset=4).reshape(1, 1, 4, 4)
+    assert gridops.grid_sample(ok, G[:1, :1, :1]).shape == (1, 1, 1, 1)
