@@ -50,6 +50,11 @@ py::tuple shape_of(const onnx::ValueInfo& v) {
   return py::tuple(dims);
 }
 
+// A str or os.PathLike as a path string.
+std::string fspath(py::handle p) {
+  return py::str(py::module_::import("os").attr("fspath")(p)).cast<std::string>();
+}
+
 const char* kind_name(onnx::CaseResult::Kind k) {
   switch (k) {
     case onnx::CaseResult::Kind::kPass: return "pass";
@@ -84,7 +89,7 @@ A loaded ONNX model (the runner of docs/onnx.md). .inputs and .outputs list Valu
 naming the first node gridops cannot run; .run({name: array}) returns {name: array}.
 Inputs are copied once into the runner's tensors (the C++ runner takes owning tensors);
 outputs are NumPy arrays owning gridops memory (torch tensors when an input was one).)")
-      .def(py::init([](const std::string& path) { return value_or_throw(onnx::Model::load(path)); }),
+      .def(py::init([](py::handle path) { return value_or_throw(onnx::Model::load(fspath(path))); }),
            py::arg("path"))
       .def_property_readonly("inputs", [](const onnx::Model& mdl) { return mdl.inputs(); })
       .def_property_readonly("outputs", [](const onnx::Model& mdl) { return mdl.outputs(); })
@@ -122,7 +127,8 @@ outputs are NumPy arrays owning gridops memory (torch tensors when an input was 
         return "CaseResult(" + r.name + ": " + kind_name(r.kind) + (r.detail.empty() ? "" : ", " + r.detail) + ")";
       });
 
-  o.def("read_tensor", [](const std::string& path) {
+  o.def("read_tensor", [](py::handle path_obj) {
+        const std::string path = fspath(path_obj);
         const bool npy = path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
         Tensor t = value_or_throw(npy ? onnx::read_npy(path) : onnx::read_tensor_proto(path));
         return to_python(std::move(t), false);
@@ -133,10 +139,10 @@ outputs are NumPy arrays owning gridops memory (torch tensors when an input was 
   o.def("conformance", [](py::object dirs) {
         std::vector<std::string> roots;
         if (py::isinstance<py::str>(dirs) || py::hasattr(dirs, "__fspath__")) {
-          roots.push_back(py::str(py::module_::import("os").attr("fspath")(dirs)).cast<std::string>());
+          roots.push_back(fspath(dirs));
         } else {
           for (py::handle d : dirs) {
-            roots.push_back(py::str(py::module_::import("os").attr("fspath")(d)).cast<std::string>());
+            roots.push_back(fspath(d));
           }
         }
         std::vector<onnx::CaseResult> results;

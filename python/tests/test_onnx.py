@@ -2,6 +2,7 @@
 
 import glob
 import os
+import pathlib
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ needs_data = pytest.mark.skipif(not CONF or not os.path.isdir(CONF), reason="../
 @pytest.mark.parametrize("case", ["test_gridsample_bicubic", "test_affine_grid_2d_align_corners", "test_gridsample"])
 def test_model_run_matches_the_expected_outputs(case):
     d = os.path.join(CONF, case)
-    m = onnx.Model(os.path.join(d, "model.onnx"))
+    m = onnx.Model(pathlib.Path(d) / "model.onnx")
     m.check_supported()
     assert m.inputs and m.outputs and m.opset > 0
     data = os.path.join(d, "test_data_set_0")
