@@ -92,9 +92,9 @@ GridSampleDesc grid_sample_desc(const std::string& mode, const std::string& padd
   return d;
 }
 
-py::object py_grid_sample(py::handle input, py::handle grid, const std::string& mode,
-                       const std::string& padding_mode, py::handle align_corners,
-                       const std::string& layout, py::handle out) {
+py::object py_grid_sample(py::object input, py::object grid, const std::string& mode,
+                       const std::string& padding_mode, py::object align_corners,
+                       const std::string& layout, py::object out) {
   const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, layout);
   InArray src = get_array(input, "grid_sample: input");
   InArray g = get_array(grid, "grid_sample: grid");
@@ -119,7 +119,7 @@ py::object py_grid_sample(py::handle input, py::handle grid, const std::string& 
 struct PyGridSamplePlan {
   GridSamplePlan plan;
   DType dtype;
-  py::object run(py::handle input, py::handle grid, py::handle out) const {
+  py::object run(py::object input, py::object grid, py::object out) const {
     InArray src = get_array(input, "GridSamplePlan: input");
     InArray g = get_array(grid, "GridSamplePlan: grid");
     if (!out.is_none()) {
@@ -145,8 +145,8 @@ struct PyGridSamplePlan {
 
 // --- AffineGrid --------------------------------------------------------------------------
 
-py::object py_affine_grid(py::handle theta, py::handle size, py::handle align_corners,
-                       py::handle out) {
+py::object py_affine_grid(py::object theta, py::object size, py::object align_corners,
+                       py::object out) {
   AffineGridDesc d;
   d.align_corners = align_flag(align_corners, "affine_grid");
   const Dims sz = int_list(size, "affine_grid: size");
@@ -172,7 +172,7 @@ py::object py_affine_grid(py::handle theta, py::handle size, py::handle align_co
 struct PyAffineGridPlan {
   AffineGridPlan plan;
   DType dtype;
-  py::object run(py::handle theta, py::handle out) const {
+  py::object run(py::object theta, py::object out) const {
     InArray th = get_array(theta, "AffineGridPlan: theta");
     if (!out.is_none()) {
       InArray dst = get_array(out, "AffineGridPlan: out", true);
@@ -197,7 +197,7 @@ struct PyAffineGridPlan {
 
 // --- Gather ------------------------------------------------------------------------------
 
-py::object py_gather(py::handle data, py::handle indices, int64_t axis, py::handle out) {
+py::object py_gather(py::object data, py::object indices, int64_t axis, py::object out) {
   GatherDesc d;
   d.axis = axis;
   InArray src = get_array(data, "gather: data");
@@ -223,7 +223,7 @@ py::object py_gather(py::handle data, py::handle indices, int64_t axis, py::hand
 struct PyGatherPlan {
   GatherPlan plan;
   DType dtype;
-  py::object run(py::handle data, py::handle indices, py::handle out) const {
+  py::object run(py::object data, py::object indices, py::object out) const {
     InArray src = get_array(data, "GatherPlan: data");
     InArray idx = get_array(indices, "GatherPlan: indices");
     if (!out.is_none()) {
@@ -426,8 +426,8 @@ void make_pad_value(PadValue& pv, py::handle value_in, DType dt) {
   pv.view = pv.scalar.view();
 }
 
-py::object py_pad(py::handle input, py::handle pads, const std::string& mode, py::handle value,
-               py::handle axes, py::handle out) {
+py::object py_pad(py::object input, py::object pads, const std::string& mode, py::object value,
+               py::object axes, py::object out) {
   InArray src = get_array(input, "pad: input");
   const PadDesc d = pad_desc(pads, mode, axes, src.view.rank());
   PadValue pv;
@@ -454,7 +454,7 @@ py::object py_pad(py::handle input, py::handle pads, const std::string& mode, py
 struct PyPadPlan {
   PadPlan plan;
   DType dtype;
-  py::object run(py::handle input, py::handle value, py::handle out) const {
+  py::object run(py::object input, py::object value, py::object out) const {
     InArray src = get_array(input, "PadPlan: input");
     PadValue pv;
     make_pad_value(pv, value, dtype);
@@ -626,14 +626,14 @@ void densify(DenseIn& in, const std::string& what) {
 struct PyResamplePlan {
   ResamplePlan plan;
 
-  py::object forward(py::handle input, py::handle out, bool as_torch_default) const {
+  py::object forward(py::object input, py::object out, bool as_torch_default) const {
     DenseIn in;
     in.array = get_array(input, "resample: input");
     require_buffer(in.array.view, plan.src_desc(), "resample: input", false);
     densify(in, "resample: input");
     return run_dense(in, out, in.array.from_torch || as_torch_default, plan.dst_desc(), true);
   }
-  py::object backward(py::handle grad_output, py::handle out) const {
+  py::object backward(py::object grad_output, py::object out) const {
     DenseIn in;
     in.array = get_array(grad_output, "resample_backward: grad_output");
     require_buffer(in.array.view, plan.dst_desc(), "resample_backward: grad_output", false);
@@ -733,9 +733,9 @@ MemoryFormat adopt_strided_format(const InArray& a, MemoryFormat f, const Dims& 
   return MemoryFormat::kChannelsLast;
 }
 
-py::object py_resample(py::handle input, py::handle size, py::handle scale_factor,
-                    const std::string& mode, const std::string& layout, py::handle channels,
-                    py::handle out_layout, py::handle out) {
+py::object py_resample(py::object input, py::object size, py::object scale_factor,
+                    const std::string& mode, const std::string& layout, py::object channels,
+                    py::object out_layout, py::object out) {
   int rank_hint = 0;
   MemoryFormat in_fmt = parse_format(layout, &rank_hint);
   int out_rank_hint = 0;
@@ -763,8 +763,8 @@ py::object py_resample(py::handle input, py::handle size, py::handle scale_facto
 namespace gridops::py_binding {
 namespace {
 
-py::object py_resample_backward(py::handle grad_output, py::handle input_size, const std::string& mode,
-                             const std::string& layout, py::handle out_layout, py::handle out) {
+py::object py_resample_backward(py::object grad_output, py::object input_size, const std::string& mode,
+                             const std::string& layout, py::object out_layout, py::object out) {
   int rank_hint = 0;
   const MemoryFormat g_fmt = parse_format(layout, &rank_hint);
   int out_rank_hint = 0;
@@ -803,6 +803,9 @@ using namespace gridops::py_binding;  // NOLINT(google-build-using-namespace)
 
 PYBIND11_MODULE(_gridops, m) {
   using py::arg;
+  // The docstrings start with the Python signature (pybind11's would show C++ types).
+  py::options options;
+  options.disable_function_signatures();
   m.doc() = "gridops: spatial sampling and data-movement operators (C++ bindings).";
   init_dtype_error(m);
   py::register_exception_translator([](std::exception_ptr p) {
@@ -838,9 +841,9 @@ PYBIND11_MODULE(_gridops, m) {
   m.def("get_num_threads", &get_num_threads, doc::kGetNumThreads);
 
   py::class_<PyGridSamplePlan>(m, "GridSamplePlan", doc::kGridSamplePlan)
-      .def(py::init([](py::handle input_shape, py::handle grid_shape, py::handle dtype,
-                       py::handle grid_dtype, const std::string& mode, const std::string& padding_mode,
-                       py::handle align_corners, const std::string& layout) {
+      .def(py::init([](py::object input_shape, py::object grid_shape, py::object dtype,
+                       py::object grid_dtype, const std::string& mode, const std::string& padding_mode,
+                       py::object align_corners, const std::string& layout) {
              const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, layout);
              const DType dt = dtype_from_py(dtype, "GridSamplePlan: dtype");
              const DType gdt = grid_dtype.is_none() ? dt : dtype_from_py(grid_dtype, "GridSamplePlan: grid_dtype");
@@ -852,14 +855,14 @@ PYBIND11_MODULE(_gridops, m) {
            arg("grid_dtype") = py::none(), arg("mode") = "bilinear", arg("padding_mode") = "zeros",
            arg("align_corners") = false, arg("layout") = "channels_first")
       .def("__call__", &PyGridSamplePlan::run, arg("input"), arg("grid"), py::kw_only(),
-           arg("out") = py::none())
+           arg("out") = py::none(), "__call__(input, grid, *, out=None): runs the plan.")
       .def_property_readonly("output_shape", [](const PyGridSamplePlan& p) {
         return py::tuple(py::cast(dims_of(p.plan.dst_shape())));
       })
       .def_property_readonly("impl_name", [](const PyGridSamplePlan& p) { return std::string(p.plan.impl_name()); });
 
   py::class_<PyAffineGridPlan>(m, "AffineGridPlan", doc::kAffineGridPlan)
-      .def(py::init([](py::handle theta_shape, py::handle size, py::handle dtype, py::handle align_corners) {
+      .def(py::init([](py::object theta_shape, py::object size, py::object dtype, py::object align_corners) {
              AffineGridDesc d;
              d.align_corners = align_flag(align_corners, "AffineGridPlan");
              const DType dt = dtype_from_py(dtype, "AffineGridPlan: dtype");
@@ -868,15 +871,16 @@ PYBIND11_MODULE(_gridops, m) {
              return PyAffineGridPlan{value_or_throw(make_affine_grid_plan(d, dt, t, s)), dt};
            }),
            arg("theta_shape"), arg("size"), arg("dtype") = "float32", arg("align_corners") = false)
-      .def("__call__", &PyAffineGridPlan::run, arg("theta"), py::kw_only(), arg("out") = py::none())
+      .def("__call__", &PyAffineGridPlan::run, arg("theta"), py::kw_only(), arg("out") = py::none(),
+           "__call__(theta, *, out=None): runs the plan.")
       .def_property_readonly("output_shape", [](const PyAffineGridPlan& p) {
         return py::tuple(py::cast(dims_of(p.plan.grid_shape())));
       })
       .def_property_readonly("impl_name", [](const PyAffineGridPlan& p) { return std::string(p.plan.impl_name()); });
 
   py::class_<PyGatherPlan>(m, "GatherPlan", doc::kGatherPlan)
-      .def(py::init([](py::handle data_shape, py::handle indices_shape, py::handle dtype,
-                       py::handle indices_dtype, int64_t axis) {
+      .def(py::init([](py::object data_shape, py::object indices_shape, py::object dtype,
+                       py::object indices_dtype, int64_t axis) {
              GatherDesc d;
              d.axis = axis;
              const DType dt = dtype_from_py(dtype, "GatherPlan: dtype");
@@ -888,15 +892,15 @@ PYBIND11_MODULE(_gridops, m) {
            arg("data_shape"), arg("indices_shape"), arg("dtype") = "float32",
            arg("indices_dtype") = "int64", arg("axis") = 0)
       .def("__call__", &PyGatherPlan::run, arg("data"), arg("indices"), py::kw_only(),
-           arg("out") = py::none())
+           arg("out") = py::none(), "__call__(data, indices, *, out=None): runs the plan.")
       .def_property_readonly("output_shape", [](const PyGatherPlan& p) {
         return py::tuple(py::cast(dims_of(p.plan.dst_shape())));
       })
       .def_property_readonly("impl_name", [](const PyGatherPlan& p) { return std::string(p.plan.impl_name()); });
 
   py::class_<PyPadPlan>(m, "PadPlan", doc::kPadPlan)
-      .def(py::init([](py::handle input_shape, py::handle pads, py::handle dtype, const std::string& mode,
-                       py::handle axes) {
+      .def(py::init([](py::object input_shape, py::object pads, py::object dtype, const std::string& mode,
+                       py::object axes) {
              const Dims s = int_list(input_shape, "PadPlan: input_shape");
              const PadDesc d = pad_desc(pads, mode, axes, static_cast<int>(s.size()));
              const DType dt = dtype_from_py(dtype, "PadPlan: dtype");
@@ -905,15 +909,15 @@ PYBIND11_MODULE(_gridops, m) {
            arg("input_shape"), arg("pads"), arg("dtype") = "float32", arg("mode") = "constant",
            arg("axes") = py::none())
       .def("__call__", &PyPadPlan::run, arg("input"), arg("value") = py::none(), py::kw_only(),
-           arg("out") = py::none())
+           arg("out") = py::none(), "__call__(input, value=None, *, out=None): runs the plan.")
       .def_property_readonly("output_shape", [](const PyPadPlan& p) {
         return py::tuple(py::cast(dims_of(p.plan.dst_shape())));
       })
       .def_property_readonly("impl_name", [](const PyPadPlan& p) { return std::string(p.plan.impl_name()); });
 
   py::class_<PyResamplePlan>(m, "ResamplePlan", doc::kResamplePlan)
-      .def(py::init([](py::handle input_size, py::handle output_size, const std::string& mode,
-                       py::handle dtype, const std::string& layout, py::handle out_layout) {
+      .def(py::init([](py::object input_size, py::object output_size, const std::string& mode,
+                       py::object dtype, const std::string& layout, py::object out_layout) {
              int h1 = 0, h2 = 0;
              const MemoryFormat f = parse_format(layout, &h1);
              const MemoryFormat of =
@@ -928,14 +932,17 @@ PYBIND11_MODULE(_gridops, m) {
            }),
            arg("input_size"), arg("output_size"), arg("mode") = "linear", arg("dtype") = "float32",
            arg("layout") = "channels_first", arg("out_layout") = py::none())
-      .def("__call__", [](const PyResamplePlan& p, py::handle x, py::handle out) {
+      .def("__call__", [](const PyResamplePlan& p, py::object x, py::object out) {
              return p.forward(x, out, false);
-           }, arg("input"), py::kw_only(), arg("out") = py::none())
-      .def("forward", [](const PyResamplePlan& p, py::handle x, py::handle out) {
+           }, arg("input"), py::kw_only(), arg("out") = py::none(),
+           "__call__(input, *, out=None): resamples (the same as forward).")
+      .def("forward", [](const PyResamplePlan& p, py::object x, py::object out) {
              return p.forward(x, out, false);
-           }, arg("input"), py::kw_only(), arg("out") = py::none())
+           }, arg("input"), py::kw_only(), arg("out") = py::none(),
+           "forward(input, *, out=None): resamples input (the plan's input_shape) to output_shape.")
       .def("backward", &PyResamplePlan::backward, arg("grad_output"), py::kw_only(),
-           arg("out") = py::none())
+           arg("out") = py::none(),
+           "backward(grad_output, *, out=None): the adjoint, output_shape -> input_shape.")
       .def_property_readonly("input_shape", [](const PyResamplePlan& p) {
         return py::tuple(py::cast(dims_of(array_shape(p.plan.src_desc()))));
       })
@@ -945,7 +952,7 @@ PYBIND11_MODULE(_gridops, m) {
       .def_property_readonly("impl_name", [](const PyResamplePlan& p) { return std::string(p.plan.impl_name()); });
 
   // Test hooks: what the bindings see of an object, and how many inputs they copied.
-  m.def("_view_info", [](py::handle obj) {
+  m.def("_view_info", [](py::object obj) {
     InArray a = get_array(obj, "_view_info");
     py::dict d;
     d["data"] = reinterpret_cast<uintptr_t>(a.view.data);

@@ -64,12 +64,41 @@ def test_stubs_cover_the_runtime_api():
     assert stub_names(os.path.join(src, "onnx.pyi")) == set(gonnx.__all__)
     # the stubs and py.typed travel with the package
     assert os.path.exists(os.path.join(here, "__init__.pyi")) and os.path.exists(os.path.join(here, "py.typed"))
-    # the keyword names of the stubs are the runtime's (pybind11 writes them in the docstring)
+    # the keyword names of the stubs are those of the signature line of the docstrings
+    # (pybind11 checks the same names when it binds keyword arguments)
     for name in ("grid_sample", "affine_grid", "gather", "pad", "resample", "resample_backward"):
         first_line = getattr(gridops, name).__doc__.splitlines()[0]
         with open(os.path.join(src, "__init__.pyi")) as f:
             stub = f.read()
         stub_sig = re.search(r"def %s\((.*?)\) ->" % name, stub, re.S).group(1)
         stub_params = re.findall(r"(\w+):", stub_sig)
-        runtime_params = re.findall(r"(\w+):", first_line)
+        inside = first_line[first_line.index("(") + 1:first_line.rindex(")")]
+        runtime_params = [p.split("=")[0].strip() for p in inside.split(",") if p.strip() != "*"]
         assert stub_params == runtime_params, (name, stub_params, runtime_params)
+
+
+def test_every_keyword_of_the_docs_is_accepted():
+    import numpy as np
+    x = np.zeros((1, 2, 4, 4), np.float32)
+    g = np.zeros((1, 3, 3, 2), np.float32)
+    gridops.grid_sample(input=x, grid=g, mode="bilinear", padding_mode="zeros", align_corners=False,
+                        layout="channels_first", out=np.empty((1, 2, 3, 3), np.float32))
+    gridops.affine_grid(theta=np.zeros((1, 2, 3), np.float32), size=(1, 2, 4, 4), align_corners=True,
+                        out=np.empty((1, 4, 4, 2), np.float32))
+    gridops.gather(data=x, indices=np.array([0]), axis=1, out=np.empty((1, 1, 4, 4), np.float32))
+    gridops.pad(input=x, pads=[1, 1], mode="constant", value=0.0, axes=[2], out=np.empty((1, 2, 6, 4), np.float32))
+    gridops.resample(input=x, size=None, scale_factor=2.0, mode="linear", layout="channels_first", channels=None,
+                     out_layout=None, out=np.empty((1, 2, 8, 8), np.float32))
+    gridops.resample_backward(grad_output=np.zeros((1, 2, 8, 8), np.float32), input_size=(1, 2, 4, 4), mode="linear",
+                              layout="channels_first", out_layout=None, out=np.empty((1, 2, 4, 4), np.float32))
+    gridops.set_num_threads(n=gridops.get_num_threads())
+    p = gridops.GridSamplePlan(input_shape=x.shape, grid_shape=g.shape, dtype="float32", grid_dtype=None,
+                               mode="nearest", padding_mode="border", align_corners=True, layout="channels_first")
+    p(input=x, grid=g, out=np.empty((1, 2, 3, 3), np.float32))
+    gridops.AffineGridPlan(theta_shape=(1, 2, 3), size=(1, 1, 2, 2), dtype="float32", align_corners=False)
+    gridops.GatherPlan(data_shape=(3,), indices_shape=(2,), dtype="float32", indices_dtype="int32", axis=0)
+    pp = gridops.PadPlan(input_shape=(3,), pads=[1, 1], dtype="float32", mode="edge", axes=None)
+    pp(input=np.zeros(3, np.float32), value=None, out=np.empty(5, np.float32))
+    rp = gridops.ResamplePlan(input_size=(1, 1, 4), output_size=(8,), mode="nearest", dtype="float32",
+                              layout="ncw", out_layout=None)
+    rp.backward(grad_output=rp.forward(input=np.zeros((1, 1, 4), np.float32)), out=np.empty((1, 1, 4), np.float32))
