@@ -136,13 +136,15 @@ def test_non_cpu_and_grad_tensors():
 
 
 def test_allocation_failure_is_memory_error():
+    # 2^61 bytes: more than any address space, so the allocation fails whatever the
+    # kernel's overcommit policy (a few TB might be granted, then touched, with overcommit 1).
     theta = np.zeros((1, 2, 3), np.float32)
     with pytest.raises(MemoryError):
-        gridops.affine_grid(theta, (1, 1, 1 << 21, 1 << 21))
-    # a broadcast (zero-stride) grid asking for a 4 TB output
-    g = np.broadcast_to(np.zeros((1, 1, 1, 2), np.float32), (1, 1 << 18, 1 << 18, 2))
+        gridops.affine_grid(theta, (1, 1, 1 << 29, 1 << 29))
+    # a broadcast (zero-stride) grid asking for a 2^60-byte output
+    g = np.broadcast_to(np.zeros((1, 1, 1, 2), np.float32), (1, 1 << 24, 1 << 24, 2))
     with pytest.raises(MemoryError):
-        gridops.grid_sample(np.zeros((1, 16, 2, 2), np.float32), g)
+        gridops.grid_sample(np.zeros((1, 1024, 2, 2), np.float32), g)
 
 
 def test_nothing_is_written_on_error():
