@@ -54,3 +54,18 @@ def test_conformance_runner():
     assert {r.status for r in results} <= {"pass", "skip"}
     assert any(r.status == "pass" for r in results)
     assert all(r.name == os.path.basename(r.path) for r in results)
+
+
+@needs_data
+def test_model_run_with_torch_inputs_returns_torch():
+    torch = pytest.importorskip("torch")
+    d = os.path.join(CONF, "test_gridsample")
+    m = onnx.Model(os.path.join(d, "model.onnx"))
+    data = os.path.join(d, "test_data_set_0")
+    feeds = {info.name: torch.from_numpy(onnx.read_tensor(os.path.join(data, f"input_{i}.pb")))
+             for i, info in enumerate(m.inputs)}
+    out = m.run(feeds)
+    (name,) = [o.name for o in m.outputs]
+    assert isinstance(out[name], torch.Tensor)
+    np.testing.assert_allclose(out[name].numpy(), onnx.read_tensor(os.path.join(data, "output_0.pb")),
+                               rtol=1e-3, atol=1e-5)

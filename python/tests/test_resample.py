@@ -118,3 +118,16 @@ def test_random_problems_match_torch(r, c, mode, sizes, seed):
     size = tuple(s[1] for s in sizes[:r])
     np.testing.assert_allclose(gridops.resample(x, size=size, mode=mode), torch_resample(x, size, mode),
                                rtol=1e-10, atol=1e-10)
+
+
+def test_half_precision_dtypes(rng):
+    x = rng.standard_normal((1, 3, 6, 5)).astype(np.float32)
+    ref = torch_resample(x, (9, 4), "linear")
+    y16 = gridops.resample(x.astype(np.float16), size=(9, 4))
+    assert y16.dtype == np.float16
+    np.testing.assert_allclose(y16.astype(np.float32), ref, rtol=5e-3, atol=5e-3)
+    yb = gridops.resample(torch.from_numpy(x).bfloat16(), size=(9, 4))
+    assert isinstance(yb, torch.Tensor) and yb.dtype == torch.bfloat16
+    np.testing.assert_allclose(yb.float().numpy(), ref, rtol=3e-2, atol=3e-2)
+    gb = gridops.resample_backward(torch.ones(1, 3, 9, 4, dtype=torch.bfloat16), (1, 3, 6, 5))
+    assert gb.dtype == torch.bfloat16 and abs(float(gb.float().sum()) - 3 * 9 * 4) < 1.0  # linear weights sum to 1
