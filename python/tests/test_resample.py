@@ -84,6 +84,10 @@ def test_channels_last_layout_and_torch_channels_last_read_in_place(rng):
     yt = gridops.resample(t, size=(4, 9))
     assert _gridops._input_copies() == before  # read in place as channels-last
     np.testing.assert_allclose(yt.numpy(), ref, rtol=1e-6, atol=1e-6)
+    # the same for a NumPy NHWC array seen as NCHW through a transpose
+    v = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    np.testing.assert_allclose(gridops.resample(v, size=(4, 9)), ref, rtol=1e-6, atol=1e-6)
+    assert _gridops._input_copies() == before
 
 
 def test_non_dense_input_is_copied_once_and_counted(rng):
