@@ -6,8 +6,12 @@
 #   demo   the library, the `gridops` command and its demo: compiler, CMake, Highway,
 #          protobuf + ONNX definitions (the model runner), CLI11, stb
 #   test   demo + the test oracles: GoogleTest/GoogleMock, oneDNN (with the OpenCL headers
-#          its CMake package requires), the ONNX backend test data
-#   bench  demo + Google Benchmark and the peers: libtorch, OpenCV, oneDNN
+#          its CMake package requires), the ONNX backend test data; the Python package's
+#          build (python3-dev, pybind11-dev, libdlpack-dev) and tests (pytest, Hypothesis,
+#          NumPy, PyTorch, SciPy, mypy, venv + pip)
+#   bench  demo + Google Benchmark and the peers: libtorch, OpenCV, oneDNN; for
+#          bench/python/bench.py the Python package's build and its Python peers
+#          (PyTorch, SciPy, OpenCV's cv2, NumPy)
 #   fuzz   demo + clang and its sanitizer runtimes (libFuzzer)
 # The same lists are printed by `scripts/setup.sh --list PROFILE`.
 set -euo pipefail
@@ -16,8 +20,16 @@ DEMO=(build-essential cmake pkg-config libhwy-dev
       libprotobuf-dev protobuf-compiler libonnx-dev libcli11-dev libstb-dev)
 # libdnnl-dev only recommends ocl-icd-opencl-dev, but its CMake package calls
 # find_package(OpenCL REQUIRED): without it every configure that looks for oneDNN fails.
-TEST=(libgtest-dev libgmock-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata)
-BENCH=(libbenchmark-dev libtorch-dev libopencv-dev libdnnl-dev ocl-icd-opencl-dev)
+# The Python package (python/) and its tests: pybind11, the Python headers and DLPack to
+# build it; pytest, Hypothesis and the oracles (NumPy, PyTorch, SciPy); Pillow for the
+# example; mypy for the stubs;
+# venv and pip for the offline pip-install test.
+TEST=(libgtest-dev libgmock-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata
+      python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest python3-hypothesis
+      python3-torch python3-scipy python3-pil mypy python3-venv python3-pip python3-setuptools)
+BENCH=(libbenchmark-dev libtorch-dev libopencv-dev libdnnl-dev ocl-icd-opencl-dev
+       python3-dev pybind11-dev libdlpack-dev python3-numpy python3-torch python3-scipy
+       python3-opencv)
 FUZZ=(clang libclang-rt-14-dev)
 
 list=0

@@ -1,0 +1,140 @@
+// The docstrings of gridops' Python API (help(gridops.grid_sample) shows them).
+#pragma once
+
+namespace gridops::py_binding::doc {
+
+inline constexpr const char* kArrays = R"(
+Arrays: any object with the buffer protocol or __array_interface__ (NumPy arrays,
+including non-contiguous and negative-stride views, are read in place) or __dlpack__
+(PyTorch CPU tensors, bfloat16 included). Inputs are never copied. The result is a NumPy
+array that owns gridops memory, or a torch.Tensor (through DLPack, no copy) when the first
+array argument is one. With out= the result is written into that writable array (any
+strides) and out is returned. The GIL is released while the kernel runs.
+
+Errors: ValueError for invalid arguments (the message names the argument, the expected and
+the actual value), gridops.DTypeError (a TypeError and a ValueError) for unsupported
+dtypes, TypeError for objects that are not arrays, MemoryError when an allocation fails.
+Nothing is written to out= when an error is raised.)";
+
+inline constexpr const char* kGridSample = R"(grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=False, *, layout="channels_first", out=None)
+
+Samples input at the normalized positions in grid (ONNX GridSample 16/20/22, any spatial
+rank r >= 1).
+
+input: (N, C, D1, ..., Dr), or (N, D1, ..., Dr, C) with layout="channels_last"; every
+  dtype: float16, bfloat16, float32, float64, complex, integers and bool (interpolated
+  integers truncate toward zero and saturate; see docs/ops/grid_sample.md).
+grid: (N, D1_out, ..., Dr_out, r) of float16/bfloat16/float32/float64, the last axis in
+  (x, y, z, ...) order (innermost spatial axis first), values in [-1, 1].
+mode: "bilinear"/"linear", "nearest", "bicubic"/"cubic" (every ONNX spelling; linear and
+  cubic apply to any rank).
+padding_mode: "zeros", "border", "reflection".
+align_corners: False/True (0/1 accepted).
+layout: "channels_first" (PyTorch/ONNX) or "channels_last".
+Returns (N, C, D1_out, ..., Dr_out) (or channels-last), the dtype of input.
+
+Differences from torch.nn.functional.grid_sample: any spatial rank (torch: 2-D and 3-D);
+bicubic for every rank (torch: 2-D only); integer and bool inputs; the channels-last
+layout.
+)";
+
+inline constexpr const char* kAffineGrid = R"(affine_grid(theta, size, align_corners=False, *, out=None)
+
+A sampling grid from a batch of affine matrices (ONNX AffineGrid 20, as
+torch.nn.functional.affine_grid).
+
+theta: (N, 2, 3) for 2-D or (N, 3, 4) for 3-D; float16/bfloat16/float32/float64.
+size: (N, C, H, W) or (N, C, D, H, W) (a torch.Size works).
+Returns (N, H, W, 2) or (N, D, H, W, 3) of theta's dtype.
+)";
+
+inline constexpr const char* kGather = R"(gather(data, indices, axis=0, *, out=None)
+
+Takes slices of data along axis at indices (ONNX Gather; numpy.take(data, indices, axis)
+for in-range indices).
+
+data: any rank >= 1, any dtype but strings.
+indices: int32 or int64, any rank (a 0-d array removes the axis); negative indices count
+  from the end; every index is checked before anything is written (IndexError-like
+  conditions raise ValueError).
+Returns data.shape[:axis] + indices.shape + data.shape[axis+1:].
+)";
+
+inline constexpr const char* kPad = R"(pad(input, pads, mode="constant", value=None, axes=None, *, out=None)
+
+Pads (or, with negative pads, crops) input (ONNX Pad 18-21 / OpenVINO Pad-12).
+
+pads: either the ONNX form, a flat sequence [b_1, ..., b_k, e_1, ..., e_k] (all begins,
+  then all ends, for the k axes padded), or NumPy's pad_width: an int, one (before, after)
+  pair for every axis, or one pair per axis. A flat sequence is always read as ONNX pads
+  (numpy.pad would read (1, 2) as one pair for every axis: write ((1, 2),) for that).
+mode: "constant", "edge", "reflect", "symmetric" (numpy's), "wrap".
+value: the constant (default 0); a Python number converted to input's dtype (an error if
+  it does not fit) or a one-element array of input's dtype; only with mode="constant".
+axes: the axes pads apply to (default: all); negative axes count from the end.
+)";
+
+inline constexpr const char* kResample = R"(resample(input, size=None, scale_factor=None, mode="linear", *, layout="channels_first", channels=None, out_layout=None, out=None)
+
+Resizes the spatial axes (oneDNN resampling forward, 1-D/2-D/3-D): "linear" interpolates
+with half-pixel centers (torch.nn.functional.interpolate with align_corners=False),
+"nearest" takes floor((o + 0.5) * in / out) (interpolate's "nearest-exact").
+
+size: output spatial sizes (an int for every axis, or one per axis); scale_factor: a
+  float or one per axis, output = floor(input * factor). Give exactly one.
+mode: "linear" (also "bilinear", "trilinear") or "nearest".
+layout: the memory format of input (and of the result unless out_layout is given):
+  "channels_first"/"plain" (N, C, D...), "channels_last" (N, D..., C), "blocked8" /
+  "blocked16" (N, ceil(C/b), D..., b), or a oneDNN tag (nchw, nhwc, nChw8c, ...).
+channels: the channel count of a blocked input (default: all blocks full).
+The kernels read dense buffers: a non-dense input is copied once (a torch channels_last
+tensor is read in place as channels-last); out= must be dense.
+dtypes: float32, float64, float16, bfloat16.
+)";
+
+inline constexpr const char* kResampleBackward = R"(resample_backward(grad_output, input_size, mode="linear", *, layout="channels_first", out_layout=None, out=None)
+
+The gradient of resample with respect to its input: the exact adjoint (transpose) of the
+forward interpolation, accumulated in float32 or wider.
+
+grad_output: the gradient of resample's result, in layout.
+input_size: the full logical input dims (N, C, D1, ..., Dr) of the forward call.
+Returns the gradient (N, C, D1, ..., Dr) in out_layout (default: layout).
+)";
+
+inline constexpr const char* kSetNumThreads = R"(set_num_threads(n)
+
+Sets the number of threads gridops' kernels use (n <= 0: the hardware default). Global to
+the process; results do not depend on it.)";
+
+inline constexpr const char* kGetNumThreads = R"(get_num_threads() -> int
+
+The number of threads gridops' kernels use.)";
+
+inline constexpr const char* kGridSamplePlan = R"(GridSamplePlan(input_shape, grid_shape, dtype="float32", grid_dtype=None, mode="bilinear", padding_mode="zeros", align_corners=False, layout="channels_first")
+
+A validated grid_sample problem for repeated calls on the same shapes and dtypes:
+plan(input, grid, *, out=None). dtype accepts a name, a NumPy dtype or a torch dtype;
+grid_dtype defaults to dtype. .output_shape, .impl_name.)";
+
+inline constexpr const char* kAffineGridPlan = R"(AffineGridPlan(theta_shape, size, dtype="float32", align_corners=False)
+
+A validated affine_grid problem: plan(theta, *, out=None). .output_shape, .impl_name.)";
+
+inline constexpr const char* kGatherPlan = R"(GatherPlan(data_shape, indices_shape, dtype="float32", indices_dtype="int64", axis=0)
+
+A validated gather problem: plan(data, indices, *, out=None). .output_shape, .impl_name.)";
+
+inline constexpr const char* kPadPlan = R"(PadPlan(input_shape, pads, dtype="float32", mode="constant", axes=None)
+
+A validated pad problem (pads as in gridops.pad): plan(input, value=None, *, out=None).
+.output_shape, .impl_name.)";
+
+inline constexpr const char* kResamplePlan = R"(ResamplePlan(input_size, output_size, mode="linear", dtype="float32", layout="channels_first", out_layout=None)
+
+A validated resampling problem. input_size is the logical (N, C, D1..Dr); output_size the
+logical (N, C, O1..Or) or the spatial sizes (O1..Or). plan(x) / plan.forward(x, *, out=None)
+resamples, plan.backward(grad_output, *, out=None) is its adjoint. .input_shape and
+.output_shape are the array shapes in the layouts; .impl_name.)";
+
+}  // namespace gridops::py_binding::doc

@@ -1,0 +1,964 @@
+// gridops._gridops: the Python bindings. Argument conversion and dispatch to the public C++
+// API only; every operator's semantics and validation live in the library.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <cstring>
+#include <optional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arrays.h"
+#include "docstrings.h"
+#include "gridops/gridops.h"
+
+namespace gridops::py_binding {
+
+void init_onnx(py::module_& m);  // onnx_module.cc (only when built with gridops::onnx)
+
+namespace {
+
+
+// --- argument helpers --------------------------------------------------------------------
+
+Dims int_list(py::handle obj_in, const std::string& what) {
+  py::object obj = py::reinterpret_borrow<py::object>(obj_in);
+  // NumPy arrays and torch tensors (and their scalars) as Python ints first
+  if (!py::isinstance<py::str>(obj) && py::hasattr(obj, "tolist")) obj = obj.attr("tolist")();
+  if (py::isinstance<py::int_>(obj) && !py::isinstance<py::bool_>(obj)) {
+    return Dims{obj.cast<int64_t>()};
+  }
+  if (py::isinstance<py::str>(obj) || !py::isinstance<py::sequence>(obj)) {
+    throw PyError{PyExc_TypeError, what + ": expected a sequence of ints, got " +
+                                       py::repr(obj).cast<std::string>()};
+  }
+  Dims out;
+  for (py::handle item : py::reinterpret_borrow<py::sequence>(obj)) {
+    PyObject* index = py::isinstance<py::bool_>(item) ? nullptr : PyNumber_Index(item.ptr());
+    if (!index) {
+      PyErr_Clear();
+      throw PyError{PyExc_TypeError, what + ": expected a sequence of ints, got an element " +
+                                         py::repr(item).cast<std::string>()};
+    }
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+    Py_DECREF(index);
+    if (overflow != 0) {
+      throw PyError{PyExc_ValueError, what + ": " + py::repr(item).cast<std::string>() +
+                                          " does not fit in 64 bits"};
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+int64_t align_flag(py::handle obj, const std::string& what) {
+  if (py::isinstance<py::bool_>(obj)) return obj.cast<bool>() ? 1 : 0;
+  if (py::isinstance<py::int_>(obj)) {
+    const int64_t v = obj.cast<int64_t>();
+    if (v == 0 || v == 1) return v;
+  }
+  throw PyError{PyExc_ValueError, what + ": align_corners must be True/False (or 0/1), got " +
+                                      py::repr(obj).cast<std::string>()};
+}
+
+ChannelLayout parse_layout(const std::string& s, const char* op) {
+  if (s == "channels_first" || s == "NCHW" || s == "nchw") return ChannelLayout::kChannelsFirst;
+  if (s == "channels_last" || s == "NHWC" || s == "nhwc") return ChannelLayout::kChannelsLast;
+  throw PyError{PyExc_ValueError, std::string(op) +
+                                      ": layout must be 'channels_first' or 'channels_last', got '" +
+                                      s + "'"};
+}
+
+// The caller's out= array, or a fresh Tensor of `shape` wrapped after the run.
+py::object finish(StatusOr<Tensor> r, bool as_torch) {
+  return wrap_tensor(value_or_throw(std::move(r)), as_torch);
+}
+
+// --- GridSample --------------------------------------------------------------------------
+
+GridSampleDesc grid_sample_desc(const std::string& mode, const std::string& padding_mode,
+                                py::handle align_corners, const std::string& layout) {
+  GridSampleDesc d;
+  d.mode = value_or_throw(parse_interpolation_mode(mode));
+  d.padding = value_or_throw(parse_grid_padding(padding_mode));
+  d.align_corners = align_flag(align_corners, "grid_sample");
+  d.layout = parse_layout(layout, "grid_sample");
+  return d;
+}
+
+py::object py_grid_sample(py::handle input, py::handle grid, const std::string& mode,
+                       const std::string& padding_mode, py::handle align_corners,
+                       const std::string& layout, py::handle out) {
+  const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, layout);
+  InArray src = get_array(input, "grid_sample: input");
+  InArray g = get_array(grid, "grid_sample: grid");
+  if (!out.is_none()) {
+    InArray dst = get_array(out, "grid_sample: out", true);
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = gridops::grid_sample(d, src.view, g.view, dst.view);
+    }
+    check(s);
+    return py::reinterpret_borrow<py::object>(out);
+  }
+  StatusOr<Tensor> r = Status(StatusCode::kInternal, "unset");
+  {
+    py::gil_scoped_release nogil;
+    r = gridops::grid_sample(d, src.view, g.view);
+  }
+  return finish(std::move(r), src.from_torch);
+}
+
+struct PyGridSamplePlan {
+  GridSamplePlan plan;
+  DType dtype;
+  py::object run(py::handle input, py::handle grid, py::handle out) const {
+    InArray src = get_array(input, "GridSamplePlan: input");
+    InArray g = get_array(grid, "GridSamplePlan: grid");
+    if (!out.is_none()) {
+      InArray dst = get_array(out, "GridSamplePlan: out", true);
+      Status s;
+      {
+        py::gil_scoped_release nogil;
+        s = plan.run(src.view, g.view, dst.view);
+      }
+      check(s);
+      return py::reinterpret_borrow<py::object>(out);
+    }
+    Tensor t = value_or_throw(Tensor::create(dtype, plan.dst_shape()));
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = plan.run(src.view, g.view, t.mutable_view());
+    }
+    check(s);
+    return wrap_tensor(std::move(t), src.from_torch);
+  }
+};
+
+// --- AffineGrid --------------------------------------------------------------------------
+
+py::object py_affine_grid(py::handle theta, py::handle size, py::handle align_corners,
+                       py::handle out) {
+  AffineGridDesc d;
+  d.align_corners = align_flag(align_corners, "affine_grid");
+  const Dims sz = int_list(size, "affine_grid: size");
+  InArray th = get_array(theta, "affine_grid: theta");
+  if (!out.is_none()) {
+    InArray dst = get_array(out, "affine_grid: out", true);
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = gridops::affine_grid(d, th.view, sz, dst.view);
+    }
+    check(s);
+    return py::reinterpret_borrow<py::object>(out);
+  }
+  StatusOr<Tensor> r = Status(StatusCode::kInternal, "unset");
+  {
+    py::gil_scoped_release nogil;
+    r = gridops::affine_grid(d, th.view, sz);
+  }
+  return finish(std::move(r), th.from_torch);
+}
+
+struct PyAffineGridPlan {
+  AffineGridPlan plan;
+  DType dtype;
+  py::object run(py::handle theta, py::handle out) const {
+    InArray th = get_array(theta, "AffineGridPlan: theta");
+    if (!out.is_none()) {
+      InArray dst = get_array(out, "AffineGridPlan: out", true);
+      Status s;
+      {
+        py::gil_scoped_release nogil;
+        s = plan.run(th.view, dst.view);
+      }
+      check(s);
+      return py::reinterpret_borrow<py::object>(out);
+    }
+    Tensor t = value_or_throw(Tensor::create(dtype, plan.grid_shape()));
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = plan.run(th.view, t.mutable_view());
+    }
+    check(s);
+    return wrap_tensor(std::move(t), th.from_torch);
+  }
+};
+
+// --- Gather ------------------------------------------------------------------------------
+
+py::object py_gather(py::handle data, py::handle indices, int64_t axis, py::handle out) {
+  GatherDesc d;
+  d.axis = axis;
+  InArray src = get_array(data, "gather: data");
+  InArray idx = get_array(indices, "gather: indices");
+  if (!out.is_none()) {
+    InArray dst = get_array(out, "gather: out", true);
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = gridops::gather(d, src.view, idx.view, dst.view);
+    }
+    check(s);
+    return py::reinterpret_borrow<py::object>(out);
+  }
+  StatusOr<Tensor> r = Status(StatusCode::kInternal, "unset");
+  {
+    py::gil_scoped_release nogil;
+    r = gridops::gather(d, src.view, idx.view);
+  }
+  return finish(std::move(r), src.from_torch);
+}
+
+struct PyGatherPlan {
+  GatherPlan plan;
+  DType dtype;
+  py::object run(py::handle data, py::handle indices, py::handle out) const {
+    InArray src = get_array(data, "GatherPlan: data");
+    InArray idx = get_array(indices, "GatherPlan: indices");
+    if (!out.is_none()) {
+      InArray dst = get_array(out, "GatherPlan: out", true);
+      Status s;
+      {
+        py::gil_scoped_release nogil;
+        s = plan.run(src.view, idx.view, dst.view);
+      }
+      check(s);
+      return py::reinterpret_borrow<py::object>(out);
+    }
+    Tensor t = value_or_throw(Tensor::create(dtype, plan.dst_shape()));
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = plan.run(src.view, idx.view, t.mutable_view());
+    }
+    check(s);
+    return wrap_tensor(std::move(t), src.from_torch);
+  }
+};
+
+// --- Pad ---------------------------------------------------------------------------------
+
+// pads in the ONNX form (flat: begins of every padded axis, then ends) or NumPy's pad_width
+// (an int, one (before, after) pair for every axis, or one pair per axis), on `axes`
+// (default: every axis).
+PadDesc pad_desc(py::handle pads, const std::string& mode, py::handle axes_obj, int rank) {
+  PadDesc d;
+  d.mode = value_or_throw(parse_pad_mode(mode));
+  std::vector<int64_t> axes;
+  if (axes_obj.is_none()) {
+    for (int i = 0; i < rank; ++i) axes.push_back(i);
+  } else {
+    for (int64_t a : int_list(axes_obj, "pad: axes")) {
+      if (a < -rank || a >= rank) {
+        throw PyError{PyExc_ValueError, "pad: axes entry " + std::to_string(a) +
+                                            " is out of range for rank " + std::to_string(rank)};
+      }
+      const int64_t n = a < 0 ? a + rank : a;
+      if (std::find(axes.begin(), axes.end(), n) != axes.end()) {
+        throw PyError{PyExc_ValueError, "pad: axes has axis " + std::to_string(n) + " twice"};
+      }
+      axes.push_back(n);
+    }
+  }
+  const size_t k = axes.size();
+  std::vector<int64_t> begin(k), end(k);
+  py::object p = py::reinterpret_borrow<py::object>(pads);
+  if (py::hasattr(p, "tolist") && !py::isinstance<py::str>(p)) p = p.attr("tolist")();
+  if (py::isinstance<py::int_>(p) && !py::isinstance<py::bool_>(p)) {
+    std::fill(begin.begin(), begin.end(), p.cast<int64_t>());
+    std::fill(end.begin(), end.end(), p.cast<int64_t>());
+  } else if (py::isinstance<py::sequence>(p) && !py::isinstance<py::str>(p)) {
+    auto seq = py::reinterpret_borrow<py::sequence>(p);
+    bool nested = seq.size() > 0;
+    for (py::handle item : seq) {
+      if (!py::isinstance<py::sequence>(item) || py::isinstance<py::str>(item)) nested = false;
+    }
+    if (nested) {  // NumPy pad_width: ((before, after), ...)
+      std::vector<Dims> pairs;
+      for (py::handle item : seq) {
+        Dims pr = int_list(item, "pad: pad_width entry");
+        if (pr.size() != 2) {
+          throw PyError{PyExc_ValueError, "pad: each pad_width entry must be (before, after), got " +
+                                              py::repr(item).cast<std::string>()};
+        }
+        pairs.push_back(pr);
+      }
+      if (pairs.size() != 1 && pairs.size() != k) {
+        throw PyError{PyExc_ValueError, "pad: pad_width must have 1 or " + std::to_string(k) +
+                                            " (before, after) pairs, got " +
+                                            std::to_string(pairs.size())};
+      }
+      for (size_t i = 0; i < k; ++i) {
+        const Dims& pr = pairs.size() == 1 ? pairs[0] : pairs[i];
+        begin[i] = pr[0];
+        end[i] = pr[1];
+      }
+    } else {  // ONNX pads: [b_1, ..., b_k, e_1, ..., e_k]
+      const Dims flat = int_list(p, "pad: pads");
+      if (flat.size() != 2 * k) {
+        throw PyError{PyExc_ValueError, "pad: pads must have 2 * " + std::to_string(k) + " = " +
+                                            std::to_string(2 * k) +
+                                            " entries (ONNX form: all begins, then all ends), got " +
+                                            std::to_string(flat.size())};
+      }
+      for (size_t i = 0; i < k; ++i) {
+        begin[i] = flat[i];
+        end[i] = flat[k + i];
+      }
+    }
+  } else {
+    throw PyError{PyExc_TypeError, "pad: pads must be an int, a sequence of ints (ONNX) or of "
+                                   "(before, after) pairs (NumPy), got " +
+                                       py::repr(p).cast<std::string>()};
+  }
+  d.pads_begin.assign(rank, 0);
+  d.pads_end.assign(rank, 0);
+  for (size_t i = 0; i < k; ++i) {
+    d.pads_begin[axes[i]] = begin[i];
+    d.pads_end[axes[i]] = end[i];
+  }
+  return d;
+}
+
+// A one-element pad value of dtype `dt` from a Python number or a one-element array.
+struct PadValue {
+  InArray array;
+  Tensor scalar;
+  TensorView view;
+  bool present = false;
+};
+
+void make_pad_value(PadValue& pv, py::handle value_in, DType dt) {
+  if (value_in.is_none()) return;
+  pv.present = true;
+  py::object value = py::reinterpret_borrow<py::object>(value_in);
+  // A NumPy or torch scalar (0-d) is a number, converted to the input's dtype like one.
+  if (py::hasattr(value, "item") && py::hasattr(value, "ndim") &&
+      py::int_(value.attr("ndim")).cast<int>() == 0) {
+    value = value.attr("item")();
+  }
+  if (!(py::isinstance<py::bool_>(value) || py::isinstance<py::int_>(value) ||
+        py::isinstance<py::float_>(value) || PyComplex_Check(value.ptr()))) {
+    pv.array = get_array(value, "pad: value");
+    pv.view = pv.array.view;
+    return;
+  }
+  pv.scalar = value_or_throw(Tensor::create(dt, Dims{}));
+  void* p = pv.scalar.data();
+  auto bad = [&](const char* why) {
+    throw PyError{PyExc_ValueError, std::string("pad: value ") + py::repr(value).cast<std::string>() +
+                                        " " + why + " " + to_string(dt)};
+  };
+  const bool is_cplx = PyComplex_Check(value.ptr());
+  if (is_cplx && !is_complex(dt)) bad("is complex; the input's dtype is");
+  if (is_integer(dt) || dt == DType::kBool) {
+    if (py::isinstance<py::float_>(value)) {
+      const double v = value.cast<double>();
+      if (!(std::trunc(v) == v && std::fabs(v) < 9.3e18)) bad("is not an integer; the input's dtype is");
+    }
+    py::object as_int = py::reinterpret_steal<py::object>(PyNumber_Long(value.ptr()));
+    if (!as_int) throw py::error_already_set();
+    int overflow = 0;
+    const long long sv = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
+    const bool neg = overflow < 0 || (overflow == 0 && sv < 0);
+    unsigned long long uv = 0;
+    if (overflow > 0) {
+      uv = PyLong_AsUnsignedLongLong(as_int.ptr());
+      if (PyErr_Occurred()) {
+        PyErr_Clear();
+        bad("does not fit");
+      }
+    } else if (overflow < 0) {
+      bad("does not fit");
+    } else {
+      uv = static_cast<unsigned long long>(sv);
+    }
+    auto store = [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_integral_v<T>) {
+        if constexpr (std::is_same_v<T, bool>) {
+          if (neg || uv > 1) bad("does not fit");
+          *static_cast<bool*>(p) = uv != 0;
+        } else if constexpr (std::is_signed_v<T>) {
+          if (overflow != 0 || sv < static_cast<long long>(std::numeric_limits<T>::min()) ||
+              sv > static_cast<long long>(std::numeric_limits<T>::max())) {
+            bad("does not fit");
+          }
+          *static_cast<T*>(p) = static_cast<T>(sv);
+        } else {
+          if (neg || uv > static_cast<unsigned long long>(std::numeric_limits<T>::max())) {
+            bad("does not fit");
+          }
+          *static_cast<T*>(p) = static_cast<T>(uv);
+        }
+      }
+    };
+    visit_dtype(dt, store);
+  } else if (is_floating(dt)) {
+    const double v = value.cast<double>();
+    switch (dt) {
+      case DType::kFloat16: *static_cast<float16*>(p) = f64_to_f16(v); break;
+      case DType::kBFloat16: *static_cast<bfloat16*>(p) = f64_to_bf16(v); break;
+      case DType::kFloat32: *static_cast<float*>(p) = static_cast<float>(v); break;
+      default: *static_cast<double*>(p) = v; break;
+    }
+  } else if (is_complex(dt)) {
+    const std::complex<double> v = value.cast<std::complex<double>>();
+    if (dt == DType::kComplex64) {
+      *static_cast<std::complex<float>*>(p) = std::complex<float>(v);
+    } else {
+      *static_cast<std::complex<double>*>(p) = v;
+    }
+  } else {
+    throw PyError{dtype_error_type(), std::string("pad: no value of dtype ") + to_string(dt)};
+  }
+  pv.view = pv.scalar.view();
+}
+
+py::object py_pad(py::handle input, py::handle pads, const std::string& mode, py::handle value,
+               py::handle axes, py::handle out) {
+  InArray src = get_array(input, "pad: input");
+  const PadDesc d = pad_desc(pads, mode, axes, src.view.rank());
+  PadValue pv;
+  make_pad_value(pv, value, src.view.dtype);
+  const TensorView* vp = pv.present ? &pv.view : nullptr;
+  if (!out.is_none()) {
+    InArray dst = get_array(out, "pad: out", true);
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = gridops::pad(d, src.view, dst.view, vp);
+    }
+    check(s);
+    return py::reinterpret_borrow<py::object>(out);
+  }
+  StatusOr<Tensor> r = Status(StatusCode::kInternal, "unset");
+  {
+    py::gil_scoped_release nogil;
+    r = gridops::pad(d, src.view, vp);
+  }
+  return finish(std::move(r), src.from_torch);
+}
+
+struct PyPadPlan {
+  PadPlan plan;
+  DType dtype;
+  py::object run(py::handle input, py::handle value, py::handle out) const {
+    InArray src = get_array(input, "PadPlan: input");
+    PadValue pv;
+    make_pad_value(pv, value, dtype);
+    const TensorView* vp = pv.present ? &pv.view : nullptr;
+    if (!out.is_none()) {
+      InArray dst = get_array(out, "PadPlan: out", true);
+      Status s;
+      {
+        py::gil_scoped_release nogil;
+        s = plan.run(src.view, dst.view, vp);
+      }
+      check(s);
+      return py::reinterpret_borrow<py::object>(out);
+    }
+    Tensor t = value_or_throw(Tensor::create(dtype, plan.dst_shape()));
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = plan.run(src.view, t.mutable_view(), vp);
+    }
+    check(s);
+    return wrap_tensor(std::move(t), src.from_torch);
+  }
+};
+
+// --- Resample ----------------------------------------------------------------------------
+
+MemoryFormat parse_format(const std::string& s, int* rank_hint) {
+  if (s == "channels_first") {
+    *rank_hint = 0;
+    return MemoryFormat::kPlain;
+  }
+  return value_or_throw(parse_memory_format(s, rank_hint));
+}
+
+int64_t block_of(MemoryFormat f) {
+  return f == MemoryFormat::kBlocked8 ? 8 : f == MemoryFormat::kBlocked16 ? 16 : 0;
+}
+
+// The array shape a memory desc is stored as: plain (N, C, D...), channels-last
+// (N, D..., C), blocked (N, ceil(C / b), D..., b).
+Dims array_shape(const ResampleMemoryDesc& md) {
+  const Dims& d = md.dims;
+  const size_t r = d.size() - 2;
+  Dims s;
+  switch (md.format) {
+    case MemoryFormat::kPlain: return d;
+    case MemoryFormat::kChannelsLast:
+      s.push_back(d[0]);
+      for (size_t i = 0; i < r; ++i) s.push_back(d[2 + i]);
+      s.push_back(d[1]);
+      return s;
+    case MemoryFormat::kBlocked8: case MemoryFormat::kBlocked16: {
+      const int64_t b = block_of(md.format);
+      s.push_back(d[0]);
+      s.push_back((d[1] + b - 1) / b);
+      for (size_t i = 0; i < r; ++i) s.push_back(d[2 + i]);
+      s.push_back(b);
+      return s;
+    }
+  }
+  return d;
+}
+
+// The logical (N, C, D...) dims of an array stored in `f`.
+Dims logical_dims(const Dims& shape, MemoryFormat f, py::handle channels, int rank_hint,
+                  const std::string& what) {
+  const int64_t b = block_of(f);
+  const size_t extra = b ? 3 : 2;
+  if (shape.size() < extra + 1 || shape.size() > extra + 3) {
+    throw PyError{PyExc_ValueError, what + ": expected rank " + std::to_string(extra + 1) + " to " +
+                                        std::to_string(extra + 3) + " for layout " +
+                                        format_tag(f, 2).substr(0) + "-style (1 to 3 spatial axes), got shape " +
+                                        dims_to_string(shape)};
+  }
+  const int r = static_cast<int>(shape.size() - extra);
+  if (rank_hint && rank_hint != r) {
+    throw PyError{PyExc_ValueError, what + ": layout '" + format_tag(f, rank_hint) + "' has " +
+                                        std::to_string(rank_hint) + " spatial axes, the array has " +
+                                        std::to_string(r) + " (shape " + dims_to_string(shape) + ")"};
+  }
+  Dims d{shape[0], 0};
+  if (f == MemoryFormat::kPlain) {
+    d[1] = shape[1];
+    for (int i = 0; i < r; ++i) d.push_back(shape[2 + i]);
+  } else if (f == MemoryFormat::kChannelsLast) {
+    d[1] = shape.back();
+    for (int i = 0; i < r; ++i) d.push_back(shape[1 + i]);
+  } else {
+    if (shape.back() != b) {
+      throw PyError{PyExc_ValueError, what + ": a blocked" + std::to_string(b) +
+                                          " array's last axis must be " + std::to_string(b) +
+                                          ", got shape " + dims_to_string(shape)};
+    }
+    const int64_t c = channels.is_none() ? shape[1] * b : channels.cast<int64_t>();
+    if (c < 0 || (c + b - 1) / b != shape[1]) {
+      throw PyError{PyExc_ValueError, what + ": channels=" + std::to_string(c) + " needs " +
+                                          std::to_string((c + b - 1) / b) + " blocks of " +
+                                          std::to_string(b) + ", the array has " +
+                                          std::to_string(shape[1])};
+    }
+    d[1] = c;
+    for (int i = 0; i < r; ++i) d.push_back(shape[2 + i]);
+  }
+  if (!channels.is_none() && !b && channels.cast<int64_t>() != d[1]) {
+    throw PyError{PyExc_ValueError, what + ": channels=" + std::to_string(channels.cast<int64_t>()) +
+                                        " does not match the array's " + std::to_string(d[1])};
+  }
+  return d;
+}
+
+bool dense(const TensorView& v) {
+  const Dims c = contiguous_strides(v.shape);
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    if (v.shape[i] > 1 && v.strides[i] != c[i]) return false;
+  }
+  return true;
+}
+
+// Resample reads and writes dense buffers (ResamplePlan takes pointers): check that an
+// array is exactly the buffer of `md`, or make a dense copy of an input (counted).
+struct DenseIn {
+  InArray array;
+  Tensor copy;
+  const void* data = nullptr;
+};
+
+void require_buffer(const TensorView& v, const ResampleMemoryDesc& md, const std::string& what,
+                    bool is_output) {
+  const Dims want = array_shape(md);
+  if (v.dtype != md.dtype) {
+    throw PyError{dtype_error_type(), what + ": expected dtype " + std::string(to_string(md.dtype)) +
+                                          ", got " + to_string(v.dtype)};
+  }
+  if (v.shape != want) {
+    throw PyError{PyExc_ValueError, what + ": expected shape " + dims_to_string(want) + " (layout " +
+                                        format_tag(md.format, static_cast<int>(md.dims.size()) - 2) +
+                                        "), got " + dims_to_string(v.shape)};
+  }
+  if (is_output && !dense(v)) {
+    throw PyError{PyExc_ValueError, what + ": resample writes dense (C-contiguous) arrays only, got "
+                                           "strides " + dims_to_string(v.strides) + " for shape " +
+                                           dims_to_string(v.shape)};
+  }
+}
+
+void densify(DenseIn& in, const std::string& what) {
+  if (dense(in.array.view)) {
+    in.data = in.array.view.data;
+    return;
+  }
+  // A zero pad is a strided copy into a new dense tensor (through the library).
+  PadDesc d;
+  d.pads_begin.assign(in.array.view.rank(), 0);
+  d.pads_end.assign(in.array.view.rank(), 0);
+  {
+    StatusOr<Tensor> r = Status(StatusCode::kInternal, "unset");
+    {
+      py::gil_scoped_release nogil;
+      r = gridops::pad(d, in.array.view);
+    }
+    in.copy = value_or_throw(std::move(r));
+  }
+  (void)what;
+  ++input_copies();
+  in.data = in.copy.data();
+}
+
+struct PyResamplePlan {
+  ResamplePlan plan;
+
+  py::object forward(py::handle input, py::handle out, bool as_torch_default) const {
+    DenseIn in;
+    in.array = get_array(input, "resample: input");
+    require_buffer(in.array.view, plan.src_desc(), "resample: input", false);
+    densify(in, "resample: input");
+    return run_dense(in, out, in.array.from_torch || as_torch_default, plan.dst_desc(), true);
+  }
+  py::object backward(py::handle grad_output, py::handle out) const {
+    DenseIn in;
+    in.array = get_array(grad_output, "resample_backward: grad_output");
+    require_buffer(in.array.view, plan.dst_desc(), "resample_backward: grad_output", false);
+    densify(in, "resample_backward: grad_output");
+    return run_dense(in, out, in.array.from_torch, plan.src_desc(), false);
+  }
+
+  py::object run_dense(const DenseIn& in, py::handle out, bool as_torch, const ResampleMemoryDesc& omd,
+                 bool fwd) const {
+    const char* what = fwd ? "resample: out" : "resample_backward: out";
+    if (!out.is_none()) {
+      InArray dst = get_array(out, what, true);
+      require_buffer(dst.view, omd, what, true);
+      // The pointers carry no extents: reject an out= that overlaps the input here.
+      const int64_t ib = static_cast<int64_t>(value_or_throw(
+                             fwd ? plan.src_desc().buffer_elements() : plan.dst_desc().buffer_elements())) *
+                         static_cast<int64_t>(dtype_size(omd.dtype));
+      const int64_t ob = value_or_throw(omd.buffer_elements()) * static_cast<int64_t>(dtype_size(omd.dtype));
+      const auto* i0 = static_cast<const char*>(in.data);
+      const auto* o0 = static_cast<const char*>(dst.view.data);
+      if (ib > 0 && ob > 0 && i0 < o0 + ob && o0 < i0 + ib) {
+        throw PyError{PyExc_ValueError, std::string(what) + ": must not overlap the input in memory"};
+      }
+      Status s;
+      {
+        py::gil_scoped_release nogil;
+        s = fwd ? plan.forward(in.data, dst.view.mutable_data())
+                : plan.backward(in.data, dst.view.mutable_data());
+      }
+      check(s);
+      return py::reinterpret_borrow<py::object>(out);
+    }
+    Tensor t = value_or_throw(Tensor::create(omd.dtype, array_shape(omd)));
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = fwd ? plan.forward(in.data, t.data()) : plan.backward(in.data, t.data());
+    }
+    check(s);
+    return wrap_tensor(std::move(t), as_torch);
+  }
+};
+
+PyResamplePlan make_py_resample_plan(const Dims& src_dims, const Dims& dst_dims, DType dt,
+                                     const std::string& mode, MemoryFormat in_fmt,
+                                     MemoryFormat out_fmt) {
+  ResampleDesc d;
+  d.algorithm = value_or_throw(parse_resample_algorithm(mode));
+  ResampleMemoryDesc s{dt, src_dims, in_fmt}, o{dt, dst_dims, out_fmt};
+  return PyResamplePlan{value_or_throw(make_resample_plan(d, s, o))};
+}
+
+// Spatial output dims from size= or scale_factor= (exactly one).
+Dims resample_out_dims(const Dims& src_dims, py::handle size, py::handle scale_factor) {
+  const size_t r = src_dims.size() - 2;
+  if (size.is_none() == scale_factor.is_none()) {
+    throw PyError{PyExc_ValueError, "resample: give exactly one of size and scale_factor"};
+  }
+  if (!size.is_none()) {
+    Dims s = int_list(size, "resample: size");
+    if (s.size() == 1 && r > 1) s.assign(r, s[0]);
+    if (s.size() != r) {
+      throw PyError{PyExc_ValueError, "resample: size must have " + std::to_string(r) +
+                                          " entries (one per spatial axis), got " + std::to_string(s.size())};
+    }
+    Dims out{src_dims[0], src_dims[1]};
+    out.insert(out.end(), s.begin(), s.end());
+    return out;
+  }
+  std::vector<double> f;
+  if (py::isinstance<py::sequence>(scale_factor)) {
+    for (py::handle x : py::reinterpret_borrow<py::sequence>(scale_factor)) f.push_back(x.cast<double>());
+  } else {
+    f.push_back(scale_factor.cast<double>());
+  }
+  if (f.size() == 1 && r > 1) f.assign(r, f[0]);
+  if (f.size() != r) {
+    throw PyError{PyExc_ValueError, "resample: scale_factor must have " + std::to_string(r) +
+                                        " entries (one per spatial axis), got " + std::to_string(f.size())};
+  }
+  return value_or_throw(resample_dst_dims(src_dims, f));
+}
+
+// A channels-first request on a torch channels_last tensor (strides of NHWC) is read as
+// the channels-last format without a copy.
+MemoryFormat adopt_strided_format(const InArray& a, MemoryFormat f, const Dims& logical) {
+  if (f != MemoryFormat::kPlain || dense(a.view)) return f;
+  ResampleMemoryDesc cl{a.view.dtype, logical, MemoryFormat::kChannelsLast};
+  const Dims cl_shape = array_shape(cl);
+  const Dims cl_strides = contiguous_strides(cl_shape);
+  // logical axis i of the plain view sits at position perm[i] of the channels-last shape
+  const size_t r = logical.size() - 2;
+  for (size_t i = 0; i < logical.size(); ++i) {
+    const size_t pos = i == 0 ? 0 : i == 1 ? r + 1 : i - 1;
+    if (a.view.shape[i] > 1 && a.view.strides[i] != cl_strides[pos]) return f;
+  }
+  return MemoryFormat::kChannelsLast;
+}
+
+py::object py_resample(py::handle input, py::handle size, py::handle scale_factor,
+                    const std::string& mode, const std::string& layout, py::handle channels,
+                    py::handle out_layout, py::handle out) {
+  int rank_hint = 0;
+  MemoryFormat in_fmt = parse_format(layout, &rank_hint);
+  int out_rank_hint = 0;
+  const MemoryFormat out_fmt =
+      out_layout.is_none() ? in_fmt : parse_format(out_layout.cast<std::string>(), &out_rank_hint);
+  DenseIn in;
+  in.array = get_array(input, "resample: input");
+  const Dims src_dims = logical_dims(in.array.view.shape, in_fmt, channels, rank_hint, "resample: input");
+  const Dims dst_dims = resample_out_dims(src_dims, size, scale_factor);
+  const MemoryFormat read_fmt = adopt_strided_format(in.array, in_fmt, src_dims);
+  PyResamplePlan p = make_py_resample_plan(src_dims, dst_dims, in.array.view.dtype, mode, read_fmt, out_fmt);
+  if (read_fmt != in_fmt) {
+    // The same memory, addressed as channels-last (dense in that order).
+    in.data = in.array.view.data;
+  } else {
+    require_buffer(in.array.view, p.plan.src_desc(), "resample: input", false);
+    densify(in, "resample: input");
+  }
+  return p.run_dense(in, out, in.array.from_torch, p.plan.dst_desc(), true);
+}
+
+}  // namespace
+}  // namespace gridops::py_binding
+
+namespace gridops::py_binding {
+namespace {
+
+py::object py_resample_backward(py::handle grad_output, py::handle input_size, const std::string& mode,
+                             const std::string& layout, py::handle out_layout, py::handle out) {
+  int rank_hint = 0;
+  const MemoryFormat g_fmt = parse_format(layout, &rank_hint);
+  int out_rank_hint = 0;
+  const MemoryFormat in_fmt =
+      out_layout.is_none() ? g_fmt : parse_format(out_layout.cast<std::string>(), &out_rank_hint);
+  const Dims src_dims = int_list(input_size, "resample_backward: input_size");
+  DenseIn g;
+  g.array = get_array(grad_output, "resample_backward: grad_output");
+  const Dims dst_dims = logical_dims(g.array.view.shape, g_fmt,
+                                     src_dims.size() > 1 ? py::cast(src_dims[1]) : py::none(),
+                                     rank_hint, "resample_backward: grad_output");
+  PyResamplePlan p = make_py_resample_plan(src_dims, dst_dims, g.array.view.dtype, mode, in_fmt, g_fmt);
+  require_buffer(g.array.view, p.plan.dst_desc(), "resample_backward: grad_output", false);
+  densify(g, "resample_backward: grad_output");
+  return p.run_dense(g, out, g.array.from_torch, p.plan.src_desc(), false);
+}
+
+// A function's docstring followed by the common text on arrays and errors (kept alive for
+// the module's lifetime).
+const char* with_arrays(const char* text) {
+  static std::vector<std::unique_ptr<std::string>> keep;
+  keep.push_back(std::make_unique<std::string>(std::string(text) + doc::kArrays));
+  return keep.back()->c_str();
+}
+
+template <class T>
+std::vector<int64_t> dims_of(const T& d) {
+  return std::vector<int64_t>(d.begin(), d.end());
+}
+
+}  // namespace
+}  // namespace gridops::py_binding
+
+using namespace gridops;              // NOLINT(google-build-using-namespace)
+using namespace gridops::py_binding;  // NOLINT(google-build-using-namespace)
+
+PYBIND11_MODULE(_gridops, m) {
+  using py::arg;
+  m.doc() = "gridops: spatial sampling and data-movement operators (C++ bindings).";
+  init_dtype_error(m);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const PyError& e) {
+      PyErr_SetString(e.type, e.message.c_str());
+    } catch (const py::cast_error& e) {
+      // an argument of the wrong Python type (a str where a number belongs, ...)
+      PyErr_SetString(PyExc_TypeError, (std::string("gridops: ") + e.what()).c_str());
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(PyExc_MemoryError, "gridops: out of memory");
+    }
+  });
+
+  m.def("grid_sample", &py_grid_sample, arg("input"), arg("grid"), arg("mode") = "bilinear",
+        arg("padding_mode") = "zeros", arg("align_corners") = false, py::kw_only(),
+        arg("layout") = "channels_first", arg("out") = py::none(), with_arrays(doc::kGridSample));
+  m.def("affine_grid", &py_affine_grid, arg("theta"), arg("size"), arg("align_corners") = false,
+        py::kw_only(), arg("out") = py::none(), with_arrays(doc::kAffineGrid));
+  m.def("gather", &py_gather, arg("data"), arg("indices"), arg("axis") = 0, py::kw_only(),
+        arg("out") = py::none(), with_arrays(doc::kGather));
+  m.def("pad", &py_pad, arg("input"), arg("pads"), arg("mode") = "constant", arg("value") = py::none(),
+        arg("axes") = py::none(), py::kw_only(), arg("out") = py::none(), with_arrays(doc::kPad));
+  m.def("resample", &py_resample, arg("input"), arg("size") = py::none(),
+        arg("scale_factor") = py::none(), arg("mode") = "linear", py::kw_only(),
+        arg("layout") = "channels_first", arg("channels") = py::none(),
+        arg("out_layout") = py::none(), arg("out") = py::none(), with_arrays(doc::kResample));
+  m.def("resample_backward", &py_resample_backward, arg("grad_output"), arg("input_size"),
+        arg("mode") = "linear", py::kw_only(), arg("layout") = "channels_first",
+        arg("out_layout") = py::none(), arg("out") = py::none(), with_arrays(doc::kResampleBackward));
+  m.def("set_num_threads", &set_num_threads, arg("n"), doc::kSetNumThreads);
+  m.def("get_num_threads", &get_num_threads, doc::kGetNumThreads);
+
+  py::class_<PyGridSamplePlan>(m, "GridSamplePlan", doc::kGridSamplePlan)
+      .def(py::init([](py::handle input_shape, py::handle grid_shape, py::handle dtype,
+                       py::handle grid_dtype, const std::string& mode, const std::string& padding_mode,
+                       py::handle align_corners, const std::string& layout) {
+             const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, layout);
+             const DType dt = dtype_from_py(dtype, "GridSamplePlan: dtype");
+             const DType gdt = grid_dtype.is_none() ? dt : dtype_from_py(grid_dtype, "GridSamplePlan: grid_dtype");
+             const Dims s = int_list(input_shape, "GridSamplePlan: input_shape");
+             const Dims g = int_list(grid_shape, "GridSamplePlan: grid_shape");
+             return PyGridSamplePlan{value_or_throw(make_grid_sample_plan(d, dt, s, gdt, g)), dt};
+           }),
+           arg("input_shape"), arg("grid_shape"), arg("dtype") = "float32",
+           arg("grid_dtype") = py::none(), arg("mode") = "bilinear", arg("padding_mode") = "zeros",
+           arg("align_corners") = false, arg("layout") = "channels_first")
+      .def("__call__", &PyGridSamplePlan::run, arg("input"), arg("grid"), py::kw_only(),
+           arg("out") = py::none())
+      .def_property_readonly("output_shape", [](const PyGridSamplePlan& p) {
+        return py::tuple(py::cast(dims_of(p.plan.dst_shape())));
+      })
+      .def_property_readonly("impl_name", [](const PyGridSamplePlan& p) { return std::string(p.plan.impl_name()); });
+
+  py::class_<PyAffineGridPlan>(m, "AffineGridPlan", doc::kAffineGridPlan)
+      .def(py::init([](py::handle theta_shape, py::handle size, py::handle dtype, py::handle align_corners) {
+             AffineGridDesc d;
+             d.align_corners = align_flag(align_corners, "AffineGridPlan");
+             const DType dt = dtype_from_py(dtype, "AffineGridPlan: dtype");
+             const Dims t = int_list(theta_shape, "AffineGridPlan: theta_shape");
+             const Dims s = int_list(size, "AffineGridPlan: size");
+             return PyAffineGridPlan{value_or_throw(make_affine_grid_plan(d, dt, t, s)), dt};
+           }),
+           arg("theta_shape"), arg("size"), arg("dtype") = "float32", arg("align_corners") = false)
+      .def("__call__", &PyAffineGridPlan::run, arg("theta"), py::kw_only(), arg("out") = py::none())
+      .def_property_readonly("output_shape", [](const PyAffineGridPlan& p) {
+        return py::tuple(py::cast(dims_of(p.plan.grid_shape())));
+      })
+      .def_property_readonly("impl_name", [](const PyAffineGridPlan& p) { return std::string(p.plan.impl_name()); });
+
+  py::class_<PyGatherPlan>(m, "GatherPlan", doc::kGatherPlan)
+      .def(py::init([](py::handle data_shape, py::handle indices_shape, py::handle dtype,
+                       py::handle indices_dtype, int64_t axis) {
+             GatherDesc d;
+             d.axis = axis;
+             const DType dt = dtype_from_py(dtype, "GatherPlan: dtype");
+             const DType it = dtype_from_py(indices_dtype, "GatherPlan: indices_dtype");
+             const Dims ds = int_list(data_shape, "GatherPlan: data_shape");
+             const Dims is = int_list(indices_shape, "GatherPlan: indices_shape");
+             return PyGatherPlan{value_or_throw(make_gather_plan(d, dt, ds, it, is)), dt};
+           }),
+           arg("data_shape"), arg("indices_shape"), arg("dtype") = "float32",
+           arg("indices_dtype") = "int64", arg("axis") = 0)
+      .def("__call__", &PyGatherPlan::run, arg("data"), arg("indices"), py::kw_only(),
+           arg("out") = py::none())
+      .def_property_readonly("output_shape", [](const PyGatherPlan& p) {
+        return py::tuple(py::cast(dims_of(p.plan.dst_shape())));
+      })
+      .def_property_readonly("impl_name", [](const PyGatherPlan& p) { return std::string(p.plan.impl_name()); });
+
+  py::class_<PyPadPlan>(m, "PadPlan", doc::kPadPlan)
+      .def(py::init([](py::handle input_shape, py::handle pads, py::handle dtype, const std::string& mode,
+                       py::handle axes) {
+             const Dims s = int_list(input_shape, "PadPlan: input_shape");
+             const PadDesc d = pad_desc(pads, mode, axes, static_cast<int>(s.size()));
+             const DType dt = dtype_from_py(dtype, "PadPlan: dtype");
+             return PyPadPlan{value_or_throw(make_pad_plan(d, dt, s)), dt};
+           }),
+           arg("input_shape"), arg("pads"), arg("dtype") = "float32", arg("mode") = "constant",
+           arg("axes") = py::none())
+      .def("__call__", &PyPadPlan::run, arg("input"), arg("value") = py::none(), py::kw_only(),
+           arg("out") = py::none())
+      .def_property_readonly("output_shape", [](const PyPadPlan& p) {
+        return py::tuple(py::cast(dims_of(p.plan.dst_shape())));
+      })
+      .def_property_readonly("impl_name", [](const PyPadPlan& p) { return std::string(p.plan.impl_name()); });
+
+  py::class_<PyResamplePlan>(m, "ResamplePlan", doc::kResamplePlan)
+      .def(py::init([](py::handle input_size, py::handle output_size, const std::string& mode,
+                       py::handle dtype, const std::string& layout, py::handle out_layout) {
+             int h1 = 0, h2 = 0;
+             const MemoryFormat f = parse_format(layout, &h1);
+             const MemoryFormat of =
+                 out_layout.is_none() ? f : parse_format(out_layout.cast<std::string>(), &h2);
+             Dims src = int_list(input_size, "ResamplePlan: input_size");
+             Dims dst = int_list(output_size, "ResamplePlan: output_size");
+             if (dst.size() + 2 == src.size() && src.size() >= 2) {  // spatial sizes only
+               dst.insert(dst.begin(), {src[0], src[1]});
+             }
+             const DType dt = dtype_from_py(dtype, "ResamplePlan: dtype");
+             return make_py_resample_plan(src, dst, dt, mode, f, of);
+           }),
+           arg("input_size"), arg("output_size"), arg("mode") = "linear", arg("dtype") = "float32",
+           arg("layout") = "channels_first", arg("out_layout") = py::none())
+      .def("__call__", [](const PyResamplePlan& p, py::handle x, py::handle out) {
+             return p.forward(x, out, false);
+           }, arg("input"), py::kw_only(), arg("out") = py::none())
+      .def("forward", [](const PyResamplePlan& p, py::handle x, py::handle out) {
+             return p.forward(x, out, false);
+           }, arg("input"), py::kw_only(), arg("out") = py::none())
+      .def("backward", &PyResamplePlan::backward, arg("grad_output"), py::kw_only(),
+           arg("out") = py::none())
+      .def_property_readonly("input_shape", [](const PyResamplePlan& p) {
+        return py::tuple(py::cast(dims_of(array_shape(p.plan.src_desc()))));
+      })
+      .def_property_readonly("output_shape", [](const PyResamplePlan& p) {
+        return py::tuple(py::cast(dims_of(array_shape(p.plan.dst_desc()))));
+      })
+      .def_property_readonly("impl_name", [](const PyResamplePlan& p) { return std::string(p.plan.impl_name()); });
+
+  // Test hooks: what the bindings see of an object, and how many inputs they copied.
+  m.def("_view_info", [](py::handle obj) {
+    InArray a = get_array(obj, "_view_info");
+    py::dict d;
+    d["data"] = reinterpret_cast<uintptr_t>(a.view.data);
+    d["shape"] = py::tuple(py::cast(dims_of(a.view.shape)));
+    d["strides"] = py::tuple(py::cast(dims_of(a.view.strides)));
+    d["dtype"] = dtype_name(a.view.dtype);
+    d["source"] = a.source;
+    d["torch"] = a.from_torch;
+    return d;
+  });
+  m.def("_input_copies", [] { return input_copies().load(); });
+
+#ifdef GRIDOPS_PY_HAVE_ONNX
+  init_onnx(m);
+#endif
+}

@@ -1,0 +1,46 @@
+"""Type-checked with mypy --strict against the stubs (the CTest test python.mypy); pytest
+does not collect it. It uses every public name the way the docs show."""
+
+from typing import Any, Dict, List, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+import gridops
+import gridops.onnx
+
+
+def warp(x: npt.NDArray[np.float32], theta: npt.NDArray[np.float32]) -> npt.NDArray[Any]:
+    grid: npt.NDArray[Any] = gridops.affine_grid(theta, x.shape, align_corners=False)
+    out = np.empty_like(x)
+    same: npt.NDArray[np.float32] = gridops.grid_sample(x, grid, "bicubic", "border", True, out=out)
+    return gridops.grid_sample(same, grid, layout="channels_first")
+
+
+def movement(x: npt.NDArray[Any]) -> Tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
+    a = gridops.gather(x, np.array([0, -1]), axis=0)
+    b = gridops.pad(x, ((1, 1), (2, 0)), "reflect")
+    c = gridops.pad(x, [1, 2, 3, 4], value=1.5, axes=[0, 1])
+    return a, b, c
+
+
+def plans(x: npt.NDArray[np.float32]) -> Tuple[int, ...]:
+    p = gridops.ResamplePlan(x.shape, (8, 8), "linear", np.float32)
+    y: Any = p(x)
+    gridops.set_num_threads(gridops.get_num_threads())
+    shape: Tuple[int, ...] = gridops.GridSamplePlan(x.shape, (1, 4, 4, 2)).output_shape
+    del y
+    return shape + gridops.resample(x, scale_factor=2.0).shape
+
+
+def run_model(path: str, x: npt.NDArray[Any]) -> Dict[str, Any]:
+    m = gridops.onnx.Model(path)
+    names: List[str] = [v.name for v in m.inputs]
+    results = gridops.onnx.conformance([path])
+    statuses = [r.status for r in results]
+    del statuses
+    return m.run({names[0]: x})
+
+
+def version() -> str:
+    return gridops.__version__
