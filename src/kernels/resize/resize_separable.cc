@@ -34,21 +34,22 @@ bool dense(const TensorView& v) {
   return true;
 }
 
-/// Whether the outside flag of any table is set at output index o (of the full dst).
 // --- nearest: a gather -------------------------------------------------------------------
 
 template <class T>
 void gather_typed(const ResizeProblem& p, const TensorView& src, const MutableTensorView& dst) {
   const int rank = static_cast<int>(p.dst_shape.size());
-  // Per axis: the source element offset of every output index, or -1 when that index is
-  // outside (tf_crop_and_resize).
+  // Per axis: the source element offset of every output index (strides may be negative)
+  // and whether that index is outside (tf_crop_and_resize).
   std::vector<std::vector<int64_t>> off(static_cast<size_t>(rank));
+  std::vector<std::vector<uint8_t>> out_flag(static_cast<size_t>(rank));
   std::vector<int> table_of(static_cast<size_t>(rank), -1);
   for (size_t k = 0; k < p.tables.size(); ++k) table_of[static_cast<size_t>(p.tables[k].axis)] = static_cast<int>(k);
   for (int a = 0; a < rank; ++a) {
     const size_t au = static_cast<size_t>(a);
     auto& v = off[au];
     v.resize(static_cast<size_t>(p.dst_shape[au]));
+    out_flag[au].assign(static_cast<size_t>(p.dst_shape[au]), 0);
     const int k = table_of[au];
     for (int64_t o = 0; o < p.dst_shape[au]; ++o) {
       int64_t i = o;
@@ -58,7 +59,8 @@ void gather_typed(const ResizeProblem& p, const TensorView& src, const MutableTe
         if (!tb.outside.empty() && tb.outside[static_cast<size_t>(o)]) outside = true;
         else i = tb.idx[static_cast<size_t>(tb.begin[static_cast<size_t>(o)])];
       }
-      v[static_cast<size_t>(o)] = outside ? -1 : i * src.strides[au];
+      v[static_cast<size_t>(o)] = outside ? 0 : i * src.strides[au];
+      out_flag[au][static_cast<size_t>(o)] = outside ? 1 : 0;
     }
   }
   T fill{};
@@ -72,7 +74,9 @@ void gather_typed(const ResizeProblem& p, const TensorView& src, const MutableTe
   for (int a = 0; a + 1 < rank; ++a) rows *= p.dst_shape[static_cast<size_t>(a)];
   const int64_t dst_inner_stride = rank > 0 ? dst.strides.back() : 0;
   const std::vector<int64_t> empty_last{0};
+  const std::vector<uint8_t> empty_flag{0};
   const std::vector<int64_t>& last = rank > 0 ? off.back() : empty_last;
+  const std::vector<uint8_t>& last_out = rank > 0 ? out_flag.back() : empty_flag;
   parallel_for(rows, grain_for(inner), [&](int64_t b, int64_t e) {
     std::vector<int64_t> o(static_cast<size_t>(std::max(rank - 1, 0)), 0);
     // Decompose b into the row index (all axes but the last).
@@ -87,9 +91,8 @@ void gather_typed(const ResizeProblem& p, const TensorView& src, const MutableTe
       bool outside = false;
       for (int a = 0; a + 1 < rank; ++a) {
         const size_t au = static_cast<size_t>(a);
-        const int64_t so = off[au][static_cast<size_t>(o[au])];
-        if (so < 0) outside = true;
-        base += so;
+        if (out_flag[au][static_cast<size_t>(o[au])]) outside = true;
+        base += off[au][static_cast<size_t>(o[au])];
         dbase += o[au] * dst.strides[au];
       }
       T* drow = d + dbase;
@@ -98,8 +101,8 @@ void gather_typed(const ResizeProblem& p, const TensorView& src, const MutableTe
       } else {
         const T* srow = s + base;
         for (int64_t j = 0; j < inner; ++j) {
-          const int64_t so = last[static_cast<size_t>(j)];
-          drow[j * dst_inner_stride] = so < 0 ? fill : srow[so];
+          const size_t ju = static_cast<size_t>(j);
+          drow[j * dst_inner_stride] = last_out[ju] ? fill : srow[last[ju]];
         }
       }
       for (int a = rank - 2; a >= 0; --a) {
