@@ -44,7 +44,8 @@ void ref_run(const ResizeProblem& p, const void*, const TensorView& src,
 
 /// Fast kernels before the reference, which accepts everything and stays last.
 constexpr ResizeImpl kImpls[] = {
-    {"separable", &kernels::resize_separable_declines, nullptr, &kernels::resize_separable},
+    {"separable", &kernels::resize_separable_declines, &kernels::resize_separable_prepare,
+     &kernels::resize_separable},
     {"ref", &ref_declines, nullptr, &ref_run},
 };
 

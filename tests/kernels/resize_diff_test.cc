@@ -47,13 +47,13 @@ constexpr DType kInterpTypes[] = {DType::kFloat32, DType::kFloat32, DType::kFloa
                                   DType::kInt16,   DType::kUInt16,  DType::kInt64};
 constexpr DType kNearestOnlyTypes[] = {DType::kString, DType::kComplex64, DType::kBool, DType::kUInt64};
 
-Case random_case(std::mt19937_64& rng) {
+Case random_case(std::mt19937_64& rng, bool long_rows = false) {
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   auto real = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
   Case c;
-  const int rank = uni(1, 4);
-  const int max_len = rank <= 2 ? 7 : (rank == 3 ? 5 : 3);
-  for (int a = 0; a < rank; ++a) c.shape.push_back(uni(1, max_len));
+  const int rank = long_rows ? uni(2, 3) : uni(1, 4);
+  const int max_len = long_rows ? 24 : (rank <= 2 ? 7 : (rank == 3 ? 5 : 3));
+  for (int a = 0; a < rank; ++a) c.shape.push_back(uni(long_rows && a + 1 == rank ? 16 : 1, max_len));
   ResizeDesc& d = c.desc;
   const int m = uni(0, 9);
   d.mode = m < 3 ? ResizeMode::kNearest : (m < 6 ? ResizeMode::kLinear : ResizeMode::kCubic);
@@ -146,22 +146,22 @@ StatusOr<Tensor> run(const Case& c, const Tensor& x, const std::string& impl) {
   return dense;
 }
 
-TEST(ResizeDiff, SeparableMatchesReferenceOnRandomProblems) {
-  const uint64_t seed = testing::test_seed();
-  SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
-  std::mt19937_64 rng(seed);
+/// Runs `count` random problems (output size <= max_out) on ref and separable and checks
+/// the bounds above; returns the number of linear/cubic problems among them.
+int check_random_problems(std::mt19937_64& rng, int count, bool long_rows, int64_t max_out) {
   int run_count = 0, interp_count = 0, tries = 0;
-  while (run_count < 2000 && tries < 20000) {
+  while (run_count < count && tries < 20 * count) {
     ++tries;
-    const Case c = random_case(rng);
+    const Case c = random_case(rng, long_rows);
     auto out_shape = resize_output_shape(c.desc, c.shape);
-    if (!out_shape.ok() || testing::product(*out_shape) == 0 || testing::product(*out_shape) > 600) continue;
+    if (!out_shape.ok() || testing::product(*out_shape) == 0 || testing::product(*out_shape) > max_out) continue;
     Tensor x(c.dtype, c.shape);
     testing::fill_random(x, rng, -100, 100);
     auto ref = run(c, x, "ref");
     auto fast = run(c, x, "separable");
-    ASSERT_TRUE(ref.ok()) << ref.status().to_string();
-    ASSERT_TRUE(fast.ok()) << fast.status().to_string();
+    EXPECT_TRUE(ref.ok()) << ref.status().to_string();
+    EXPECT_TRUE(fast.ok()) << fast.status().to_string();
+    if (!ref.ok() || !fast.ok()) return -1;
     ++run_count;
     const std::string what = "case " + std::to_string(run_count) + ": " + to_string(c.dtype) + " " +
                              dims_to_string(c.shape) + " -> " + dims_to_string(*out_shape) + " mode " +
@@ -170,7 +170,8 @@ TEST(ResizeDiff, SeparableMatchesReferenceOnRandomProblems) {
                              " excl " + std::to_string(c.desc.exclude_outside) + " view " + std::to_string(c.view);
     if (c.desc.mode == ResizeMode::kNearest) {
       int64_t where = -1;
-      ASSERT_TRUE(testing::bitwise_equal(*fast, *ref, &where)) << what << " differs at " << where;
+      EXPECT_TRUE(testing::bitwise_equal(*fast, *ref, &where)) << what << " differs at " << where;
+      if (where >= 0) return -1;
       continue;
     }
     ++interp_count;
@@ -186,11 +187,30 @@ TEST(ResizeDiff, SeparableMatchesReferenceOnRandomProblems) {
     for (int64_t i = 0; i < ref->num_elements(); ++i) {
       const double r = testing::element_as_double(*ref, i), f = testing::element_as_double(*fast, i);
       const double tol = integer ? 1.0 : bound + ulp_of(c.dtype, r);
-      ASSERT_LE(std::fabs(r - f), tol) << what << " element " << i << ": ref " << r << " fast " << f;
+      if (!(std::fabs(r - f) <= tol)) {
+        ADD_FAILURE() << what << " element " << i << ": ref " << r << " fast " << f << " (bound " << tol << ")";
+        return -1;
+      }
     }
   }
-  EXPECT_GE(run_count, 2000) << "only " << run_count << " valid problems in " << tries << " tries";
-  EXPECT_GE(interp_count, 1000);
+  EXPECT_GE(run_count, count) << "only " << run_count << " valid problems in " << tries << " tries";
+  return interp_count;
+}
+
+TEST(ResizeDiff, SeparableMatchesReferenceOnRandomProblems) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  EXPECT_GE(check_random_problems(rng, 2000, false, 600), 1000);
+}
+
+TEST(ResizeDiff, LongRowsUseTheRowKernels) {
+  // Innermost lengths 16..24: the float32 multiply-add row kernel and the gather row kernel
+  // on full vectors, not only their tails.
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
+  std::mt19937_64 rng(seed + 7);
+  EXPECT_GE(check_random_problems(rng, 60, true, 4000), 20);
 }
 
 TEST(ResizeDiff, ThreadCountDoesNotChangeBits) {
