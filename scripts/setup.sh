@@ -6,7 +6,8 @@
 #   demo   the library, the `gridops` command and its demo: compiler, CMake, Highway,
 #          protobuf + ONNX definitions (the model runner), CLI11, stb
 #   test   demo + the test oracles: GoogleTest/GoogleMock, oneDNN (with the OpenCL headers
-#          its CMake package requires), the ONNX backend test data
+#          its CMake package requires), the ONNX backend test data, libtorch (GridSample and
+#          AffineGrid forward and backward against PyTorch)
 #   bench  demo + Google Benchmark and the peers: libtorch, OpenCV, oneDNN
 #   fuzz   demo + clang and its sanitizer runtimes (libFuzzer)
 # The same lists are printed by `scripts/setup.sh --list PROFILE`.
@@ -16,7 +17,7 @@ DEMO=(build-essential cmake pkg-config libhwy-dev
       libprotobuf-dev protobuf-compiler libonnx-dev libcli11-dev libstb-dev)
 # libdnnl-dev only recommends ocl-icd-opencl-dev, but its CMake package calls
 # find_package(OpenCL REQUIRED): without it every configure that looks for oneDNN fails.
-TEST=(libgtest-dev libgmock-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata)
+TEST=(libgtest-dev libgmock-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata libtorch-dev)
 BENCH=(libbenchmark-dev libtorch-dev libopencv-dev libdnnl-dev ocl-icd-opencl-dev)
 FUZZ=(clang libclang-rt-14-dev)
 
