@@ -124,7 +124,7 @@ inline SplitStrides split_strides(const TensorView& v, int r, ChannelLayout layo
 /// clip to [0, len-1]), returning the mapped coordinate and in *mult its derivative: +1,
 /// -1, or 0 where it was clipped or lands exactly on 0 or len-1. Used only by the
 /// backward, to take PyTorch's convention at the non-differentiable points of linear +
-/// reflection (docs/ops/grid_sample.md, "Backward"). The mirrors are 0 and len-1 with
+/// reflection (linear_derivative_floor; docs/ops/grid_sample.md, "Backward"). The mirrors are 0 and len-1 with
 /// align_corners, -0.5 and len-0.5 without. The parity of the number of reflections comes
 /// from fmod by twice the span (exact), so no huge coordinate is converted to an integer.
 template <class G>
@@ -155,14 +155,44 @@ G reflect_clip_coordinate(G x, int64_t len, bool align_corners, int* mult) {
   return xr;
 }
 
+/// PyTorch's convention for the derivative of linear interpolation along one axis at the
+/// unnormalized coordinate x (finite), in terms of the per-tap forward: returns false where
+/// the derivative is 0, else the floor f of the interval [f, f+1] whose slope is taken
+/// (the derivative is then v(f+1) - v(f), padded taps). PyTorch maps x to a coordinate x'
+/// first (border: clip to [0, L-1]; reflection: reflect, then clip) with derivative
+/// m = dx'/dx in {1, -1, 0} (0 where clipped or at the clip limits 0 and L-1, and, for
+/// len 1 with align_corners, everywhere), and takes the right derivative at x'. In x:
+///   zeros:      f = floor(x): the right derivative;
+///   border:     0 where x <= 0 or x >= L-1, else f = floor(x);
+///   reflection: 0 where m == 0; the right derivative where m == 1; where m == -1 (a
+///               mirrored stretch) the right derivative at x' is the left derivative at x:
+///               f = x - 1 at integer x, floor(x) elsewhere.
+template <class G>
+bool linear_derivative_floor(const GridSampleProblem& p, G x, int64_t len, G* f) {
+  const G fl = std::floor(x);
+  *f = fl;
+  switch (p.padding) {
+    case GridPadding::kZeros:
+      return true;
+    case GridPadding::kBorder:
+      return x > G(0) && x < static_cast<G>(len - 1);
+    case GridPadding::kReflection: {
+      int m = 0;
+      reflect_clip_coordinate(x, len, p.align_corners, &m);
+      if (m == 0) return false;
+      if (m < 0 && x == fl) *f = fl - G(1);
+      return true;
+    }
+  }
+  return false;
+}
+
 /// The derivatives with respect to the unnormalized coordinate x of the forward's taps
 /// of one axis (same AxisTaps layout: `weight` holds dw/dx; padded indices; taps outside
 /// under zeros are not listed). Nearest and non-finite x: no taps (zero derivative).
-/// Linear takes PyTorch's conventions at the kinks: the right derivative at integer x
-/// (taps floor(x), floor(x)+1) under zeros; 0 where x <= 0 or x >= len-1 under border;
-/// under reflection the derivative at PyTorch's reflected and clipped coordinate times
-/// its sign (so the left derivative at integer x on mirrored stretches, and 0 at the
-/// mirrors). Cubic is C1: the derivative of Keys' weights at t = x - floor(x).
+/// Linear: -1 and +1 on the taps f and f+1 of linear_derivative_floor (PyTorch's
+/// conventions at the kinks). Cubic is C1: the derivative of Keys' weights at
+/// t = x - floor(x).
 template <class F, class G>
 AxisTaps<F> axis_deriv_taps(const GridSampleProblem& p, G x, int64_t len) {
   AxisTaps<F> a;
@@ -176,19 +206,11 @@ AxisTaps<F> axis_deriv_taps(const GridSampleProblem& p, G x, int64_t len) {
     ++a.count;
   };
   if (p.mode == InterpolationMode::kLinear) {
-    G xs = x;
-    F m = F(1);
-    if (p.padding == GridPadding::kBorder) {
-      if (!(x > G(0) && x < static_cast<G>(len - 1))) return a;
-    } else if (p.padding == GridPadding::kReflection) {
-      int mi = 0;
-      xs = reflect_clip_coordinate(x, len, p.align_corners, &mi);
-      if (mi == 0) return a;
-      m = static_cast<F>(mi);
-    }
-    const int64_t i0 = coords::to_index(std::floor(xs), period);
-    add(i0, -m);
-    add(i0 + 1, m);
+    G f;
+    if (!linear_derivative_floor(p, x, len, &f)) return a;
+    const int64_t i0 = coords::to_index(f, period);
+    add(i0, F(-1));
+    add(i0 + 1, F(1));
     return a;
   }
   const G f = std::floor(x);  // cubic
