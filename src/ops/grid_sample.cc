@@ -321,6 +321,8 @@ struct GridSampleBackwardImpl {
 };
 
 constexpr GridSampleBackwardImpl kBackwardImpls[] = {
+    // Threaded, deterministic; see docs/ops/grid_sample.md, "Backward".
+    {"fast", kernels::grid_sample_backward_fast_declines, kernels::grid_sample_backward_fast},
     {"ref", ref_declines, kernels::grid_sample_backward_ref},
 };
 

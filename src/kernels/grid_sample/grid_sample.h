@@ -70,6 +70,18 @@ using GridSampleBackwardFn = void (*)(const GridSampleProblem& p, const TensorVi
                                       const MutableTensorView* grad_src,
                                       const MutableTensorView* grad_grid);
 
+/// The fast backward's scope (grid_sample_backward_fast.cc): empty when it takes the
+/// problem, else why not: spatial rank 1-3, src and grid float32/float16/bfloat16, input
+/// axes of length 1..2^30; every mode, padding, align_corners, layout and stride.
+std::string grid_sample_backward_fast_declines(const GridSampleProblem& p);
+
+/// The fast backward: threaded through parallel_for, float accumulation, results
+/// bit-identical for any thread count (NOTE [ GridSample backward fast path ]).
+void grid_sample_backward_fast(const GridSampleProblem& p, const TensorView& grad_dst,
+                               const TensorView& src, const TensorView& grid,
+                               const MutableTensorView* grad_src,
+                               const MutableTensorView* grad_grid);
+
 /// The backward reference: N-D, every mode and padding, single-threaded, sums in double,
 /// each output element stored once.
 void grid_sample_backward_ref(const GridSampleProblem& p, const TensorView& grad_dst,
