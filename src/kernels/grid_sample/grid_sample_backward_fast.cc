@@ -150,7 +150,8 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   // Fixed by the problem, never by the thread count (NOTE above).
   const int64_t CB = std::clamp<int64_t>(C / 4, 1, 8);
   const int64_t nblocks = work ? (C + CB - 1) / CB : 0;
-  const int64_t chunk = std::min(out_points, kPointChunk);
+  // Chunks of output points; combination buffers of at most about 16 MiB.
+  const int64_t chunk = std::min(out_points, std::max<int64_t>(1024, kPointChunk * 8 / combos));
   int64_t S = 1;
   if (grad_src != nullptr && work && nblocks < kTargetItems) {
     S = std::min((kTargetItems + nblocks - 1) / nblocks, std::max<int64_t>(1, chunk / kMinSlicePoints));
@@ -159,7 +160,21 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
 
   std::vector<float> acc;
   if (grad_src != nullptr && work) acc.assign(static_cast<size_t>(S * C * in_points), 0.0f);
-  std::vector<AxisSlots> slots(work ? static_cast<size_t>(chunk * r) : 0);
+  // Per point of a chunk: its valid tap combinations (src offset, dense accumulator offset,
+  // weight, per-axis derivative weight), their count and the grad_dst offset.
+  const size_t cap = work ? static_cast<size_t>(chunk * combos) : 0;
+  std::vector<int64_t> cs(cap), cd(cap);
+  std::vector<float> cw(cap), cdw(want_gg ? cap * static_cast<size_t>(r) : 0);
+  std::vector<int> count(work ? static_cast<size_t>(chunk) : 0);
+  std::vector<int64_t> gdo(work ? static_cast<size_t>(chunk) : 0);
+  std::vector<int> digits(static_cast<size_t>(combos * r));  // combination k -> tap per axis
+  for (int k = 0; k < combos; ++k) {
+    int kk = k;
+    for (int d = r - 1; d >= 0; --d) {
+      digits[static_cast<size_t>(k * r + d)] = kk % K;
+      kk /= K;
+    }
+  }
   std::vector<float> ggp(want_gg && work ? static_cast<size_t>(nblocks * chunk * r) : 0);
   float slope[3] = {0.0f, 0.0f, 0.0f};
   for (int d = 0; d < r; ++d) slope[d] = unnormalize_slope<float>(p.in_sizes[static_cast<size_t>(d)], p.align_corners);
@@ -169,90 +184,91 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
     for (int64_t q0 = 0; q0 < out_points; q0 += chunk) {
       const int64_t np = std::min(chunk, out_points - q0);
       if (work) {
-        // 1. taps.
+        // 1. taps and their combinations, once per point (parallel over points).
         parallel_for(np, kTapsGrain, [&](int64_t b, int64_t e) {
           int64_t o[3];
+          AxisSlots sl[3];
           for (int64_t q = b; q < e; ++q) {
             unravel(q0 + q, p.out_sizes, r, o);
-            int64_t goff = n * gs[0];
-            for (int d = 0; d < r; ++d) goff += o[d] * gs[static_cast<size_t>(d) + 1];
+            int64_t goff = n * gs[0], go_off = n * ds.batch;
+            for (int d = 0; d < r; ++d) {
+              goff += o[d] * gs[static_cast<size_t>(d) + 1];
+              go_off += o[d] * ds.spatial[static_cast<size_t>(d)];
+            }
             for (int d = 0; d < r; ++d) {
               const GT gv = grid_base[goff + static_cast<int64_t>(r - 1 - d) * gs[static_cast<size_t>(r) + 1]];
               const int64_t len = p.in_sizes[static_cast<size_t>(d)];
               const float x = coords::unnormalize(convert::load_real<float>(gv), len, p.align_corners);
-              axis_slots(p, x, len, K, &slots[static_cast<size_t>(q * r + d)]);
+              axis_slots(p, x, len, K, &sl[d]);
             }
+            const size_t base = static_cast<size_t>(q * combos);
+            int nc = 0;
+            for (int k = 0; k < combos; ++k) {
+              const int* kd = &digits[static_cast<size_t>(k * r)];
+              bool valid = true;
+              for (int d = 0; d < r; ++d) valid = valid && sl[d].idx[kd[d]] >= 0;
+              if (!valid) continue;  // a tap outside under zeros: the combination reads nothing
+              int64_t so = 0, dof = 0;
+              float w = 1.0f;
+              for (int d = 0; d < r; ++d) {
+                const int64_t i = sl[d].idx[kd[d]];
+                so += i * ss.spatial[static_cast<size_t>(d)];
+                dof += i * dense[static_cast<size_t>(d)];
+                w *= sl[d].w[kd[d]];
+              }
+              cs[base + static_cast<size_t>(nc)] = so;
+              cd[base + static_cast<size_t>(nc)] = dof;
+              cw[base + static_cast<size_t>(nc)] = w;
+              if (want_gg) {
+                for (int d = 0; d < r; ++d) {
+                  float dw = sl[d].dw[kd[d]];
+                  for (int e2 = 0; e2 < r; ++e2) {
+                    if (e2 != d) dw *= sl[e2].w[kd[e2]];
+                  }
+                  cdw[(static_cast<size_t>(q) * static_cast<size_t>(r) + static_cast<size_t>(d)) *
+                          static_cast<size_t>(combos) + static_cast<size_t>(nc)] = dw;
+                }
+              }
+              ++nc;
+            }
+            count[static_cast<size_t>(q)] = nc;
+            gdo[static_cast<size_t>(q)] = go_off;
           }
         });
-        // 2. scatter and gather.
+        // 2. scatter and gather: items (channel block, point slice), channels outer so that
+        // a channel's src plane and accumulator stay in cache while its points run.
         // Small chunks run on the calling thread (waking threads costs more than the work).
         const bool small = np * C * combos < kMinParallelWork;
         parallel_for(nblocks * S, small ? nblocks * S : 1, [&](int64_t b, int64_t e) {
-          std::vector<int64_t> soff(static_cast<size_t>(combos)), doff(static_cast<size_t>(combos));
-          std::vector<float> wk(static_cast<size_t>(combos)), dwk(static_cast<size_t>(combos * r));
-          int64_t o[3];
           for (int64_t item = b; item < e; ++item) {
             const int64_t blk = item / S, s = item % S;
             const int64_t c0 = blk * CB, c1 = std::min(C, c0 + CB);
             const int64_t qb = s * np / S, qe = (s + 1) * np / S;
             float* accs = acc.empty() ? nullptr : acc.data() + s * C * in_points;
-            for (int64_t q = qb; q < qe; ++q) {
-              // The valid combinations of this point's slots.
-              const AxisSlots* sl = &slots[static_cast<size_t>(q * r)];
-              int nc = 0;
-              for (int k = 0; k < combos; ++k) {
-                int kk = k, kd[3];
-                bool valid = true;
-                for (int d = r - 1; d >= 0; --d) {
-                  kd[d] = kk % K;
-                  kk /= K;
-                  valid = valid && sl[d].idx[kd[d]] >= 0;
+            float* gp = want_gg ? ggp.data() + blk * chunk * r : nullptr;
+            if (want_gg) std::fill(gp + qb * r, gp + qe * r, 0.0f);
+            for (int64_t c = c0; c < c1; ++c) {
+              const T* gdc = gd_base + c * ds.channel;
+              const T* sv = src_base + n * ss.batch + c * ss.channel;
+              float* a = accs != nullptr ? accs + c * in_points : nullptr;
+              for (int64_t q = qb; q < qe; ++q) {
+                const int nc = count[static_cast<size_t>(q)];
+                const float go = convert::load_real<float>(gdc[gdo[static_cast<size_t>(q)]]);
+                const size_t base = static_cast<size_t>(q * combos);
+                if (a != nullptr) {
+                  for (int k = 0; k < nc; ++k) a[cd[base + static_cast<size_t>(k)]] += cw[base + static_cast<size_t>(k)] * go;
                 }
-                if (!valid) continue;
-                int64_t so = 0, dof = 0;
-                float w = 1.0f;
-                for (int d = 0; d < r; ++d) {
-                  const int64_t i = sl[d].idx[kd[d]];
-                  so += i * ss.spatial[static_cast<size_t>(d)];
-                  dof += i * dense[static_cast<size_t>(d)];
-                  w *= sl[d].w[kd[d]];
-                }
-                soff[static_cast<size_t>(nc)] = so;
-                doff[static_cast<size_t>(nc)] = dof;
-                wk[static_cast<size_t>(nc)] = w;
                 if (want_gg) {
+                  const float* dwq = &cdw[static_cast<size_t>(q) * static_cast<size_t>(r * combos)];
                   for (int d = 0; d < r; ++d) {
-                    float dw = sl[d].dw[kd[d]];
-                    for (int e2 = 0; e2 < r; ++e2) {
-                      if (e2 != d) dw *= sl[e2].w[kd[e2]];
+                    const float* dwd = dwq + d * combos;
+                    float t = 0.0f;
+                    for (int k = 0; k < nc; ++k) {
+                      t += dwd[k] * convert::load_real<float>(sv[cs[base + static_cast<size_t>(k)]]);
                     }
-                    dwk[static_cast<size_t>(d * combos + nc)] = dw;
+                    gp[q * r + d] += go * t;
                   }
                 }
-                ++nc;
-              }
-              unravel(q0 + q, p.out_sizes, r, o);
-              int64_t go_off = n * ds.batch;
-              for (int d = 0; d < r; ++d) go_off += o[d] * ds.spatial[static_cast<size_t>(d)];
-              float g[3] = {0.0f, 0.0f, 0.0f};
-              for (int64_t c = c0; c < c1; ++c) {
-                const float go = convert::load_real<float>(gd_base[go_off + c * ds.channel]);
-                if (accs != nullptr) {
-                  float* a = accs + c * in_points;
-                  for (int k = 0; k < nc; ++k) a[doff[static_cast<size_t>(k)]] += wk[static_cast<size_t>(k)] * go;
-                }
-                if (want_gg) {
-                  const T* sv = src_base + n * ss.batch + c * ss.channel;
-                  float t[3] = {0.0f, 0.0f, 0.0f};
-                  for (int k = 0; k < nc; ++k) {
-                    const float v = convert::load_real<float>(sv[soff[static_cast<size_t>(k)]]);
-                    for (int d = 0; d < r; ++d) t[d] += dwk[static_cast<size_t>(d * combos + k)] * v;
-                  }
-                  for (int d = 0; d < r; ++d) g[d] += go * t[d];
-                }
-              }
-              if (want_gg) {
-                for (int d = 0; d < r; ++d) ggp[static_cast<size_t>((blk * chunk + q) * r + d)] = g[d];
               }
             }
           }
