@@ -107,6 +107,20 @@ void cubic_weights(F t, F w[4]) noexcept {
   w[3] = far(F(2) - t);
 }
 
+/// Derivatives with respect to x of the cubic_weights above (tap i weighted W(x - i)),
+/// given t = x - floor(x) in [0, 1): dw[k] = d/dx W(x - (floor(x) - 1 + k)), the right
+/// derivative at integer x (Keys' kernel is C1, so left and right agree there).
+template <class F>
+void cubic_weight_derivatives(F t, F dw[4]) noexcept {
+  constexpr F A = F(-0.75);
+  auto near = [](F d) { return (F(3) * (A + F(2)) * d - F(2) * (A + F(3))) * d; };  // W'(d), 0 <= d <= 1
+  auto far = [](F d) { return (F(3) * A * d - F(10) * A) * d + F(8) * A; };        // W'(d), 1 < d < 2
+  dw[0] = far(t + F(1));    // d = x - i = t + 1
+  dw[1] = near(t);          // d = t
+  dw[2] = -near(F(1) - t);  // d = i - x = 1 - t; W is even, so d/dx W(x - i) = -W'(1 - t)
+  dw[3] = -far(F(2) - t);   // d = 2 - t
+}
+
 /// Resample nearest (ERRATA Resampling 1): i = floor((2o + 1) * I / (2O)), exact.
 inline int64_t resample_nearest_index(int64_t o, int64_t in, int64_t out) noexcept {
   assert(in >= 1 && out >= 1 && o >= 0 && o < out);
