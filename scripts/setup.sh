@@ -6,7 +6,8 @@
 #   demo   the library, the `gridops` command and its demo: compiler, CMake, Highway,
 #          protobuf + ONNX definitions (the model runner), CLI11, stb
 #   test   demo + the test oracles: GoogleTest/GoogleMock, oneDNN (with the OpenCL headers
-#          its CMake package requires), the ONNX backend test data; the Python package's
+#          its CMake package requires), the ONNX backend test data, libtorch (GridSample and
+#          AffineGrid forward and backward against PyTorch); the Python package's
 #          build (python3-dev, pybind11-dev, libdlpack-dev) and tests (pytest, Hypothesis,
 #          NumPy, PyTorch, SciPy, mypy, venv + pip)
 #   bench  demo + Google Benchmark and the peers: libtorch, OpenCV, oneDNN; for
@@ -24,7 +25,7 @@ DEMO=(build-essential cmake pkg-config libhwy-dev
 # build it; pytest, Hypothesis and the oracles (NumPy, PyTorch, SciPy); Pillow for the
 # example; mypy for the stubs;
 # venv and pip for the offline pip-install test.
-TEST=(libgtest-dev libgmock-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata
+TEST=(libgtest-dev libgmock-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata libtorch-dev
       python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest python3-hypothesis
       python3-torch python3-scipy python3-pil mypy python3-venv python3-pip python3-setuptools)
 BENCH=(libbenchmark-dev libtorch-dev libopencv-dev libdnnl-dev ocl-icd-opencl-dev

@@ -11,8 +11,10 @@ quick=0
 [[ "${1:-}" == "--quick" ]] && quick=1
 
 echo "== Release build (-Werror) =="
+# GRIDOPS_TEST_TORCH: the PyTorch oracle (libtorch-dev), Release build only (libtorch is not
+# built with the sanitizers; the gridops code it checks runs under them in the other tests).
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DGRIDOPS_WERROR=ON \
-  -DGRIDOPS_BUILD_TESTS=ON -DGRIDOPS_REQUIRE_TEST_DEPS=ON >/dev/null
+  -DGRIDOPS_BUILD_TESTS=ON -DGRIDOPS_REQUIRE_TEST_DEPS=ON -DGRIDOPS_TEST_TORCH=ON >/dev/null
 cmake --build build/release -j"$JOBS"
 (cd build/release && ctest -j"$JOBS" --output-on-failure)
 

@@ -10,3 +10,4 @@
 #include "gridops/ops/grid_sample.h"
 #include "gridops/ops/pad.h"
 #include "gridops/ops/resample.h"
+#include "gridops/ops/resize.h"

@@ -127,6 +127,72 @@ const OpSpec kOps[] = {
     {"Identity", {1, 13, 14, 16, 19, 21, 23, 24, 25}},
 };
 
+// The ResizeDesc of a Resize node's attributes (docs/onnx.md, "Resize"): Resize-10 is
+// asymmetric with the Resize-10 nearest rule; 11 and 13 add the coordinate modes, cubic and
+// crop-and-resize; 18 antialias, axes and keep_aspect_ratio_policy; 19 half_pixel_symmetric.
+StatusOr<ResizeDesc> resize_desc(const NodeProto& n, int64_t version, const std::string& label) {
+  Attrs at{n, label};
+  ResizeDesc d;
+  auto bad = [&](const Status& s) { return invalid_argument(label, ": ", s.message()); };
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string mode, at.get_string("mode", "nearest"));
+  if (mode != "nearest" && mode != "linear" && !(mode == "cubic" && version >= 11)) {
+    return invalid_argument(label, ": mode must be one of nearest, linear", version >= 11 ? ", cubic" : "",
+                            " at Resize-", version, ", got '", mode, "'");
+  }
+  auto m = parse_resize_mode(mode);
+  if (!m.ok()) return bad(m.status());
+  d.mode = *m;
+  if (version == 10) {
+    GRIDOPS_RETURN_IF_ERROR(at.only({"mode"}));
+    d.coordinate_mode = ResizeCoordinateMode::kAsymmetric;
+    d.nearest_mode = ResizeNearestMode::kSimple;
+    return d;
+  }
+  if (version < 18) {
+    GRIDOPS_RETURN_IF_ERROR(at.only({"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+                                     "exclude_outside", "extrapolation_value"}));
+  } else {
+    GRIDOPS_RETURN_IF_ERROR(at.only({"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+                                     "exclude_outside", "extrapolation_value", "antialias", "axes",
+                                     "keep_aspect_ratio_policy"}));
+  }
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string ctm, at.get_string("coordinate_transformation_mode", "half_pixel"));
+  auto c = parse_resize_coordinate_mode(ctm);
+  if (!c.ok()) return bad(c.status());
+  if (*c == ResizeCoordinateMode::kHalfPixelSymmetric && version < 19) {
+    return invalid_argument(label, ": coordinate_transformation_mode 'half_pixel_symmetric' needs Resize-19, got Resize-",
+                            version);
+  }
+  d.coordinate_mode = *c;
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string nm, at.get_string("nearest_mode", "round_prefer_floor"));
+  auto nmode = parse_resize_nearest_mode(nm);
+  if (!nmode.ok() || *nmode == ResizeNearestMode::kSimple) {
+    return invalid_argument(label, ": nearest_mode must be one of round_prefer_floor, round_prefer_ceil, floor, ceil, got '",
+                            nm, "'");
+  }
+  d.nearest_mode = *nmode;
+  GRIDOPS_ASSIGN_OR_RETURN(const float a, at.get_float("cubic_coeff_a", -0.75f));
+  d.cubic_coeff_a = a;
+  GRIDOPS_ASSIGN_OR_RETURN(const int64_t ex, at.get_int("exclude_outside", 0));
+  if (ex != 0 && ex != 1) return invalid_argument(label, ": exclude_outside must be 0 or 1, got ", ex);
+  d.exclude_outside = ex == 1;
+  GRIDOPS_ASSIGN_OR_RETURN(const float ev, at.get_float("extrapolation_value", 0.0f));
+  d.extrapolation_value = ev;
+  GRIDOPS_ASSIGN_OR_RETURN(const int64_t aa, at.get_int("antialias", 0));
+  if (aa != 0 && aa != 1) return invalid_argument(label, ": antialias must be 0 or 1, got ", aa);
+  d.antialias = aa == 1;
+  GRIDOPS_ASSIGN_OR_RETURN(d.axes, at.get_ints("axes"));
+  if (at.has("axes") && d.axes.empty()) return invalid_argument(label, ": axes must not be empty when given");
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string karp, at.get_string("keep_aspect_ratio_policy", "stretch"));
+  auto k = parse_resize_aspect_policy(karp);
+  if (!k.ok()) return bad(k.status());
+  d.aspect_policy = *k;
+  if (d.antialias && d.mode == ResizeMode::kNearest) {
+    return invalid_argument(label, ": antialias applies to linear and cubic, got mode nearest");
+  }
+  return d;
+}
+
 // Static (value-independent) checks of one node: op, domain, opset, attributes.
 Status check_node(const NodeProto& n, int index, int64_t opset, int64_t* version) {
   const std::string label = node_label(n, index);
@@ -188,30 +254,14 @@ Status check_node(const NodeProto& n, int index, int64_t opset, int64_t* version
                               wrap_ok ? ", wrap" : "", " at opset ", *version, ", got '", mode, "'");
     }
   } else if (op == "Resize") {
-    GRIDOPS_RETURN_IF_ERROR(at.only({"mode", "coordinate_transformation_mode", "nearest_mode",
-                                     "cubic_coeff_a", "exclude_outside", "extrapolation_value",
-                                     "antialias", "axes", "keep_aspect_ratio_policy"}));
-    GRIDOPS_ASSIGN_OR_RETURN(const std::string mode, at.get_string("mode", "nearest"));
-    GRIDOPS_ASSIGN_OR_RETURN(const std::string ctm, at.get_string("coordinate_transformation_mode", "half_pixel"));
-    GRIDOPS_ASSIGN_OR_RETURN(const std::string nm, at.get_string("nearest_mode", "round_prefer_floor"));
-    GRIDOPS_ASSIGN_OR_RETURN(const int64_t aa, at.get_int("antialias", 0));
-    GRIDOPS_ASSIGN_OR_RETURN(const std::string karp, at.get_string("keep_aspect_ratio_policy", "stretch"));
-    if (*version < 11) {
-      return unimplemented(label, ": Resize-10 uses asymmetric coordinates, which the resample engine does not compute");
+    GRIDOPS_ASSIGN_OR_RETURN(const ResizeDesc d, resize_desc(n, *version, label));
+    (void)d;
+    const int min_inputs = *version == 10 ? 2 : (*version == 11 ? 3 : 1);
+    const int max_inputs = *version == 10 ? 2 : 4;
+    if (n.input_size() < min_inputs || n.input_size() > max_inputs) {
+      return invalid_argument(label, ": expected ", min_inputs, " to ", max_inputs, " inputs at Resize-", *version,
+                              ", got ", n.input_size());
     }
-    if (ctm != "half_pixel" && ctm != "pytorch_half_pixel") {
-      return unimplemented(label, ": coordinate_transformation_mode '", ctm, "' is not supported (half_pixel, pytorch_half_pixel)");
-    }
-    if (mode == "nearest") {
-      if (nm != "round_prefer_ceil") {
-        return unimplemented(label, ": nearest_mode '", nm, "' is not supported (round_prefer_ceil)");
-      }
-    } else if (mode != "linear") {
-      return unimplemented(label, ": mode '", mode, "' is not supported (linear, nearest)");
-    }
-    if (aa != 0) return unimplemented(label, ": antialias is not supported");
-    if (karp != "stretch") return unimplemented(label, ": keep_aspect_ratio_policy '", karp, "' is not supported (stretch)");
-    if (n.input_size() < 1 || n.input_size() > 4) return invalid_argument(label, ": expected 1 to 4 inputs, got ", n.input_size());
   } else if (op == "Constant") {
     if (n.attribute_size() != 1) return invalid_argument(label, ": expected exactly one attribute");
     const auto& a = n.attribute(0);
@@ -554,67 +604,61 @@ StatusOr<Tensor> run_pad(const NodeProto& n, int64_t version, const std::vector<
   return std::move(out).value();
 }
 
+// ONNX Resize over the library's Resize (docs/onnx.md, "Resize"): inputs X, roi, scales,
+// sizes (Resize-10: X, scales); an empty tensor counts as absent.
 StatusOr<Tensor> run_resize(const NodeProto& n, int64_t version, const std::vector<const Tensor*>& in,
                             const std::string& label) {
-  Attrs at{n, label};
-  (void)version;
+  GRIDOPS_ASSIGN_OR_RETURN(ResizeDesc d, resize_desc(n, version, label));
   const Tensor& x = *in[0];
-  const int r = x.rank();
-  if (r < 3 || r > 5) return unimplemented(label, ": input rank ", r, " is not supported (3 to 5: N, C and 1 to 3 spatial axes)");
-  if (x.dtype() != DType::kFloat32 && x.dtype() != DType::kFloat16 && x.dtype() != DType::kBFloat16 &&
-      x.dtype() != DType::kFloat64) {
-    return unimplemented(label, ": input type ", to_string(x.dtype()), " is not supported (float, float16, bfloat16, double)");
+  auto present = [&](size_t i) -> const Tensor* {
+    return in.size() > i && in[i] && in[i]->num_elements() > 0 ? in[i] : nullptr;
+  };
+  // Element types (ONNX T2, tensor(float), tensor(int64)) of every input given, empty or not.
+  const size_t scales_at = version == 10 ? 1 : 2;
+  if (version > 10 && in.size() > 1 && in[1] && in[1]->dtype() != DType::kFloat32 &&
+      in[1]->dtype() != DType::kFloat64 && in[1]->dtype() != DType::kFloat16) {
+    return invalid_argument(label, ": input 'roi' must be float16, float or double, got ", to_string(in[1]->dtype()));
   }
-  GRIDOPS_ASSIGN_OR_RETURN(Dims axes, at.get_ints("axes"));
-  if (axes.empty())
-    for (int i = 0; i < r; ++i) axes.push_back(i);
-  for (int64_t& a : axes) {
-    if (a < -r || a >= r) return invalid_argument(label, ": axes entry ", a, " is out of range");
-    if (a < 0) a += r;
+  if (in.size() > scales_at && in[scales_at] && in[scales_at]->dtype() != DType::kFloat32) {
+    return invalid_argument(label, ": input 'scales' must be float, got ", to_string(in[scales_at]->dtype()));
   }
-  const Tensor* scales = in.size() > 2 ? in[2] : nullptr;
-  const Tensor* sizes = in.size() > 3 ? in[3] : nullptr;
-  if (scales && scales->num_elements() == 0) scales = nullptr;
-  if (sizes && sizes->num_elements() == 0) sizes = nullptr;
-  if (!!scales == !!sizes) return invalid_argument(label, ": exactly one of scales and sizes must be given");
-  Dims out_dims = x.shape();
+  if (version > 10 && in.size() > 3 && in[3] && in[3]->dtype() != DType::kInt64) {
+    return invalid_argument(label, ": input 'sizes' must be int64, got ", to_string(in[3]->dtype()));
+  }
+  const Tensor* roi = version == 10 ? nullptr : present(1);
+  const Tensor* scales = present(scales_at);
+  const Tensor* sizes = version == 10 ? nullptr : present(3);
+  if (scales) {
+    if (scales->rank() != 1) {
+      return invalid_argument(label, ": input 'scales' must be 1-D, got shape ", dims_to_string(scales->shape()));
+    }
+    for (int64_t i = 0; i < scales->num_elements(); ++i) d.scales.push_back(scales->data_as<float>()[i]);
+  }
   if (sizes) {
     GRIDOPS_ASSIGN_OR_RETURN(const std::vector<int64_t> s, int_values(sizes, label, "sizes"));
-    if (s.size() != axes.size()) return invalid_argument(label, ": sizes must have ", axes.size(), " values, got ", s.size());
-    for (size_t k = 0; k < axes.size(); ++k) out_dims[static_cast<size_t>(axes[k])] = s[k];
-  } else {
-    if (scales->dtype() != DType::kFloat32) return invalid_argument(label, ": scales must be float, got ", to_string(scales->dtype()));
-    if (static_cast<size_t>(scales->num_elements()) != axes.size()) {
-      return invalid_argument(label, ": scales must have ", axes.size(), " values, got ", scales->num_elements());
+    d.sizes.assign(s.begin(), s.end());
+  }
+  if (version == 10 && !scales) return invalid_argument(label, ": input 'scales' must not be empty at Resize-10");
+  if (roi && d.coordinate_mode == ResizeCoordinateMode::kTfCropAndResize) {
+    if (roi->rank() != 1) {
+      return invalid_argument(label, ": input 'roi' must be 1-D, got shape ", dims_to_string(roi->shape()));
     }
-    for (size_t k = 0; k < axes.size(); ++k) {
-      const double sc = scales->data_as<float>()[k];
-      const double o = static_cast<double>(x.shape()[static_cast<size_t>(axes[k])]) * sc;
-      if (!(sc > 0) || !std::isfinite(o) || o != std::floor(o) || o > 9.0e18) {
-        return unimplemented(label, ": scale ", sc, " on axis ", axes[k], " gives a non-integer output length ", o,
-                             " (the resample engine computes exact lengths only)");
-      }
-      out_dims[static_cast<size_t>(axes[k])] = static_cast<int64_t>(o);
+    for (int64_t i = 0; i < roi->num_elements(); ++i) {
+      if (roi->dtype() == DType::kFloat32) d.roi.push_back(roi->data_as<float>()[i]);
+      else if (roi->dtype() == DType::kFloat64) d.roi.push_back(roi->data_as<double>()[i]);
+      else d.roi.push_back(f16_to_f32(roi->data_as<float16>()[i]));
     }
   }
-  if (out_dims[0] != x.shape()[0] || out_dims[1] != x.shape()[1]) {
-    return unimplemented(label, ": resizing the N or C axis is not supported");
-  }
-  GRIDOPS_ASSIGN_OR_RETURN(const std::string ctm, at.get_string("coordinate_transformation_mode", "half_pixel"));
-  for (int d = 2; d < r; ++d) {
-    if (out_dims[static_cast<size_t>(d)] < 0) return invalid_argument(label, ": output length must be >= 0");
-    if (ctm == "pytorch_half_pixel" && out_dims[static_cast<size_t>(d)] == 1) {
-      return unimplemented(label, ": pytorch_half_pixel with an output length of 1 is not supported");
+  if (d.axes.empty() && x.rank() > 0 && (scales != nullptr) != (sizes != nullptr)) {
+    const size_t given = scales ? static_cast<size_t>(scales->num_elements()) : (sizes ? static_cast<size_t>(sizes->num_elements()) : 0);
+    if (given != static_cast<size_t>(x.rank())) {
+      return invalid_argument(label, ": ", scales ? "scales" : "sizes", " must have one value per input axis (",
+                              x.rank(), "), got ", given);
     }
   }
-  GRIDOPS_ASSIGN_OR_RETURN(const std::string mode, at.get_string("mode", "nearest"));
-  ResampleDesc rd;
-  rd.algorithm = mode == "linear" ? ResampleAlgorithm::kLinear : ResampleAlgorithm::kNearest;
-  ResampleMemoryDesc src{x.dtype(), x.shape(), MemoryFormat::kPlain};
-  ResampleMemoryDesc dst{x.dtype(), out_dims, MemoryFormat::kPlain};
-  GRIDOPS_ASSIGN_OR_RETURN(Tensor out, Tensor::create(x.dtype(), out_dims));
-  GRIDOPS_RETURN_IF_ERROR(with_label(resample_forward(rd, src, x.data(), dst, out.data()), label));
-  return out;
+  auto out = resize(d, x.view());
+  if (!out.ok()) return with_label(out.status(), label);
+  return std::move(out).value();
 }
 
 StatusOr<std::vector<Tensor>> run_node(const NodeProto& n, int index, int64_t opset,

@@ -107,6 +107,20 @@ void cubic_weights(F t, F w[4]) noexcept {
   w[3] = far(F(2) - t);
 }
 
+/// Derivatives with respect to x of the cubic_weights above (tap i weighted W(x - i)),
+/// given t = x - floor(x) in [0, 1): dw[k] = d/dx W(x - (floor(x) - 1 + k)), the right
+/// derivative at integer x (Keys' kernel is C1, so left and right agree there).
+template <class F>
+void cubic_weight_derivatives(F t, F dw[4]) noexcept {
+  constexpr F A = F(-0.75);
+  auto near = [](F d) { return (F(3) * (A + F(2)) * d - F(2) * (A + F(3))) * d; };  // W'(d), 0 <= d <= 1
+  auto far = [](F d) { return (F(3) * A * d - F(10) * A) * d + F(8) * A; };        // W'(d), 1 < d < 2
+  dw[0] = far(t + F(1));    // d = x - i = t + 1
+  dw[1] = near(t);          // d = t
+  dw[2] = -near(F(1) - t);  // d = i - x = 1 - t; W is even, so d/dx W(x - i) = -W'(1 - t)
+  dw[3] = -far(F(2) - t);   // d = 2 - t
+}
+
 /// Resample nearest (ERRATA Resampling 1): i = floor((2o + 1) * I / (2O)), exact.
 inline int64_t resample_nearest_index(int64_t o, int64_t in, int64_t out) noexcept {
   assert(in >= 1 && out >= 1 && o >= 0 && o < out);
@@ -131,6 +145,63 @@ inline LinearTaps resample_linear_taps(int64_t o, int64_t in, int64_t out) noexc
   const double t = s - f;
   const int64_t i = static_cast<int64_t>(f);
   return LinearTaps{clamp_index(i, in), clamp_index(i + 1, in), 1.0 - t, t};
+}
+
+
+/// Keys' cubic convolution kernel with coefficient A at distance d (any sign):
+/// (A+2)|d|^3 - (A+3)|d|^2 + 1 for |d| <= 1, A|d|^3 - 5A|d|^2 + 8A|d| - 4A for 1 < |d| < 2,
+/// 0 beyond (ONNX Resize cubic and its antialiased form).
+inline double keys_cubic(double d, double A) noexcept {
+  d = std::fabs(d);
+  if (d <= 1.0) return ((A + 2.0) * d - (A + 3.0)) * d * d + 1.0;
+  if (d < 2.0) return ((A * d - 5.0 * A) * d + 8.0 * A) * d - 4.0 * A;
+  return 0.0;
+}
+
+/// The triangle (tent) kernel max(0, 1 - |d|) (ONNX Resize linear and its antialiased form).
+inline double tent(double d) noexcept {
+  d = std::fabs(d);
+  return d < 1.0 ? 1.0 - d : 0.0;
+}
+
+/// ONNX Resize coordinate transformations (docs/ops/resize.md, "Coordinates"): the input
+/// coordinate of output index o on an axis of input length `in`, integer output length
+/// `out`, scale `scale` and real output length `length` (in * scale, or out for stretched
+/// sizes), in double. `roi_start`/`roi_end` are used by tf_crop_and_resize only, which sets
+/// *outside when the coordinate falls outside [0, in - 1] (extrapolation).
+enum class ResizeCoord { kHalfPixel, kHalfPixelSymmetric, kPytorchHalfPixel, kAlignCorners,
+                         kAsymmetric, kTfHalfPixelForNN, kTfCropAndResize };
+inline double resize_coordinate(ResizeCoord mode, int64_t o, int64_t in, int64_t out,
+                                double scale, double length, double roi_start, double roi_end,
+                                bool* outside) noexcept {
+  const double x = static_cast<double>(o);
+  const double I = static_cast<double>(in);
+  *outside = false;
+  switch (mode) {
+    case ResizeCoord::kHalfPixel:
+      return (x + 0.5) / scale - 0.5;
+    case ResizeCoord::kHalfPixelSymmetric: {
+      const double adjustment = static_cast<double>(out) / length;
+      const double offset = I / 2.0 * (1.0 - adjustment);
+      return offset + (x + 0.5) / scale - 0.5;
+    }
+    case ResizeCoord::kPytorchHalfPixel:
+      return length > 1.0 ? (x + 0.5) / scale - 0.5 : 0.0;
+    case ResizeCoord::kAlignCorners:
+      return length == 1.0 ? 0.0 : x * (I - 1.0) / (length - 1.0);
+    case ResizeCoord::kAsymmetric:
+      return x / scale;
+    case ResizeCoord::kTfHalfPixelForNN:
+      return (x + 0.5) / scale;
+    case ResizeCoord::kTfCropAndResize: {
+      double c = length == 1.0 ? (roi_end - roi_start) * (I - 1.0) / 2.0
+                               : x * (roi_end - roi_start) * (I - 1.0) / (length - 1.0);
+      c += roi_start * (I - 1.0);
+      if (!(c >= 0.0 && c <= I - 1.0)) *outside = true;  // also NaN
+      return c;
+    }
+  }
+  return 0.0;
 }
 
 }  // namespace gridops::coords

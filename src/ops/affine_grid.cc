@@ -195,4 +195,94 @@ StatusOr<Tensor> affine_grid(const AffineGridDesc& desc, const TensorView& theta
   return grid;
 }
 
+// --- backward ---------------------------------------------------------------------------
+
+namespace {
+
+constexpr const char* kBwdOp = "affine_grid_backward";
+
+struct AffineGridBackwardImpl {
+  const char* name;
+  std::string (*declines)(const kernels::AffineGridProblem&);
+  kernels::AffineGridBackwardFn run;
+};
+
+constexpr AffineGridBackwardImpl kBackwardImpls[] = {
+    {"ref", &ref_declines, &kernels::affine_grid_backward_ref},
+};
+
+/// Rewrites an "affine_grid: ..." message of the shared validation as "affine_grid_backward: ...".
+Status rename_op(const Status& s) {
+  if (s.ok()) return s;
+  std::string m = s.message();
+  const std::string prefix = std::string(kOp) + ":";
+  if (m.rfind(prefix, 0) == 0) m = std::string(kBwdOp) + m.substr(std::string(kOp).size());
+  return Status(s.code(), m);
+}
+
+}  // namespace
+
+StatusOr<AffineGridBackwardPlan> make_affine_grid_backward_plan(const AffineGridDesc& desc,
+                                                                DType theta_dtype,
+                                                                std::span<const int64_t> theta_shape,
+                                                                std::span<const int64_t> size) {
+  // The forward plan's checks (align_corners, dtype, shapes, sizes), with this op's name.
+  StatusOr<AffineGridPlan> fwd = make_affine_grid_plan(AffineGridDesc{desc.align_corners, "ref"},
+                                                       theta_dtype, theta_shape, size);
+  if (!fwd.ok()) return rename_op(fwd.status());
+  const kernels::AffineGridProblem problem = make_problem(desc, theta_dtype, fwd->grid_shape());
+  GRIDOPS_ASSIGN_OR_RETURN(
+      const AffineGridBackwardImpl* impl,
+      detail::select_impl<AffineGridBackwardImpl>(kBwdOp, kBackwardImpls, problem, desc.impl));
+  AffineGridBackwardPlan plan;
+  plan.desc_ = desc;
+  plan.dtype_ = theta_dtype;
+  plan.theta_shape_.assign(theta_shape.begin(), theta_shape.end());
+  plan.size_.assign(size.begin(), size.end());
+  plan.grid_shape_ = fwd->grid_shape();
+  plan.impl_name_ = impl->name;
+  plan.impl_ = impl;
+  return plan;
+}
+
+Status AffineGridBackwardPlan::run(const TensorView& grad_grid,
+                                   const MutableTensorView& grad_theta) const {
+  if (impl_ == nullptr) {
+    return invalid_argument(kBwdOp, ": the plan is empty (build it with make_affine_grid_backward_plan)");
+  }
+  GRIDOPS_RETURN_IF_ERROR(expect_view(grad_grid, "affine_grid_backward: grad_grid", dtype_, grid_shape_));
+  GRIDOPS_RETURN_IF_ERROR(expect_view(grad_theta, "affine_grid_backward: grad_theta", dtype_, theta_shape_));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kBwdOp, "grad_theta", detail::byte_range(grad_theta),
+                                                    "grad_grid", detail::byte_range(grad_grid)));
+  const auto* impl = static_cast<const AffineGridBackwardImpl*>(impl_);
+  const kernels::AffineGridProblem problem = make_problem(desc_, dtype_, grid_shape_);
+  return detail::run_kernel_guarded(kBwdOp, [&] { impl->run(problem, grad_grid, grad_theta); });
+}
+
+Status affine_grid_backward(const AffineGridDesc& desc, const TensorView& grad_grid,
+                            std::span<const int64_t> size, const MutableTensorView& grad_theta) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(grad_theta, "affine_grid_backward: grad_theta"));
+  GRIDOPS_ASSIGN_OR_RETURN(
+      AffineGridBackwardPlan plan,
+      make_affine_grid_backward_plan(desc, grad_theta.dtype, grad_theta.shape, size));
+  return plan.run(grad_grid, grad_theta);
+}
+
+StatusOr<Tensor> affine_grid_backward(const AffineGridDesc& desc, const TensorView& grad_grid,
+                                      std::span<const int64_t> size) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(grad_grid, "affine_grid_backward: grad_grid"));
+  if (size.size() != 4 && size.size() != 5) {
+    return invalid_argument(kBwdOp, ": size must have 4 elements (N, C, H, W) or 5 "
+                            "(N, C, D, H, W), got ", size.size());
+  }
+  const int64_t r = static_cast<int64_t>(size.size()) - 2;
+  const Dims theta_shape = {size[0], r, r + 1};
+  GRIDOPS_ASSIGN_OR_RETURN(
+      AffineGridBackwardPlan plan,
+      make_affine_grid_backward_plan(desc, grad_grid.dtype, theta_shape, size));
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor grad_theta, Tensor::create(grad_grid.dtype, theta_shape));
+  GRIDOPS_RETURN_IF_ERROR(plan.run(grad_grid, grad_theta.mutable_view()));
+  return grad_theta;
+}
+
 }  // namespace gridops

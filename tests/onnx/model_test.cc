@@ -1,4 +1,4 @@
-// The ONNX graph runner: opset handling, ONNX Pad semantics, the Resize subset, graph checks.
+// The ONNX graph runner: opset handling, ONNX Pad semantics, the Resize mapping, graph checks.
 #include "gridops/onnx/model.h"
 
 #include <gmock/gmock.h>
@@ -163,7 +163,7 @@ TEST(OnnxGridSample, BothModeSpellingsAtEveryOpset) {
   return m;
 }
 
-TEST(OnnxResize, ExactSubsetRunsAndTheRestIsUnsupported) {
+TEST(OnnxResize, EveryModeRunsOnTheLibraryResize) {
   Model lin = load(resize_model("linear", "half_pixel", ""));
   std::map<std::string, Tensor> in;
   in["X"] = f32({1, 1, 2, 2}, {1, 2, 3, 4});
@@ -178,22 +178,72 @@ TEST(OnnxResize, ExactSubsetRunsAndTheRestIsUnsupported) {
   EXPECT_FLOAT_EQ(values(out->at("Y"))[1], 1.25f);
   EXPECT_FLOAT_EQ(values(out->at("Y"))[2], 1.75f);
   EXPECT_EQ(values(out->at("Y"))[3], 2.0f);
-  in["scales"] = f32({4}, {1, 1, 1.5f, 1.5f});  // 2 * 1.5 = 3: exact
-  EXPECT_TRUE(lin.run(in).ok());
-  in["scales"] = f32({4}, {1, 1, 0.6f, 0.6f});  // 1.2: not exact
-  auto skip = lin.run(in);
-  EXPECT_EQ(skip.status().code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(skip.status().message(), HasSubstr("non-integer output length"));
+  // A non-integer output length (2 * 0.6 = 1.2 -> 1) and resizing N or C run too.
+  in["scales"] = f32({4}, {1, 1, 0.6f, 0.6f});
+  out = lin.run(in);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ(out->at("Y").shape(), (Dims{1, 1, 1, 1}));
   in["scales"] = f32({4}, {2, 1, 1, 1});
-  EXPECT_THAT(lin.run(in).status().message(), HasSubstr("resizing the N or C axis is not supported"));
+  out = lin.run(in);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ(out->at("Y").shape(), (Dims{2, 1, 2, 2}));
+  // Type and count checks on the node's inputs (graph inputs of unknown type and shape).
+  auto loose = resize_model("linear", "half_pixel", "");
+  for (auto& gi : *loose.mutable_graph()->mutable_input()) {
+    if (gi.name() != "X") gi = test::value(gi.name(), 0, {-1});
+  }
+  Model any = load(loose);
+  in["scales"] = f32({2}, {2, 2});
+  EXPECT_THAT(any.run(in).status().message(), HasSubstr("scales must have one value per input axis (4), got 2"));
+  in["scales"] = Tensor(DType::kFloat64, {4});
+  EXPECT_THAT(any.run(in).status().message(), HasSubstr("input 'scales' must be float, got float64"));
+  in["scales"] = f32({4}, {1, 1, 2, 2});
+  in["roi"] = Tensor(DType::kInt32, {0});
+  EXPECT_THAT(any.run(in).status().message(), HasSubstr("input 'roi' must be float16, float or double, got int32"));
 
-  EXPECT_TRUE(load(resize_model("nearest", "half_pixel", "round_prefer_ceil")).check_supported().ok());
-  Status s = load(resize_model("nearest", "half_pixel", "round_prefer_floor")).check_supported();
-  EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(s.message(), HasSubstr("node 0 'Resize_node' (Resize): nearest_mode 'round_prefer_floor' is not supported"));
-  EXPECT_THAT(load(resize_model("cubic", "half_pixel", "")).check_supported().message(), HasSubstr("mode 'cubic' is not supported"));
-  EXPECT_THAT(load(resize_model("linear", "align_corners", "")).check_supported().message(),
-              HasSubstr("coordinate_transformation_mode 'align_corners' is not supported"));
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    for (const char* ctm : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn",
+                            "half_pixel_symmetric", "tf_crop_and_resize"}) {
+      EXPECT_TRUE(load(resize_model(mode, ctm, "")).check_supported().ok()) << mode << " " << ctm;
+    }
+  }
+  for (const char* nm : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
+    EXPECT_TRUE(load(resize_model("nearest", "half_pixel", nm)).check_supported().ok()) << nm;
+  }
+  Status s = load(resize_model("nearest", "half_pixel", "simple")).check_supported();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("node 0 'Resize_node' (Resize): nearest_mode must be one of round_prefer_floor"));
+  EXPECT_THAT(load(resize_model("area", "half_pixel", "")).check_supported().message(),
+              HasSubstr("mode must be one of nearest, linear, cubic at Resize-19, got 'area'"));
+  auto m18 = resize_model("linear", "half_pixel_symmetric", "");
+  m18.mutable_opset_import(0)->set_version(18);
+  EXPECT_THAT(load(m18).check_supported().message(), HasSubstr("'half_pixel_symmetric' needs Resize-19, got Resize-18"));
+  auto aa = resize_model("nearest", "half_pixel", "");
+  test::add_attr_int(aa.mutable_graph()->mutable_node(0), "antialias", 1);
+  EXPECT_THAT(load(aa).check_supported().message(), HasSubstr("antialias applies to linear and cubic"));
+  auto m13 = resize_model("linear", "half_pixel", "");
+  m13.mutable_opset_import(0)->set_version(13);
+  test::add_attr_int(m13.mutable_graph()->mutable_node(0), "antialias", 1);
+  EXPECT_EQ(load(m13).check_supported().code(), StatusCode::kUnimplemented);  // not a Resize-13 attribute
+}
+
+TEST(OnnxResize, Resize10IsAsymmetricWithItsNearestRule) {
+  auto m = test::one_node("Resize", 10, {test::value("X", P::FLOAT, {1, 1, 1, 4}), test::value("scales", P::FLOAT, {4})},
+                          {test::value("Y", P::FLOAT, {-1, -1, -1, -1})});
+  test::add_attr_string(m.mutable_graph()->mutable_node(0), "mode", "nearest");
+  Model r10 = load(m);
+  std::map<std::string, Tensor> in;
+  in["X"] = f32({1, 1, 1, 4}, {1, 2, 3, 4});
+  in["scales"] = f32({4}, {1, 1, 1, 0.6f});  // out 2: x = 0, 1.667 -> ceil when downsampling
+  auto out = r10.run(in);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ(values(out->at("Y")), (std::vector<float>{1, 3}));
+  in["scales"] = f32({4}, {1, 1, 1, 1.5f});  // out 6: x = 0, .67, 1.33, 2, 2.67, 3.33 -> floor
+  out = r10.run(in);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ(values(out->at("Y")), (std::vector<float>{1, 1, 2, 3, 3, 4}));
+  test::add_attr_string(m.mutable_graph()->mutable_node(0), "coordinate_transformation_mode", "half_pixel");
+  EXPECT_EQ(load(m).check_supported().code(), StatusCode::kUnimplemented);
 }
 
 TEST(OnnxGraph, RunsNodesStoredOutOfOrderAndChecksTheGraph) {

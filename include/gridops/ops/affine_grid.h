@@ -56,4 +56,44 @@ Status affine_grid(const AffineGridDesc& desc, const TensorView& theta,
 StatusOr<Tensor> affine_grid(const AffineGridDesc& desc, const TensorView& theta,
                              std::span<const int64_t> size);
 
+// --- backward ------------------------------------------------------------------------
+//
+// grad_theta[n, k, j] = sum over grid points p of grad_grid[n, p, k] * c_j(p), with c_j the
+// base coordinates of the forward (x, y[, z]) and c_r = 1; see docs/ops/affine_grid.md,
+// "Backward".
+
+/// A validated AffineGrid backward problem.
+class AffineGridBackwardPlan {
+ public:
+  /// grad_grid has the forward's grid shape and theta's dtype; grad_theta theta's shape and
+  /// dtype (overwritten). Any strides; grad_theta may not overlap grad_grid. Nothing is
+  /// written on error.
+  Status run(const TensorView& grad_grid, const MutableTensorView& grad_theta) const;
+  const Dims& theta_shape() const noexcept { return theta_shape_; }
+  const Dims& grid_shape() const noexcept { return grid_shape_; }
+  const char* impl_name() const noexcept { return impl_name_; }
+
+ private:
+  friend StatusOr<AffineGridBackwardPlan> make_affine_grid_backward_plan(
+      const AffineGridDesc&, DType, std::span<const int64_t>, std::span<const int64_t>);
+  AffineGridDesc desc_;
+  DType dtype_ = DType::kFloat32;
+  Dims theta_shape_, size_, grid_shape_;
+  const char* impl_name_ = "";
+  const void* impl_ = nullptr;
+};
+
+/// Same arguments and checks as make_affine_grid_plan (the forward's theta and size).
+StatusOr<AffineGridBackwardPlan> make_affine_grid_backward_plan(const AffineGridDesc& desc,
+                                                                DType theta_dtype,
+                                                                std::span<const int64_t> theta_shape,
+                                                                std::span<const int64_t> size);
+
+/// One-shot into a caller-provided grad_theta (its shape is theta's).
+Status affine_grid_backward(const AffineGridDesc& desc, const TensorView& grad_grid,
+                            std::span<const int64_t> size, const MutableTensorView& grad_theta);
+/// One-shot, allocating grad_theta: (N, 2, 3) for a 4-element size, (N, 3, 4) for 5.
+StatusOr<Tensor> affine_grid_backward(const AffineGridDesc& desc, const TensorView& grad_grid,
+                                      std::span<const int64_t> size);
+
 }  // namespace gridops

@@ -80,4 +80,65 @@ Status grid_sample(const GridSampleDesc& desc, const TensorView& src, const Tens
 StatusOr<Tensor> grid_sample(const GridSampleDesc& desc, const TensorView& src,
                              const TensorView& grid);
 
+// --- backward ------------------------------------------------------------------------
+//
+// The gradients of grid_sample with respect to src and grid, given the gradient of a loss
+// with respect to dst (PyTorch's grid_sampler_*_backward: grad_src is its grad_input).
+// src (and dst) float16, bfloat16, float32 or float64; grid float16, bfloat16, float32 or
+// float64. Semantics, conventions at the non-differentiable points and precision:
+// docs/ops/grid_sample.md, "Backward".
+
+/// A validated GridSample backward problem with its implementation chosen. Cheap to copy.
+class GridSampleBackwardPlan {
+ public:
+  /// grad_dst has the forward's dst shape and src's dtype; src and grid are the forward's
+  /// inputs. grad_src (src's shape and dtype) and grad_grid (grid's shape and dtype) are
+  /// each optional: null skips that gradient (src's data is read only for grad_grid).
+  /// Outputs are overwritten, not accumulated into; any strides; an output may not
+  /// overlap an input or the other output. Nothing is written on error.
+  Status run(const TensorView& grad_dst, const TensorView& src, const TensorView& grid,
+             const MutableTensorView* grad_src, const MutableTensorView* grad_grid) const;
+  /// The forward's dst shape (grad_dst's shape).
+  const Dims& dst_shape() const noexcept { return dst_shape_; }
+  const Dims& src_shape() const noexcept { return src_shape_; }
+  const Dims& grid_shape() const noexcept { return grid_shape_; }
+  /// The name of the chosen implementation.
+  const char* impl_name() const noexcept { return impl_name_; }
+
+ private:
+  friend StatusOr<GridSampleBackwardPlan> make_grid_sample_backward_plan(
+      const GridSampleDesc&, DType, std::span<const int64_t>, DType, std::span<const int64_t>);
+  GridSampleDesc desc_;
+  DType src_dtype_ = DType::kFloat32, grid_dtype_ = DType::kFloat32;
+  Dims src_shape_, grid_shape_, dst_shape_;
+  const char* impl_name_ = "";
+  const void* impl_ = nullptr;
+};
+
+/// Validates the backward problem for the forward's src and grid dtypes and shapes and
+/// picks an implementation.
+StatusOr<GridSampleBackwardPlan> make_grid_sample_backward_plan(const GridSampleDesc& desc,
+                                                                DType src_dtype,
+                                                                std::span<const int64_t> src_shape,
+                                                                DType grid_dtype,
+                                                                std::span<const int64_t> grid_shape);
+
+/// One-shot backward into caller-provided outputs (either may be null: skipped).
+Status grid_sample_backward(const GridSampleDesc& desc, const TensorView& grad_dst,
+                            const TensorView& src, const TensorView& grid,
+                            const MutableTensorView* grad_src, const MutableTensorView* grad_grid);
+
+/// The allocated gradients; a gradient that was not asked for is an empty Tensor.
+struct GridSampleGradients {
+  Tensor grad_src;
+  Tensor grad_grid;
+};
+
+/// One-shot backward, allocating the gradients asked for.
+StatusOr<GridSampleGradients> grid_sample_backward(const GridSampleDesc& desc,
+                                                   const TensorView& grad_dst,
+                                                   const TensorView& src, const TensorView& grid,
+                                                   bool want_grad_src = true,
+                                                   bool want_grad_grid = true);
+
 }  // namespace gridops

@@ -95,4 +95,16 @@ void affine_grid_hwy(const AffineGridProblem& p, const TensorView& theta,
                      const MutableTensorView& grid);
 #endif
 
+/// AffineGrid backward (docs/ops/affine_grid.md, "Backward"): grad_theta[n, k, j] = sum
+/// over points of grad_grid[n, point, k] * c_j (c_r = 1), c_j the forward's base
+/// coordinates in F. Preconditions as the forward with grad_grid (grid's shape, p.dtype)
+/// in place of grid and grad_theta (theta's shape, p.dtype) in place of theta; grad_theta
+/// does not overlap grad_grid. Writes every grad_theta element.
+using AffineGridBackwardFn = void (*)(const AffineGridProblem& p, const TensorView& grad_grid,
+                                      const MutableTensorView& grad_theta);
+
+/// The reference: points in row-major order, products and sums in double, stored once.
+void affine_grid_backward_ref(const AffineGridProblem& p, const TensorView& grad_grid,
+                              const MutableTensorView& grad_theta);
+
 }  // namespace gridops::kernels

@@ -104,4 +104,65 @@ void affine_grid_ref(const AffineGridProblem& p, const TensorView& theta,
   }
 }
 
+namespace {
+
+template <class T, class F>
+void backward_typed(const AffineGridProblem& p, const TensorView& grad_grid,
+                    const MutableTensorView& grad_theta) {
+  const int r = p.spatial_rank;
+  bool empty = false;
+  for (int a = 0; a < r; ++a) empty = empty || p.spatial[a] == 0;
+  int64_t points = 1;
+  if (!empty) {
+    for (int a = 0; a < r; ++a) points *= p.spatial[a];
+  }
+  int64_t idx[kAffineGridMaxSpatial + 2];
+  for (int64_t n = 0; n < p.batch; ++n) {
+    double acc[kAffineGridMaxSpatial][kAffineGridMaxSpatial + 1] = {};
+    int64_t s[kAffineGridMaxSpatial] = {0, 0, 0};
+    for (int64_t q = 0; !empty && q < points; ++q) {
+      double c[kAffineGridMaxSpatial + 1];
+      for (int j = 0; j < r; ++j) {
+        c[j] = static_cast<double>(
+            base_coordinate<F>(s[r - 1 - j], p.spatial[r - 1 - j], p.align_corners));
+      }
+      c[r] = 1.0;
+      idx[0] = n;
+      for (int a = 0; a < r; ++a) idx[1 + a] = s[a];
+      for (int k = 0; k < r; ++k) {
+        idx[r + 1] = k;
+        const double g = convert::load_real<double>(
+            *static_cast<const T*>(grad_grid.element_ptr({idx, static_cast<size_t>(r + 2)})));
+        for (int j = 0; j <= r; ++j) acc[k][j] += g * c[j];
+      }
+      for (int a = r - 1; a >= 0; --a) {
+        if (++s[a] < p.spatial[a]) break;
+        s[a] = 0;
+      }
+    }
+    int64_t tidx[3] = {n, 0, 0};
+    for (int k = 0; k < r; ++k) {
+      for (int j = 0; j <= r; ++j) {
+        tidx[1] = k;
+        tidx[2] = j;
+        *static_cast<T*>(grad_theta.mutable_element_ptr(tidx)) = convert::store_real<T>(acc[k][j]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void affine_grid_backward_ref(const AffineGridProblem& p, const TensorView& grad_grid,
+                              const MutableTensorView& grad_theta) {
+  assert(p.spatial_rank >= 1 && p.spatial_rank <= kAffineGridMaxSpatial);
+  switch (p.dtype) {
+    case DType::kFloat16: backward_typed<float16, float>(p, grad_grid, grad_theta); break;
+    case DType::kBFloat16: backward_typed<bfloat16, float>(p, grad_grid, grad_theta); break;
+    case DType::kFloat32: backward_typed<float, float>(p, grad_grid, grad_theta); break;
+    case DType::kFloat64: backward_typed<double, double>(p, grad_grid, grad_theta); break;
+    default: assert(false && "affine_grid_backward_ref: dtype must be floating"); break;
+  }
+}
+
 }  // namespace gridops::kernels

@@ -59,6 +59,36 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
                       const MutableTensorView& dst);
 #endif
 
+/// GridSample backward (docs/ops/grid_sample.md, "Backward"). Same problem and
+/// preconditions as the forward, plus: src_dtype is float16, bfloat16, float32 or float64;
+/// grad_dst has dst's shape, layout and src_dtype; grad_src (null: not wanted) src's shape,
+/// layout and dtype; grad_grid (null: not wanted) grid's shape and dtype; neither output
+/// overlaps any input or the other. Outputs are overwritten (not accumulated into); every
+/// element of a wanted output is written.
+using GridSampleBackwardFn = void (*)(const GridSampleProblem& p, const TensorView& grad_dst,
+                                      const TensorView& src, const TensorView& grid,
+                                      const MutableTensorView* grad_src,
+                                      const MutableTensorView* grad_grid);
+
+/// The fast backward's scope (grid_sample_backward_fast.cc): empty when it takes the
+/// problem, else why not: spatial rank 1-3, src and grid float32/float16/bfloat16, input
+/// axes of length 1..2^30; every mode, padding, align_corners, layout and stride.
+std::string grid_sample_backward_fast_declines(const GridSampleProblem& p);
+
+/// The fast backward: threaded through parallel_for, float accumulation, results
+/// bit-identical for any thread count (NOTE [ GridSample backward fast path ]).
+void grid_sample_backward_fast(const GridSampleProblem& p, const TensorView& grad_dst,
+                               const TensorView& src, const TensorView& grid,
+                               const MutableTensorView* grad_src,
+                               const MutableTensorView* grad_grid);
+
+/// The backward reference: N-D, every mode and padding, single-threaded, sums in double,
+/// each output element stored once.
+void grid_sample_backward_ref(const GridSampleProblem& p, const TensorView& grad_dst,
+                              const TensorView& src, const TensorView& grid,
+                              const MutableTensorView* grad_src,
+                              const MutableTensorView* grad_grid);
+
 /// Taps of one spatial axis exactly as the reference computes them (ERRATA GridSample 2-8),
 /// for the fast kernel's lanes with non-finite or huge coordinates. x is the unnormalized
 /// coordinate (float), len >= 1. Writes `count` = 1, 2 or 4 (nearest, linear, cubic) slots:

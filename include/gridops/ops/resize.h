@@ -1,0 +1,135 @@
+// Resize (ONNX Resize 10/11/13/18/19): N-D nearest / linear / cubic resizing of any axes,
+// every coordinate transformation, antialiasing, crop-and-resize. See docs/ops/resize.md.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gridops/status.h"
+#include "gridops/tensor.h"
+
+namespace gridops {
+
+/// Interpolation of Resize.
+enum class ResizeMode { kNearest, kLinear, kCubic };
+
+/// ONNX `coordinate_transformation_mode`: how an output index maps to an input coordinate.
+enum class ResizeCoordinateMode {
+  kHalfPixel,
+  kHalfPixelSymmetric,
+  kPytorchHalfPixel,
+  kAlignCorners,
+  kAsymmetric,
+  kTfHalfPixelForNN,
+  kTfCropAndResize,
+};
+
+/// ONNX `nearest_mode`, plus kSimple: the rule of Resize-10 (floor on an axis that is
+/// upsampled or kept, ceil on one that is downsampled), which the ONNX runner uses there.
+enum class ResizeNearestMode { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
+
+/// ONNX `keep_aspect_ratio_policy` (used with sizes only).
+enum class ResizeAspectPolicy { kStretch, kNotLarger, kNotSmaller };
+
+/// "nearest", "linear", "cubic".
+const char* to_string(ResizeMode m) noexcept;
+/// The ONNX spelling ("half_pixel", "tf_crop_and_resize", ...).
+const char* to_string(ResizeCoordinateMode m) noexcept;
+/// The ONNX spelling ("round_prefer_floor", ...); kSimple is "simple".
+const char* to_string(ResizeNearestMode m) noexcept;
+/// "stretch", "not_larger", "not_smaller".
+const char* to_string(ResizeAspectPolicy p) noexcept;
+/// Parse the spellings printed by to_string (linear also as bilinear/trilinear, cubic as
+/// bicubic).
+StatusOr<ResizeMode> parse_resize_mode(std::string_view s);
+StatusOr<ResizeCoordinateMode> parse_resize_coordinate_mode(std::string_view s);
+StatusOr<ResizeNearestMode> parse_resize_nearest_mode(std::string_view s);
+StatusOr<ResizeAspectPolicy> parse_resize_aspect_policy(std::string_view s);
+
+/// What to compute. The attribute names and defaults are ONNX Resize-19's.
+struct ResizeDesc {
+  ResizeMode mode = ResizeMode::kNearest;
+  ResizeCoordinateMode coordinate_mode = ResizeCoordinateMode::kHalfPixel;
+  ResizeNearestMode nearest_mode = ResizeNearestMode::kRoundPreferFloor;
+  /// Keys' cubic coefficient A (cubic only); finite.
+  double cubic_coeff_a = -0.75;
+  /// Taps outside the input get weight 0 and the rest are renormalized (linear, cubic).
+  bool exclude_outside = false;
+  /// Linear and cubic widen their kernel by 1/scale when downsampling (not for nearest).
+  bool antialias = false;
+  /// How sizes are reconciled when they do not keep the aspect ratio (sizes only).
+  ResizeAspectPolicy aspect_policy = ResizeAspectPolicy::kStretch;
+  /// tf_crop_and_resize: the value of output points whose coordinate falls outside the
+  /// input (converted to the element type like an interpolated value).
+  double extrapolation_value = 0.0;
+  /// The resized axes (negative counts from the end; no repeats). Empty: every axis.
+  Dims axes;
+  /// One scale per resized axis (finite, > 0): output length floor(in * scale). Exactly one
+  /// of scales and sizes is given (both empty only when there is no axis to resize).
+  std::vector<double> scales;
+  /// One output length per resized axis (>= 0).
+  Dims sizes;
+  /// tf_crop_and_resize only: [start_1..start_k, end_1..end_k] per resized axis, in
+  /// normalized input coordinates (finite). Empty: [0, 1] on every axis. Ignored by the
+  /// other coordinate modes.
+  std::vector<double> roi;
+  /// Forces an implementation by name ("ref", ...); empty: the first that accepts.
+  std::string impl;
+};
+
+/// The geometry of one axis after the desc is applied to a shape: output length, the
+/// scale used by the coordinate transformation and the real-valued output length
+/// (in * scale; equal to `out` for stretched sizes). Axes that are not resized have
+/// resized = false, out = in, scale = 1.
+struct ResizeAxis {
+  bool resized = false;
+  int64_t in = 0;
+  int64_t out = 0;
+  double scale = 1.0;
+  double length = 0.0;
+  double roi_start = 0.0, roi_end = 1.0;
+};
+
+/// Per-axis geometry (one entry per axis of src) or the reason the desc does not fit.
+StatusOr<std::vector<ResizeAxis>> resize_axes(const ResizeDesc& desc,
+                                              std::span<const int64_t> src_shape);
+/// The output shape.
+StatusOr<Dims> resize_output_shape(const ResizeDesc& desc, std::span<const int64_t> src_shape);
+
+/// A validated Resize problem with its tables built and its implementation chosen. Cheap to
+/// copy (the tables are shared).
+class ResizePlan {
+ public:
+  /// dst = Resize(src). Views of the plan's dtype and shapes, any strides; dst must not
+  /// overlap src. Nothing is written on a validation error.
+  Status run(const TensorView& src, const MutableTensorView& dst) const;
+  const Dims& src_shape() const noexcept { return src_shape_; }
+  const Dims& dst_shape() const noexcept { return dst_shape_; }
+  DType dtype() const noexcept { return dtype_; }
+  const char* impl_name() const noexcept { return impl_name_; }
+
+ private:
+  friend StatusOr<ResizePlan> make_resize_plan(const ResizeDesc&, DType,
+                                               std::span<const int64_t>);
+  DType dtype_ = DType::kFloat32;
+  Dims src_shape_, dst_shape_;
+  const char* impl_name_ = "";
+  const void* impl_ = nullptr;
+  std::shared_ptr<const void> problem_;  ///< kernels::ResizeProblem with its tables
+  std::shared_ptr<const void> prepared_;  ///< the implementation's own tables, if any
+};
+
+/// Validates desc against (dtype, shape), builds the per-axis tap tables once and picks an
+/// implementation. Every dtype is accepted; string supports nearest only.
+StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
+                                      std::span<const int64_t> src_shape);
+
+/// One-shot: plan and run into a caller-provided dst.
+Status resize(const ResizeDesc& desc, const TensorView& src, const MutableTensorView& dst);
+/// One-shot: plan, allocate dst and run.
+StatusOr<Tensor> resize(const ResizeDesc& desc, const TensorView& src);
+
+}  // namespace gridops

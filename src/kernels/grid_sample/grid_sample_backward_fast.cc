@@ -1,0 +1,372 @@
+// The fast GridSample backward: threaded, deterministic for any thread count.
+//
+// NOTE [ GridSample backward fast path ]
+// Scope: spatial rank 1-3, src and grid float32/float16/bfloat16 (computed in float, as the
+// forward), input axes of length 1..2^30. Per batch entry and chunk of output points:
+//   1. taps (parallel over points): per point and axis, K slots (index, weight, dw/dx) from
+//      axis_slots below, with the reference's formulas and conventions (grid_sample_taps.h);
+//   2. scatter and gather (parallel over items = channel block x point slice): per point,
+//      the valid tap combinations (offsets, weight, per-axis derivative weight) are built
+//      once and used for the block's channels: grad_src += w * grad_dst into a float
+//      accumulator of the slice, and the point's grid gradient partial sum over the block's
+//      channels into a buffer of the block;
+//   3. grid gradient (parallel over points): the blocks' partial sums added in block order,
+//      times dx/dg, stored once;
+//   4. grad_src (parallel over rows): the slices' accumulators added in slice order, stored.
+// Determinism: the channel blocks (size from C only), the point slices (count from the
+// problem's sizes only) and the chunks are fixed by the problem, every item runs its points
+// in order, and the partial results are combined in a fixed order, so the result does not
+// depend on the number of threads or on how parallel_for splits the items.
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/convert.h"
+#include "core/coords.h"
+#include "gridops/parallel.h"
+#include "kernels/grid_sample/grid_sample.h"
+#include "kernels/grid_sample/grid_sample_taps.h"
+
+namespace gridops::kernels {
+namespace {
+
+using namespace ref_taps;
+
+constexpr int64_t kPointChunk = 32768;       // output points per chunk (bounds the scratch)
+constexpr int64_t kMinSlicePoints = 1024;    // a point slice has at least this many points
+constexpr int64_t kTargetItems = 8;          // items per chunk the slicing aims at
+constexpr int64_t kMaxAccFloats = int64_t{1} << 26;  // slice accumulators: 256 MiB at most
+constexpr int64_t kTapsGrain = 2048;         // points (or elements) per parallel chunk, at least
+constexpr int64_t kMinParallelWork = 1 << 16;  // points x channels x taps below which step 2 is serial
+
+/// One axis of one point: K slots (K = 1, 2, 4), idx -1 for a tap outside under zeros.
+struct AxisSlots {
+  int32_t idx[4];
+  float w[4];
+  float dw[4];
+};
+
+/// The forward's taps of one axis at the unnormalized coordinate x (float, as the forward
+/// computes it for a non-double grid) with their derivatives. Linear uses the interval of
+/// linear_derivative_floor, which differs from the forward's [floor(x), floor(x)+1] only at
+/// integer x on mirrored stretches under reflection: there f = x - 1 and t = 1 put weight 1
+/// on the same tap pad(x) as the forward (and weight 0 on pad(x-1) instead of pad(x+1)).
+void axis_slots(const GridSampleProblem& p, float x, int64_t len, int K, AxisSlots* s) {
+  for (int k = 0; k < K; ++k) {
+    s->idx[k] = -1;
+    s->w[k] = 0.0f;
+    s->dw[k] = 0.0f;
+  }
+  const bool deriv = std::isfinite(x) && p.mode != InterpolationMode::kNearest;
+  // ERRATA GridSample 8, as in the reference (axis_taps).
+  if (std::isnan(x)) {
+    if (p.padding == GridPadding::kZeros) return;
+    x = 0.0f;
+  } else if (std::isinf(x)) {
+    if (p.padding == GridPadding::kZeros) return;
+    x = (p.padding == GridPadding::kBorder && x > 0.0f) ? static_cast<float>(len - 1) : 0.0f;
+  }
+  const int64_t period = reflection_period(p, len);
+  auto put = [&](int k, int64_t i, float w, float dw) {
+    int64_t j;
+    if (!pad_index(i, len, p.padding, p.align_corners, &j)) return;
+    s->idx[k] = static_cast<int32_t>(j);
+    s->w[k] = w;
+    s->dw[k] = dw;
+  };
+  switch (p.mode) {
+    case InterpolationMode::kNearest:
+      put(0, coords::to_index(coords::round_half_even(x), period), 1.0f, 0.0f);
+      break;
+    case InterpolationMode::kLinear: {
+      float f = std::floor(x);
+      float d = 0.0f;
+      if (deriv) {
+        float fd;
+        if (linear_derivative_floor(p, x, len, &fd)) {
+          f = fd;
+          d = 1.0f;
+        }
+      }
+      const float t = x - f;
+      const int64_t i0 = coords::to_index(f, period);
+      put(0, i0, 1.0f - t, -d);
+      put(1, i0 + 1, t, d);
+      break;
+    }
+    case InterpolationMode::kCubic: {
+      const float f = std::floor(x);
+      const float t = x - f;
+      const int64_t i0 = coords::to_index(f, period);
+      float w[4], dw[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      coords::cubic_weights(t, w);
+      if (deriv) coords::cubic_weight_derivatives(t, dw);
+      for (int k = 0; k < 4; ++k) put(k, i0 - 1 + k, w[k], dw[k]);
+      break;
+    }
+  }
+}
+
+/// Row-major multi-index of point q over `sizes` (r entries).
+inline void unravel(int64_t q, const Dims& sizes, int r, int64_t* o) {
+  for (int d = r - 1; d >= 0; --d) {
+    const int64_t len = sizes[static_cast<size_t>(d)];
+    o[d] = q % len;
+    q /= len;
+  }
+}
+
+template <class T, class GT>
+void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const TensorView& src,
+               const TensorView& grid, const MutableTensorView* grad_src,
+               const MutableTensorView* grad_grid) {
+  const int r = p.spatial_rank;
+  const int K = p.mode == InterpolationMode::kNearest ? 1 : p.mode == InterpolationMode::kLinear ? 2 : 4;
+  int combos = 1;
+  for (int d = 0; d < r; ++d) combos *= K;
+  const bool want_gg = grad_grid != nullptr && p.mode != InterpolationMode::kNearest;
+
+  const SplitStrides ss = split_strides(src, r, p.layout);
+  const SplitStrides ds = split_strides(grad_dst, r, p.layout);
+  const Dims& gs = grid.strides;
+  const T* src_base = static_cast<const T*>(src.data);
+  const T* gd_base = static_cast<const T*>(grad_dst.data);
+  const GT* grid_base = static_cast<const GT*>(grid.data);
+  const int64_t C = p.channels;
+
+  int64_t out_points = 1, in_points = 1;
+  for (int64_t d : p.out_sizes) out_points *= d;
+  Dims dense(static_cast<size_t>(r));
+  for (int d = r - 1; d >= 0; --d) {
+    dense[static_cast<size_t>(d)] = in_points;
+    in_points *= p.in_sizes[static_cast<size_t>(d)];  // every input axis >= 1 (scope)
+  }
+  const bool work = p.batch > 0 && out_points > 0 && C > 0;
+
+  // Fixed by the problem, never by the thread count (NOTE above).
+  const int64_t CB = std::clamp<int64_t>(C / 4, 1, 8);
+  const int64_t nblocks = work ? (C + CB - 1) / CB : 0;
+  // Chunks of output points; combination buffers of at most about 16 MiB.
+  const int64_t chunk = std::min(out_points, std::max<int64_t>(1024, kPointChunk * 8 / combos));
+  int64_t S = 1;
+  if (grad_src != nullptr && work && nblocks < kTargetItems) {
+    S = std::min((kTargetItems + nblocks - 1) / nblocks, std::max<int64_t>(1, chunk / kMinSlicePoints));
+    while (S > 1 && S * C * in_points > kMaxAccFloats) --S;
+  }
+
+  std::vector<float> acc;
+  if (grad_src != nullptr && work) acc.assign(static_cast<size_t>(S * C * in_points), 0.0f);
+  // Per point of a chunk: its valid tap combinations (src offset, dense accumulator offset,
+  // weight, per-axis derivative weight), their count and the grad_dst offset.
+  const size_t cap = work ? static_cast<size_t>(chunk * combos) : 0;
+  std::vector<int64_t> cs(cap), cd(cap);
+  std::vector<float> cw(cap), cdw(want_gg ? cap * static_cast<size_t>(r) : 0);
+  std::vector<int> count(work ? static_cast<size_t>(chunk) : 0);
+  std::vector<int64_t> gdo(work ? static_cast<size_t>(chunk) : 0);
+  std::vector<int> digits(static_cast<size_t>(combos * r));  // combination k -> tap per axis
+  for (int k = 0; k < combos; ++k) {
+    int kk = k;
+    for (int d = r - 1; d >= 0; --d) {
+      digits[static_cast<size_t>(k * r + d)] = kk % K;
+      kk /= K;
+    }
+  }
+  std::vector<float> ggp(want_gg && work ? static_cast<size_t>(nblocks * chunk * r) : 0);
+  float slope[3] = {0.0f, 0.0f, 0.0f};
+  for (int d = 0; d < r; ++d) slope[d] = unnormalize_slope<float>(p.in_sizes[static_cast<size_t>(d)], p.align_corners);
+
+  for (int64_t n = 0; n < p.batch; ++n) {
+    if (!acc.empty()) std::fill(acc.begin(), acc.end(), 0.0f);
+    for (int64_t q0 = 0; q0 < out_points; q0 += chunk) {
+      const int64_t np = std::min(chunk, out_points - q0);
+      if (work) {
+        // 1. taps and their combinations, once per point (parallel over points).
+        parallel_for(np, kTapsGrain, [&](int64_t b, int64_t e) {
+          int64_t o[3];
+          AxisSlots sl[3];
+          for (int64_t q = b; q < e; ++q) {
+            unravel(q0 + q, p.out_sizes, r, o);
+            int64_t goff = n * gs[0], go_off = n * ds.batch;
+            for (int d = 0; d < r; ++d) {
+              goff += o[d] * gs[static_cast<size_t>(d) + 1];
+              go_off += o[d] * ds.spatial[static_cast<size_t>(d)];
+            }
+            for (int d = 0; d < r; ++d) {
+              const GT gv = grid_base[goff + static_cast<int64_t>(r - 1 - d) * gs[static_cast<size_t>(r) + 1]];
+              const int64_t len = p.in_sizes[static_cast<size_t>(d)];
+              const float x = coords::unnormalize(convert::load_real<float>(gv), len, p.align_corners);
+              axis_slots(p, x, len, K, &sl[d]);
+            }
+            const size_t base = static_cast<size_t>(q * combos);
+            int nc = 0;
+            for (int k = 0; k < combos; ++k) {
+              const int* kd = &digits[static_cast<size_t>(k * r)];
+              bool valid = true;
+              for (int d = 0; d < r; ++d) valid = valid && sl[d].idx[kd[d]] >= 0;
+              if (!valid) continue;  // a tap outside under zeros: the combination reads nothing
+              int64_t so = 0, dof = 0;
+              float w = 1.0f;
+              for (int d = 0; d < r; ++d) {
+                const int64_t i = sl[d].idx[kd[d]];
+                so += i * ss.spatial[static_cast<size_t>(d)];
+                dof += i * dense[static_cast<size_t>(d)];
+                w *= sl[d].w[kd[d]];
+              }
+              cs[base + static_cast<size_t>(nc)] = so;
+              cd[base + static_cast<size_t>(nc)] = dof;
+              cw[base + static_cast<size_t>(nc)] = w;
+              if (want_gg) {
+                for (int d = 0; d < r; ++d) {
+                  float dw = sl[d].dw[kd[d]];
+                  for (int e2 = 0; e2 < r; ++e2) {
+                    if (e2 != d) dw *= sl[e2].w[kd[e2]];
+                  }
+                  cdw[(static_cast<size_t>(q) * static_cast<size_t>(r) + static_cast<size_t>(d)) *
+                          static_cast<size_t>(combos) + static_cast<size_t>(nc)] = dw;
+                }
+              }
+              ++nc;
+            }
+            count[static_cast<size_t>(q)] = nc;
+            gdo[static_cast<size_t>(q)] = go_off;
+          }
+        });
+        // 2. scatter and gather: items (channel block, point slice), channels outer so that
+        // a channel's src plane and accumulator stay in cache while its points run.
+        // Small chunks run on the calling thread (waking threads costs more than the work).
+        const bool small = np * C * combos < kMinParallelWork;
+        parallel_for(nblocks * S, small ? nblocks * S : 1, [&](int64_t b, int64_t e) {
+          for (int64_t item = b; item < e; ++item) {
+            const int64_t blk = item / S, s = item % S;
+            const int64_t c0 = blk * CB, c1 = std::min(C, c0 + CB);
+            const int64_t qb = s * np / S, qe = (s + 1) * np / S;
+            float* accs = acc.empty() ? nullptr : acc.data() + s * C * in_points;
+            float* gp = want_gg ? ggp.data() + blk * chunk * r : nullptr;
+            if (want_gg) std::fill(gp + qb * r, gp + qe * r, 0.0f);
+            for (int64_t c = c0; c < c1; ++c) {
+              const T* gdc = gd_base + c * ds.channel;
+              const T* sv = src_base + n * ss.batch + c * ss.channel;
+              float* a = accs != nullptr ? accs + c * in_points : nullptr;
+              for (int64_t q = qb; q < qe; ++q) {
+                const int nc = count[static_cast<size_t>(q)];
+                const float go = convert::load_real<float>(gdc[gdo[static_cast<size_t>(q)]]);
+                const size_t base = static_cast<size_t>(q * combos);
+                if (a != nullptr) {
+                  for (int k = 0; k < nc; ++k) a[cd[base + static_cast<size_t>(k)]] += cw[base + static_cast<size_t>(k)] * go;
+                }
+                if (want_gg) {
+                  const float* dwq = &cdw[static_cast<size_t>(q) * static_cast<size_t>(r * combos)];
+                  for (int d = 0; d < r; ++d) {
+                    const float* dwd = dwq + d * combos;
+                    float t = 0.0f;
+                    for (int k = 0; k < nc; ++k) {
+                      t += dwd[k] * convert::load_real<float>(sv[cs[base + static_cast<size_t>(k)]]);
+                    }
+                    gp[q * r + d] += go * t;
+                  }
+                }
+              }
+            }
+          }
+        });
+      }
+      // 3. grid gradient: blocks in order, times dx/dg, stored once (0 for nearest or C = 0).
+      if (grad_grid != nullptr) {
+        GT* gg = static_cast<GT*>(grad_grid->mutable_data());
+        const Dims& ggs = grad_grid->strides;
+        parallel_for(np, kTapsGrain, [&](int64_t b, int64_t e) {
+          int64_t o[3];
+          for (int64_t q = b; q < e; ++q) {
+            unravel(q0 + q, p.out_sizes, r, o);
+            int64_t off = n * ggs[0];
+            for (int d = 0; d < r; ++d) off += o[d] * ggs[static_cast<size_t>(d) + 1];
+            for (int d = 0; d < r; ++d) {
+              float v = 0.0f;
+              if (want_gg && work) {
+                for (int64_t blk = 0; blk < nblocks; ++blk) v += ggp[static_cast<size_t>((blk * chunk + q) * r + d)];
+                v *= slope[d];
+              }
+              gg[off + static_cast<int64_t>(r - 1 - d) * ggs[static_cast<size_t>(r) + 1]] = convert::store_real<GT>(v);
+            }
+          }
+        });
+      }
+    }
+    // 4. grad_src: slices in order, stored once (zeros when nothing was scattered).
+    if (grad_src != nullptr) {
+      const SplitStrides gss = split_strides(*grad_src, r, p.layout);
+      T* out = static_cast<T*>(grad_src->mutable_data());
+      const int64_t wlen = p.in_sizes[static_cast<size_t>(r) - 1];
+      const int64_t rows = in_points / wlen;
+      parallel_for(C * rows, std::max<int64_t>(1, kTapsGrain / wlen), [&](int64_t b, int64_t e) {
+        int64_t o[3];
+        for (int64_t item = b; item < e; ++item) {
+          const int64_t c = item / rows, row = item % rows;
+          unravel(row * wlen, p.in_sizes, r, o);
+          int64_t off = n * gss.batch + c * gss.channel;
+          for (int d = 0; d < r; ++d) off += o[d] * gss.spatial[static_cast<size_t>(d)];
+          const int64_t step = gss.spatial[static_cast<size_t>(r) - 1];
+          const int64_t base = c * in_points + row * wlen;
+          for (int64_t i = 0; i < wlen; ++i) {
+            float v = 0.0f;
+            if (!acc.empty()) {
+              v = acc[static_cast<size_t>(base + i)];
+              for (int64_t s = 1; s < S; ++s) v += acc[static_cast<size_t>(s * C * in_points + base + i)];
+            }
+            out[off + i * step] = convert::store_real<T>(v);
+          }
+        }
+      });
+    }
+  }
+}
+
+template <class T>
+void dispatch_grid(const GridSampleProblem& p, const TensorView& grad_dst, const TensorView& src,
+                   const TensorView& grid, const MutableTensorView* grad_src,
+                   const MutableTensorView* grad_grid) {
+  switch (p.grid_dtype) {
+    case DType::kFloat16: run_typed<T, float16>(p, grad_dst, src, grid, grad_src, grad_grid); break;
+    case DType::kBFloat16: run_typed<T, bfloat16>(p, grad_dst, src, grid, grad_src, grad_grid); break;
+    case DType::kFloat32: run_typed<T, float>(p, grad_dst, src, grid, grad_src, grad_grid); break;
+    default: assert(false && "fast backward: grid float16, bfloat16 or float32"); break;
+  }
+}
+
+}  // namespace
+
+std::string grid_sample_backward_fast_declines(const GridSampleProblem& p) {
+  if (p.spatial_rank < 1 || p.spatial_rank > 3) {
+    return "spatial rank " + std::to_string(p.spatial_rank) + " (fast backward: 1 to 3)";
+  }
+  for (DType dt : {p.src_dtype, p.grid_dtype}) {
+    if (dt != DType::kFloat32 && dt != DType::kFloat16 && dt != DType::kBFloat16) {
+      return std::string(dt == p.src_dtype ? "src" : "grid") + " dtype " + to_string(dt) +
+             " (fast backward: float32, float16, bfloat16)";
+    }
+  }
+  for (int64_t len : p.in_sizes) {
+    if (len < 1 || len > (int64_t{1} << 30)) {
+      return "input axis of length " + std::to_string(len) + " (fast backward: 1 to 2^30)";
+    }
+  }
+  return {};
+}
+
+void grid_sample_backward_fast(const GridSampleProblem& p, const TensorView& grad_dst,
+                               const TensorView& src, const TensorView& grid,
+                               const MutableTensorView* grad_src,
+                               const MutableTensorView* grad_grid) {
+  switch (p.src_dtype) {
+    case DType::kFloat16: dispatch_grid<float16>(p, grad_dst, src, grid, grad_src, grad_grid); break;
+    case DType::kBFloat16: dispatch_grid<bfloat16>(p, grad_dst, src, grid, grad_src, grad_grid); break;
+    case DType::kFloat32: dispatch_grid<float>(p, grad_dst, src, grid, grad_src, grad_grid); break;
+    default: assert(false && "fast backward: src float16, bfloat16 or float32"); break;
+  }
+}
+
+}  // namespace gridops::kernels

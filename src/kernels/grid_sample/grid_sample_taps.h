@@ -1,0 +1,232 @@
+// The reference's per-axis taps and stride split, shared by the GridSample forward
+// reference (grid_sample_ref.cc) and backward reference (grid_sample_backward_ref.cc), so
+// that the backward differentiates exactly the taps and weights the forward uses.
+// Written to read like docs/ops/grid_sample.md, "Formulas".
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "core/coords.h"
+#include "kernels/grid_sample/grid_sample.h"
+
+namespace gridops::kernels::ref_taps {
+
+/// The taps of one spatial axis: up to 4 source indices (already padded) and weights.
+/// A tap that falls outside the input under zeros padding is simply not listed: it would
+/// contribute value 0.
+template <class F>
+struct AxisTaps {
+  int count = 0;
+  int64_t index[4] = {0, 0, 0, 0};
+  F weight[4] = {F(0), F(0), F(0), F(0)};
+};
+
+/// Maps tap index i on an axis of length len through the padding mode. Returns false when
+/// the tap is outside under zeros padding (ERRATA GridSample 4).
+inline bool pad_index(int64_t i, int64_t len, GridPadding padding, bool align_corners,
+                      int64_t* out) {
+  switch (padding) {
+    case GridPadding::kZeros:
+      if (i < 0 || i >= len) return false;
+      *out = i;
+      return true;
+    case GridPadding::kBorder:
+      *out = coords::clamp_index(i, len);
+      return true;
+    case GridPadding::kReflection:
+      *out = align_corners ? coords::reflect_index(i, len) : coords::symmetric_index(i, len);
+      return true;
+  }
+  return false;
+}
+
+/// The period of the reflection map, used to reduce huge coordinates exactly before they
+/// are converted to int64 (coords::to_index). 0 means "no reduction".
+inline int64_t reflection_period(const GridSampleProblem& p, int64_t len) {
+  if (p.padding != GridPadding::kReflection) return 0;
+  return p.align_corners ? 2 * (len - 1) : 2 * len;
+}
+
+/// Taps and weights of one axis for the unnormalized coordinate x (in the grid's
+/// coordinate precision G), weights in the compute precision F.
+template <class F, class G>
+AxisTaps<F> axis_taps(const GridSampleProblem& p, G x, int64_t len) {
+  AxisTaps<F> a;
+  // ERRATA GridSample 8: non-finite coordinates never reach a float-to-int conversion.
+  if (std::isnan(x)) {
+    if (p.padding == GridPadding::kZeros) return a;  // outside: no tap contributes
+    x = G(0);                                         // border, reflection: x = 0 exactly
+  } else if (std::isinf(x)) {
+    if (p.padding == GridPadding::kZeros) return a;
+    if (p.padding == GridPadding::kBorder) {
+      x = x > G(0) ? static_cast<G>(len - 1) : G(0);  // the nearest edge
+    } else {
+      x = G(0);  // reflection of an infinite distance has no value: like NaN
+    }
+  }
+  const int64_t period = reflection_period(p, len);
+  auto add = [&](int64_t i, F w) {
+    int64_t j;
+    if (!pad_index(i, len, p.padding, p.align_corners, &j)) return;
+    a.index[a.count] = j;
+    a.weight[a.count] = w;
+    ++a.count;
+  };
+  switch (p.mode) {
+    case InterpolationMode::kNearest: {
+      // ERRATA GridSample 3, 5: round half to even first, then pad the integer index.
+      add(coords::to_index(coords::round_half_even(x), period), F(1));
+      break;
+    }
+    case InterpolationMode::kLinear: {
+      const G f = std::floor(x);
+      const F t = static_cast<F>(x - f);  // exact in G, exact widening to F
+      const int64_t i0 = coords::to_index(f, period);
+      add(i0, F(1) - t);
+      add(i0 + 1, t);
+      break;
+    }
+    case InterpolationMode::kCubic: {
+      const G f = std::floor(x);
+      const F t = static_cast<F>(x - f);
+      const int64_t i0 = coords::to_index(f, period);
+      F w[4];
+      coords::cubic_weights(t, w);  // ERRATA GridSample 6: Keys, A = -0.75
+      for (int k = 0; k < 4; ++k) add(i0 - 1 + k, w[k]);
+      break;
+    }
+  }
+  return a;
+}
+
+/// Strides of a view split into batch, channel and spatial parts, for the layout.
+struct SplitStrides {
+  int64_t batch = 0;
+  int64_t channel = 0;
+  Dims spatial;
+};
+
+inline SplitStrides split_strides(const TensorView& v, int r, ChannelLayout layout) {
+  SplitStrides s;
+  s.batch = v.strides[0];
+  if (layout == ChannelLayout::kChannelsFirst) {
+    s.channel = v.strides[1];
+    s.spatial.assign(v.strides.begin() + 2, v.strides.end());
+  } else {
+    s.channel = v.strides[static_cast<size_t>(r) + 1];
+    s.spatial.assign(v.strides.begin() + 1, v.strides.begin() + 1 + r);
+  }
+  return s;
+}
+
+/// PyTorch's reflect-then-clip of a continuous coordinate (reflect about lo and hi, then
+/// clip to [0, len-1]), returning the mapped coordinate and in *mult its derivative: +1,
+/// -1, or 0 where it was clipped or lands exactly on 0 or len-1. Used only by the
+/// backward, to take PyTorch's convention at the non-differentiable points of linear +
+/// reflection (linear_derivative_floor; docs/ops/grid_sample.md, "Backward"). The mirrors are 0 and len-1 with
+/// align_corners, -0.5 and len-0.5 without. The parity of the number of reflections comes
+/// from fmod by twice the span (exact), so no huge coordinate is converted to an integer.
+template <class G>
+G reflect_clip_coordinate(G x, int64_t len, bool align_corners, int* mult) {
+  const G lo = align_corners ? G(0) : G(-0.5);
+  const G hi = align_corners ? static_cast<G>(len - 1) : static_cast<G>(len) - G(0.5);
+  const G last = static_cast<G>(len - 1);
+  *mult = 0;
+  if (!(hi > lo)) return G(0);  // len == 1 with align_corners: a single point
+  const G span = hi - lo;
+  G in = x - lo;
+  int m = 1;
+  if (in < G(0)) {
+    m = -1;
+    in = -in;
+  }
+  const G e = std::fmod(in, G(2) * span);
+  G xr;
+  if (e < span) {
+    xr = e + lo;
+  } else {
+    xr = G(2) * span - e + lo;
+    m = -m;
+  }
+  if (xr <= G(0)) return G(0);
+  if (xr >= last) return last;
+  *mult = m;
+  return xr;
+}
+
+/// PyTorch's convention for the derivative of linear interpolation along one axis at the
+/// unnormalized coordinate x (finite), in terms of the per-tap forward: returns false where
+/// the derivative is 0, else the floor f of the interval [f, f+1] whose slope is taken
+/// (the derivative is then v(f+1) - v(f), padded taps). PyTorch maps x to a coordinate x'
+/// first (border: clip to [0, L-1]; reflection: reflect, then clip) with derivative
+/// m = dx'/dx in {1, -1, 0} (0 where clipped or at the clip limits 0 and L-1, and, for
+/// len 1 with align_corners, everywhere), and takes the right derivative at x'. In x:
+///   zeros:      f = floor(x): the right derivative;
+///   border:     0 where x <= 0 or x >= L-1, else f = floor(x);
+///   reflection: 0 where m == 0; the right derivative where m == 1; where m == -1 (a
+///               mirrored stretch) the right derivative at x' is the left derivative at x:
+///               f = x - 1 at integer x, floor(x) elsewhere.
+template <class G>
+bool linear_derivative_floor(const GridSampleProblem& p, G x, int64_t len, G* f) {
+  const G fl = std::floor(x);
+  *f = fl;
+  switch (p.padding) {
+    case GridPadding::kZeros:
+      return true;
+    case GridPadding::kBorder:
+      return x > G(0) && x < static_cast<G>(len - 1);
+    case GridPadding::kReflection: {
+      int m = 0;
+      reflect_clip_coordinate(x, len, p.align_corners, &m);
+      if (m == 0) return false;
+      if (m < 0 && x == fl) *f = fl - G(1);
+      return true;
+    }
+  }
+  return false;
+}
+
+/// The derivatives with respect to the unnormalized coordinate x of the forward's taps
+/// of one axis (same AxisTaps layout: `weight` holds dw/dx; padded indices; taps outside
+/// under zeros are not listed). Nearest and non-finite x: no taps (zero derivative).
+/// Linear: -1 and +1 on the taps f and f+1 of linear_derivative_floor (PyTorch's
+/// conventions at the kinks). Cubic is C1: the derivative of Keys' weights at
+/// t = x - floor(x).
+template <class F, class G>
+AxisTaps<F> axis_deriv_taps(const GridSampleProblem& p, G x, int64_t len) {
+  AxisTaps<F> a;
+  if (p.mode == InterpolationMode::kNearest || !std::isfinite(x)) return a;
+  const int64_t period = reflection_period(p, len);
+  auto add = [&](int64_t i, F w) {
+    int64_t j;
+    if (!pad_index(i, len, p.padding, p.align_corners, &j)) return;
+    a.index[a.count] = j;
+    a.weight[a.count] = w;
+    ++a.count;
+  };
+  if (p.mode == InterpolationMode::kLinear) {
+    G f;
+    if (!linear_derivative_floor(p, x, len, &f)) return a;
+    const int64_t i0 = coords::to_index(f, period);
+    add(i0, F(-1));
+    add(i0 + 1, F(1));
+    return a;
+  }
+  const G f = std::floor(x);  // cubic
+  const F t = static_cast<F>(x - f);
+  const int64_t i0 = coords::to_index(f, period);
+  F dw[4];
+  coords::cubic_weight_derivatives(t, dw);
+  for (int k = 0; k < 4; ++k) add(i0 - 1 + k, dw[k]);
+  return a;
+}
+
+/// d x / d g of the unnormalization (ERRATA GridSample 2): (len-1)/2 with align_corners,
+/// len/2 without.
+template <class F>
+F unnormalize_slope(int64_t len, bool align_corners) {
+  return align_corners ? static_cast<F>(len - 1) / F(2) : static_cast<F>(len) / F(2);
+}
+
+}  // namespace gridops::kernels::ref_taps

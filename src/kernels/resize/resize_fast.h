@@ -1,0 +1,51 @@
+// The fast Resize kernels (src/kernels/resize/resize_separable.cc). See docs/ops/resize.md,
+// "Fast path".
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/resize/resize.h"
+
+namespace gridops::kernels {
+
+/// Why the separable kernels decline p (empty: they take it). They take every problem
+/// except linear/cubic on complex elements.
+std::string resize_separable_declines(const ResizeProblem& p);
+
+/// Per resized axis, the taps in float32 and, for a pass along the innermost axis, padded
+/// to max_taps per output in tap-major order (idx32[k * out + o], w32[k * out + o]; padding
+/// has weight 0 and a valid index). `gather_ok` is false when in >= 2^31.
+struct ResizeSeparableTables {
+  struct Axis {
+    std::vector<float> w;  ///< the table's weights, rounded to float32
+    int64_t taps = 0;
+    bool gather_ok = false;
+    std::vector<int32_t> idx32;
+    std::vector<float> w32;
+  };
+  std::vector<Axis> axes;  ///< one per ResizeProblem::tables entry
+};
+
+/// Builds the tables of an accepted problem (may throw std::bad_alloc).
+std::shared_ptr<const void> resize_separable_prepare(const ResizeProblem& p);
+
+#ifdef GRIDOPS_HAVE_HWY
+/// Highway row kernels (resize_hwy.cc): acc = w * src (first) or acc + w * src over n floats;
+/// out[o] = sum_k w[k * out_len + o] * row[idx[k * out_len + o]] for k < taps.
+void resize_axpy_f32(float* acc, const float* src, float w, int64_t n, bool first);
+void resize_gather_row_f32(const float* row, float* out, int64_t out_len, const int32_t* idx,
+                           const float* w, int64_t taps);
+#endif
+
+/// Nearest (and problems whose every axis is the identity): a gather of whole elements,
+/// bit-exact, any dtype. Linear/cubic: one pass per resized axis over contiguous
+/// intermediates in float (double for float64 and 32/64-bit integers), the axis that
+/// shrinks most first; extrapolated points are written last with the exact value.
+/// Threaded with parallel_for.
+void resize_separable(const ResizeProblem& p, const void* prepared /* ResizeSeparableTables */, const TensorView& src,
+                      const MutableTensorView& dst);
+
+}  // namespace gridops::kernels

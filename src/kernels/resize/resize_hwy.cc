@@ -1,0 +1,79 @@
+// Highway row kernels of the separable Resize passes (float32), with dynamic dispatch:
+// - AxpyF32: acc[j] = w * src[j] (first tap) or acc[j] + w * src[j] (later taps), the
+//   multiply-add of whole rows that a pass along an outer axis is made of;
+// - GatherRowF32: out[o] = sum_k w[k][o] * row[idx[k][o]] over a fixed number of taps per
+//   output (tables padded with weight 0), a pass along the innermost axis.
+// Each output is one Mul and then MulAdds in tap order, whatever the vector width.
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/resize/resize_fast.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/resize/resize_hwy.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace gridops::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+void AxpyF32(float* HWY_RESTRICT acc, const float* HWY_RESTRICT src, float w, int64_t n, bool first) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const auto vw = hn::Set(d, w);
+  int64_t j = 0;
+  if (first) {
+    for (; j + N <= n; j += N) hn::StoreU(hn::Mul(vw, hn::LoadU(d, src + j)), d, acc + j);
+    for (; j < n; ++j) acc[j] = w * src[j];
+  } else {
+    for (; j + N <= n; j += N) {
+      hn::StoreU(hn::MulAdd(vw, hn::LoadU(d, src + j), hn::LoadU(d, acc + j)), d, acc + j);
+    }
+    for (; j < n; ++j) acc[j] = std::fma(w, src[j], acc[j]);
+  }
+}
+
+void GatherRowF32(const float* HWY_RESTRICT row, float* HWY_RESTRICT out, int64_t out_len,
+                  const int32_t* HWY_RESTRICT idx, const float* HWY_RESTRICT w, int64_t taps) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t o = 0;
+  for (; o + N <= out_len; o += N) {
+    auto acc = hn::Mul(hn::LoadU(d, w + o), hn::GatherIndex(d, row, hn::LoadU(di, idx + o)));
+    for (int64_t k = 1; k < taps; ++k) {
+      const int64_t off = k * out_len + o;
+      acc = hn::MulAdd(hn::LoadU(d, w + off), hn::GatherIndex(d, row, hn::LoadU(di, idx + off)), acc);
+    }
+    hn::StoreU(acc, d, out + o);
+  }
+  for (; o < out_len; ++o) {
+    float acc = w[o] * row[idx[o]];
+    for (int64_t k = 1; k < taps; ++k) acc = std::fma(w[k * out_len + o], row[idx[k * out_len + o]], acc);
+    out[o] = acc;
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gridops::kernels
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace gridops::kernels {
+
+HWY_EXPORT(AxpyF32);
+HWY_EXPORT(GatherRowF32);
+
+void resize_axpy_f32(float* acc, const float* src, float w, int64_t n, bool first) {
+  HWY_DYNAMIC_DISPATCH(AxpyF32)(acc, src, w, n, first);
+}
+
+void resize_gather_row_f32(const float* row, float* out, int64_t out_len, const int32_t* idx,
+                           const float* w, int64_t taps) {
+  HWY_DYNAMIC_DISPATCH(GatherRowF32)(row, out, out_len, idx, w, taps);
+}
+
+}  // namespace gridops::kernels
+#endif  // HWY_ONCE

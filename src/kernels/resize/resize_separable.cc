@@ -1,0 +1,452 @@
+// Fast Resize kernels: a gather for nearest, separable passes for linear and cubic (with or
+// without antialias). The tap tables come from the plan (src/ops/resize.cc); nothing here
+// computes a coordinate. See docs/ops/resize.md, "Fast path".
+#include <algorithm>
+#include <climits>
+#include <memory>
+#include <cassert>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/convert.h"
+#include "gridops/parallel.h"
+#include "kernels/resize/resize_fast.h"
+
+namespace gridops::kernels {
+namespace {
+
+/// Work per parallel chunk, in multiply-adds (or element copies).
+constexpr int64_t kGrainWork = 1 << 15;
+
+int64_t grain_for(int64_t work_per_item) {
+  return std::max<int64_t>(1, kGrainWork / std::max<int64_t>(1, work_per_item));
+}
+
+/// Product of dims (validated, so it fits).
+int64_t testing_free_product(const Dims& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+/// True when the view's strides are row-major contiguous (size-1 axes ignored).
+bool dense(const TensorView& v) {
+  int64_t expect = 1;
+  for (int a = v.rank() - 1; a >= 0; --a) {
+    const size_t au = static_cast<size_t>(a);
+    if (v.shape[au] != 1 && v.strides[au] != expect) return false;
+    expect *= v.shape[au];
+  }
+  return true;
+}
+
+// --- nearest: a gather -------------------------------------------------------------------
+
+template <class T>
+void gather_typed(const ResizeProblem& p, const TensorView& src, const MutableTensorView& dst) {
+  const int rank = static_cast<int>(p.dst_shape.size());
+  // Per axis: the source element offset of every output index (strides may be negative)
+  // and whether that index is outside (tf_crop_and_resize).
+  std::vector<std::vector<int64_t>> off(static_cast<size_t>(rank));
+  std::vector<std::vector<uint8_t>> out_flag(static_cast<size_t>(rank));
+  std::vector<int> table_of(static_cast<size_t>(rank), -1);
+  for (size_t k = 0; k < p.tables.size(); ++k) table_of[static_cast<size_t>(p.tables[k].axis)] = static_cast<int>(k);
+  for (int a = 0; a < rank; ++a) {
+    const size_t au = static_cast<size_t>(a);
+    auto& v = off[au];
+    v.resize(static_cast<size_t>(p.dst_shape[au]));
+    out_flag[au].assign(static_cast<size_t>(p.dst_shape[au]), 0);
+    const int k = table_of[au];
+    for (int64_t o = 0; o < p.dst_shape[au]; ++o) {
+      int64_t i = o;
+      bool outside = false;
+      if (k >= 0) {
+        const ResizeAxisTable& tb = p.tables[static_cast<size_t>(k)];
+        if (!tb.outside.empty() && tb.outside[static_cast<size_t>(o)]) outside = true;
+        else i = tb.idx[static_cast<size_t>(tb.begin[static_cast<size_t>(o)])];
+      }
+      v[static_cast<size_t>(o)] = outside ? 0 : i * src.strides[au];
+      out_flag[au][static_cast<size_t>(o)] = outside ? 1 : 0;
+    }
+  }
+  T fill{};
+  if constexpr (convert::is_numeric_v<T>) {
+    fill = convert::store<T>(convert::acc_t<T, double>(p.extrapolation_value));
+  }
+  const T* s = static_cast<const T*>(src.data);
+  T* d = static_cast<T*>(dst.mutable_data());
+  const int64_t inner = rank > 0 ? p.dst_shape.back() : 1;
+  int64_t rows = 1;
+  for (int a = 0; a + 1 < rank; ++a) rows *= p.dst_shape[static_cast<size_t>(a)];
+  const int64_t dst_inner_stride = rank > 0 ? dst.strides.back() : 0;
+  const std::vector<int64_t> empty_last{0};
+  const std::vector<uint8_t> empty_flag{0};
+  const std::vector<int64_t>& last = rank > 0 ? off.back() : empty_last;
+  const std::vector<uint8_t>& last_out = rank > 0 ? out_flag.back() : empty_flag;
+  parallel_for(rows, grain_for(inner), [&](int64_t b, int64_t e) {
+    std::vector<int64_t> o(static_cast<size_t>(std::max(rank - 1, 0)), 0);
+    // Decompose b into the row index (all axes but the last).
+    int64_t rem = b;
+    for (int a = rank - 2; a >= 0; --a) {
+      const size_t au = static_cast<size_t>(a);
+      o[au] = rem % p.dst_shape[au];
+      rem /= p.dst_shape[au];
+    }
+    for (int64_t r = b; r < e; ++r) {
+      int64_t base = 0, dbase = 0;
+      bool outside = false;
+      for (int a = 0; a + 1 < rank; ++a) {
+        const size_t au = static_cast<size_t>(a);
+        if (out_flag[au][static_cast<size_t>(o[au])]) outside = true;
+        base += off[au][static_cast<size_t>(o[au])];
+        dbase += o[au] * dst.strides[au];
+      }
+      T* drow = d + dbase;
+      if (outside) {
+        for (int64_t j = 0; j < inner; ++j) drow[j * dst_inner_stride] = fill;
+      } else {
+        const T* srow = s + base;
+        for (int64_t j = 0; j < inner; ++j) {
+          const size_t ju = static_cast<size_t>(j);
+          drow[j * dst_inner_stride] = last_out[ju] ? fill : srow[last[ju]];
+        }
+      }
+      for (int a = rank - 2; a >= 0; --a) {
+        const size_t au = static_cast<size_t>(a);
+        if (++o[au] < p.dst_shape[au]) break;
+        o[au] = 0;
+      }
+    }
+  });
+}
+
+// --- linear / cubic: separable passes ---------------------------------------------------
+
+/// One pass along one axis: src viewed as (outer, in, inner) -> dst (outer, out, inner),
+/// both dense. In and Out are the element type or the compute type F.
+template <class F, class In, class Out>
+void axis_pass(const In* src, Out* dst, int64_t outer, int64_t inner, const ResizeAxisTable& tb,
+               const std::vector<F>& w) {
+  const int64_t in = tb.in, out = tb.out;
+  const int64_t* idx = tb.idx.data();
+  const int64_t work = std::max<int64_t>(1, inner * std::max<int64_t>(1, tb.max_taps));
+  parallel_for(outer * out, grain_for(work), [&](int64_t b, int64_t e) {
+    std::vector<F> row;
+    if (inner > 1 && !std::is_same_v<Out, F>) row.resize(static_cast<size_t>(inner));
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t ob = r / out, o = r % out;
+      const In* s = src + ob * in * inner;
+      Out* d = dst + (ob * out + o) * inner;
+      const int64_t t0 = tb.begin[static_cast<size_t>(o)], t1 = tb.begin[static_cast<size_t>(o) + 1];
+      if (inner == 1) {
+        F acc = F(0);
+        for (int64_t t = t0; t < t1; ++t) acc += w[static_cast<size_t>(t)] * convert::load_real<F>(s[idx[t]]);
+        d[0] = convert::store_real<Out>(acc);
+        continue;
+      }
+      F* acc;
+      if constexpr (std::is_same_v<Out, F>) acc = d;
+      else acc = row.data();
+      if (t0 == t1) {
+        std::fill(acc, acc + inner, F(0));
+      } else {
+        const F w0 = w[static_cast<size_t>(t0)];
+        const In* s0 = s + idx[t0] * inner;
+        for (int64_t j = 0; j < inner; ++j) acc[j] = w0 * convert::load_real<F>(s0[j]);
+        for (int64_t t = t0 + 1; t < t1; ++t) {
+          const F wt = w[static_cast<size_t>(t)];
+          const In* st = s + idx[t] * inner;
+          for (int64_t j = 0; j < inner; ++j) acc[j] += wt * convert::load_real<F>(st[j]);
+        }
+      }
+      if constexpr (!std::is_same_v<Out, F>) {
+        for (int64_t j = 0; j < inner; ++j) d[j] = convert::store_real<Out>(acc[j]);
+      }
+    }
+  });
+}
+
+/// Strided src -> dense F (or dense F -> strided dst), one element at a time.
+template <class F, class T, bool kToDense>
+void strided_copy(const TensorView& v, F* dense_buf, T* base_mut, const T* base) {
+  const int rank = v.rank();
+  int64_t total = 1;
+  for (int64_t n : v.shape) total *= n;
+  const int64_t inner = rank > 0 ? v.shape.back() : 1;
+  const int64_t rows = inner > 0 ? total / inner : 0;
+  const int64_t is = rank > 0 ? v.strides.back() : 0;
+  if (dense(v)) {  // one flat, vectorizable loop
+    parallel_for(total, kGrainWork, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        if constexpr (kToDense) dense_buf[i] = convert::load_real<F>(base[i]);
+        else base_mut[i] = convert::store_real<T>(dense_buf[i]);
+      }
+    });
+    return;
+  }
+  parallel_for(rows, grain_for(inner), [&](int64_t b, int64_t e) {
+    std::vector<int64_t> o(static_cast<size_t>(std::max(rank - 1, 0)), 0);
+    int64_t rem = b;
+    for (int a = rank - 2; a >= 0; --a) {
+      const size_t au = static_cast<size_t>(a);
+      o[au] = rem % v.shape[au];
+      rem /= v.shape[au];
+    }
+    for (int64_t r = b; r < e; ++r) {
+      int64_t off = 0;
+      for (int a = 0; a + 1 < rank; ++a) off += o[static_cast<size_t>(a)] * v.strides[static_cast<size_t>(a)];
+      for (int64_t j = 0; j < inner; ++j) {
+        if constexpr (kToDense) dense_buf[r * inner + j] = convert::load_real<F>(base[off + j * is]);
+        else base_mut[off + j * is] = convert::store_real<T>(dense_buf[r * inner + j]);
+      }
+      for (int a = rank - 2; a >= 0; --a) {
+        const size_t au = static_cast<size_t>(a);
+        if (++o[au] < v.shape[au]) break;
+        o[au] = 0;
+      }
+    }
+  });
+}
+
+#ifdef GRIDOPS_HAVE_HWY
+/// A float32 pass with the Highway row kernels (src and dst dense float32).
+void axis_pass_f32(const float* src, float* dst, int64_t outer, int64_t inner, const ResizeAxisTable& tb,
+                   const ResizeSeparableTables::Axis& ax) {
+  const int64_t in = tb.in, out = tb.out;
+  if (inner == 1 && ax.gather_ok) {
+    parallel_for(outer, grain_for(out * ax.taps), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        resize_gather_row_f32(src + r * in, dst + r * out, out, ax.idx32.data(), ax.w32.data(), ax.taps);
+      }
+    });
+    return;
+  }
+  if (inner == 1) {
+    axis_pass<float>(src, dst, outer, inner, tb, ax.w);
+    return;
+  }
+  if (inner < 16 && ax.gather_ok && in * inner <= INT32_MAX && out * inner <= INT32_MAX) {
+    // Few elements per position (channels-last with few channels): one gather row over
+    // (o, c) with indices idx * inner + c, built once for this pass.
+    const int64_t n = out * inner;
+    std::vector<int32_t> idx(static_cast<size_t>(n * ax.taps));
+    std::vector<float> w(static_cast<size_t>(n * ax.taps));
+    for (int64_t k = 0; k < ax.taps; ++k) {
+      for (int64_t o = 0; o < out; ++o) {
+        for (int64_t c = 0; c < inner; ++c) {
+          const size_t e = static_cast<size_t>(k * n + o * inner + c);
+          idx[e] = static_cast<int32_t>(ax.idx32[static_cast<size_t>(k * out + o)] * inner + c);
+          w[e] = ax.w32[static_cast<size_t>(k * out + o)];
+        }
+      }
+    }
+    parallel_for(outer, grain_for(n * ax.taps), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        resize_gather_row_f32(src + r * in * inner, dst + r * n, n, idx.data(), w.data(), ax.taps);
+      }
+    });
+    return;
+  }
+  parallel_for(outer * out, grain_for(inner * std::max<int64_t>(1, tb.max_taps)), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t ob = r / out, o = r % out;
+      const float* s = src + ob * in * inner;
+      float* d = dst + (ob * out + o) * inner;
+      const int64_t t0 = tb.begin[static_cast<size_t>(o)], t1 = tb.begin[static_cast<size_t>(o) + 1];
+      if (t0 == t1) std::fill(d, d + inner, 0.0f);
+      for (int64_t t = t0; t < t1; ++t) {
+        resize_axpy_f32(d, s + tb.idx[static_cast<size_t>(t)] * inner, ax.w[static_cast<size_t>(t)], inner, t == t0);
+      }
+    }
+  });
+}
+#endif
+
+/// The order of the passes: the permutation of the resized axes with the least estimated
+/// work (outputs times taps, a pass along the innermost axis counted 3 times for its
+/// gathers); more than 4 axes: the axis that shrinks most first.
+std::vector<size_t> pass_order(const ResizeProblem& p) {
+  const size_t m = p.tables.size();
+  std::vector<size_t> order(m);
+  for (size_t k = 0; k < m; ++k) order[k] = k;
+  auto ratio = [&](size_t k) { return static_cast<double>(p.tables[k].out) / static_cast<double>(p.tables[k].in); };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ratio(a) < ratio(b); });
+  if (m > 4) return order;
+  auto cost = [&](const std::vector<size_t>& ord) {
+    Dims shape = p.src_shape;
+    double total = 0;
+    for (size_t k : ord) {
+      const ResizeAxisTable& tb = p.tables[k];
+      double outer = 1, inner = 1;
+      for (size_t i = 0; i < static_cast<size_t>(tb.axis); ++i) outer *= static_cast<double>(shape[i]);
+      for (size_t i = static_cast<size_t>(tb.axis) + 1; i < shape.size(); ++i) inner *= static_cast<double>(shape[i]);
+      const double taps = static_cast<double>(tb.idx.size()) / static_cast<double>(std::max<int64_t>(1, tb.out));
+      total += outer * static_cast<double>(tb.out) * inner * (taps * (inner == 1 ? 3.0 : 1.0) + 1.0);
+      shape[static_cast<size_t>(tb.axis)] = tb.out;
+    }
+    return total;
+  };
+  std::vector<size_t> best = order, perm = order;
+  std::sort(perm.begin(), perm.end());
+  double best_cost = cost(best);
+  do {
+    const double c = cost(perm);
+    if (c < best_cost) {
+      best_cost = c;
+      best = perm;
+    }
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  return best;
+}
+
+/// An uninitialized buffer (every element is written before it is read).
+template <class F>
+struct Buffer {
+  std::unique_ptr<F[]> p;
+  int64_t n = 0;
+  void reset(int64_t count) {
+    if (count > n) {
+      p.reset(new F[static_cast<size_t>(count)]);
+      n = count;
+    }
+  }
+  F* data() { return p.get(); }
+  void swap(Buffer& o) {
+    std::swap(p, o.p);
+    std::swap(n, o.n);
+  }
+};
+
+template <class T>
+void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, const TensorView& src,
+                     const MutableTensorView& dst) {
+  using F = std::conditional_t<convert::needs_double_v<T> || std::is_same_v<T, int32_t> ||
+                                   std::is_same_v<T, uint32_t>,
+                               double, float>;
+  constexpr bool kF32 = std::is_same_v<F, float>;
+  const int rank = static_cast<int>(p.dst_shape.size());
+  const std::vector<size_t> order = pass_order(p);
+  Dims shape = p.src_shape;
+  Buffer<F> cur, next;
+  // float32 passes work on float32 rows: other element types (and strided views) are
+  // converted to a dense buffer first, and written from one last.
+  const bool convert_in = !dense(src) || (kF32 && !std::is_same_v<T, float>);
+  const bool direct_out = dense(dst) && (!kF32 || std::is_same_v<T, float>);
+  if (convert_in) {
+    cur.reset(testing_free_product(shape));
+    strided_copy<F, T, true>(src, cur.data(), nullptr, static_cast<const T*>(src.data));
+  }
+  for (size_t k = 0; k < order.size(); ++k) {
+    const ResizeAxisTable& tb = p.tables[order[k]];
+    const size_t a = static_cast<size_t>(tb.axis);
+    int64_t outer = 1, inner = 1;
+    for (size_t i = 0; i < a; ++i) outer *= shape[i];
+    for (size_t i = a + 1; i < static_cast<size_t>(rank); ++i) inner *= shape[i];
+    const bool read_src = k == 0 && !convert_in;
+    const bool write_dst = k + 1 == order.size() && direct_out;
+    if (!write_dst) next.reset(outer * tb.out * inner);
+    if constexpr (kF32) {
+      // T is float32 wherever src or dst is read or written directly.
+      const float* in_p = read_src ? static_cast<const float*>(src.data) : cur.data();
+      float* out_p = write_dst ? static_cast<float*>(dst.mutable_data()) : next.data();
+      const ResizeSeparableTables::Axis& ax = prep.axes[order[k]];
+#ifdef GRIDOPS_HAVE_HWY
+      axis_pass_f32(in_p, out_p, outer, inner, tb, ax);
+#else
+      axis_pass<float>(in_p, out_p, outer, inner, tb, ax.w);
+#endif
+    } else {
+      if (read_src && write_dst) {
+        axis_pass<F>(static_cast<const T*>(src.data), static_cast<T*>(dst.mutable_data()), outer, inner, tb, tb.w);
+      } else if (read_src) {
+        axis_pass<F>(static_cast<const T*>(src.data), next.data(), outer, inner, tb, tb.w);
+      } else if (write_dst) {
+        axis_pass<F>(cur.data(), static_cast<T*>(dst.mutable_data()), outer, inner, tb, tb.w);
+      } else {
+        axis_pass<F>(cur.data(), next.data(), outer, inner, tb, tb.w);
+      }
+    }
+    shape[a] = tb.out;
+    if (!write_dst) cur.swap(next);
+  }
+  if (!direct_out) strided_copy<F, T, false>(dst, cur.data(), static_cast<T*>(dst.mutable_data()), nullptr);
+  if (p.any_outside) {
+    // Extrapolated points get the exact value (the passes left a weighted sum there).
+    const T fill = convert::store_real<T>(p.extrapolation_value);
+    T* d = static_cast<T*>(dst.mutable_data());
+    std::vector<int64_t> o(static_cast<size_t>(rank), 0);
+    const int64_t total = testing_free_product(p.dst_shape);
+    for (int64_t flat = 0; flat < total; ++flat) {
+      bool outside = false;
+      for (const ResizeAxisTable& tb : p.tables) {
+        if (!tb.outside.empty() && tb.outside[static_cast<size_t>(o[static_cast<size_t>(tb.axis)])]) outside = true;
+      }
+      if (outside) {
+        int64_t off = 0;
+        for (int a = 0; a < rank; ++a) off += o[static_cast<size_t>(a)] * dst.strides[static_cast<size_t>(a)];
+        d[off] = fill;
+      }
+      for (int a = rank - 1; a >= 0; --a) {
+        const size_t au = static_cast<size_t>(a);
+        if (++o[au] < p.dst_shape[au]) break;
+        o[au] = 0;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string resize_separable_declines(const ResizeProblem& p) {
+  if (p.mode != ResizeMode::kNearest && !p.tables.empty() && is_complex(p.dtype)) {
+    return "linear/cubic on complex elements run in the reference";
+  }
+  return {};
+}
+
+std::shared_ptr<const void> resize_separable_prepare(const ResizeProblem& p) {
+  auto t = std::make_shared<ResizeSeparableTables>();
+  if (p.mode == ResizeMode::kNearest) return t;
+  for (const ResizeAxisTable& tb : p.tables) {
+    ResizeSeparableTables::Axis a;
+    a.w.assign(tb.w.begin(), tb.w.end());
+    a.taps = std::max<int64_t>(1, tb.max_taps);
+    a.gather_ok = tb.in <= INT32_MAX;
+    if (a.gather_ok) {
+      const size_t out = static_cast<size_t>(tb.out);
+      a.idx32.assign(out * static_cast<size_t>(a.taps), 0);
+      a.w32.assign(out * static_cast<size_t>(a.taps), 0.0f);
+      for (size_t o = 0; o < out; ++o) {
+        const int64_t t0 = tb.begin[o], n = tb.begin[o + 1] - t0;
+        for (int64_t k = 0; k < n; ++k) {
+          a.idx32[static_cast<size_t>(k) * out + o] = static_cast<int32_t>(tb.idx[static_cast<size_t>(t0 + k)]);
+          a.w32[static_cast<size_t>(k) * out + o] = static_cast<float>(tb.w[static_cast<size_t>(t0 + k)]);
+        }
+        if (n > 0) {
+          for (int64_t k = n; k < a.taps; ++k) a.idx32[static_cast<size_t>(k) * out + o] = static_cast<int32_t>(tb.idx[static_cast<size_t>(t0)]);
+        }
+      }
+    }
+    t->axes.push_back(std::move(a));
+  }
+  return t;
+}
+
+void resize_separable(const ResizeProblem& p, const void* prepared, const TensorView& src,
+                      const MutableTensorView& dst) {
+  visit_dtype(p.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (p.mode == ResizeMode::kNearest || p.tables.empty()) {
+      gather_typed<T>(p, src, dst);
+    } else if constexpr (convert::is_numeric_v<T> && !convert::is_complex_t<T>::value) {
+      separable_typed<T>(p, *static_cast<const ResizeSeparableTables*>(prepared), src, dst);
+    } else {
+      assert(false && "declined");
+    }
+  });
+}
+
+}  // namespace gridops::kernels

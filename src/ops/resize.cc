@@ -1,0 +1,530 @@
+// Resize operator layer: names, validation, per-axis geometry, the tap tables (all the
+// coordinate math), plans and the implementation list. See docs/ops/resize.md.
+#include "gridops/ops/resize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "core/coords.h"
+#include "core/overlap.h"
+#include "kernels/resize/resize.h"
+#include "kernels/resize/resize_fast.h"
+#include "ops/dispatch.h"
+
+namespace gridops {
+namespace {
+
+using kernels::ResizeAxisTable;
+using kernels::ResizeProblem;
+
+constexpr const char* kOp = "resize";
+
+// --- implementation list ----------------------------------------------------------------
+
+/// One implementation: a name, a reason to decline (empty: accepts), an optional plan-time
+/// preparation and the kernel.
+struct ResizeImpl {
+  const char* name;
+  std::string (*declines)(const ResizeProblem&);
+  std::shared_ptr<const void> (*prepare)(const ResizeProblem&);
+  void (*run)(const ResizeProblem&, const void* prepared, const TensorView&,
+              const MutableTensorView&);
+};
+
+std::string ref_declines(const ResizeProblem&) { return {}; }
+void ref_run(const ResizeProblem& p, const void*, const TensorView& src,
+             const MutableTensorView& dst) {
+  kernels::resize_ref(p, src, dst);
+}
+
+/// Fast kernels before the reference, which accepts everything and stays last.
+constexpr ResizeImpl kImpls[] = {
+    {"separable", &kernels::resize_separable_declines, &kernels::resize_separable_prepare,
+     &kernels::resize_separable},
+    {"ref", &ref_declines, nullptr, &ref_run},
+};
+
+// --- validation -------------------------------------------------------------------------
+
+Status validate_enums(const ResizeDesc& d) {
+  const int mode = static_cast<int>(d.mode);
+  if (mode < 0 || mode > static_cast<int>(ResizeMode::kCubic)) {
+    return invalid_argument(kOp, ": mode must be nearest, linear or cubic, got enum value ", mode);
+  }
+  const int cm = static_cast<int>(d.coordinate_mode);
+  if (cm < 0 || cm > static_cast<int>(ResizeCoordinateMode::kTfCropAndResize)) {
+    return invalid_argument(kOp, ": coordinate_transformation_mode must be one of half_pixel, "
+                            "half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric, "
+                            "tf_half_pixel_for_nn, tf_crop_and_resize, got enum value ", cm);
+  }
+  const int nm = static_cast<int>(d.nearest_mode);
+  if (nm < 0 || nm > static_cast<int>(ResizeNearestMode::kSimple)) {
+    return invalid_argument(kOp, ": nearest_mode must be one of round_prefer_floor, "
+                            "round_prefer_ceil, floor, ceil, simple, got enum value ", nm);
+  }
+  const int ap = static_cast<int>(d.aspect_policy);
+  if (ap < 0 || ap > static_cast<int>(ResizeAspectPolicy::kNotSmaller)) {
+    return invalid_argument(kOp, ": keep_aspect_ratio_policy must be stretch, not_larger or "
+                            "not_smaller, got enum value ", ap);
+  }
+  if (!std::isfinite(d.cubic_coeff_a)) {
+    return invalid_argument(kOp, ": cubic_coeff_a must be finite, got ", d.cubic_coeff_a);
+  }
+  if (d.antialias && d.mode == ResizeMode::kNearest) {
+    return invalid_argument(kOp, ": antialias applies to linear and cubic only, got mode nearest "
+                            "with antialias");
+  }
+  return Status();
+}
+
+/// 2^63, the first double beyond int64.
+constexpr double kTwo63 = 9223372036854775808.0;
+
+coords::ResizeCoord coord_of(ResizeCoordinateMode m) {
+  return static_cast<coords::ResizeCoord>(static_cast<int>(m));
+}
+
+/// Appends tap (i clamped, w) to a table, merging it into the previous tap when both read
+/// the same input index (edge replication folds every tap beyond an edge onto it).
+void push_tap(ResizeAxisTable* tb, int64_t first, int64_t i, double w) {
+  const int64_t c = coords::clamp_index(i, tb->in);
+  if (static_cast<int64_t>(tb->idx.size()) > first && tb->idx.back() == c) {
+    tb->w.back() += w;
+    return;
+  }
+  tb->idx.push_back(c);
+  tb->w.push_back(w);
+}
+
+/// The taps of output position o at input coordinate x (docs/ops/resize.md, "Taps").
+void add_taps(const ResizeDesc& d, const ResizeAxis& ax, double x, ResizeAxisTable* tb) {
+  const int64_t first = static_cast<int64_t>(tb->idx.size());
+  const int64_t in = ax.in;
+  const double f = std::floor(x);
+  const double r = x - f;
+  const int64_t fi = coords::to_index(f);
+  if (d.mode == ResizeMode::kNearest) {
+    int64_t i = fi;
+    if (r != 0.0) {
+      bool up = false;
+      switch (d.nearest_mode) {
+        case ResizeNearestMode::kRoundPreferFloor: up = r > 0.5; break;
+        case ResizeNearestMode::kRoundPreferCeil: up = r >= 0.5; break;
+        case ResizeNearestMode::kFloor: up = false; break;
+        case ResizeNearestMode::kCeil: up = true; break;
+        case ResizeNearestMode::kSimple: up = ax.scale < 1.0; break;
+      }
+      if (up) ++i;
+    }
+    push_tap(tb, first, i, 1.0);
+    return;
+  }
+  const bool linear = d.mode == ResizeMode::kLinear;
+  if (!d.antialias || ax.scale >= 1.0) {
+    if (r == 0.0) {
+      push_tap(tb, first, fi, 1.0);
+    } else if (linear) {
+      if (!(d.exclude_outside && (fi < 0 || fi >= in))) push_tap(tb, first, fi, 1.0 - r);
+      if (!(d.exclude_outside && (fi + 1 < 0 || fi + 1 >= in))) push_tap(tb, first, fi + 1, r);
+    } else {
+      const double a = d.cubic_coeff_a;
+      const double w[4] = {coords::keys_cubic(r + 1.0, a), coords::keys_cubic(r, a),
+                           coords::keys_cubic(1.0 - r, a), coords::keys_cubic(2.0 - r, a)};
+      for (int k = 0; k < 4; ++k) {
+        const int64_t j = fi - 1 + k;
+        if (d.exclude_outside && (j < 0 || j >= in)) continue;
+        push_tap(tb, first, j, w[k]);
+      }
+    }
+  } else {
+    // Antialias: the kernel stretched by 1/scale, normalized to sum 1.
+    const double s = ax.scale;
+    const double support = (linear ? 1.0 : 2.0) / s;
+    // Every tap with |j - x| < support; the window never leaves [-support - 1, in + support]
+    // because x lies in [-0.5, in), and folding the taps beyond an edge keeps it <= in + 2.
+    const int64_t lo = coords::to_index(std::ceil(x - support));
+    const int64_t hi = coords::to_index(std::floor(x + support));
+    double sum = 0.0;
+    for (int64_t j = lo; j <= hi; ++j) {
+      const double arg = s * (static_cast<double>(j) - x);
+      const double w = linear ? coords::tent(arg) : coords::keys_cubic(arg, d.cubic_coeff_a);
+      if (w == 0.0) continue;
+      sum += w;
+      if (d.exclude_outside && (j < 0 || j >= in)) continue;
+      push_tap(tb, first, j, w);
+    }
+    if (!d.exclude_outside && sum != 0.0) {
+      for (size_t k = static_cast<size_t>(first); k < tb->w.size(); ++k) tb->w[k] /= sum;
+    }
+  }
+  if (d.exclude_outside) {
+    double sum = 0.0;
+    for (size_t k = static_cast<size_t>(first); k < tb->w.size(); ++k) sum += tb->w[k];
+    if (sum != 0.0) {
+      for (size_t k = static_cast<size_t>(first); k < tb->w.size(); ++k) tb->w[k] /= sum;
+    }
+  }
+}
+
+/// Builds the table of one resized axis; false when it is the identity map.
+bool build_table(const ResizeDesc& d, const ResizeAxis& ax, int axis, ResizeAxisTable* tb) {
+  tb->axis = axis;
+  tb->in = ax.in;
+  tb->out = ax.out;
+  tb->begin.reserve(static_cast<size_t>(ax.out) + 1);
+  const coords::ResizeCoord cm = coord_of(d.coordinate_mode);
+  bool identity = ax.in == ax.out;
+  for (int64_t o = 0; o < ax.out; ++o) {
+    tb->begin.push_back(static_cast<int64_t>(tb->idx.size()));
+    bool outside = false;
+    const double x = coords::resize_coordinate(cm, o, ax.in, ax.out, ax.scale, ax.length,
+                                               ax.roi_start, ax.roi_end, &outside);
+    if (outside) {
+      if (tb->outside.empty()) tb->outside.assign(static_cast<size_t>(ax.out), 0);
+      tb->outside[static_cast<size_t>(o)] = 1;
+      tb->any_outside = true;
+      identity = false;
+      continue;
+    }
+    const size_t before = tb->idx.size();
+    add_taps(d, ax, x, tb);
+    const size_t n = tb->idx.size() - before;
+    tb->max_taps = std::max<int64_t>(tb->max_taps, static_cast<int64_t>(n));
+    if (identity && !(n == 1 && tb->idx[before] == o && tb->w[before] == 1.0)) identity = false;
+  }
+  tb->begin.push_back(static_cast<int64_t>(tb->idx.size()));
+  return !identity;
+}
+
+}  // namespace
+
+// --- names ------------------------------------------------------------------------------
+
+const char* to_string(ResizeMode m) noexcept {
+  switch (m) {
+    case ResizeMode::kNearest: return "nearest";
+    case ResizeMode::kLinear: return "linear";
+    case ResizeMode::kCubic: return "cubic";
+  }
+  return "unknown";
+}
+
+const char* to_string(ResizeCoordinateMode m) noexcept {
+  switch (m) {
+    case ResizeCoordinateMode::kHalfPixel: return "half_pixel";
+    case ResizeCoordinateMode::kHalfPixelSymmetric: return "half_pixel_symmetric";
+    case ResizeCoordinateMode::kPytorchHalfPixel: return "pytorch_half_pixel";
+    case ResizeCoordinateMode::kAlignCorners: return "align_corners";
+    case ResizeCoordinateMode::kAsymmetric: return "asymmetric";
+    case ResizeCoordinateMode::kTfHalfPixelForNN: return "tf_half_pixel_for_nn";
+    case ResizeCoordinateMode::kTfCropAndResize: return "tf_crop_and_resize";
+  }
+  return "unknown";
+}
+
+const char* to_string(ResizeNearestMode m) noexcept {
+  switch (m) {
+    case ResizeNearestMode::kRoundPreferFloor: return "round_prefer_floor";
+    case ResizeNearestMode::kRoundPreferCeil: return "round_prefer_ceil";
+    case ResizeNearestMode::kFloor: return "floor";
+    case ResizeNearestMode::kCeil: return "ceil";
+    case ResizeNearestMode::kSimple: return "simple";
+  }
+  return "unknown";
+}
+
+const char* to_string(ResizeAspectPolicy p) noexcept {
+  switch (p) {
+    case ResizeAspectPolicy::kStretch: return "stretch";
+    case ResizeAspectPolicy::kNotLarger: return "not_larger";
+    case ResizeAspectPolicy::kNotSmaller: return "not_smaller";
+  }
+  return "unknown";
+}
+
+StatusOr<ResizeMode> parse_resize_mode(std::string_view s) {
+  if (s == "nearest") return ResizeMode::kNearest;
+  if (s == "linear" || s == "bilinear" || s == "trilinear") return ResizeMode::kLinear;
+  if (s == "cubic" || s == "bicubic") return ResizeMode::kCubic;
+  return invalid_argument(kOp, ": mode must be one of nearest, linear, cubic, got '", s, "'");
+}
+
+StatusOr<ResizeCoordinateMode> parse_resize_coordinate_mode(std::string_view s) {
+  for (int i = 0; i <= static_cast<int>(ResizeCoordinateMode::kTfCropAndResize); ++i) {
+    const auto m = static_cast<ResizeCoordinateMode>(i);
+    if (s == to_string(m)) return m;
+  }
+  return invalid_argument(kOp, ": coordinate_transformation_mode must be one of half_pixel, "
+                          "half_pixel_symmetric, pytorch_half_pixel, align_corners, asymmetric, "
+                          "tf_half_pixel_for_nn, tf_crop_and_resize, got '", s, "'");
+}
+
+StatusOr<ResizeNearestMode> parse_resize_nearest_mode(std::string_view s) {
+  for (int i = 0; i <= static_cast<int>(ResizeNearestMode::kSimple); ++i) {
+    const auto m = static_cast<ResizeNearestMode>(i);
+    if (s == to_string(m)) return m;
+  }
+  return invalid_argument(kOp, ": nearest_mode must be one of round_prefer_floor, "
+                          "round_prefer_ceil, floor, ceil, simple, got '", s, "'");
+}
+
+StatusOr<ResizeAspectPolicy> parse_resize_aspect_policy(std::string_view s) {
+  if (s == "stretch") return ResizeAspectPolicy::kStretch;
+  if (s == "not_larger") return ResizeAspectPolicy::kNotLarger;
+  if (s == "not_smaller") return ResizeAspectPolicy::kNotSmaller;
+  return invalid_argument(kOp, ": keep_aspect_ratio_policy must be one of stretch, not_larger, "
+                          "not_smaller, got '", s, "'");
+}
+
+// --- geometry ---------------------------------------------------------------------------
+
+StatusOr<std::vector<ResizeAxis>> resize_axes(const ResizeDesc& d,
+                                              std::span<const int64_t> src_shape) {
+  GRIDOPS_RETURN_IF_ERROR(validate_enums(d));
+  const int rank = static_cast<int>(src_shape.size());
+  if (rank > kMaxRank) {
+    return invalid_argument(kOp, ": src rank must be <= ", kMaxRank, ", got ", rank);
+  }
+  GRIDOPS_RETURN_IF_ERROR(checked_num_elements(src_shape, "resize: src").status());
+  std::vector<int> axes;
+  if (d.axes.empty()) {
+    for (int a = 0; a < rank; ++a) axes.push_back(a);
+  } else {
+    std::vector<bool> seen(static_cast<size_t>(rank), false);
+    for (int64_t a : d.axes) {
+      if (a < -rank || a >= rank) {
+        return invalid_argument(kOp, ": axes entry ", a, " is out of range [", -rank, ", ",
+                                rank - 1, "] for src shape ", dims_to_string(src_shape));
+      }
+      const int64_t n = a < 0 ? a + rank : a;
+      if (seen[static_cast<size_t>(n)]) {
+        return invalid_argument(kOp, ": axis ", n, " appears more than once in axes ",
+                                dims_to_string(d.axes));
+      }
+      seen[static_cast<size_t>(n)] = true;
+      axes.push_back(static_cast<int>(n));
+    }
+  }
+  const size_t n = axes.size();
+  const bool has_scales = !d.scales.empty(), has_sizes = !d.sizes.empty();
+  if (has_scales && has_sizes) {
+    return invalid_argument(kOp, ": exactly one of scales and sizes must be given, got both");
+  }
+  if (!has_scales && !has_sizes && n > 0) {
+    return invalid_argument(kOp, ": exactly one of scales and sizes must be given, got neither");
+  }
+  if (has_scales && d.scales.size() != n) {
+    return invalid_argument(kOp, ": scales must have one entry per resized axis (", n,
+                            "), got ", d.scales.size());
+  }
+  if (has_sizes && d.sizes.size() != n) {
+    return invalid_argument(kOp, ": sizes must have one entry per resized axis (", n, "), got ",
+                            d.sizes.size());
+  }
+  const bool crop = d.coordinate_mode == ResizeCoordinateMode::kTfCropAndResize;
+  if (crop && !d.roi.empty()) {
+    if (d.roi.size() != 2 * n) {
+      return invalid_argument(kOp, ": roi must have 2 entries per resized axis (", 2 * n,
+                              ": starts then ends), got ", d.roi.size());
+    }
+    for (size_t k = 0; k < d.roi.size(); ++k) {
+      if (!std::isfinite(d.roi[k])) {
+        return invalid_argument(kOp, ": roi entry ", k, " must be finite, got ", d.roi[k]);
+      }
+    }
+  }
+
+  std::vector<ResizeAxis> out(static_cast<size_t>(rank));
+  for (int a = 0; a < rank; ++a) {
+    ResizeAxis& ax = out[static_cast<size_t>(a)];
+    ax.in = ax.out = src_shape[static_cast<size_t>(a)];
+    ax.length = static_cast<double>(ax.in);
+  }
+  auto fits = [&](double o, size_t k) -> Status {
+    if (!(o < kTwo63)) {
+      return invalid_argument(kOp, ": output length ", o, " of axis ", axes[k],
+                              " does not fit in 64 bits");
+    }
+    return Status();
+  };
+  if (has_scales) {
+    for (size_t k = 0; k < n; ++k) {
+      const double s = d.scales[k];
+      if (!std::isfinite(s) || !(s > 0.0)) {
+        return invalid_argument(kOp, ": scales entry ", k, " (axis ", axes[k],
+                                ") must be finite and > 0, got ", s);
+      }
+      ResizeAxis& ax = out[static_cast<size_t>(axes[k])];
+      ax.resized = true;
+      ax.scale = s;
+      ax.length = static_cast<double>(ax.in) * s;
+      const double o = std::floor(ax.length);
+      GRIDOPS_RETURN_IF_ERROR(fits(o, k));
+      ax.out = static_cast<int64_t>(o);
+    }
+  } else if (has_sizes) {
+    for (size_t k = 0; k < n; ++k) {
+      if (d.sizes[k] < 0) {
+        return invalid_argument(kOp, ": sizes entry ", k, " (axis ", axes[k],
+                                ") must be >= 0, got ", d.sizes[k]);
+      }
+    }
+    if (d.aspect_policy == ResizeAspectPolicy::kStretch) {
+      for (size_t k = 0; k < n; ++k) {
+        ResizeAxis& ax = out[static_cast<size_t>(axes[k])];
+        ax.resized = true;
+        ax.out = d.sizes[k];
+        ax.length = static_cast<double>(ax.out);
+        ax.scale = ax.in > 0 ? static_cast<double>(ax.out) / static_cast<double>(ax.in) : 1.0;
+      }
+    } else {
+      double scale = 0.0;
+      for (size_t k = 0; k < n; ++k) {
+        const int64_t in = out[static_cast<size_t>(axes[k])].in;
+        if (in == 0) {
+          return invalid_argument(kOp, ": keep_aspect_ratio_policy ", to_string(d.aspect_policy),
+                                  " needs every resized input axis non-empty, axis ", axes[k],
+                                  " has length 0");
+        }
+        const double r = static_cast<double>(d.sizes[k]) / static_cast<double>(in);
+        if (k == 0) scale = r;
+        else scale = d.aspect_policy == ResizeAspectPolicy::kNotLarger ? std::min(scale, r)
+                                                                      : std::max(scale, r);
+      }
+      for (size_t k = 0; k < n; ++k) {
+        ResizeAxis& ax = out[static_cast<size_t>(axes[k])];
+        ax.resized = true;
+        ax.scale = scale;
+        ax.length = scale * static_cast<double>(ax.in);
+        const double o = std::floor(ax.length + 0.5);  // round half up (ONNX round_int)
+        GRIDOPS_RETURN_IF_ERROR(fits(o, k));
+        ax.out = static_cast<int64_t>(o);
+      }
+    }
+  }
+  for (size_t k = 0; k < n; ++k) {
+    ResizeAxis& ax = out[static_cast<size_t>(axes[k])];
+    if (crop && !d.roi.empty()) {
+      ax.roi_start = d.roi[k];
+      ax.roi_end = d.roi[n + k];
+    }
+  }
+  Dims dst(static_cast<size_t>(rank));
+  for (int a = 0; a < rank; ++a) dst[static_cast<size_t>(a)] = out[static_cast<size_t>(a)].out;
+  GRIDOPS_ASSIGN_OR_RETURN(const int64_t dst_count, checked_num_elements(dst, "resize: dst"));
+  if (dst_count > 0) {
+    for (int a = 0; a < rank; ++a) {
+      const ResizeAxis& ax = out[static_cast<size_t>(a)];
+      if (ax.in == 0 && ax.out > 0) {
+        return invalid_argument(kOp, ": src axis ", a, " has length 0 in shape ",
+                                dims_to_string(src_shape), " but dst has length ", ax.out,
+                                " there: nothing to sample");
+      }
+    }
+  }
+  return out;
+}
+
+StatusOr<Dims> resize_output_shape(const ResizeDesc& desc, std::span<const int64_t> src_shape) {
+  GRIDOPS_ASSIGN_OR_RETURN(const std::vector<ResizeAxis> axes, resize_axes(desc, src_shape));
+  Dims dst;
+  for (const ResizeAxis& ax : axes) dst.push_back(ax.out);
+  return dst;
+}
+
+// --- plan -------------------------------------------------------------------------------
+
+StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
+                                      std::span<const int64_t> src_shape) {
+  if (static_cast<int>(dtype) >= kNumDTypes) {
+    return invalid_argument(kOp, ": src dtype code ", static_cast<int>(dtype),
+                            " is not a known dtype");
+  }
+  GRIDOPS_RETURN_IF_ERROR(validate_enums(desc));
+  if (dtype == DType::kString && desc.mode != ResizeMode::kNearest) {
+    return invalid_argument(kOp, ": mode ", to_string(desc.mode),
+                            " is not supported for string src (strings support nearest only)");
+  }
+  GRIDOPS_ASSIGN_OR_RETURN(const std::vector<ResizeAxis> axes, resize_axes(desc, src_shape));
+  auto problem = std::make_shared<ResizeProblem>();
+  problem->dtype = dtype;
+  problem->mode = desc.mode;
+  problem->antialias = desc.antialias;
+  problem->extrapolation_value = desc.extrapolation_value;
+  problem->src_shape.assign(src_shape.begin(), src_shape.end());
+  int64_t dst_count = 1;
+  for (const ResizeAxis& ax : axes) {
+    problem->dst_shape.push_back(ax.out);
+    dst_count *= ax.out;
+  }
+  if (dst_count > 0) {
+    try {
+      for (size_t a = 0; a < axes.size(); ++a) {
+        if (!axes[a].resized) continue;
+        ResizeAxisTable tb;
+        if (build_table(desc, axes[a], static_cast<int>(a), &tb)) {
+          problem->any_outside = problem->any_outside || tb.any_outside;
+          problem->tables.push_back(std::move(tb));
+        }
+      }
+    } catch (const std::bad_alloc&) {
+      return Status(StatusCode::kOutOfMemory, "resize: out of memory for the plan's tap tables");
+    }
+  }
+  GRIDOPS_ASSIGN_OR_RETURN(
+      const ResizeImpl* impl,
+      detail::select_impl<ResizeImpl>(kOp, std::span<const ResizeImpl>(kImpls), *problem,
+                                      desc.impl));
+  ResizePlan plan;
+  if (impl->prepare != nullptr && dst_count > 0) {
+    try {
+      plan.prepared_ = impl->prepare(*problem);
+    } catch (const std::bad_alloc&) {
+      return Status(StatusCode::kOutOfMemory, "resize: out of memory for the plan's tables");
+    }
+  }
+  plan.dtype_ = dtype;
+  plan.src_shape_ = problem->src_shape;
+  plan.dst_shape_ = problem->dst_shape;
+  plan.impl_name_ = impl->name;
+  plan.impl_ = impl;
+  plan.problem_ = std::move(problem);
+  return plan;
+}
+
+Status ResizePlan::run(const TensorView& src, const MutableTensorView& dst) const {
+  if (impl_ == nullptr) {
+    return invalid_argument(kOp, ": plan is empty (make it with make_resize_plan)");
+  }
+  GRIDOPS_RETURN_IF_ERROR(expect_view(src, "resize: src", dtype_, src_shape_));
+  GRIDOPS_RETURN_IF_ERROR(expect_view(dst, "resize: dst", dtype_, dst_shape_));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", detail::byte_range(dst), "src",
+                                                    detail::byte_range(src)));
+  if (dst.num_elements() == 0) return Status();
+  const auto* p = static_cast<const ResizeProblem*>(problem_.get());
+  const auto* impl = static_cast<const ResizeImpl*>(impl_);
+  return detail::run_kernel_guarded(kOp, [&] { impl->run(*p, prepared_.get(), src, dst); });
+}
+
+// --- one-shot wrappers ------------------------------------------------------------------
+
+Status resize(const ResizeDesc& desc, const TensorView& src, const MutableTensorView& dst) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(src, "resize: src"));
+  GRIDOPS_ASSIGN_OR_RETURN(const ResizePlan plan, make_resize_plan(desc, src.dtype, src.shape));
+  return plan.run(src, dst);
+}
+
+StatusOr<Tensor> resize(const ResizeDesc& desc, const TensorView& src) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(src, "resize: src"));
+  GRIDOPS_ASSIGN_OR_RETURN(const ResizePlan plan, make_resize_plan(desc, src.dtype, src.shape));
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor dst, Tensor::create(src.dtype, plan.dst_shape()));
+  GRIDOPS_RETURN_IF_ERROR(plan.run(src, dst.mutable_view()));
+  return dst;
+}
+
+}  // namespace gridops

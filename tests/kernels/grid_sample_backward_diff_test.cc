@@ -1,0 +1,223 @@
+// Differential tests of the GridSample backward: "fast" against "ref" on 2,400 random
+// problems per run (rank 1-3, every mode x padding x align_corners x layout, float32/
+// float16/bfloat16 src and grid, strided views, coordinates continuous, on a quarter-step
+// lattice that hits the kinks exactly, NaN, +-inf and huge), and 1 vs 2 vs 7 threads
+// bit-identical on problems large enough to use every channel block, point slice and chunk.
+//
+// NOTE [ GridSample backward fast path tolerance ]
+// Both implementations compute the same per-axis weights and derivative weights bit for bit
+// (the same float formulas and the same conventions, grid_sample_taps.h); they differ in
+// how the products and sums are rounded: the reference multiplies and adds in double and
+// rounds once, the fast path in float. Each output element here is a sum of at most a few
+// hundred terms of magnitude <= 2 (weights <= 1.25 per axis, data and grad_dst in [-1, 1],
+// dx/dg <= 3.5), so the float error is below terms * 2^-24 * sum|terms|, well below
+// 2^-12 * (1 + max|ref|); float16/bfloat16 outputs may also round to the neighbouring value
+// (one unit in the last place of the output type).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gridops/gridops.h"
+#include "support/test_util.h"
+
+namespace gridops {
+namespace {
+
+using IM = InterpolationMode;
+using GP = GridPadding;
+
+struct Case {
+  GridSampleDesc desc;
+  Tensor src, grid, grad_dst;
+};
+
+Case random_case(std::mt19937_64& rng, int r, int64_t max_in, int64_t max_out, int64_t max_c) {
+  Case k;
+  GridSampleDesc& d = k.desc;
+  d.mode = static_cast<IM>(rng() % 3);
+  d.padding = static_cast<GP>(rng() % 3);
+  d.align_corners = static_cast<int64_t>(rng() % 2);
+  d.layout = (rng() % 2) ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
+  const DType types[] = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};
+  const DType sdt = types[rng() % 3], gdt = types[rng() % 3];
+  const int64_t n = 1 + static_cast<int64_t>(rng() % 2), c = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(max_c));
+  Dims in, out;
+  for (int a = 0; a < r; ++a) in.push_back(1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(max_in)));
+  for (int a = 0; a < r; ++a) out.push_back(1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(max_out)));
+  const bool cf = d.layout == ChannelLayout::kChannelsFirst;
+  Dims ss = {n}, ds = {n}, gs = {n};
+  if (cf) { ss.push_back(c); ds.push_back(c); }
+  ss.insert(ss.end(), in.begin(), in.end());
+  ds.insert(ds.end(), out.begin(), out.end());
+  gs.insert(gs.end(), out.begin(), out.end());
+  gs.push_back(r);
+  if (!cf) { ss.push_back(c); ds.push_back(c); }
+  k.src = Tensor(sdt, ss);
+  k.grad_dst = Tensor(sdt, ds);
+  k.grid = Tensor(gdt, gs);
+  testing::fill_random(k.src, rng, -1, 1);
+  testing::fill_random(k.grad_dst, rng, -1, 1);
+  // Grid: continuous, quarter-step lattice (exact kinks), or special values.
+  Tensor g64(DType::kFloat64, gs);
+  const int style = static_cast<int>(rng() % 4);
+  for (int64_t i = 0; i < g64.num_elements(); ++i) {
+    double v = std::uniform_real_distribution<double>(-1.4, 1.4)(rng);
+    if (style == 1) v = static_cast<double>(static_cast<int>(rng() % 25) - 12) / 4.0;
+    if (style == 2) v = static_cast<double>(static_cast<int>(rng() % 13) - 6) / 8.0;
+    if (style == 3 && rng() % 8 == 0) {
+      const double special[] = {std::nan(""), INFINITY, -INFINITY, 1e30, -1e30, 70000.0};
+      v = special[rng() % 6];
+    }
+    g64.data_as<double>()[i] = v;
+  }
+  for (int64_t i = 0; i < g64.num_elements(); ++i) {
+    const double v = g64.data_as<double>()[i];
+    if (gdt == DType::kFloat16) k.grid.data_as<float16>()[i] = f64_to_f16(v);
+    else if (gdt == DType::kBFloat16) k.grid.data_as<bfloat16>()[i] = f64_to_bf16(v);
+    else k.grid.data_as<float>()[i] = static_cast<float>(v);
+  }
+  return k;
+}
+
+std::string describe(const Case& k) {
+  return std::string("mode=") + to_string(k.desc.mode) + " padding=" + to_string(k.desc.padding) +
+         " align_corners=" + std::to_string(k.desc.align_corners) + " layout=" + to_string(k.desc.layout) +
+         " src=" + dims_to_string(k.src.shape()) + " " + to_string(k.src.dtype()) +
+         " grid=" + dims_to_string(k.grid.shape()) + " " + to_string(k.grid.dtype());
+}
+
+MutableTensorView as_mutable(const TensorView& v) {
+  return MutableTensorView(v.dtype, const_cast<void*>(v.data), v.shape, v.strides);
+}
+
+// Runs one implementation; strided: every view scrambled (reversed axes, negative strides).
+void run_impl(const Case& k, const char* impl, bool strided, Tensor* gsrc, Tensor* ggrid) {
+  GridSampleDesc d = k.desc;
+  d.impl = impl;
+  *gsrc = Tensor(k.src.dtype(), k.src.shape());
+  *ggrid = Tensor(k.grid.dtype(), k.grid.shape());
+  if (!strided) {
+    MutableTensorView a = gsrc->mutable_view(), b = ggrid->mutable_view();
+    const Status s = grid_sample_backward(d, k.grad_dst, k.src, k.grid, &a, &b);
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    return;
+  }
+  Tensor s1, s2, s3, o1, o2;
+  const TensorView src = testing::scrambled_copy(k.src, s1, true);
+  const TensorView grid = testing::scrambled_copy(k.grid, s2, false);
+  const TensorView gd = testing::scrambled_copy(k.grad_dst, s3, true);
+  const MutableTensorView a = as_mutable(testing::scrambled_copy(*gsrc, o1, false));
+  const MutableTensorView b = as_mutable(testing::scrambled_copy(*ggrid, o2, true));
+  const Status s = grid_sample_backward(d, gd, src, grid, &a, &b);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  for (int64_t i = 0; i < gsrc->num_elements(); ++i) {
+    std::memcpy(static_cast<char*>(gsrc->data()) + i * static_cast<int64_t>(dtype_size(gsrc->dtype())),
+                a.element_ptr(testing::unravel(i, gsrc->shape())), dtype_size(gsrc->dtype()));
+  }
+  for (int64_t i = 0; i < ggrid->num_elements(); ++i) {
+    std::memcpy(static_cast<char*>(ggrid->data()) + i * static_cast<int64_t>(dtype_size(ggrid->dtype())),
+                b.element_ptr(testing::unravel(i, ggrid->shape())), dtype_size(ggrid->dtype()));
+  }
+}
+
+// NOTE [ GridSample backward fast path tolerance ].
+void expect_close(const Tensor& got, const Tensor& want, const std::string& what) {
+  double max_abs = 0;
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    const double w = testing::element_as_double(want, i);
+    if (std::isfinite(w)) max_abs = std::max(max_abs, std::fabs(w));
+  }
+  const double ulp = got.dtype() == DType::kFloat16 ? std::ldexp(1.0, -10)
+                     : got.dtype() == DType::kBFloat16 ? std::ldexp(1.0, -7) : 0.0;
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    const double a = testing::element_as_double(got, i), b = testing::element_as_double(want, i);
+    if (std::isnan(b)) {
+      ASSERT_TRUE(std::isnan(a)) << what << " element " << i << ": fast " << a << ", ref NaN";
+      continue;
+    }
+    ASSERT_NEAR(a, b, std::ldexp(1.0, -12) * (1.0 + max_abs) + ulp * std::fabs(b) + 6e-8)
+        << what << " element " << i;
+  }
+}
+
+TEST(GridSampleBackwardDiff, FastMatchesReference) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  int checked = 0, fast_ran = 0;
+  for (int it = 0; it < 2400; ++it) {
+    const int r = 1 + it % 3;
+    const Case k = random_case(rng, r, r == 3 ? 4 : 7, r == 3 ? 3 : 5, 10);
+    const bool strided = it % 5 == 0;
+    Tensor fs, fg, rs, rg;
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", strided, &fs, &fg)) << describe(k);
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", strided, &rs, &rg)) << describe(k);
+    ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, "grad_src " + describe(k)));
+    ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, "grad_grid " + describe(k)));
+    ++checked;
+    ++fast_ran;
+  }
+  EXPECT_EQ(checked, 2400);
+  auto plan = make_grid_sample_backward_plan(GridSampleDesc{}, DType::kFloat32, Dims{1, 1, 4, 4},
+                                             DType::kFloat32, Dims{1, 2, 2, 2});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_STREQ(plan->impl_name(), "fast");
+  plan = make_grid_sample_backward_plan(GridSampleDesc{}, DType::kFloat64, Dims{1, 1, 4, 4},
+                                        DType::kFloat32, Dims{1, 2, 2, 2});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_STREQ(plan->impl_name(), "ref");  // float64: the reference
+}
+
+TEST(GridSampleBackwardDiff, BitIdenticalForAnyThreadCount) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed + 1);
+  const int saved = get_num_threads();
+  struct Shape {
+    int r;
+    int64_t in, out, c;
+  } shapes[] = {{2, 40, 100, 3}, {2, 24, 60, 20}, {3, 12, 24, 16}, {2, 16, 200, 2}, {1, 50, 3000, 5}};
+  for (const Shape& sh : shapes) {
+    for (int rep = 0; rep < 2; ++rep) {
+      Case k = random_case(rng, sh.r, 2, 2, 1);
+      // Fixed sizes: every input axis sh.in, output axis sh.out, sh.c channels.
+      Dims ss = {1}, ds = {1}, gs = {1};
+      const bool cf = k.desc.layout == ChannelLayout::kChannelsFirst;
+      if (cf) { ss.push_back(sh.c); ds.push_back(sh.c); }
+      for (int a = 0; a < sh.r; ++a) { ss.push_back(sh.in); ds.push_back(sh.out); gs.push_back(sh.out); }
+      if (!cf) { ss.push_back(sh.c); ds.push_back(sh.c); }
+      gs.push_back(sh.r);
+      k.src = Tensor(k.src.dtype(), ss);
+      k.grad_dst = Tensor(k.grad_dst.dtype(), ds);
+      k.grid = Tensor(k.grid.dtype(), gs);
+      testing::fill_random(k.src, rng, -1, 1);
+      testing::fill_random(k.grad_dst, rng, -1, 1);
+      testing::fill_random(k.grid, rng, -1.2, 1.2);
+      Tensor s1, g1;
+      set_num_threads(1);
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &s1, &g1));
+      for (int threads : {2, 7}) {
+        set_num_threads(threads);
+        Tensor sn, gn;
+        ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &sn, &gn));
+        int64_t where = -1;
+        EXPECT_TRUE(testing::bitwise_equal(s1, sn, &where)) << threads << " threads, grad_src element " << where << " " << describe(k);
+        EXPECT_TRUE(testing::bitwise_equal(g1, gn, &where)) << threads << " threads, grad_grid element " << where << " " << describe(k);
+      }
+      set_num_threads(saved);
+      Tensor rs, rg;
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", false, &rs, &rg));
+      ASSERT_NO_FATAL_FAILURE(expect_close(s1, rs, "grad_src " + describe(k)));
+      ASSERT_NO_FATAL_FAILURE(expect_close(g1, rg, "grad_grid " + describe(k)));
+    }
+  }
+  set_num_threads(saved);
+}
+
+}  // namespace
+}  // namespace gridops

@@ -1,0 +1,239 @@
+// Differential test: the fast Resize implementation ("separable") against the reference
+// ("ref") over random problems: ranks 1-4, random axes subsets and orders, every mode,
+// coordinate transformation, nearest mode (with Resize-10's rule), antialias,
+// exclude_outside, cubic coefficients, scales or sizes with every aspect policy,
+// tf_crop_and_resize with random roi and extrapolation, strided (reversed and negative)
+// src and dst views, and many element types.
+//
+// Bounds (docs/ops/resize.md, "Fast path"):
+// - nearest, and problems whose every axis is the identity: bit-exact (a gather);
+// - extrapolated points: bit-exact (written last with the converted value);
+// - linear/cubic: the fast path makes one pass per resized axis in F (float, or double for
+//   float64 and 32/64-bit integers), rounding each weight once and each multiply-add once,
+//   with at most T taps per output on an axis (T <= in + 1 after edge folding). With m
+//   resized axes, per-axis absolute weight sums below 2 (Keys' kernel with A in [-0.75,
+//   -0.5], renormalized or not) and M = max |src|, the reference (double, exact to ~2^-53)
+//   and the fast path differ by at most (T + 2) m u 2^m M with u the unit roundoff of F;
+//   the test allows 4 times that, plus one ulp of the output type at |ref| (both round once
+//   to it from different values) for float16 / bfloat16, and 1 for integer outputs
+//   (truncation of two values that straddle an integer).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/convert.h"
+#include "gridops/ops/resize.h"
+#include "gridops/parallel.h"
+#include "support/test_util.h"
+
+namespace gridops {
+namespace {
+
+struct Case {
+  ResizeDesc desc;
+  DType dtype = DType::kFloat32;
+  Dims shape;
+  int view = 0;  ///< 0 dense, 1 reversed axes, 2 reversed with negative strides
+};
+
+constexpr DType kInterpTypes[] = {DType::kFloat32, DType::kFloat32, DType::kFloat16, DType::kBFloat16,
+                                  DType::kUInt8,   DType::kFloat64, DType::kInt32,   DType::kInt8,
+                                  DType::kInt16,   DType::kUInt16,  DType::kInt64};
+constexpr DType kNearestOnlyTypes[] = {DType::kString, DType::kComplex64, DType::kBool, DType::kUInt64};
+
+Case random_case(std::mt19937_64& rng, bool long_rows = false) {
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto real = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  Case c;
+  const int rank = long_rows ? uni(2, 3) : uni(1, 4);
+  const int max_len = long_rows ? 24 : (rank <= 2 ? 7 : (rank == 3 ? 5 : 3));
+  for (int a = 0; a < rank; ++a) c.shape.push_back(uni(long_rows && a + 1 == rank ? 16 : 1, max_len));
+  ResizeDesc& d = c.desc;
+  const int m = uni(0, 9);
+  d.mode = m < 3 ? ResizeMode::kNearest : (m < 6 ? ResizeMode::kLinear : ResizeMode::kCubic);
+  d.coordinate_mode = static_cast<ResizeCoordinateMode>(uni(0, 6));
+  d.nearest_mode = static_cast<ResizeNearestMode>(uni(0, 4));
+  d.antialias = d.mode != ResizeMode::kNearest && uni(0, 2) == 0;
+  d.exclude_outside = uni(0, 2) == 0;
+  const double as[] = {-0.75, -0.5, -0.6};
+  d.cubic_coeff_a = as[uni(0, 2)];
+  // Axes: all (empty), or a random subset in random order, sometimes negative.
+  std::vector<int64_t> axes;
+  if (uni(0, 2) != 0) {
+    for (int a = 0; a < rank; ++a)
+      if (uni(0, 1) == 0) axes.push_back(a);
+    if (axes.empty()) axes.push_back(uni(0, rank - 1));
+    std::shuffle(axes.begin(), axes.end(), rng);
+    for (int64_t& a : axes)
+      if (uni(0, 3) == 0) a -= rank;
+    d.axes = axes;
+  } else {
+    for (int a = 0; a < rank; ++a) axes.push_back(a);
+  }
+  const size_t n = axes.size();
+  if (uni(0, 1) == 0) {
+    for (size_t k = 0; k < n; ++k) {
+      double s = real(0.3, 3.0);
+      if (uni(0, 3) == 0) s = std::round(s * 2) / 2 + (s < 0.75 ? 0.5 : 0);  // halves
+      d.scales.push_back(static_cast<float>(s));
+    }
+  } else {
+    for (size_t k = 0; k < n; ++k) d.sizes.push_back(uni(1, max_len + 2));
+    d.aspect_policy = static_cast<ResizeAspectPolicy>(uni(0, 2));
+  }
+  if (d.coordinate_mode == ResizeCoordinateMode::kTfCropAndResize && uni(0, 3) != 0) {
+    std::vector<double> starts, ends;
+    for (size_t k = 0; k < n; ++k) {
+      const double s = real(-0.3, 0.7);
+      starts.push_back(s);
+      ends.push_back(s + real(0.1, 1.2));
+    }
+    d.roi = starts;
+    d.roi.insert(d.roi.end(), ends.begin(), ends.end());
+  }
+  d.extrapolation_value = std::round(real(-50, 50));
+  if (d.mode == ResizeMode::kNearest && uni(0, 3) == 0) {
+    c.dtype = kNearestOnlyTypes[uni(0, 3)];
+  } else {
+    c.dtype = kInterpTypes[uni(0, static_cast<int>(std::size(kInterpTypes)) - 1)];
+  }
+  c.view = uni(0, 2);
+  return c;
+}
+
+double ulp_of(DType dt, double v) {
+  const double a = std::fabs(v);
+  if (dt == DType::kFloat16) return std::max(a * 0x1p-10, 0x1p-24);
+  if (dt == DType::kBFloat16) return std::max(a * 0x1p-7, 0x1p-133);
+  return 0.0;
+}
+
+bool uses_double(DType dt) {
+  return dt == DType::kFloat64 || dt == DType::kInt32 || dt == DType::kInt64 || dt == DType::kUInt32 ||
+         dt == DType::kUInt64;
+}
+
+/// Runs impl on c with the view kind of c; returns the dense result.
+StatusOr<Tensor> run(const Case& c, const Tensor& x, const std::string& impl) {
+  ResizeDesc d = c.desc;
+  d.impl = impl;
+  GRIDOPS_ASSIGN_OR_RETURN(const ResizePlan plan, make_resize_plan(d, c.dtype, c.shape));
+  Tensor out(c.dtype, plan.dst_shape());
+  if (c.view == 0) {
+    GRIDOPS_RETURN_IF_ERROR(plan.run(x, out.mutable_view()));
+    return out;
+  }
+  Tensor sstore, dstore;
+  const TensorView sv = testing::scrambled_copy(x, sstore, c.view == 2);
+  const TensorView dv0 = testing::scrambled_copy(out, dstore, c.view == 2);
+  const MutableTensorView dv(dv0.dtype, const_cast<void*>(dv0.data), dv0.shape, dv0.strides);
+  GRIDOPS_RETURN_IF_ERROR(plan.run(sv, dv));
+  // Back to dense.
+  Tensor dense(c.dtype, plan.dst_shape());
+  const size_t es = dtype_size(c.dtype);
+  for (int64_t f = 0; f < dense.num_elements(); ++f) {
+    const Dims ix = testing::unravel(f, dense.shape());
+    const void* p = dv.element_ptr(ix);
+    if (c.dtype == DType::kString) dense.data_as<std::string>()[f] = *static_cast<const std::string*>(p);
+    else std::memcpy(static_cast<char*>(dense.data()) + f * static_cast<int64_t>(es), p, es);
+  }
+  return dense;
+}
+
+/// Runs `count` random problems (output size <= max_out) on ref and separable and checks
+/// the bounds above; returns the number of linear/cubic problems among them.
+int check_random_problems(std::mt19937_64& rng, int count, bool long_rows, int64_t max_out) {
+  int run_count = 0, interp_count = 0, tries = 0;
+  while (run_count < count && tries < 20 * count) {
+    ++tries;
+    const Case c = random_case(rng, long_rows);
+    auto out_shape = resize_output_shape(c.desc, c.shape);
+    if (!out_shape.ok() || testing::product(*out_shape) == 0 || testing::product(*out_shape) > max_out) continue;
+    Tensor x(c.dtype, c.shape);
+    testing::fill_random(x, rng, -100, 100);
+    auto ref = run(c, x, "ref");
+    auto fast = run(c, x, "separable");
+    EXPECT_TRUE(ref.ok()) << ref.status().to_string();
+    EXPECT_TRUE(fast.ok()) << fast.status().to_string();
+    if (!ref.ok() || !fast.ok()) return -1;
+    ++run_count;
+    const std::string what = "case " + std::to_string(run_count) + ": " + to_string(c.dtype) + " " +
+                             dims_to_string(c.shape) + " -> " + dims_to_string(*out_shape) + " mode " +
+                             to_string(c.desc.mode) + " " + to_string(c.desc.coordinate_mode) + " " +
+                             to_string(c.desc.nearest_mode) + " aa " + std::to_string(c.desc.antialias) +
+                             " excl " + std::to_string(c.desc.exclude_outside) + " view " + std::to_string(c.view);
+    if (c.desc.mode == ResizeMode::kNearest) {
+      int64_t where = -1;
+      EXPECT_TRUE(testing::bitwise_equal(*fast, *ref, &where)) << what << " differs at " << where;
+      if (where >= 0) return -1;
+      continue;
+    }
+    ++interp_count;
+    double max_src = 0;
+    for (int64_t i = 0; i < x.num_elements(); ++i) max_src = std::max(max_src, std::fabs(testing::element_as_double(x, i)));
+    // m and T bounded over every axis (resized or not).
+    const int m = static_cast<int>(c.shape.size());
+    int64_t tmax = 0;
+    for (int64_t len : c.shape) tmax = std::max(tmax, len + 1);
+    const double u = uses_double(c.dtype) ? 0x1p-53 : 0x1p-24;
+    const double bound = 4.0 * static_cast<double>(tmax + 2) * m * u * std::ldexp(1.0, m) * max_src;
+    const bool integer = is_integer(c.dtype);
+    for (int64_t i = 0; i < ref->num_elements(); ++i) {
+      const double r = testing::element_as_double(*ref, i), f = testing::element_as_double(*fast, i);
+      const double tol = integer ? 1.0 : bound + ulp_of(c.dtype, r);
+      if (!(std::fabs(r - f) <= tol)) {
+        ADD_FAILURE() << what << " element " << i << ": ref " << r << " fast " << f << " (bound " << tol << ")";
+        return -1;
+      }
+    }
+  }
+  EXPECT_GE(run_count, count) << "only " << run_count << " valid problems in " << tries << " tries";
+  return interp_count;
+}
+
+TEST(ResizeDiff, SeparableMatchesReferenceOnRandomProblems) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  EXPECT_GE(check_random_problems(rng, 2000, false, 600), 1000);
+}
+
+TEST(ResizeDiff, LongRowsUseTheRowKernels) {
+  // Innermost lengths 16..24: the float32 multiply-add row kernel and the gather row kernel
+  // on full vectors, not only their tails.
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
+  std::mt19937_64 rng(seed + 7);
+  EXPECT_GE(check_random_problems(rng, 60, true, 4000), 20);
+}
+
+TEST(ResizeDiff, ThreadCountDoesNotChangeBits) {
+  std::mt19937_64 rng(testing::test_seed() + 1);
+  Tensor x(DType::kFloat32, {2, 3, 33, 47});
+  testing::fill_random(x, rng, -1, 1);
+  for (ResizeMode mode : {ResizeMode::kNearest, ResizeMode::kLinear, ResizeMode::kCubic}) {
+    ResizeDesc d;
+    d.mode = mode;
+    d.axes = {2, 3};
+    d.scales = {1.9, 0.45};
+    d.antialias = mode != ResizeMode::kNearest;
+    d.impl = "separable";
+    const int saved = get_num_threads();
+    set_num_threads(1);
+    auto one = resize(d, x);
+    set_num_threads(3);
+    auto three = resize(d, x);
+    set_num_threads(saved);
+    ASSERT_TRUE(one.ok() && three.ok());
+    EXPECT_TRUE(testing::bitwise_equal(*one, *three)) << to_string(mode);
+  }
+}
+
+}  // namespace
+}  // namespace gridops
