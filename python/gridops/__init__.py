@@ -1,6 +1,7 @@
 """gridops: spatial sampling and data-movement operators for NumPy and PyTorch.
 
-GridSample, AffineGrid, Resample (forward and backward), Gather and Pad from the gridops
+GridSample and AffineGrid (forward and backward), Resample (forward and backward), ONNX
+Resize, Gather and Pad from the gridops
 C++ library, taking NumPy arrays (any strides), PyTorch CPU tensors (through DLPack,
 bfloat16 included) and anything with the buffer protocol without copying, and releasing the
 GIL while a kernel runs. See help(gridops.grid_sample) and docs/python.md.
@@ -13,13 +14,17 @@ from ._gridops import (
     GridSamplePlan,
     PadPlan,
     ResamplePlan,
+    ResizePlan,
     affine_grid,
+    affine_grid_backward,
     gather,
     get_num_threads,
     grid_sample,
+    grid_sample_backward,
     pad,
     resample,
     resample_backward,
+    resize,
     set_num_threads,
 )
 from ._version import __version__
@@ -31,15 +36,19 @@ __all__ = [
     "GridSamplePlan",
     "PadPlan",
     "ResamplePlan",
+    "ResizePlan",
     "__version__",
     "affine_grid",
+    "affine_grid_backward",
     "gather",
     "get_num_threads",
     "grid_sample",
+    "grid_sample_backward",
     "onnx",
     "pad",
     "resample",
     "resample_backward",
+    "resize",
     "set_num_threads",
 ]
 

@@ -83,6 +83,41 @@ def resample_backward(grad_output: _ArrayIn, input_size: _Shape, mode: str = ...
 def resample_backward(grad_output: _ArrayIn, input_size: _Shape, mode: str = ..., *, layout: str = ...,
                       out_layout: Optional[str] = ..., out: None = ...) -> Any: ...
 
+def grid_sample_backward(grad_output: _ArrayIn, input: _ArrayIn, grid: _ArrayIn, mode: str = ...,
+                         padding_mode: str = ..., align_corners: _AlignCorners = ..., *, layout: str = ...,
+                         input_grad: bool = ..., grid_grad: bool = ..., grad_input_out: Any = ...,
+                         grad_grid_out: Any = ...) -> Tuple[Any, Any]: ...
+@overload
+def affine_grid_backward(grad_grid: _NDArray, size: _Shape, align_corners: _AlignCorners = ..., *,
+                         out: None = ...) -> _NDArray: ...
+@overload
+def affine_grid_backward(grad_grid: _ArrayIn, size: _Shape, align_corners: _AlignCorners = ..., *,
+                         out: _Out) -> _Out: ...
+@overload
+def affine_grid_backward(grad_grid: _ArrayIn, size: _Shape, align_corners: _AlignCorners = ..., *,
+                         out: None = ...) -> Any: ...
+
+_Floats = Union[float, Sequence[float], None]
+
+@overload
+def resize(input: _NDArray, scales: _Floats = ..., sizes: _Size = ..., mode: str = ..., *,
+           coordinate_transformation_mode: str = ..., nearest_mode: str = ..., cubic_coeff_a: float = ...,
+           exclude_outside: bool = ..., antialias: bool = ..., keep_aspect_ratio_policy: str = ...,
+           extrapolation_value: float = ..., axes: Optional[Sequence[int]] = ..., roi: _Floats = ...,
+           out: None = ...) -> _NDArray: ...
+@overload
+def resize(input: _ArrayIn, scales: _Floats = ..., sizes: _Size = ..., mode: str = ..., *,
+           coordinate_transformation_mode: str = ..., nearest_mode: str = ..., cubic_coeff_a: float = ...,
+           exclude_outside: bool = ..., antialias: bool = ..., keep_aspect_ratio_policy: str = ...,
+           extrapolation_value: float = ..., axes: Optional[Sequence[int]] = ..., roi: _Floats = ...,
+           out: _Out) -> _Out: ...
+@overload
+def resize(input: _ArrayIn, scales: _Floats = ..., sizes: _Size = ..., mode: str = ..., *,
+           coordinate_transformation_mode: str = ..., nearest_mode: str = ..., cubic_coeff_a: float = ...,
+           exclude_outside: bool = ..., antialias: bool = ..., keep_aspect_ratio_policy: str = ...,
+           extrapolation_value: float = ..., axes: Optional[Sequence[int]] = ..., roi: _Floats = ...,
+           out: None = ...) -> Any: ...
+
 def set_num_threads(n: int) -> None: ...
 def get_num_threads() -> int: ...
 
@@ -118,6 +153,18 @@ class PadPlan:
     def __init__(self, input_shape: _Shape, pads: _Pads, dtype: _DType = ..., mode: str = ...,
                  axes: Optional[Sequence[int]] = ...) -> None: ...
     def __call__(self, input: _ArrayIn, value: Optional[_Scalar] = ..., *, out: Any = ...) -> Any: ...
+    @property
+    def output_shape(self) -> Tuple[int, ...]: ...
+    @property
+    def impl_name(self) -> str: ...
+
+class ResizePlan:
+    def __init__(self, input_shape: _Shape, dtype: _DType = ..., scales: _Floats = ..., sizes: _Size = ...,
+                 mode: str = ..., *, coordinate_transformation_mode: str = ..., nearest_mode: str = ...,
+                 cubic_coeff_a: float = ..., exclude_outside: bool = ..., antialias: bool = ...,
+                 keep_aspect_ratio_policy: str = ..., extrapolation_value: float = ...,
+                 axes: Optional[Sequence[int]] = ..., roi: _Floats = ...) -> None: ...
+    def __call__(self, input: _ArrayIn, *, out: Any = ...) -> Any: ...
     @property
     def output_shape(self) -> Tuple[int, ...]: ...
     @property

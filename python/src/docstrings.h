@@ -38,6 +38,44 @@ bicubic for every rank (torch: 2-D only); integer and bool inputs; the channels-
 layout.
 )";
 
+inline constexpr const char* kGridSampleBackward = R"(grid_sample_backward(grad_output, input, grid, mode="bilinear", padding_mode="zeros", align_corners=False, *, layout="channels_first", input_grad=True, grid_grad=True, grad_input_out=None, grad_grid_out=None)
+
+The gradients of grid_sample with respect to input and grid, given grad_output (the
+gradient of a loss with respect to grid_sample's result); PyTorch's grid_sampler backward
+(torch.autograd through F.grid_sample), with its conventions at the non-differentiable
+points (docs/ops/grid_sample.md, "Backward").
+
+input, grid, mode, padding_mode, align_corners, layout: as in the forward call; input and
+  grad_output float16, bfloat16, float32 or float64.
+input_grad / grid_grad: compute that gradient (False: skipped, returned as None).
+grad_input_out / grad_grid_out: write that gradient into this array (overwritten).
+Returns (grad_input, grad_grid).
+)";
+
+inline constexpr const char* kAffineGridBackward = R"(affine_grid_backward(grad_grid, size, align_corners=False, *, out=None)
+
+The gradient of affine_grid with respect to theta, given grad_grid (the gradient of a loss
+with respect to the grid): (N, 2, 3) for a 4-entry size, (N, 3, 4) for a 5-entry size.
+)";
+
+inline constexpr const char* kResize = R"(resize(input, scales=None, sizes=None, mode="nearest", *, coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_floor", cubic_coeff_a=-0.75, exclude_outside=False, antialias=False, keep_aspect_ratio_policy="stretch", extrapolation_value=0.0, axes=None, roi=None, out=None)
+
+ONNX Resize (10-19) on any axes of any rank and dtype; the argument names and defaults are
+ONNX Resize-19's attributes and inputs (docs/ops/resize.md).
+
+scales: one float per resized axis (output = floor(in * scale)); sizes: one int per
+  resized axis; give exactly one.
+mode: "nearest", "linear" (also bilinear/trilinear), "cubic" (also bicubic).
+coordinate_transformation_mode: half_pixel, half_pixel_symmetric, pytorch_half_pixel,
+  align_corners, asymmetric, tf_half_pixel_for_nn, tf_crop_and_resize (with roi and
+  extrapolation_value).
+nearest_mode: round_prefer_floor, round_prefer_ceil, floor, ceil.
+axes: the resized axes (default: all); roi: [starts..., ends...] for tf_crop_and_resize.
+torch.nn.functional.interpolate(mode="bilinear", align_corners=False) is
+resize(x, sizes=..., mode="linear", axes=[2, 3]) with half_pixel (pytorch_half_pixel for
+outputs of length 1); bicubic is mode="cubic".
+)";
+
 inline constexpr const char* kAffineGrid = R"(affine_grid(theta, size, align_corners=False, *, out=None)
 
 A sampling grid from a batch of affine matrices (ONNX AffineGrid 20, as
@@ -128,6 +166,11 @@ A validated gather problem: plan(data, indices, *, out=None). .output_shape, .im
 inline constexpr const char* kPadPlan = R"(PadPlan(input_shape, pads, dtype="float32", mode="constant", axes=None)
 
 A validated pad problem (pads as in gridops.pad): plan(input, value=None, *, out=None).
+.output_shape, .impl_name.)";
+
+inline constexpr const char* kResizePlan = R"(ResizePlan(input_shape, dtype="float32", scales=None, sizes=None, mode="nearest", *, coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_floor", cubic_coeff_a=-0.75, exclude_outside=False, antialias=False, keep_aspect_ratio_policy="stretch", extrapolation_value=0.0, axes=None, roi=None)
+
+A validated resize problem with its tables built: plan(input, *, out=None).
 .output_shape, .impl_name.)";
 
 inline constexpr const char* kResamplePlan = R"(ResamplePlan(input_size, output_size, mode="linear", dtype="float32", layout="channels_first", out_layout=None)

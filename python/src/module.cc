@@ -143,6 +143,63 @@ struct PyGridSamplePlan {
   }
 };
 
+// GridSample backward: the gradients with respect to input and grid (either skippable).
+py::object py_grid_sample_backward(py::object grad_output, py::object input, py::object grid,
+                                   const std::string& mode, const std::string& padding_mode,
+                                   py::object align_corners, const std::string& layout,
+                                   bool input_grad, bool grid_grad, py::object grad_input_out,
+                                   py::object grad_grid_out) {
+  const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, layout);
+  InArray gd = get_array(grad_output, "grid_sample_backward: grad_output");
+  InArray src = get_array(input, "grid_sample_backward: input");
+  InArray g = get_array(grid, "grid_sample_backward: grid");
+  const bool as_torch = gd.from_torch || src.from_torch;
+  if (!grad_input_out.is_none() && !input_grad) {
+    throw PyError{PyExc_ValueError, "grid_sample_backward: grad_input_out given with input_grad=False"};
+  }
+  if (!grad_grid_out.is_none() && !grid_grad) {
+    throw PyError{PyExc_ValueError, "grid_sample_backward: grad_grid_out given with grid_grad=False"};
+  }
+  auto plan = value_or_throw(make_grid_sample_backward_plan(d, src.view.dtype, src.view.shape,
+                                                            g.view.dtype, g.view.shape));
+  InArray gi_out, gg_out;
+  Tensor gi, gg;
+  MutableTensorView gi_view, gg_view;
+  if (input_grad) {
+    if (!grad_input_out.is_none()) {
+      gi_out = get_array(grad_input_out, "grid_sample_backward: grad_input_out", true);
+      gi_view = gi_out.view;
+    } else {
+      gi = value_or_throw(Tensor::create(src.view.dtype, src.view.shape));
+      gi_view = gi.mutable_view();
+    }
+  }
+  if (grid_grad) {
+    if (!grad_grid_out.is_none()) {
+      gg_out = get_array(grad_grid_out, "grid_sample_backward: grad_grid_out", true);
+      gg_view = gg_out.view;
+    } else {
+      gg = value_or_throw(Tensor::create(g.view.dtype, g.view.shape));
+      gg_view = gg.mutable_view();
+    }
+  }
+  Status s;
+  {
+    py::gil_scoped_release nogil;
+    s = plan.run(gd.view, src.view, g.view, input_grad ? &gi_view : nullptr,
+                 grid_grad ? &gg_view : nullptr);
+  }
+  check(s);
+  py::object r_in = py::none(), r_grid = py::none();
+  if (input_grad) {
+    r_in = grad_input_out.is_none() ? wrap_tensor(std::move(gi), as_torch) : grad_input_out;
+  }
+  if (grid_grad) {
+    r_grid = grad_grid_out.is_none() ? wrap_tensor(std::move(gg), as_torch) : grad_grid_out;
+  }
+  return py::make_tuple(r_in, r_grid);
+}
+
 // --- AffineGrid --------------------------------------------------------------------------
 
 py::object py_affine_grid(py::object theta, py::object size, py::object align_corners,
@@ -192,6 +249,121 @@ struct PyAffineGridPlan {
     }
     check(s);
     return wrap_tensor(std::move(t), th.from_torch);
+  }
+};
+
+py::object py_affine_grid_backward(py::object grad_grid, py::object size, py::object align_corners,
+                                  py::object out) {
+  AffineGridDesc d;
+  d.align_corners = align_flag(align_corners, "affine_grid_backward");
+  const Dims sz = int_list(size, "affine_grid_backward: size");
+  InArray gg = get_array(grad_grid, "affine_grid_backward: grad_grid");
+  if (!out.is_none()) {
+    InArray dst = get_array(out, "affine_grid_backward: out", true);
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = gridops::affine_grid_backward(d, gg.view, sz, dst.view);
+    }
+    check(s);
+    return out;
+  }
+  StatusOr<Tensor> r = Status(StatusCode::kInternal, "unset");
+  {
+    py::gil_scoped_release nogil;
+    r = gridops::affine_grid_backward(d, gg.view, sz);
+  }
+  return finish(std::move(r), gg.from_torch);
+}
+
+// --- Resize (ONNX) -----------------------------------------------------------------------
+
+std::vector<double> float_list(py::handle obj, const std::string& what) {
+  py::object o = py::reinterpret_borrow<py::object>(obj);
+  if (!py::isinstance<py::str>(o) && py::hasattr(o, "tolist")) o = o.attr("tolist")();
+  std::vector<double> v;
+  if (py::isinstance<py::float_>(o) || py::isinstance<py::int_>(o)) {
+    v.push_back(o.cast<double>());
+    return v;
+  }
+  if (py::isinstance<py::str>(o) || !py::isinstance<py::sequence>(o)) {
+    throw PyError{PyExc_TypeError, what + ": expected a sequence of numbers, got " +
+                                       py::repr(o).cast<std::string>()};
+  }
+  for (py::handle x : py::reinterpret_borrow<py::sequence>(o)) v.push_back(x.cast<double>());
+  return v;
+}
+
+ResizeDesc resize_desc(py::object scales, py::object sizes, const std::string& mode,
+                       const std::string& coordinate_transformation_mode,
+                       const std::string& nearest_mode, double cubic_coeff_a, bool exclude_outside,
+                       bool antialias, const std::string& keep_aspect_ratio_policy,
+                       double extrapolation_value, py::object axes, py::object roi) {
+  ResizeDesc d;
+  d.mode = value_or_throw(parse_resize_mode(mode));
+  d.coordinate_mode = value_or_throw(parse_resize_coordinate_mode(coordinate_transformation_mode));
+  d.nearest_mode = value_or_throw(parse_resize_nearest_mode(nearest_mode));
+  d.cubic_coeff_a = cubic_coeff_a;
+  d.exclude_outside = exclude_outside;
+  d.antialias = antialias;
+  d.aspect_policy = value_or_throw(parse_resize_aspect_policy(keep_aspect_ratio_policy));
+  d.extrapolation_value = extrapolation_value;
+  if (!axes.is_none()) d.axes = int_list(axes, "resize: axes");
+  if (!scales.is_none()) d.scales = float_list(scales, "resize: scales");
+  if (!sizes.is_none()) d.sizes = int_list(sizes, "resize: sizes");
+  if (!roi.is_none()) d.roi = float_list(roi, "resize: roi");
+  return d;
+}
+
+py::object py_resize(py::object input, py::object scales, py::object sizes, const std::string& mode,
+                     const std::string& coordinate_transformation_mode,
+                     const std::string& nearest_mode, double cubic_coeff_a, bool exclude_outside,
+                     bool antialias, const std::string& keep_aspect_ratio_policy,
+                     double extrapolation_value, py::object axes, py::object roi, py::object out) {
+  const ResizeDesc d = resize_desc(scales, sizes, mode, coordinate_transformation_mode, nearest_mode,
+                                   cubic_coeff_a, exclude_outside, antialias,
+                                   keep_aspect_ratio_policy, extrapolation_value, axes, roi);
+  InArray src = get_array(input, "resize: input");
+  if (!out.is_none()) {
+    InArray dst = get_array(out, "resize: out", true);
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = gridops::resize(d, src.view, dst.view);
+    }
+    check(s);
+    return out;
+  }
+  StatusOr<Tensor> r = Status(StatusCode::kInternal, "unset");
+  {
+    py::gil_scoped_release nogil;
+    r = gridops::resize(d, src.view);
+  }
+  return finish(std::move(r), src.from_torch);
+}
+
+struct PyResizePlan {
+  ResizePlan plan;
+  py::object run(py::object input, py::object out) const {
+    InArray src = get_array(input, "ResizePlan: input");
+    if (!out.is_none()) {
+      InArray dst = get_array(out, "ResizePlan: out", true);
+      Status s;
+      {
+        py::gil_scoped_release nogil;
+        s = plan.run(src.view, dst.view);
+      }
+      check(s);
+      return out;
+    }
+    Tensor t = value_or_throw(Tensor::create(plan.dtype(), plan.dst_shape()));
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = plan.run(src.view, t.mutable_view());
+    }
+    check(s);
+    return wrap_tensor(std::move(t), src.from_torch);
   }
 };
 
@@ -826,6 +998,22 @@ PYBIND11_MODULE(_gridops, m) {
         arg("layout") = "channels_first", arg("out") = py::none(), with_arrays(doc::kGridSample));
   m.def("affine_grid", &py_affine_grid, arg("theta"), arg("size"), arg("align_corners") = false,
         py::kw_only(), arg("out") = py::none(), with_arrays(doc::kAffineGrid));
+  m.def("grid_sample_backward", &py_grid_sample_backward, arg("grad_output"), arg("input"),
+        arg("grid"), arg("mode") = "bilinear", arg("padding_mode") = "zeros",
+        arg("align_corners") = false, py::kw_only(), arg("layout") = "channels_first",
+        arg("input_grad") = true, arg("grid_grad") = true, arg("grad_input_out") = py::none(),
+        arg("grad_grid_out") = py::none(), with_arrays(doc::kGridSampleBackward));
+  m.def("affine_grid_backward", &py_affine_grid_backward, arg("grad_grid"), arg("size"),
+        arg("align_corners") = false, py::kw_only(), arg("out") = py::none(),
+        with_arrays(doc::kAffineGridBackward));
+  m.def("resize", &py_resize, arg("input"), arg("scales") = py::none(), arg("sizes") = py::none(),
+        arg("mode") = "nearest", py::kw_only(),
+        arg("coordinate_transformation_mode") = "half_pixel",
+        arg("nearest_mode") = "round_prefer_floor", arg("cubic_coeff_a") = -0.75,
+        arg("exclude_outside") = false, arg("antialias") = false,
+        arg("keep_aspect_ratio_policy") = "stretch", arg("extrapolation_value") = 0.0,
+        arg("axes") = py::none(), arg("roi") = py::none(), arg("out") = py::none(),
+        with_arrays(doc::kResize));
   m.def("gather", &py_gather, arg("data"), arg("indices"), arg("axis") = 0, py::kw_only(),
         arg("out") = py::none(), with_arrays(doc::kGather));
   m.def("pad", &py_pad, arg("input"), arg("pads"), arg("mode") = "constant", arg("value") = py::none(),
@@ -914,6 +1102,33 @@ PYBIND11_MODULE(_gridops, m) {
         return py::tuple(py::cast(dims_of(p.plan.dst_shape())));
       })
       .def_property_readonly("impl_name", [](const PyPadPlan& p) { return std::string(p.plan.impl_name()); });
+
+  py::class_<PyResizePlan>(m, "ResizePlan", doc::kResizePlan)
+      .def(py::init([](py::object input_shape, py::object dtype, py::object scales, py::object sizes,
+                       const std::string& mode, const std::string& coordinate_transformation_mode,
+                       const std::string& nearest_mode, double cubic_coeff_a, bool exclude_outside,
+                       bool antialias, const std::string& keep_aspect_ratio_policy,
+                       double extrapolation_value, py::object axes, py::object roi) {
+             const ResizeDesc d = resize_desc(scales, sizes, mode, coordinate_transformation_mode,
+                                              nearest_mode, cubic_coeff_a, exclude_outside, antialias,
+                                              keep_aspect_ratio_policy, extrapolation_value, axes, roi);
+             const DType dt = dtype_from_py(dtype, "ResizePlan: dtype");
+             const Dims s = int_list(input_shape, "ResizePlan: input_shape");
+             return PyResizePlan{value_or_throw(make_resize_plan(d, dt, s))};
+           }),
+           arg("input_shape"), arg("dtype") = "float32", arg("scales") = py::none(),
+           arg("sizes") = py::none(), arg("mode") = "nearest", py::kw_only(),
+           arg("coordinate_transformation_mode") = "half_pixel",
+           arg("nearest_mode") = "round_prefer_floor", arg("cubic_coeff_a") = -0.75,
+           arg("exclude_outside") = false, arg("antialias") = false,
+           arg("keep_aspect_ratio_policy") = "stretch", arg("extrapolation_value") = 0.0,
+           arg("axes") = py::none(), arg("roi") = py::none())
+      .def("__call__", &PyResizePlan::run, arg("input"), py::kw_only(), arg("out") = py::none(),
+           "__call__(input, *, out=None): runs the plan.")
+      .def_property_readonly("output_shape", [](const PyResizePlan& p) {
+        return py::tuple(py::cast(dims_of(p.plan.dst_shape())));
+      })
+      .def_property_readonly("impl_name", [](const PyResizePlan& p) { return std::string(p.plan.impl_name()); });
 
   py::class_<PyResamplePlan>(m, "ResamplePlan", doc::kResamplePlan)
       .def(py::init([](py::object input_size, py::object output_size, const std::string& mode,

@@ -66,7 +66,8 @@ def test_stubs_cover_the_runtime_api():
     assert os.path.exists(os.path.join(here, "__init__.pyi")) and os.path.exists(os.path.join(here, "py.typed"))
     # the keyword names of the stubs are those of the signature line of the docstrings
     # (pybind11 checks the same names when it binds keyword arguments)
-    for name in ("grid_sample", "affine_grid", "gather", "pad", "resample", "resample_backward"):
+    for name in ("grid_sample", "affine_grid", "gather", "pad", "resample", "resample_backward",
+                 "grid_sample_backward", "affine_grid_backward", "resize"):
         first_line = getattr(gridops, name).__doc__.splitlines()[0]
         with open(os.path.join(src, "__init__.pyi")) as f:
             stub = f.read()
@@ -91,6 +92,18 @@ def test_every_keyword_of_the_docs_is_accepted():
                      out_layout=None, out=np.empty((1, 2, 8, 8), np.float32))
     gridops.resample_backward(grad_output=np.zeros((1, 2, 8, 8), np.float32), input_size=(1, 2, 4, 4), mode="linear",
                               layout="channels_first", out_layout=None, out=np.empty((1, 2, 4, 4), np.float32))
+    gridops.grid_sample_backward(grad_output=np.zeros((1, 2, 3, 3), np.float32), input=x, grid=g, mode="bilinear",
+                                 padding_mode="zeros", align_corners=False, layout="channels_first",
+                                 input_grad=True, grid_grad=True, grad_input_out=None, grad_grid_out=None)
+    gridops.affine_grid_backward(grad_grid=np.zeros((1, 4, 4, 2), np.float32), size=(1, 2, 4, 4),
+                                 align_corners=False, out=None)
+    gridops.resize(input=x, scales=None, sizes=[8], mode="linear", coordinate_transformation_mode="half_pixel",
+                   nearest_mode="floor", cubic_coeff_a=-0.5, exclude_outside=False, antialias=False,
+                   keep_aspect_ratio_policy="stretch", extrapolation_value=0.0, axes=[3], roi=None, out=None)
+    gridops.ResizePlan(input_shape=x.shape, dtype="float32", scales=[2.0], sizes=None, mode="nearest",
+                       coordinate_transformation_mode="asymmetric", nearest_mode="floor", cubic_coeff_a=-0.75,
+                       exclude_outside=False, antialias=False, keep_aspect_ratio_policy="stretch",
+                       extrapolation_value=0.0, axes=[2], roi=None)(input=x, out=None)
     gridops.set_num_threads(n=gridops.get_num_threads())
     p = gridops.GridSamplePlan(input_shape=x.shape, grid_shape=g.shape, dtype="float32", grid_dtype=None,
                                mode="nearest", padding_mode="border", align_corners=True, layout="channels_first")
