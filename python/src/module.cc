@@ -691,6 +691,16 @@ Dims array_shape(const ResampleMemoryDesc& md) {
   return d;
 }
 
+const char* to_string_layout(MemoryFormat f) {
+  switch (f) {
+    case MemoryFormat::kPlain: return "channels_first (N, C, D...)";
+    case MemoryFormat::kChannelsLast: return "channels_last (N, D..., C)";
+    case MemoryFormat::kBlocked8: return "blocked8 (N, ceil(C/8), D..., 8)";
+    case MemoryFormat::kBlocked16: return "blocked16 (N, ceil(C/16), D..., 16)";
+  }
+  return "?";
+}
+
 // The logical (N, C, D...) dims of an array stored in `f`.
 Dims logical_dims(const Dims& shape, MemoryFormat f, py::handle channels, int rank_hint,
                   const std::string& what) {
@@ -699,7 +709,7 @@ Dims logical_dims(const Dims& shape, MemoryFormat f, py::handle channels, int ra
   if (shape.size() < extra + 1 || shape.size() > extra + 3) {
     throw PyError{PyExc_ValueError, what + ": expected rank " + std::to_string(extra + 1) + " to " +
                                         std::to_string(extra + 3) + " for layout " +
-                                        format_tag(f, 2).substr(0) + "-style (1 to 3 spatial axes), got shape " +
+                                        to_string_layout(f) + " (1 to 3 spatial axes), got shape " +
                                         dims_to_string(shape)};
   }
   const int r = static_cast<int>(shape.size() - extra);
