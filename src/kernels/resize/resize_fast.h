@@ -38,6 +38,8 @@ std::shared_ptr<const void> resize_separable_prepare(const ResizeProblem& p);
 void resize_axpy_f32(float* acc, const float* src, float w, int64_t n, bool first);
 void resize_gather_row_f32(const float* row, float* out, int64_t out_len, const int32_t* idx,
                            const float* w, int64_t taps);
+/// dst[i] = src[i] converted with ERRATA GridSample 7 (NaN -> 0, truncate, saturate).
+void resize_store_u8_from_f32(const float* src, uint8_t* dst, int64_t n);
 #endif
 
 /// Nearest (and problems whose every axis is the identity): a gather of whole elements,

@@ -56,6 +56,26 @@ void GatherRowF32(const float* HWY_RESTRICT row, float* HWY_RESTRICT out, int64_
   }
 }
 
+void StoreU8FromF32(const float* HWY_RESTRICT s, uint8_t* HWY_RESTRICT d, int64_t n) {
+  // ERRATA GridSample 7: NaN -> 0, truncate toward zero, saturate to [0, 255].
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<uint8_t, decltype(df)> du8;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(df));
+  const auto zero = hn::Zero(df), hi = hn::Set(df, 255.0f);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    auto v = hn::LoadU(df, s + i);
+    v = hn::IfThenZeroElse(hn::IsNaN(v), v);
+    v = hn::Min(hn::Max(v, zero), hi);
+    hn::StoreU(hn::DemoteTo(du8, hn::ConvertTo(di, v)), du8, d + i);
+  }
+  for (; i < n; ++i) {
+    const float v = s[i];
+    d[i] = std::isnan(v) ? 0 : (v <= 0.0f ? 0 : (v >= 255.0f ? 255 : static_cast<uint8_t>(v)));
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace gridops::kernels
 HWY_AFTER_NAMESPACE();
@@ -65,6 +85,11 @@ namespace gridops::kernels {
 
 HWY_EXPORT(AxpyF32);
 HWY_EXPORT(GatherRowF32);
+HWY_EXPORT(StoreU8FromF32);
+
+void resize_store_u8_from_f32(const float* src, uint8_t* dst, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(StoreU8FromF32)(src, dst, n);
+}
 
 void resize_axpy_f32(float* acc, const float* src, float w, int64_t n, bool first) {
   HWY_DYNAMIC_DISPATCH(AxpyF32)(acc, src, w, n, first);

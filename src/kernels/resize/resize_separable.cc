@@ -211,24 +211,51 @@ void strided_copy(const TensorView& v, F* dense_buf, T* base_mut, const T* base)
   });
 }
 
+/// Where a float32 pass writes: dense float32 (`f`), or dense elements of another type
+/// converted row by row (`t`, `es` bytes each, `store(row, dst, n)`), fused into the pass.
+struct F32Out {
+  float* f = nullptr;
+  char* t = nullptr;
+  size_t es = 0;
+  void (*store)(const float*, void*, int64_t) = nullptr;
+};
+
+template <class T>
+void store_row(const float* s, void* d, int64_t n) {
 #ifdef GRIDOPS_HAVE_HWY
-/// A float32 pass with the Highway row kernels (src and dst dense float32).
-void axis_pass_f32(const float* src, float* dst, int64_t outer, int64_t inner, const ResizeAxisTable& tb,
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    resize_store_u8_from_f32(s, static_cast<uint8_t*>(d), n);
+    return;
+  }
+#endif
+  T* t = static_cast<T*>(d);
+  for (int64_t i = 0; i < n; ++i) t[i] = convert::store_real<T>(s[i]);
+}
+
+/// A float32 pass (src dense float32), with the Highway row kernels where available. Each
+/// output row is computed in place (dense float32 out) or in a per-thread row and stored.
+void axis_pass_f32(const float* src, const F32Out& dst, int64_t outer, int64_t inner, const ResizeAxisTable& tb,
                    const ResizeSeparableTables::Axis& ax) {
   const int64_t in = tb.in, out = tb.out;
-  if (inner == 1 && ax.gather_ok) {
-    parallel_for(outer, grain_for(out * ax.taps), [&](int64_t b, int64_t e) {
+  // Calls row(r, float* row_out) for rows [b, e) of length n at offsets r * n.
+  auto rows = [&](int64_t count, int64_t n, int64_t work, auto&& row) {
+    parallel_for(count, grain_for(work), [&](int64_t b, int64_t e) {
+      std::vector<float> scratch(dst.f ? 0 : static_cast<size_t>(n));
       for (int64_t r = b; r < e; ++r) {
-        resize_gather_row_f32(src + r * in, dst + r * out, out, ax.idx32.data(), ax.w32.data(), ax.taps);
+        float* o = dst.f ? dst.f + r * n : scratch.data();
+        row(r, o);
+        if (!dst.f) dst.store(o, dst.t + static_cast<size_t>(r * n) * dst.es, n);
       }
+    });
+  };
+#ifdef GRIDOPS_HAVE_HWY
+  if (inner == 1 && ax.gather_ok) {
+    rows(outer, out, out * ax.taps, [&](int64_t r, float* o) {
+      resize_gather_row_f32(src + r * in, o, out, ax.idx32.data(), ax.w32.data(), ax.taps);
     });
     return;
   }
-  if (inner == 1) {
-    axis_pass<float>(src, dst, outer, inner, tb, ax.w);
-    return;
-  }
-  if (inner < 16 && ax.gather_ok && in * inner <= INT32_MAX && out * inner <= INT32_MAX) {
+  if (inner > 1 && inner < 16 && ax.gather_ok && in * inner <= INT32_MAX && out * inner <= INT32_MAX) {
     // Few elements per position (channels-last with few channels): one gather row over
     // (o, c) with indices idx * inner + c, built once for this pass.
     const int64_t n = out * inner;
@@ -243,27 +270,33 @@ void axis_pass_f32(const float* src, float* dst, int64_t outer, int64_t inner, c
         }
       }
     }
-    parallel_for(outer, grain_for(n * ax.taps), [&](int64_t b, int64_t e) {
-      for (int64_t r = b; r < e; ++r) {
-        resize_gather_row_f32(src + r * in * inner, dst + r * n, n, idx.data(), w.data(), ax.taps);
-      }
+    rows(outer, n, n * ax.taps, [&](int64_t r, float* o) {
+      resize_gather_row_f32(src + r * in * inner, o, n, idx.data(), w.data(), ax.taps);
     });
     return;
   }
-  parallel_for(outer * out, grain_for(inner * std::max<int64_t>(1, tb.max_taps)), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      const int64_t ob = r / out, o = r % out;
-      const float* s = src + ob * in * inner;
-      float* d = dst + (ob * out + o) * inner;
-      const int64_t t0 = tb.begin[static_cast<size_t>(o)], t1 = tb.begin[static_cast<size_t>(o) + 1];
-      if (t0 == t1) std::fill(d, d + inner, 0.0f);
-      for (int64_t t = t0; t < t1; ++t) {
-        resize_axpy_f32(d, s + tb.idx[static_cast<size_t>(t)] * inner, ax.w[static_cast<size_t>(t)], inner, t == t0);
+#endif
+  // Rows of `inner` elements: output (ob, o) = sum over taps of w * src row (ob, idx).
+  rows(outer * out, inner, inner * std::max<int64_t>(1, tb.max_taps), [&](int64_t r, float* d) {
+    const int64_t ob = r / out, o = r % out;
+    const float* s = src + ob * in * inner;
+    const int64_t t0 = tb.begin[static_cast<size_t>(o)], t1 = tb.begin[static_cast<size_t>(o) + 1];
+    if (t0 == t1) std::fill(d, d + inner, 0.0f);
+    for (int64_t t = t0; t < t1; ++t) {
+      const float* st = s + tb.idx[static_cast<size_t>(t)] * inner;
+      const float wt = ax.w[static_cast<size_t>(t)];
+#ifdef GRIDOPS_HAVE_HWY
+      resize_axpy_f32(d, st, wt, inner, t == t0);
+#else
+      if (t == t0) {
+        for (int64_t j = 0; j < inner; ++j) d[j] = wt * st[j];
+      } else {
+        for (int64_t j = 0; j < inner; ++j) d[j] += wt * st[j];
       }
+#endif
     }
   });
 }
-#endif
 
 /// The order of the passes: the permutation of the resized axes with the least estimated
 /// work (outputs times taps, a pass along the innermost axis counted 3 times for its
@@ -334,7 +367,8 @@ void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, 
   // float32 passes work on float32 rows: other element types (and strided views) are
   // converted to a dense buffer first, and written from one last.
   const bool convert_in = !dense(src) || (kF32 && !std::is_same_v<T, float>);
-  const bool direct_out = dense(dst) && (!kF32 || std::is_same_v<T, float>);
+  // float32 passes store other dense element types row by row from the last pass.
+  const bool direct_out = dense(dst);
   if (convert_in) {
     cur.reset(testing_free_product(shape));
     strided_copy<F, T, true>(src, cur.data(), nullptr, static_cast<const T*>(src.data));
@@ -349,15 +383,19 @@ void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, 
     const bool write_dst = k + 1 == order.size() && direct_out;
     if (!write_dst) next.reset(outer * tb.out * inner);
     if constexpr (kF32) {
-      // T is float32 wherever src or dst is read or written directly.
+      // T is float32 wherever src is read directly.
       const float* in_p = read_src ? static_cast<const float*>(src.data) : cur.data();
-      float* out_p = write_dst ? static_cast<float*>(dst.mutable_data()) : next.data();
-      const ResizeSeparableTables::Axis& ax = prep.axes[order[k]];
-#ifdef GRIDOPS_HAVE_HWY
-      axis_pass_f32(in_p, out_p, outer, inner, tb, ax);
-#else
-      axis_pass<float>(in_p, out_p, outer, inner, tb, ax.w);
-#endif
+      F32Out o;
+      if (!write_dst) {
+        o.f = next.data();
+      } else if constexpr (std::is_same_v<T, float>) {
+        o.f = static_cast<float*>(dst.mutable_data());
+      } else {
+        o.t = static_cast<char*>(dst.mutable_data());
+        o.es = sizeof(T);
+        o.store = &store_row<T>;
+      }
+      axis_pass_f32(in_p, o, outer, inner, tb, prep.axes[order[k]]);
     } else {
       if (read_src && write_dst) {
         axis_pass<F>(static_cast<const T*>(src.data), static_cast<T*>(dst.mutable_data()), outer, inner, tb, tb.w);
