@@ -362,55 +362,87 @@ void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, 
   constexpr bool kF32 = std::is_same_v<F, float>;
   const int rank = static_cast<int>(p.dst_shape.size());
   const std::vector<size_t> order = pass_order(p);
-  Dims shape = p.src_shape;
   Buffer<F> cur, next;
   // float32 passes work on float32 rows: other element types (and strided views) are
-  // converted to a dense buffer first, and written from one last.
-  const bool convert_in = !dense(src) || (kF32 && !std::is_same_v<T, float>);
-  // float32 passes store other dense element types row by row from the last pass.
-  const bool direct_out = dense(dst);
-  if (convert_in) {
-    cur.reset(testing_free_product(shape));
-    strided_copy<F, T, true>(src, cur.data(), nullptr, static_cast<const T*>(src.data));
+  // converted to a dense buffer first; other dense element types are stored row by row
+  // from the last pass, strided dst views written from a dense buffer last.
+  const bool src_dense = dense(src), dst_dense = dense(dst);
+  const bool convert_in = !src_dense || (kF32 && !std::is_same_v<T, float>);
+  const bool direct_out = dst_dense;
+  // The leading axes no pass touches split the problem into independent slabs. With dense
+  // views, groups of slabs of about 2^16 output elements (or one slab) run one after another (each pass
+  // threaded inside), so the intermediates stay small: cache-resident, and reused heap
+  // memory instead of fresh pages every run.
+  size_t lead = static_cast<size_t>(rank);
+  for (const ResizeAxisTable& tb : p.tables) lead = std::min(lead, static_cast<size_t>(tb.axis));
+  int64_t slabs = 1, slab_in = 1, slab_out = 1;
+  for (size_t i = 0; i < lead; ++i) slabs *= p.src_shape[i];
+  for (size_t i = lead; i < static_cast<size_t>(rank); ++i) {
+    slab_in *= p.src_shape[i];
+    slab_out *= p.dst_shape[i];
   }
-  for (size_t k = 0; k < order.size(); ++k) {
-    const ResizeAxisTable& tb = p.tables[order[k]];
-    const size_t a = static_cast<size_t>(tb.axis);
-    int64_t outer = 1, inner = 1;
-    for (size_t i = 0; i < a; ++i) outer *= shape[i];
-    for (size_t i = a + 1; i < static_cast<size_t>(rank); ++i) inner *= shape[i];
-    const bool read_src = k == 0 && !convert_in;
-    const bool write_dst = k + 1 == order.size() && direct_out;
-    if (!write_dst) next.reset(outer * tb.out * inner);
-    if constexpr (kF32) {
-      // T is float32 wherever src is read directly.
-      const float* in_p = read_src ? static_cast<const float*>(src.data) : cur.data();
-      F32Out o;
-      if (!write_dst) {
-        o.f = next.data();
-      } else if constexpr (std::is_same_v<T, float>) {
-        o.f = static_cast<float*>(dst.mutable_data());
+  const int64_t group = src_dense && dst_dense
+                            ? std::max<int64_t>(1, std::min<int64_t>(slabs, (int64_t{1} << 16) / std::max<int64_t>(1, slab_out)))
+                            : slabs;
+  const T* src_base = static_cast<const T*>(src.data);
+  T* dst_base = static_cast<T*>(dst.mutable_data());
+  for (int64_t g0 = 0; g0 < slabs; g0 += group) {
+    const int64_t count = std::min(group, slabs - g0);
+    // The group's shape: (count, src dims from `lead` on); table axis a is axis a - lead + 1.
+    Dims shape{count};
+    shape.insert(shape.end(), p.src_shape.begin() + static_cast<std::ptrdiff_t>(lead), p.src_shape.end());
+    const T* s_ptr = src_dense ? src_base + g0 * slab_in : nullptr;
+    T* d_ptr = dst_dense ? dst_base + g0 * slab_out : nullptr;
+    if (convert_in) {
+      cur.reset(count * slab_in);
+      if (src_dense) {
+        F* c = cur.data();
+        parallel_for(count * slab_in, kGrainWork, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) c[i] = convert::load_real<F>(s_ptr[i]);
+        });
       } else {
-        o.t = static_cast<char*>(dst.mutable_data());
-        o.es = sizeof(T);
-        o.store = &store_row<T>;
-      }
-      axis_pass_f32(in_p, o, outer, inner, tb, prep.axes[order[k]]);
-    } else {
-      if (read_src && write_dst) {
-        axis_pass<F>(static_cast<const T*>(src.data), static_cast<T*>(dst.mutable_data()), outer, inner, tb, tb.w);
-      } else if (read_src) {
-        axis_pass<F>(static_cast<const T*>(src.data), next.data(), outer, inner, tb, tb.w);
-      } else if (write_dst) {
-        axis_pass<F>(cur.data(), static_cast<T*>(dst.mutable_data()), outer, inner, tb, tb.w);
-      } else {
-        axis_pass<F>(cur.data(), next.data(), outer, inner, tb, tb.w);
+        strided_copy<F, T, true>(src, cur.data(), nullptr, src_base);
       }
     }
-    shape[a] = tb.out;
-    if (!write_dst) cur.swap(next);
+    for (size_t k = 0; k < order.size(); ++k) {
+      const ResizeAxisTable& tb = p.tables[order[k]];
+      const size_t a = static_cast<size_t>(tb.axis) - lead + 1;
+      int64_t outer = 1, inner = 1;
+      for (size_t i = 0; i < a; ++i) outer *= shape[i];
+      for (size_t i = a + 1; i < shape.size(); ++i) inner *= shape[i];
+      const bool read_src = k == 0 && !convert_in;
+      const bool write_dst = k + 1 == order.size() && direct_out;
+      if (!write_dst) next.reset(outer * tb.out * inner);
+      if constexpr (kF32) {
+        // T is float32 wherever src is read directly.
+        const float* in_p = read_src ? reinterpret_cast<const float*>(s_ptr) : cur.data();
+        F32Out o;
+        if (!write_dst) {
+          o.f = next.data();
+        } else if constexpr (std::is_same_v<T, float>) {
+          o.f = d_ptr;
+        } else {
+          o.t = reinterpret_cast<char*>(d_ptr);
+          o.es = sizeof(T);
+          o.store = &store_row<T>;
+        }
+        axis_pass_f32(in_p, o, outer, inner, tb, prep.axes[order[k]]);
+      } else {
+        if (read_src && write_dst) {
+          axis_pass<F>(s_ptr, d_ptr, outer, inner, tb, tb.w);
+        } else if (read_src) {
+          axis_pass<F>(s_ptr, next.data(), outer, inner, tb, tb.w);
+        } else if (write_dst) {
+          axis_pass<F>(cur.data(), d_ptr, outer, inner, tb, tb.w);
+        } else {
+          axis_pass<F>(cur.data(), next.data(), outer, inner, tb, tb.w);
+        }
+      }
+      shape[a] = tb.out;
+      if (!write_dst) cur.swap(next);
+    }
   }
-  if (!direct_out) strided_copy<F, T, false>(dst, cur.data(), static_cast<T*>(dst.mutable_data()), nullptr);
+  if (!direct_out) strided_copy<F, T, false>(dst, cur.data(), dst_base, nullptr);
   if (p.any_outside) {
     // Extrapolated points get the exact value (the passes left a weighted sum there).
     const T fill = convert::store_real<T>(p.extrapolation_value);
