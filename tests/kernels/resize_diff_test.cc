@@ -91,8 +91,10 @@ Case random_case(std::mt19937_64& rng, bool long_rows = false) {
     std::vector<double> starts, ends;
     for (size_t k = 0; k < n; ++k) {
       const double s = real(-0.3, 0.7);
-      starts.push_back(s);
-      ends.push_back(s + real(0.1, 1.2));
+      const double e = s + real(0.1, 1.2);
+      const bool flip = uni(0, 3) == 0;  // a reversed roi mirrors the crop
+      starts.push_back(flip ? e : s);
+      ends.push_back(flip ? s : e);
     }
     d.roi = starts;
     d.roi.insert(d.roi.end(), ends.begin(), ends.end());

@@ -204,6 +204,18 @@ TEST(Resize, TfCropAndResizeAndExtrapolation) {
   // Empty roi: the whole input.
   d.roi.clear();
   expect_resize(d, x2, {2, 2}, {1, 2, 3, 4});
+  // A reversed roi flips: x = 3 - o on 4 outputs; on a row of 40 (past any vector width).
+  d.sizes = {4};
+  d.roi = {1, 0};
+  expect_resize(d, x, {4}, {30, 20, 10, 0});
+  Tensor ramp = f64({40}, {});
+  std::vector<double> flipped;
+  for (int i = 0; i < 40; ++i) {
+    ramp.data_as<double>()[i] = i * i;
+    flipped.push_back((39 - i) * (39 - i));
+  }
+  d.sizes = {40};
+  expect_resize(d, ramp, {40}, flipped, 1e-9);
 }
 
 TEST(Resize, KeepAspectRatioPolicyAndAxes) {

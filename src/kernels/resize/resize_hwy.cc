@@ -4,6 +4,7 @@
 // - GatherRowF32: out[o] = sum_k w[k][o] * row[idx[k][o]] over a fixed number of taps per
 //   output (tables padded with weight 0), a pass along the innermost axis.
 // Each output is one Mul and then MulAdds in tap order, whatever the vector width.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -35,13 +36,31 @@ void AxpyF32(float* HWY_RESTRICT acc, const float* HWY_RESTRICT src, float w, in
   }
 }
 
-void GatherRowF32(const float* HWY_RESTRICT row, float* HWY_RESTRICT out, int64_t out_len,
-                  const int32_t* HWY_RESTRICT idx, const float* HWY_RESTRICT w, int64_t taps) {
+void GatherRowF32(const float* HWY_RESTRICT row, int64_t in_len, float* HWY_RESTRICT out, int64_t out_len,
+                  const int32_t* HWY_RESTRICT idx, const float* HWY_RESTRICT w, int64_t taps, bool monotonic) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   int64_t o = 0;
   for (; o + N <= out_len; o += N) {
+    // When the tap indices never decrease along the row (`monotonic`: each output's first
+    // tap is its smallest and its last lane's largest tap bounds the block), the block reads
+    // [base, last]; when that fits in one vector (upsampling), a lane permutation replaces
+    // the gathers. Both ways compute the same products in the same order.
+    const int32_t base = idx[o];
+    int32_t last = base;
+    for (int64_t k = 0; k < taps; ++k) last = std::max(last, idx[k * out_len + o + N - 1]);
+    if (monotonic && last - base < N && base + N <= in_len) {
+      const auto win = hn::LoadU(d, row + base);
+      const auto vb = hn::Set(di, base);
+      auto lane = [&](int64_t off) {
+        return hn::TableLookupLanes(win, hn::IndicesFromVec(d, hn::Sub(hn::LoadU(di, idx + off), vb)));
+      };
+      auto acc = hn::Mul(hn::LoadU(d, w + o), lane(o));
+      for (int64_t k = 1; k < taps; ++k) acc = hn::MulAdd(hn::LoadU(d, w + k * out_len + o), lane(k * out_len + o), acc);
+      hn::StoreU(acc, d, out + o);
+      continue;
+    }
     auto acc = hn::Mul(hn::LoadU(d, w + o), hn::GatherIndex(d, row, hn::LoadU(di, idx + o)));
     for (int64_t k = 1; k < taps; ++k) {
       const int64_t off = k * out_len + o;
@@ -95,9 +114,9 @@ void resize_axpy_f32(float* acc, const float* src, float w, int64_t n, bool firs
   HWY_DYNAMIC_DISPATCH(AxpyF32)(acc, src, w, n, first);
 }
 
-void resize_gather_row_f32(const float* row, float* out, int64_t out_len, const int32_t* idx,
-                           const float* w, int64_t taps) {
-  HWY_DYNAMIC_DISPATCH(GatherRowF32)(row, out, out_len, idx, w, taps);
+void resize_gather_row_f32(const float* row, int64_t in_len, float* out, int64_t out_len, const int32_t* idx,
+                           const float* w, int64_t taps, bool monotonic) {
+  HWY_DYNAMIC_DISPATCH(GatherRowF32)(row, in_len, out, out_len, idx, w, taps, monotonic);
 }
 
 }  // namespace gridops::kernels
