@@ -240,6 +240,16 @@ TEST(ResizeDiff, SlabsLargerThanAGroupRunOneAfterAnother) {
     auto ref = run(c, x, "ref");
     auto fast = run(c, x, "separable");
     ASSERT_TRUE(ref.ok() && fast.ok());
+    // Whole groups per thread (6 groups >= 2 per thread) or passes split across threads:
+    // the same bits.
+    const int saved = get_num_threads();
+    for (int threads : {1, 2, 3}) {
+      set_num_threads(threads);
+      auto again = run(c, x, "separable");
+      ASSERT_TRUE(again.ok());
+      EXPECT_TRUE(testing::bitwise_equal(*again, *fast)) << threads << " threads";
+    }
+    set_num_threads(saved);
     double max_src = 0;
     for (int64_t i = 0; i < x.num_elements(); ++i) max_src = std::max(max_src, std::fabs(testing::element_as_double(x, i)));
     const double bound = 4.0 * (4 + 2) * 2 * 0x1p-24 * 4.0 * max_src;  // T = 4 taps, m = 2 axes

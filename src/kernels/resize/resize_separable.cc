@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -20,6 +21,27 @@ namespace {
 
 /// Work per parallel chunk, in multiply-adds (or element copies).
 constexpr int64_t kGrainWork = 1 << 15;
+
+/// Set on a thread that runs whole slab groups inside an outer parallel_for: the passes it
+/// runs then stay on that thread (no nested parallel regions).
+thread_local bool t_serial = false;
+
+/// Sets t_serial for a scope (also when an exception leaves it).
+struct SerialScope {
+  SerialScope() { t_serial = true; }
+  ~SerialScope() { t_serial = false; }
+  SerialScope(const SerialScope&) = delete;
+  SerialScope& operator=(const SerialScope&) = delete;
+};
+
+/// parallel_for, or the whole range on this thread when t_serial.
+void par(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body) {
+  if (t_serial) {
+    if (n > 0) body(0, n);
+    return;
+  }
+  parallel_for(n, grain, body);
+}
 
 int64_t grain_for(int64_t work_per_item) {
   return std::max<int64_t>(1, kGrainWork / std::max<int64_t>(1, work_per_item));
@@ -133,7 +155,7 @@ void axis_pass(const In* src, Out* dst, int64_t outer, int64_t inner, const Resi
   const int64_t in = tb.in, out = tb.out;
   const int64_t* idx = tb.idx.data();
   const int64_t work = std::max<int64_t>(1, inner * std::max<int64_t>(1, tb.max_taps));
-  parallel_for(outer * out, grain_for(work), [&](int64_t b, int64_t e) {
+  par(outer * out, grain_for(work), [&](int64_t b, int64_t e) {
     std::vector<F> row;
     if (inner > 1 && !std::is_same_v<Out, F>) row.resize(static_cast<size_t>(inner));
     for (int64_t r = b; r < e; ++r) {
@@ -239,7 +261,7 @@ void axis_pass_f32(const float* src, const F32Out& dst, int64_t outer, int64_t i
   const int64_t in = tb.in, out = tb.out;
   // Calls row(r, float* row_out) for rows [b, e) of length n at offsets r * n.
   auto rows = [&](int64_t count, int64_t n, int64_t work, auto&& row) {
-    parallel_for(count, grain_for(work), [&](int64_t b, int64_t e) {
+    par(count, grain_for(work), [&](int64_t b, int64_t e) {
       std::vector<float> scratch(dst.f ? 0 : static_cast<size_t>(n));
       for (int64_t r = b; r < e; ++r) {
         float* o = dst.f ? dst.f + r * n : scratch.data();
@@ -386,8 +408,8 @@ void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, 
                             : slabs;
   const T* src_base = static_cast<const T*>(src.data);
   T* dst_base = static_cast<T*>(dst.mutable_data());
-  for (int64_t g0 = 0; g0 < slabs; g0 += group) {
-    const int64_t count = std::min(group, slabs - g0);
+  // One slab group: from slab g0, `count` slabs, through the buffers cur and next.
+  auto run_group = [&](int64_t g0, int64_t count, Buffer<F>& cur, Buffer<F>& next) {
     // The group's shape: (count, src dims from `lead` on); table axis a is axis a - lead + 1.
     Dims shape{count};
     shape.insert(shape.end(), p.src_shape.begin() + static_cast<std::ptrdiff_t>(lead), p.src_shape.end());
@@ -397,7 +419,7 @@ void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, 
       cur.reset(count * slab_in);
       if (src_dense) {
         F* c = cur.data();
-        parallel_for(count * slab_in, kGrainWork, [&](int64_t b, int64_t e) {
+        par(count * slab_in, kGrainWork, [&](int64_t b, int64_t e) {
           for (int64_t i = b; i < e; ++i) c[i] = convert::load_real<F>(s_ptr[i]);
         });
       } else {
@@ -441,6 +463,17 @@ void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, 
       shape[a] = tb.out;
       if (!write_dst) cur.swap(next);
     }
+  };
+  const int64_t groups = (slabs + group - 1) / group;
+  if (src_dense && dst_dense && groups >= 2 * get_num_threads() && get_num_threads() > 1 && !t_serial) {
+    // Enough groups for every thread: each runs whole groups, one parallel region per run.
+    parallel_for(groups, 1, [&](int64_t gb, int64_t ge) {
+      Buffer<F> c, n;
+      SerialScope serial;
+      for (int64_t g = gb; g < ge; ++g) run_group(g * group, std::min(group, slabs - g * group), c, n);
+    });
+  } else {
+    for (int64_t g = 0; g < groups; ++g) run_group(g * group, std::min(group, slabs - g * group), cur, next);
   }
   if (!direct_out) strided_copy<F, T, false>(dst, cur.data(), dst_base, nullptr);
   if (p.any_outside) {
