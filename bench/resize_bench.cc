@@ -128,7 +128,10 @@ void add_torch(const std::string& wname, const Workload& w, bool cl, int64_t byt
     auto x = std::make_shared<at::Tensor>(at::from_blob(data->in.data(), in_l, strides(in_l), opts));
     auto y = std::make_shared<at::Tensor>(at::from_blob(out->data(), out_l, strides(out_l), opts));
     std::vector<int64_t> osz(out_l.begin() + 2, out_l.end());
-    auto fn = [=]() {
+    // The closure owns every buffer torch reads or writes (from_blob does not).
+    auto fn = [=, keep_out = out, keep_data = data]() {
+      (void)keep_out;
+      (void)keep_data;
       c10::InferenceMode g;
       switch (w.kind) {
         case Kind::kBicubic: at::upsample_bicubic2d_out(*y, *x, osz, false, c10::nullopt, c10::nullopt); break;
