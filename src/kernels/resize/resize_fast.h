@@ -23,7 +23,6 @@ struct ResizeSeparableTables {
     std::vector<float> w;  ///< the table's weights, rounded to float32
     int64_t taps = 0;
     bool gather_ok = false;
-    bool monotonic = false;  ///< see resize_gather_row_f32
     std::vector<int32_t> idx32;
     std::vector<float> w32;
   };
@@ -37,11 +36,9 @@ std::shared_ptr<const void> resize_separable_prepare(const ResizeProblem& p);
 /// Highway row kernels (resize_hwy.cc): acc = w * src (first) or acc + w * src over n floats;
 /// out[o] = sum_k w[k * out_len + o] * row[idx[k * out_len + o]] for k < taps.
 void resize_axpy_f32(float* acc, const float* src, float w, int64_t n, bool first);
-/// row holds in_len floats; `monotonic`: every output's first tap is its smallest, and the
-/// first and the largest taps never decrease with o (then a block of outputs reads one
-/// contiguous range of the row).
+/// (row holds in_len floats.)
 void resize_gather_row_f32(const float* row, int64_t in_len, float* out, int64_t out_len, const int32_t* idx,
-                           const float* w, int64_t taps, bool monotonic);
+                           const float* w, int64_t taps);
 /// dst[i] = src[i] converted with ERRATA GridSample 7 (NaN -> 0, truncate, saturate).
 void resize_store_u8_from_f32(const float* src, uint8_t* dst, int64_t n);
 #endif

@@ -2,7 +2,8 @@
 // - AxpyF32: acc[j] = w * src[j] (first tap) or acc[j] + w * src[j] (later taps), the
 //   multiply-add of whole rows that a pass along an outer axis is made of;
 // - GatherRowF32: out[o] = sum_k w[k][o] * row[idx[k][o]] over a fixed number of taps per
-//   output (tables padded with weight 0), a pass along the innermost axis.
+//   output (tables padded with weight 0), a pass along the innermost axis; blocks whose
+//   taps fall in one or two vectors of the row use loads and lane permutations.
 // Each output is one Mul and then MulAdds in tap order, whatever the vector width.
 #include <algorithm>
 #include <cmath>
@@ -37,24 +38,36 @@ void AxpyF32(float* HWY_RESTRICT acc, const float* HWY_RESTRICT src, float w, in
 }
 
 void GatherRowF32(const float* HWY_RESTRICT row, int64_t in_len, float* HWY_RESTRICT out, int64_t out_len,
-                  const int32_t* HWY_RESTRICT idx, const float* HWY_RESTRICT w, int64_t taps, bool monotonic) {
+                  const int32_t* HWY_RESTRICT idx, const float* HWY_RESTRICT w, int64_t taps) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const auto vn = hn::Set(di, static_cast<int32_t>(N));
+  const auto vmask = hn::Set(di, static_cast<int32_t>(N - 1));  // N is a power of two
   int64_t o = 0;
   for (; o + N <= out_len; o += N) {
-    // When the tap indices never decrease along the row (`monotonic`: each output's first
-    // tap is its smallest and its last lane's largest tap bounds the block), the block reads
-    // [base, last]; when that fits in one vector (upsampling), a lane permutation replaces
-    // the gathers. Both ways compute the same products in the same order.
-    const int32_t base = idx[o];
-    int32_t last = base;
-    for (int64_t k = 0; k < taps; ++k) last = std::max(last, idx[k * out_len + o + N - 1]);
-    if (monotonic && last - base < N && base + N <= in_len) {
-      const auto win = hn::LoadU(d, row + base);
-      const auto vb = hn::Set(di, base);
+    // The block of N outputs reads input indices [lo, hi]. When that range fits in one or
+    // two vectors (upsampling, or few channels per position), loads and lane permutations
+    // replace the gathers; all three ways compute the same products in the same order.
+    auto vlo = hn::LoadU(di, idx + o), vhi = vlo;
+    for (int64_t k = 1; k < taps; ++k) {
+      const auto v = hn::LoadU(di, idx + k * out_len + o);
+      vlo = hn::Min(vlo, v);
+      vhi = hn::Max(vhi, v);
+    }
+    const int64_t lo = hn::GetLane(hn::MinOfLanes(di, vlo));
+    const int64_t span = hn::GetLane(hn::MaxOfLanes(di, vhi)) - lo;
+    if (span < 2 * N && lo + 2 * N <= in_len) {
+      const auto w0 = hn::LoadU(d, row + lo);
+      const auto w1 = hn::LoadU(d, row + lo + N);
+      const auto vb = hn::Set(di, static_cast<int32_t>(lo));
+      const bool one = span < N;
       auto lane = [&](int64_t off) {
-        return hn::TableLookupLanes(win, hn::IndicesFromVec(d, hn::Sub(hn::LoadU(di, idx + off), vb)));
+        const auto rel = hn::Sub(hn::LoadU(di, idx + off), vb);
+        const auto a = hn::TableLookupLanes(w0, hn::IndicesFromVec(d, hn::And(rel, vmask)));
+        if (one) return a;
+        const auto b = hn::TableLookupLanes(w1, hn::IndicesFromVec(d, hn::And(rel, vmask)));
+        return hn::IfThenElse(hn::RebindMask(d, hn::Lt(rel, vn)), a, b);
       };
       auto acc = hn::Mul(hn::LoadU(d, w + o), lane(o));
       for (int64_t k = 1; k < taps; ++k) acc = hn::MulAdd(hn::LoadU(d, w + k * out_len + o), lane(k * out_len + o), acc);
@@ -115,8 +128,8 @@ void resize_axpy_f32(float* acc, const float* src, float w, int64_t n, bool firs
 }
 
 void resize_gather_row_f32(const float* row, int64_t in_len, float* out, int64_t out_len, const int32_t* idx,
-                           const float* w, int64_t taps, bool monotonic) {
-  HWY_DYNAMIC_DISPATCH(GatherRowF32)(row, in_len, out, out_len, idx, w, taps, monotonic);
+                           const float* w, int64_t taps) {
+  HWY_DYNAMIC_DISPATCH(GatherRowF32)(row, in_len, out, out_len, idx, w, taps);
 }
 
 }  // namespace gridops::kernels

@@ -273,7 +273,7 @@ void axis_pass_f32(const float* src, const F32Out& dst, int64_t outer, int64_t i
 #ifdef GRIDOPS_HAVE_HWY
   if (inner == 1 && ax.gather_ok) {
     rows(outer, out, out * ax.taps, [&](int64_t r, float* o) {
-      resize_gather_row_f32(src + r * in, in, o, out, ax.idx32.data(), ax.w32.data(), ax.taps, ax.monotonic);
+      resize_gather_row_f32(src + r * in, in, o, out, ax.idx32.data(), ax.w32.data(), ax.taps);
     });
     return;
   }
@@ -293,7 +293,7 @@ void axis_pass_f32(const float* src, const F32Out& dst, int64_t outer, int64_t i
       }
     }
     rows(outer, n, n * ax.taps, [&](int64_t r, float* o) {
-      resize_gather_row_f32(src + r * in * inner, in * inner, o, n, idx.data(), w.data(), ax.taps, false);
+      resize_gather_row_f32(src + r * in * inner, in * inner, o, n, idx.data(), w.data(), ax.taps);
     });
     return;
   }
@@ -522,18 +522,14 @@ std::shared_ptr<const void> resize_separable_prepare(const ResizeProblem& p) {
       const size_t out = static_cast<size_t>(tb.out);
       a.idx32.assign(out * static_cast<size_t>(a.taps), 0);
       a.w32.assign(out * static_cast<size_t>(a.taps), 0.0f);
-      // Padding repeats the output's first tap; an output without taps (extrapolated) reads
-      // index 0 before the first output with taps and in - 1 after it, so that on the usual
-      // increasing coordinates every output's first tap is its smallest and both the first
-      // and the largest taps never decrease along the row (checked: `monotonic`).
+      // Padding repeats the output's first tap (weight 0); an output without taps
+      // (extrapolated) reads index 0 before the first output with taps and in - 1 after it,
+      // which keeps the index range of a block of outputs small.
       bool seen = false;
-      int32_t prev_first = 0, prev_max = 0;
-      a.monotonic = true;
       for (size_t o = 0; o < out; ++o) {
         const int64_t t0 = tb.begin[o], n = tb.begin[o + 1] - t0;
         const int32_t pad = n > 0 ? static_cast<int32_t>(tb.idx[static_cast<size_t>(t0)])
                                   : static_cast<int32_t>(seen ? tb.in - 1 : 0);
-        int32_t first = pad, mx = pad;
         for (int64_t k = 0; k < a.taps; ++k) {
           const size_t e = static_cast<size_t>(k) * out + o;
           if (k < n) {
@@ -542,12 +538,7 @@ std::shared_ptr<const void> resize_separable_prepare(const ResizeProblem& p) {
           } else {
             a.idx32[e] = pad;
           }
-          if (a.idx32[e] < first) a.monotonic = false;
-          mx = std::max(mx, a.idx32[e]);
         }
-        if (o > 0 && (first < prev_first || mx < prev_max)) a.monotonic = false;
-        prev_first = first;
-        prev_max = mx;
         seen = seen || n > 0;
       }
     }
