@@ -280,6 +280,17 @@ TEST(ResizeDiff, ThreadCountDoesNotChangeBits) {
     set_num_threads(saved);
     ASSERT_TRUE(one.ok() && three.ok());
     EXPECT_TRUE(testing::bitwise_equal(*one, *three)) << to_string(mode);
+    // A plan run again (reusing its scratch from the first run) gives the same bits.
+    auto plan = make_resize_plan(d, x.dtype(), x.shape());
+    ASSERT_TRUE(plan.ok());
+    Tensor a(x.dtype(), plan->dst_shape()), b(x.dtype(), plan->dst_shape());
+    ASSERT_TRUE(plan->run(x, a.mutable_view()).ok());
+    Tensor x2(x.dtype(), x.shape());
+    testing::fill_random(x2, rng, -1, 1);
+    ASSERT_TRUE(plan->run(x2, b.mutable_view()).ok());  // different data in between
+    ASSERT_TRUE(plan->run(x, b.mutable_view()).ok());
+    EXPECT_TRUE(testing::bitwise_equal(a, b)) << to_string(mode);
+    EXPECT_TRUE(testing::bitwise_equal(a, *one)) << to_string(mode);
   }
 }
 

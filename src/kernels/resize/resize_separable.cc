@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <memory>
+#include <mutex>
 #include <cassert>
 #include <cstdint>
 #include <cstring>
@@ -360,19 +361,16 @@ std::vector<size_t> pass_order(const ResizeProblem& p) {
 /// An uninitialized buffer (every element is written before it is read).
 template <class F>
 struct Buffer {
-  std::unique_ptr<F[]> p;
-  int64_t n = 0;
+  ResizeScratch s;
   void reset(int64_t count) {
-    if (count > n) {
-      p.reset(new F[static_cast<size_t>(count)]);
-      n = count;
+    const size_t bytes = static_cast<size_t>(count) * sizeof(F);
+    if (bytes > s.bytes) {
+      s.p.reset(new std::byte[bytes]);
+      s.bytes = bytes;
     }
   }
-  F* data() { return p.get(); }
-  void swap(Buffer& o) {
-    std::swap(p, o.p);
-    std::swap(n, o.n);
-  }
+  F* data() { return reinterpret_cast<F*>(s.p.get()); }
+  void swap(Buffer& o) { std::swap(s, o.s); }
 };
 
 template <class T>
@@ -384,7 +382,27 @@ void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, 
   constexpr bool kF32 = std::is_same_v<F, float>;
   const int rank = static_cast<int>(p.dst_shape.size());
   const std::vector<size_t> order = pass_order(p);
+  // The single-thread group path reuses the plan's scratch from its previous run (fresh
+  // pages for large intermediates cost as much as the passes); the pool is left alone when
+  // another run of the same plan holds it.
   Buffer<F> cur, next;
+  std::unique_lock<std::mutex> pool_lock(prep.pool_mutex, std::try_to_lock);
+  if (pool_lock.owns_lock()) {
+    cur.s = std::move(prep.pool[0]);
+    next.s = std::move(prep.pool[1]);
+  }
+  struct GiveBack {
+    std::unique_lock<std::mutex>& lock;
+    const ResizeSeparableTables& prep;
+    Buffer<F>& a;
+    Buffer<F>& b;
+    ~GiveBack() {
+      if (lock.owns_lock()) {
+        prep.pool[0] = std::move(a.s);
+        prep.pool[1] = std::move(b.s);
+      }
+    }
+  } give_back{pool_lock, prep, cur, next};
   // float32 passes work on float32 rows: other element types (and strided views) are
   // converted to a dense buffer first; other dense element types are stored row by row
   // from the last pass, strided dst views written from a dense buffer last.
