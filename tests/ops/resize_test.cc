@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <random>
@@ -203,6 +204,18 @@ TEST(Resize, TfCropAndResizeAndExtrapolation) {
   // Empty roi: the whole input.
   d.roi.clear();
   expect_resize(d, x2, {2, 2}, {1, 2, 3, 4});
+  // A reversed roi flips: x = 3 - o on 4 outputs; on a row of 40 (past any vector width).
+  d.sizes = {4};
+  d.roi = {1, 0};
+  expect_resize(d, x, {4}, {30, 20, 10, 0});
+  Tensor ramp = f64({40}, {});
+  std::vector<double> flipped;
+  for (int i = 0; i < 40; ++i) {
+    ramp.data_as<double>()[i] = i * i;
+    flipped.push_back((39 - i) * (39 - i));
+  }
+  d.sizes = {40};
+  expect_resize(d, ramp, {40}, flipped, 1e-9);
 }
 
 TEST(Resize, KeepAspectRatioPolicyAndAxes) {
@@ -258,6 +271,32 @@ TEST(Resize, ElementTypes) {
     EXPECT_EQ(y->data_as<int8_t>()[2], -128) << impl;  // undershoot below -128 saturates
     EXPECT_EQ(y->data_as<int8_t>()[5], 127) << impl;   // overshoot above 127 saturates
   }
+  // uint8 rows long enough for the vector conversion: cubic 2x of 0/255 blocks of 4 over- and
+  // undershoots (saturated to 255 and 0); at x = 0.25, 0.75, 1.25 on [0, 255, 0, 255, ...]
+  // the hand values are 255 * .26171875 = 66.7 -> 66, 255 * .87890625 = 224.1 -> 224,
+  // 255 * (.87890625 - .03515625) = 215.2 -> 215.
+  Tensor blocks(DType::kUInt8, {2, 64});
+  for (int i = 0; i < 64; ++i) {
+    blocks.data_as<uint8_t>()[i] = (i / 4) % 2 ? 255 : 0;
+    blocks.data_as<uint8_t>()[64 + i] = i % 2 ? 255 : 0;
+  }
+  ResizeDesc cu;
+  cu.mode = ResizeMode::kCubic;
+  cu.axes = {1};
+  cu.scales = {2.0};
+  std::vector<std::vector<double>> outs;
+  for (const char* impl : kImplNames) {
+    cu.impl = impl;
+    auto y = resize(cu, blocks);
+    ASSERT_TRUE(y.ok());
+    outs.push_back(values(*y));
+    EXPECT_EQ(values(*y)[128 + 1], 66) << impl;
+    EXPECT_EQ(values(*y)[128 + 2], 224) << impl;
+    EXPECT_EQ(values(*y)[128 + 3], 215) << impl;
+  }
+  EXPECT_EQ(outs[0], outs[1]);
+  EXPECT_EQ(*std::max_element(outs[0].begin(), outs[0].begin() + 128), 255);
+  EXPECT_EQ(*std::min_element(outs[0].begin(), outs[0].begin() + 128), 0);
   // float16 round-trips exactly through nearest; strings and complex are gathered.
   Tensor s(DType::kString, {3});
   s.data_as<std::string>()[0] = "a";

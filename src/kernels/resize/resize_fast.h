@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,12 @@ namespace gridops::kernels {
 /// Why the separable kernels decline p (empty: they take it). They take every problem
 /// except linear/cubic on complex elements.
 std::string resize_separable_declines(const ResizeProblem& p);
+
+/// A scratch buffer of `bytes` bytes (16-byte aligned).
+struct ResizeScratch {
+  std::unique_ptr<std::byte[]> p;
+  size_t bytes = 0;
+};
 
 /// Per resized axis, the taps in float32 and, for a pass along the innermost axis, padded
 /// to max_taps per output in tap-major order (idx32[k * out + o], w32[k * out + o]; padding
@@ -27,6 +35,10 @@ struct ResizeSeparableTables {
     std::vector<float> w32;
   };
   std::vector<Axis> axes;  ///< one per ResizeProblem::tables entry
+  /// The intermediates of the last single-thread-group run, kept for the next run of the
+  /// plan (freed with it); taken under pool_mutex by one run at a time.
+  mutable std::mutex pool_mutex;
+  mutable ResizeScratch pool[2];
 };
 
 /// Builds the tables of an accepted problem (may throw std::bad_alloc).
@@ -36,8 +48,11 @@ std::shared_ptr<const void> resize_separable_prepare(const ResizeProblem& p);
 /// Highway row kernels (resize_hwy.cc): acc = w * src (first) or acc + w * src over n floats;
 /// out[o] = sum_k w[k * out_len + o] * row[idx[k * out_len + o]] for k < taps.
 void resize_axpy_f32(float* acc, const float* src, float w, int64_t n, bool first);
-void resize_gather_row_f32(const float* row, float* out, int64_t out_len, const int32_t* idx,
+/// (row holds in_len floats.)
+void resize_gather_row_f32(const float* row, int64_t in_len, float* out, int64_t out_len, const int32_t* idx,
                            const float* w, int64_t taps);
+/// dst[i] = src[i] converted with ERRATA GridSample 7 (NaN -> 0, truncate, saturate).
+void resize_store_u8_from_f32(const float* src, uint8_t* dst, int64_t n);
 #endif
 
 /// Nearest (and problems whose every axis is the identity): a gather of whole elements,

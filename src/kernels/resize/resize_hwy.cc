@@ -2,8 +2,10 @@
 // - AxpyF32: acc[j] = w * src[j] (first tap) or acc[j] + w * src[j] (later taps), the
 //   multiply-add of whole rows that a pass along an outer axis is made of;
 // - GatherRowF32: out[o] = sum_k w[k][o] * row[idx[k][o]] over a fixed number of taps per
-//   output (tables padded with weight 0), a pass along the innermost axis.
+//   output (tables padded with weight 0), a pass along the innermost axis; blocks whose
+//   taps fall in one or two vectors of the row use loads and lane permutations.
 // Each output is one Mul and then MulAdds in tap order, whatever the vector width.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -35,13 +37,43 @@ void AxpyF32(float* HWY_RESTRICT acc, const float* HWY_RESTRICT src, float w, in
   }
 }
 
-void GatherRowF32(const float* HWY_RESTRICT row, float* HWY_RESTRICT out, int64_t out_len,
+void GatherRowF32(const float* HWY_RESTRICT row, int64_t in_len, float* HWY_RESTRICT out, int64_t out_len,
                   const int32_t* HWY_RESTRICT idx, const float* HWY_RESTRICT w, int64_t taps) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const auto vn = hn::Set(di, static_cast<int32_t>(N));
+  const auto vmask = hn::Set(di, static_cast<int32_t>(N - 1));  // N is a power of two
   int64_t o = 0;
   for (; o + N <= out_len; o += N) {
+    // The block of N outputs reads input indices [lo, hi]. When that range fits in one or
+    // two vectors (upsampling, or few channels per position), loads and lane permutations
+    // replace the gathers; all three ways compute the same products in the same order.
+    auto vlo = hn::LoadU(di, idx + o), vhi = vlo;
+    for (int64_t k = 1; k < taps; ++k) {
+      const auto v = hn::LoadU(di, idx + k * out_len + o);
+      vlo = hn::Min(vlo, v);
+      vhi = hn::Max(vhi, v);
+    }
+    const int64_t lo = hn::GetLane(hn::MinOfLanes(di, vlo));
+    const int64_t span = hn::GetLane(hn::MaxOfLanes(di, vhi)) - lo;
+    if (span < 2 * N && lo + 2 * N <= in_len) {
+      const auto w0 = hn::LoadU(d, row + lo);
+      const auto w1 = hn::LoadU(d, row + lo + N);
+      const auto vb = hn::Set(di, static_cast<int32_t>(lo));
+      const bool one = span < N;
+      auto lane = [&](int64_t off) {
+        const auto rel = hn::Sub(hn::LoadU(di, idx + off), vb);
+        const auto a = hn::TableLookupLanes(w0, hn::IndicesFromVec(d, hn::And(rel, vmask)));
+        if (one) return a;
+        const auto b = hn::TableLookupLanes(w1, hn::IndicesFromVec(d, hn::And(rel, vmask)));
+        return hn::IfThenElse(hn::RebindMask(d, hn::Lt(rel, vn)), a, b);
+      };
+      auto acc = hn::Mul(hn::LoadU(d, w + o), lane(o));
+      for (int64_t k = 1; k < taps; ++k) acc = hn::MulAdd(hn::LoadU(d, w + k * out_len + o), lane(k * out_len + o), acc);
+      hn::StoreU(acc, d, out + o);
+      continue;
+    }
     auto acc = hn::Mul(hn::LoadU(d, w + o), hn::GatherIndex(d, row, hn::LoadU(di, idx + o)));
     for (int64_t k = 1; k < taps; ++k) {
       const int64_t off = k * out_len + o;
@@ -56,6 +88,26 @@ void GatherRowF32(const float* HWY_RESTRICT row, float* HWY_RESTRICT out, int64_
   }
 }
 
+void StoreU8FromF32(const float* HWY_RESTRICT s, uint8_t* HWY_RESTRICT d, int64_t n) {
+  // ERRATA GridSample 7: NaN -> 0, truncate toward zero, saturate to [0, 255].
+  const hn::ScalableTag<float> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<uint8_t, decltype(df)> du8;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(df));
+  const auto zero = hn::Zero(df), hi = hn::Set(df, 255.0f);
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    auto v = hn::LoadU(df, s + i);
+    v = hn::IfThenZeroElse(hn::IsNaN(v), v);
+    v = hn::Min(hn::Max(v, zero), hi);
+    hn::StoreU(hn::DemoteTo(du8, hn::ConvertTo(di, v)), du8, d + i);
+  }
+  for (; i < n; ++i) {
+    const float v = s[i];
+    d[i] = std::isnan(v) ? 0 : (v <= 0.0f ? 0 : (v >= 255.0f ? 255 : static_cast<uint8_t>(v)));
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace gridops::kernels
 HWY_AFTER_NAMESPACE();
@@ -65,14 +117,19 @@ namespace gridops::kernels {
 
 HWY_EXPORT(AxpyF32);
 HWY_EXPORT(GatherRowF32);
+HWY_EXPORT(StoreU8FromF32);
+
+void resize_store_u8_from_f32(const float* src, uint8_t* dst, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(StoreU8FromF32)(src, dst, n);
+}
 
 void resize_axpy_f32(float* acc, const float* src, float w, int64_t n, bool first) {
   HWY_DYNAMIC_DISPATCH(AxpyF32)(acc, src, w, n, first);
 }
 
-void resize_gather_row_f32(const float* row, float* out, int64_t out_len, const int32_t* idx,
+void resize_gather_row_f32(const float* row, int64_t in_len, float* out, int64_t out_len, const int32_t* idx,
                            const float* w, int64_t taps) {
-  HWY_DYNAMIC_DISPATCH(GatherRowF32)(row, out, out_len, idx, w, taps);
+  HWY_DYNAMIC_DISPATCH(GatherRowF32)(row, in_len, out, out_len, idx, w, taps);
 }
 
 }  // namespace gridops::kernels

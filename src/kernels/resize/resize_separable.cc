@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <climits>
 #include <memory>
+#include <mutex>
 #include <cassert>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -20,6 +22,27 @@ namespace {
 
 /// Work per parallel chunk, in multiply-adds (or element copies).
 constexpr int64_t kGrainWork = 1 << 15;
+
+/// Set on a thread that runs whole slab groups inside an outer parallel_for: the passes it
+/// runs then stay on that thread (no nested parallel regions).
+thread_local bool t_serial = false;
+
+/// Sets t_serial for a scope (also when an exception leaves it).
+struct SerialScope {
+  SerialScope() { t_serial = true; }
+  ~SerialScope() { t_serial = false; }
+  SerialScope(const SerialScope&) = delete;
+  SerialScope& operator=(const SerialScope&) = delete;
+};
+
+/// parallel_for, or the whole range on this thread when t_serial.
+void par(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body) {
+  if (t_serial) {
+    if (n > 0) body(0, n);
+    return;
+  }
+  parallel_for(n, grain, body);
+}
 
 int64_t grain_for(int64_t work_per_item) {
   return std::max<int64_t>(1, kGrainWork / std::max<int64_t>(1, work_per_item));
@@ -133,7 +156,7 @@ void axis_pass(const In* src, Out* dst, int64_t outer, int64_t inner, const Resi
   const int64_t in = tb.in, out = tb.out;
   const int64_t* idx = tb.idx.data();
   const int64_t work = std::max<int64_t>(1, inner * std::max<int64_t>(1, tb.max_taps));
-  parallel_for(outer * out, grain_for(work), [&](int64_t b, int64_t e) {
+  par(outer * out, grain_for(work), [&](int64_t b, int64_t e) {
     std::vector<F> row;
     if (inner > 1 && !std::is_same_v<Out, F>) row.resize(static_cast<size_t>(inner));
     for (int64_t r = b; r < e; ++r) {
@@ -211,24 +234,51 @@ void strided_copy(const TensorView& v, F* dense_buf, T* base_mut, const T* base)
   });
 }
 
+/// Where a float32 pass writes: dense float32 (`f`), or dense elements of another type
+/// converted row by row (`t`, `es` bytes each, `store(row, dst, n)`), fused into the pass.
+struct F32Out {
+  float* f = nullptr;
+  char* t = nullptr;
+  size_t es = 0;
+  void (*store)(const float*, void*, int64_t) = nullptr;
+};
+
+template <class T>
+void store_row(const float* s, void* d, int64_t n) {
 #ifdef GRIDOPS_HAVE_HWY
-/// A float32 pass with the Highway row kernels (src and dst dense float32).
-void axis_pass_f32(const float* src, float* dst, int64_t outer, int64_t inner, const ResizeAxisTable& tb,
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    resize_store_u8_from_f32(s, static_cast<uint8_t*>(d), n);
+    return;
+  }
+#endif
+  T* t = static_cast<T*>(d);
+  for (int64_t i = 0; i < n; ++i) t[i] = convert::store_real<T>(s[i]);
+}
+
+/// A float32 pass (src dense float32), with the Highway row kernels where available. Each
+/// output row is computed in place (dense float32 out) or in a per-thread row and stored.
+void axis_pass_f32(const float* src, const F32Out& dst, int64_t outer, int64_t inner, const ResizeAxisTable& tb,
                    const ResizeSeparableTables::Axis& ax) {
   const int64_t in = tb.in, out = tb.out;
-  if (inner == 1 && ax.gather_ok) {
-    parallel_for(outer, grain_for(out * ax.taps), [&](int64_t b, int64_t e) {
+  // Calls row(r, float* row_out) for rows [b, e) of length n at offsets r * n.
+  auto rows = [&](int64_t count, int64_t n, int64_t work, auto&& row) {
+    par(count, grain_for(work), [&](int64_t b, int64_t e) {
+      std::vector<float> scratch(dst.f ? 0 : static_cast<size_t>(n));
       for (int64_t r = b; r < e; ++r) {
-        resize_gather_row_f32(src + r * in, dst + r * out, out, ax.idx32.data(), ax.w32.data(), ax.taps);
+        float* o = dst.f ? dst.f + r * n : scratch.data();
+        row(r, o);
+        if (!dst.f) dst.store(o, dst.t + static_cast<size_t>(r * n) * dst.es, n);
       }
+    });
+  };
+#ifdef GRIDOPS_HAVE_HWY
+  if (inner == 1 && ax.gather_ok) {
+    rows(outer, out, out * ax.taps, [&](int64_t r, float* o) {
+      resize_gather_row_f32(src + r * in, in, o, out, ax.idx32.data(), ax.w32.data(), ax.taps);
     });
     return;
   }
-  if (inner == 1) {
-    axis_pass<float>(src, dst, outer, inner, tb, ax.w);
-    return;
-  }
-  if (inner < 16 && ax.gather_ok && in * inner <= INT32_MAX && out * inner <= INT32_MAX) {
+  if (inner > 1 && inner < 16 && ax.gather_ok && in * inner <= INT32_MAX && out * inner <= INT32_MAX) {
     // Few elements per position (channels-last with few channels): one gather row over
     // (o, c) with indices idx * inner + c, built once for this pass.
     const int64_t n = out * inner;
@@ -243,27 +293,33 @@ void axis_pass_f32(const float* src, float* dst, int64_t outer, int64_t inner, c
         }
       }
     }
-    parallel_for(outer, grain_for(n * ax.taps), [&](int64_t b, int64_t e) {
-      for (int64_t r = b; r < e; ++r) {
-        resize_gather_row_f32(src + r * in * inner, dst + r * n, n, idx.data(), w.data(), ax.taps);
-      }
+    rows(outer, n, n * ax.taps, [&](int64_t r, float* o) {
+      resize_gather_row_f32(src + r * in * inner, in * inner, o, n, idx.data(), w.data(), ax.taps);
     });
     return;
   }
-  parallel_for(outer * out, grain_for(inner * std::max<int64_t>(1, tb.max_taps)), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      const int64_t ob = r / out, o = r % out;
-      const float* s = src + ob * in * inner;
-      float* d = dst + (ob * out + o) * inner;
-      const int64_t t0 = tb.begin[static_cast<size_t>(o)], t1 = tb.begin[static_cast<size_t>(o) + 1];
-      if (t0 == t1) std::fill(d, d + inner, 0.0f);
-      for (int64_t t = t0; t < t1; ++t) {
-        resize_axpy_f32(d, s + tb.idx[static_cast<size_t>(t)] * inner, ax.w[static_cast<size_t>(t)], inner, t == t0);
+#endif
+  // Rows of `inner` elements: output (ob, o) = sum over taps of w * src row (ob, idx).
+  rows(outer * out, inner, inner * std::max<int64_t>(1, tb.max_taps), [&](int64_t r, float* d) {
+    const int64_t ob = r / out, o = r % out;
+    const float* s = src + ob * in * inner;
+    const int64_t t0 = tb.begin[static_cast<size_t>(o)], t1 = tb.begin[static_cast<size_t>(o) + 1];
+    if (t0 == t1) std::fill(d, d + inner, 0.0f);
+    for (int64_t t = t0; t < t1; ++t) {
+      const float* st = s + tb.idx[static_cast<size_t>(t)] * inner;
+      const float wt = ax.w[static_cast<size_t>(t)];
+#ifdef GRIDOPS_HAVE_HWY
+      resize_axpy_f32(d, st, wt, inner, t == t0);
+#else
+      if (t == t0) {
+        for (int64_t j = 0; j < inner; ++j) d[j] = wt * st[j];
+      } else {
+        for (int64_t j = 0; j < inner; ++j) d[j] += wt * st[j];
       }
+#endif
     }
   });
 }
-#endif
 
 /// The order of the passes: the permutation of the resized axes with the least estimated
 /// work (outputs times taps, a pass along the innermost axis counted 3 times for its
@@ -305,19 +361,16 @@ std::vector<size_t> pass_order(const ResizeProblem& p) {
 /// An uninitialized buffer (every element is written before it is read).
 template <class F>
 struct Buffer {
-  std::unique_ptr<F[]> p;
-  int64_t n = 0;
+  ResizeScratch s;
   void reset(int64_t count) {
-    if (count > n) {
-      p.reset(new F[static_cast<size_t>(count)]);
-      n = count;
+    const size_t bytes = static_cast<size_t>(count) * sizeof(F);
+    if (bytes > s.bytes) {
+      s.p.reset(new std::byte[bytes]);
+      s.bytes = bytes;
     }
   }
-  F* data() { return p.get(); }
-  void swap(Buffer& o) {
-    std::swap(p, o.p);
-    std::swap(n, o.n);
-  }
+  F* data() { return reinterpret_cast<F*>(s.p.get()); }
+  void swap(Buffer& o) { std::swap(s, o.s); }
 };
 
 template <class T>
@@ -329,50 +382,118 @@ void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, 
   constexpr bool kF32 = std::is_same_v<F, float>;
   const int rank = static_cast<int>(p.dst_shape.size());
   const std::vector<size_t> order = pass_order(p);
-  Dims shape = p.src_shape;
+  // The single-thread group path reuses the plan's scratch from its previous run (fresh
+  // pages for large intermediates cost as much as the passes); the pool is left alone when
+  // another run of the same plan holds it.
   Buffer<F> cur, next;
-  // float32 passes work on float32 rows: other element types (and strided views) are
-  // converted to a dense buffer first, and written from one last.
-  const bool convert_in = !dense(src) || (kF32 && !std::is_same_v<T, float>);
-  const bool direct_out = dense(dst) && (!kF32 || std::is_same_v<T, float>);
-  if (convert_in) {
-    cur.reset(testing_free_product(shape));
-    strided_copy<F, T, true>(src, cur.data(), nullptr, static_cast<const T*>(src.data));
+  std::unique_lock<std::mutex> pool_lock(prep.pool_mutex, std::try_to_lock);
+  if (pool_lock.owns_lock()) {
+    cur.s = std::move(prep.pool[0]);
+    next.s = std::move(prep.pool[1]);
   }
-  for (size_t k = 0; k < order.size(); ++k) {
-    const ResizeAxisTable& tb = p.tables[order[k]];
-    const size_t a = static_cast<size_t>(tb.axis);
-    int64_t outer = 1, inner = 1;
-    for (size_t i = 0; i < a; ++i) outer *= shape[i];
-    for (size_t i = a + 1; i < static_cast<size_t>(rank); ++i) inner *= shape[i];
-    const bool read_src = k == 0 && !convert_in;
-    const bool write_dst = k + 1 == order.size() && direct_out;
-    if (!write_dst) next.reset(outer * tb.out * inner);
-    if constexpr (kF32) {
-      // T is float32 wherever src or dst is read or written directly.
-      const float* in_p = read_src ? static_cast<const float*>(src.data) : cur.data();
-      float* out_p = write_dst ? static_cast<float*>(dst.mutable_data()) : next.data();
-      const ResizeSeparableTables::Axis& ax = prep.axes[order[k]];
-#ifdef GRIDOPS_HAVE_HWY
-      axis_pass_f32(in_p, out_p, outer, inner, tb, ax);
-#else
-      axis_pass<float>(in_p, out_p, outer, inner, tb, ax.w);
-#endif
-    } else {
-      if (read_src && write_dst) {
-        axis_pass<F>(static_cast<const T*>(src.data), static_cast<T*>(dst.mutable_data()), outer, inner, tb, tb.w);
-      } else if (read_src) {
-        axis_pass<F>(static_cast<const T*>(src.data), next.data(), outer, inner, tb, tb.w);
-      } else if (write_dst) {
-        axis_pass<F>(cur.data(), static_cast<T*>(dst.mutable_data()), outer, inner, tb, tb.w);
-      } else {
-        axis_pass<F>(cur.data(), next.data(), outer, inner, tb, tb.w);
+  struct GiveBack {
+    std::unique_lock<std::mutex>& lock;
+    const ResizeSeparableTables& prep;
+    Buffer<F>& a;
+    Buffer<F>& b;
+    ~GiveBack() {
+      if (lock.owns_lock()) {
+        prep.pool[0] = std::move(a.s);
+        prep.pool[1] = std::move(b.s);
       }
     }
-    shape[a] = tb.out;
-    if (!write_dst) cur.swap(next);
+  } give_back{pool_lock, prep, cur, next};
+  // float32 passes work on float32 rows: other element types (and strided views) are
+  // converted to a dense buffer first; other dense element types are stored row by row
+  // from the last pass, strided dst views written from a dense buffer last.
+  const bool src_dense = dense(src), dst_dense = dense(dst);
+  const bool convert_in = !src_dense || (kF32 && !std::is_same_v<T, float>);
+  const bool direct_out = dst_dense;
+  // The leading axes no pass touches split the problem into independent slabs. With dense
+  // views, groups of slabs of about 2^16 output elements (or one slab) run one after another (each pass
+  // threaded inside), so the intermediates stay small: cache-resident, and reused heap
+  // memory instead of fresh pages every run.
+  size_t lead = static_cast<size_t>(rank);
+  for (const ResizeAxisTable& tb : p.tables) lead = std::min(lead, static_cast<size_t>(tb.axis));
+  int64_t slabs = 1, slab_in = 1, slab_out = 1;
+  for (size_t i = 0; i < lead; ++i) slabs *= p.src_shape[i];
+  for (size_t i = lead; i < static_cast<size_t>(rank); ++i) {
+    slab_in *= p.src_shape[i];
+    slab_out *= p.dst_shape[i];
   }
-  if (!direct_out) strided_copy<F, T, false>(dst, cur.data(), static_cast<T*>(dst.mutable_data()), nullptr);
+  const int64_t group = src_dense && dst_dense
+                            ? std::max<int64_t>(1, std::min<int64_t>(slabs, (int64_t{1} << 16) / std::max<int64_t>(1, slab_out)))
+                            : slabs;
+  const T* src_base = static_cast<const T*>(src.data);
+  T* dst_base = static_cast<T*>(dst.mutable_data());
+  // One slab group: from slab g0, `count` slabs, through the buffers cur and next.
+  auto run_group = [&](int64_t g0, int64_t count, Buffer<F>& cur, Buffer<F>& next) {
+    // The group's shape: (count, src dims from `lead` on); table axis a is axis a - lead + 1.
+    Dims shape{count};
+    shape.insert(shape.end(), p.src_shape.begin() + static_cast<std::ptrdiff_t>(lead), p.src_shape.end());
+    const T* s_ptr = src_dense ? src_base + g0 * slab_in : nullptr;
+    T* d_ptr = dst_dense ? dst_base + g0 * slab_out : nullptr;
+    if (convert_in) {
+      cur.reset(count * slab_in);
+      if (src_dense) {
+        F* c = cur.data();
+        par(count * slab_in, kGrainWork, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) c[i] = convert::load_real<F>(s_ptr[i]);
+        });
+      } else {
+        strided_copy<F, T, true>(src, cur.data(), nullptr, src_base);
+      }
+    }
+    for (size_t k = 0; k < order.size(); ++k) {
+      const ResizeAxisTable& tb = p.tables[order[k]];
+      const size_t a = static_cast<size_t>(tb.axis) - lead + 1;
+      int64_t outer = 1, inner = 1;
+      for (size_t i = 0; i < a; ++i) outer *= shape[i];
+      for (size_t i = a + 1; i < shape.size(); ++i) inner *= shape[i];
+      const bool read_src = k == 0 && !convert_in;
+      const bool write_dst = k + 1 == order.size() && direct_out;
+      if (!write_dst) next.reset(outer * tb.out * inner);
+      if constexpr (kF32) {
+        // T is float32 wherever src is read directly.
+        const float* in_p = read_src ? reinterpret_cast<const float*>(s_ptr) : cur.data();
+        F32Out o;
+        if (!write_dst) {
+          o.f = next.data();
+        } else if constexpr (std::is_same_v<T, float>) {
+          o.f = d_ptr;
+        } else {
+          o.t = reinterpret_cast<char*>(d_ptr);
+          o.es = sizeof(T);
+          o.store = &store_row<T>;
+        }
+        axis_pass_f32(in_p, o, outer, inner, tb, prep.axes[order[k]]);
+      } else {
+        if (read_src && write_dst) {
+          axis_pass<F>(s_ptr, d_ptr, outer, inner, tb, tb.w);
+        } else if (read_src) {
+          axis_pass<F>(s_ptr, next.data(), outer, inner, tb, tb.w);
+        } else if (write_dst) {
+          axis_pass<F>(cur.data(), d_ptr, outer, inner, tb, tb.w);
+        } else {
+          axis_pass<F>(cur.data(), next.data(), outer, inner, tb, tb.w);
+        }
+      }
+      shape[a] = tb.out;
+      if (!write_dst) cur.swap(next);
+    }
+  };
+  const int64_t groups = (slabs + group - 1) / group;
+  if (src_dense && dst_dense && groups >= 2 * get_num_threads() && get_num_threads() > 1 && !t_serial) {
+    // Enough groups for every thread: each runs whole groups, one parallel region per run.
+    parallel_for(groups, 1, [&](int64_t gb, int64_t ge) {
+      Buffer<F> c, n;
+      SerialScope serial;
+      for (int64_t g = gb; g < ge; ++g) run_group(g * group, std::min(group, slabs - g * group), c, n);
+    });
+  } else {
+    for (int64_t g = 0; g < groups; ++g) run_group(g * group, std::min(group, slabs - g * group), cur, next);
+  }
+  if (!direct_out) strided_copy<F, T, false>(dst, cur.data(), dst_base, nullptr);
   if (p.any_outside) {
     // Extrapolated points get the exact value (the passes left a weighted sum there).
     const T fill = convert::store_real<T>(p.extrapolation_value);
@@ -419,15 +540,24 @@ std::shared_ptr<const void> resize_separable_prepare(const ResizeProblem& p) {
       const size_t out = static_cast<size_t>(tb.out);
       a.idx32.assign(out * static_cast<size_t>(a.taps), 0);
       a.w32.assign(out * static_cast<size_t>(a.taps), 0.0f);
+      // Padding repeats the output's first tap (weight 0); an output without taps
+      // (extrapolated) reads index 0 before the first output with taps and in - 1 after it,
+      // which keeps the index range of a block of outputs small.
+      bool seen = false;
       for (size_t o = 0; o < out; ++o) {
         const int64_t t0 = tb.begin[o], n = tb.begin[o + 1] - t0;
-        for (int64_t k = 0; k < n; ++k) {
-          a.idx32[static_cast<size_t>(k) * out + o] = static_cast<int32_t>(tb.idx[static_cast<size_t>(t0 + k)]);
-          a.w32[static_cast<size_t>(k) * out + o] = static_cast<float>(tb.w[static_cast<size_t>(t0 + k)]);
+        const int32_t pad = n > 0 ? static_cast<int32_t>(tb.idx[static_cast<size_t>(t0)])
+                                  : static_cast<int32_t>(seen ? tb.in - 1 : 0);
+        for (int64_t k = 0; k < a.taps; ++k) {
+          const size_t e = static_cast<size_t>(k) * out + o;
+          if (k < n) {
+            a.idx32[e] = static_cast<int32_t>(tb.idx[static_cast<size_t>(t0 + k)]);
+            a.w32[e] = static_cast<float>(tb.w[static_cast<size_t>(t0 + k)]);
+          } else {
+            a.idx32[e] = pad;
+          }
         }
-        if (n > 0) {
-          for (int64_t k = n; k < a.taps; ++k) a.idx32[static_cast<size_t>(k) * out + o] = static_cast<int32_t>(tb.idx[static_cast<size_t>(t0)]);
-        }
+        seen = seen || n > 0;
       }
     }
     t->axes.push_back(std::move(a));
