@@ -4,12 +4,13 @@
 // Scope: spatial rank 1-3, src and grid float32/float16/bfloat16 (computed in float, as the
 // forward), input axes of length 1..2^30. Per batch entry and chunk of output points:
 //   1. taps (parallel over points): per point and axis, K slots (index, weight, dw/dx) from
-//      axis_slots below, with the reference's formulas and conventions (grid_sample_taps.h);
-//   2. scatter and gather (parallel over items = channel block x point slice): per point,
-//      the valid tap combinations (offsets, weight, per-axis derivative weight) are built
-//      once and used for the block's channels: grad_src += w * grad_dst into a float
-//      accumulator of the slice, and the point's grid gradient partial sum over the block's
-//      channels into a buffer of the block;
+//      axis_slots below, with the reference's formulas and conventions (grid_sample_taps.h),
+//      and from them the point's valid tap combinations (src offset, accumulator offset,
+//      weight, per-axis derivative weight), stored for the chunk;
+//   2. scatter and gather (parallel over items = channel block x point slice, run_item):
+//      points in order, the point's combinations held in registers for the block's
+//      channels: grad_src += w * grad_dst into a float accumulator of the slice, and the
+//      point's grid gradient summed over the block's channels into a buffer of the block;
 //   3. grid gradient (parallel over points): the blocks' partial sums added in block order,
 //      times dx/dg, stored once;
 //   4. grad_src (parallel over rows): the slices' accumulators added in slice order, stored.
@@ -117,6 +118,83 @@ inline void unravel(int64_t q, const Dims& sizes, int r, int64_t* o) {
     const int64_t len = sizes[static_cast<size_t>(d)];
     o[d] = q % len;
     q /= len;
+  }
+}
+
+/// What step 2 of one (channel block, point slice) item reads and writes.
+template <class T>
+struct ItemArgs {
+  const T* src_n;        ///< src of this batch entry
+  const T* gd;           ///< grad_dst base
+  int64_t src_channel, gd_channel, in_points;
+  int64_t c0, c1, qb, qe;
+  const int* count;      ///< valid combinations per point
+  const int64_t* gdo;    ///< grad_dst spatial offset per point (batch included)
+  const int64_t* cs;     ///< per point x combination: src offset
+  const int64_t* cd;     ///< accumulator offset
+  const float* cw;       ///< weight
+  const float* cdw;      ///< per point x axis x combination: derivative weight
+  float* acc;            ///< the slice's accumulators (channel-major), or null
+  float* gp;             ///< the block's grid gradient partial sums (point x axis), or null
+};
+
+/// Step 2 for one item, points outer and the block's channels inner: a point's
+/// combinations stay in registers for all its channels. R axes, at most NC combinations.
+template <class T, int R, int NC>
+void run_item(const ItemArgs<T>& a) {
+  for (int64_t q = a.qb; q < a.qe; ++q) {
+    const int nc = a.count[q];
+    const size_t base = static_cast<size_t>(q) * NC;
+    int64_t so[NC] = {}, dof[NC] = {};
+    float w[NC] = {}, dw[R][NC] = {};
+    for (int k = 0; k < nc; ++k) {
+      so[k] = a.cs[base + static_cast<size_t>(k)];
+      dof[k] = a.cd[base + static_cast<size_t>(k)];
+      w[k] = a.cw[base + static_cast<size_t>(k)];
+    }
+    if (a.gp != nullptr) {
+      for (int d = 0; d < R; ++d) {
+        for (int k = 0; k < nc; ++k) dw[d][k] = a.cdw[(static_cast<size_t>(q) * R + static_cast<size_t>(d)) * NC + static_cast<size_t>(k)];
+      }
+    }
+    float g[R] = {};
+    const int64_t go_off = a.gdo[q];
+    for (int64_t c = a.c0; c < a.c1; ++c) {
+      const float go = convert::load_real<float>(a.gd[go_off + c * a.gd_channel]);
+      if (a.acc != nullptr) {
+        float* ac = a.acc + c * a.in_points;
+        for (int k = 0; k < nc; ++k) ac[dof[k]] += w[k] * go;
+      }
+      if (a.gp != nullptr) {
+        const T* sv = a.src_n + c * a.src_channel;
+        float t[R] = {};
+        for (int k = 0; k < nc; ++k) {
+          const float v = convert::load_real<float>(sv[so[k]]);
+          for (int d = 0; d < R; ++d) t[d] += dw[d][k] * v;
+        }
+        for (int d = 0; d < R; ++d) g[d] += go * t[d];
+      }
+    }
+    if (a.gp != nullptr) {
+      for (int d = 0; d < R; ++d) a.gp[q * R + d] = g[d];
+    }
+  }
+}
+
+template <class T>
+void run_item_dispatch(int r, InterpolationMode mode, const ItemArgs<T>& a) {
+  const int m = mode == InterpolationMode::kNearest ? 0 : mode == InterpolationMode::kLinear ? 1 : 2;
+  switch (r * 3 + m) {
+    case 3: run_item<T, 1, 1>(a); break;
+    case 4: run_item<T, 1, 2>(a); break;
+    case 5: run_item<T, 1, 4>(a); break;
+    case 6: run_item<T, 2, 1>(a); break;
+    case 7: run_item<T, 2, 4>(a); break;
+    case 8: run_item<T, 2, 16>(a); break;
+    case 9: run_item<T, 3, 1>(a); break;
+    case 10: run_item<T, 3, 8>(a); break;
+    case 11: run_item<T, 3, 64>(a); break;
+    default: assert(false && "fast backward: rank 1-3"); break;
   }
 }
 
@@ -233,44 +311,35 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
             }
             count[static_cast<size_t>(q)] = nc;
             gdo[static_cast<size_t>(q)] = go_off;
+
           }
         });
-        // 2. scatter and gather: items (channel block, point slice), channels outer so that
-        // a channel's src plane and accumulator stay in cache while its points run.
+        // 2. scatter and gather: items (channel block, point slice); per point, its
+        // combinations are used for every channel of the block (run_item).
         // Small chunks run on the calling thread (waking threads costs more than the work).
         const bool small = np * C * combos < kMinParallelWork;
         parallel_for(nblocks * S, small ? nblocks * S : 1, [&](int64_t b, int64_t e) {
           for (int64_t item = b; item < e; ++item) {
             const int64_t blk = item / S, s = item % S;
-            const int64_t c0 = blk * CB, c1 = std::min(C, c0 + CB);
-            const int64_t qb = s * np / S, qe = (s + 1) * np / S;
-            float* accs = acc.empty() ? nullptr : acc.data() + s * C * in_points;
-            float* gp = want_gg ? ggp.data() + blk * chunk * r : nullptr;
-            if (want_gg) std::fill(gp + qb * r, gp + qe * r, 0.0f);
-            for (int64_t c = c0; c < c1; ++c) {
-              const T* gdc = gd_base + c * ds.channel;
-              const T* sv = src_base + n * ss.batch + c * ss.channel;
-              float* a = accs != nullptr ? accs + c * in_points : nullptr;
-              for (int64_t q = qb; q < qe; ++q) {
-                const int nc = count[static_cast<size_t>(q)];
-                const float go = convert::load_real<float>(gdc[gdo[static_cast<size_t>(q)]]);
-                const size_t base = static_cast<size_t>(q * combos);
-                if (a != nullptr) {
-                  for (int k = 0; k < nc; ++k) a[cd[base + static_cast<size_t>(k)]] += cw[base + static_cast<size_t>(k)] * go;
-                }
-                if (want_gg) {
-                  const float* dwq = &cdw[static_cast<size_t>(q) * static_cast<size_t>(r * combos)];
-                  for (int d = 0; d < r; ++d) {
-                    const float* dwd = dwq + d * combos;
-                    float t = 0.0f;
-                    for (int k = 0; k < nc; ++k) {
-                      t += dwd[k] * convert::load_real<float>(sv[cs[base + static_cast<size_t>(k)]]);
-                    }
-                    gp[q * r + d] += go * t;
-                  }
-                }
-              }
-            }
+            ItemArgs<T> a;
+            a.src_n = src_base + n * ss.batch;
+            a.gd = gd_base;
+            a.src_channel = ss.channel;
+            a.gd_channel = ds.channel;
+            a.in_points = in_points;
+            a.c0 = blk * CB;
+            a.c1 = std::min(C, a.c0 + CB);
+            a.qb = s * np / S;
+            a.qe = (s + 1) * np / S;
+            a.count = count.data();
+            a.gdo = gdo.data();
+            a.cs = cs.data();
+            a.cd = cd.data();
+            a.cw = cw.data();
+            a.cdw = cdw.data();
+            a.acc = acc.empty() ? nullptr : acc.data() + s * C * in_points;
+            a.gp = want_gg ? ggp.data() + blk * chunk * r : nullptr;
+            run_item_dispatch<T>(r, p.mode, a);
           }
         });
       }
