@@ -2,7 +2,10 @@
 //
 // NOTE [ GridSample backward fast path ]
 // Scope: spatial rank 1-3, src and grid float32/float16/bfloat16 (computed in float, as the
-// forward), input axes of length 1..2^30. Per batch entry and chunk of output points:
+// forward), input axes of length 1..2^30. Per batch entry, the output points are first
+// ordered by the input row their coordinate falls in (a stable counting sort, so that
+// consecutive points touch nearby input lines; the order depends only on the data). Then
+// per chunk of points in that order:
 //   1. taps (parallel over points): per point and axis, K slots (index, weight, dw/dx) from
 //      axis_slots below, with the reference's formulas and conventions (grid_sample_taps.h),
 //      and from them the point's valid tap combinations (src offset, accumulator offset,
@@ -257,8 +260,48 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   float slope[3] = {0.0f, 0.0f, 0.0f};
   for (int d = 0; d < r; ++d) slope[d] = unnormalize_slope<float>(p.in_sizes[static_cast<size_t>(d)], p.align_corners);
 
+  // Points are visited in the order of the input row (all axes but the innermost) their
+  // coordinate falls in: a stable counting sort per batch entry that depends only on the
+  // data, so that consecutive points (and a thread's slice) touch nearby input lines.
+  int64_t rows = 1;
+  for (int d = 0; d + 1 < r; ++d) rows *= p.in_sizes[static_cast<size_t>(d)];
+  int shift = 0;
+  while ((rows >> shift) > (int64_t{1} << 20)) ++shift;
+  const bool sort = work && rows > 1;
+  std::vector<int64_t> order(work ? static_cast<size_t>(out_points) : 0);
+  std::vector<int32_t> key(sort ? static_cast<size_t>(out_points) : 0);
+  std::vector<int64_t> bucket(sort ? static_cast<size_t>((rows >> shift) + 2) : 0);
+
   for (int64_t n = 0; n < p.batch; ++n) {
     if (!acc.empty()) std::fill(acc.begin(), acc.end(), 0.0f);
+    if (sort) {
+      parallel_for(out_points, kTapsGrain, [&](int64_t b, int64_t e) {
+        int64_t o[3];
+        for (int64_t q = b; q < e; ++q) {
+          unravel(q, p.out_sizes, r, o);
+          int64_t goff = n * gs[0];
+          for (int d = 0; d < r; ++d) goff += o[d] * gs[static_cast<size_t>(d) + 1];
+          int64_t row = 0;
+          for (int d = 0; d + 1 < r; ++d) {
+            const GT gv = grid_base[goff + static_cast<int64_t>(r - 1 - d) * gs[static_cast<size_t>(r) + 1]];
+            const int64_t len = p.in_sizes[static_cast<size_t>(d)];
+            float f = std::floor(coords::unnormalize(convert::load_real<float>(gv), len, p.align_corners));
+            if (!(f >= 0.0f)) f = 0.0f;  // also NaN
+            if (f > static_cast<float>(len - 1)) f = static_cast<float>(len - 1);
+            row = row * len + static_cast<int64_t>(f);
+          }
+          key[static_cast<size_t>(q)] = static_cast<int32_t>(row >> shift);
+        }
+      });
+      std::fill(bucket.begin(), bucket.end(), 0);
+      for (int64_t q = 0; q < out_points; ++q) ++bucket[static_cast<size_t>(key[static_cast<size_t>(q)]) + 1];
+      for (size_t b = 1; b < bucket.size(); ++b) bucket[b] += bucket[b - 1];
+      for (int64_t q = 0; q < out_points; ++q) {
+        order[static_cast<size_t>(bucket[static_cast<size_t>(key[static_cast<size_t>(q)])]++)] = q;
+      }
+    } else {
+      for (size_t q = 0; q < order.size(); ++q) order[q] = static_cast<int64_t>(q);
+    }
     for (int64_t q0 = 0; q0 < out_points; q0 += chunk) {
       const int64_t np = std::min(chunk, out_points - q0);
       if (work) {
@@ -267,7 +310,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
           int64_t o[3];
           AxisSlots sl[3];
           for (int64_t q = b; q < e; ++q) {
-            unravel(q0 + q, p.out_sizes, r, o);
+            unravel(order[static_cast<size_t>(q0 + q)], p.out_sizes, r, o);
             int64_t goff = n * gs[0], go_off = n * ds.batch;
             for (int d = 0; d < r; ++d) {
               goff += o[d] * gs[static_cast<size_t>(d) + 1];
@@ -350,7 +393,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
         parallel_for(np, kTapsGrain, [&](int64_t b, int64_t e) {
           int64_t o[3];
           for (int64_t q = b; q < e; ++q) {
-            unravel(q0 + q, p.out_sizes, r, o);
+            unravel(work ? order[static_cast<size_t>(q0 + q)] : q0 + q, p.out_sizes, r, o);
             int64_t off = n * ggs[0];
             for (int d = 0; d < r; ++d) off += o[d] * ggs[static_cast<size_t>(d) + 1];
             for (int d = 0; d < r; ++d) {
