@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/convert.h"
@@ -449,6 +450,24 @@ void dispatch_grid(const GridSampleProblem& p, const TensorView& grad_dst, const
   }
 }
 
+/// True when no two elements of v share an address (sufficient test: sorted by |stride|,
+/// every stride is at least the extent of the axes before it). Conservative: some
+/// interleaved but disjoint layouts count as aliasing.
+bool elements_disjoint(const TensorView& v) {
+  std::vector<std::pair<int64_t, int64_t>> axes;  // (|stride|, size)
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    if (v.shape[i] == 0) return true;  // no elements
+    if (v.shape[i] > 1) axes.emplace_back(v.strides[i] < 0 ? -v.strides[i] : v.strides[i], v.shape[i]);
+  }
+  std::sort(axes.begin(), axes.end());
+  int64_t extent = 1;  // elements spanned by the axes so far
+  for (const auto& [stride, size] : axes) {
+    if (stride < extent) return false;
+    extent = stride * (size - 1) + extent;  // fits: validate_view bounds the byte extent
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string grid_sample_backward_fast_declines(const GridSampleProblem& p) {
@@ -473,6 +492,14 @@ void grid_sample_backward_fast(const GridSampleProblem& p, const TensorView& gra
                                const TensorView& src, const TensorView& grid,
                                const MutableTensorView* grad_src,
                                const MutableTensorView* grad_grid) {
+  // Outputs whose elements alias each other (a zero stride, interleaved strides) would be
+  // written by several threads at once: the reference defines their result (the last
+  // write in its order wins).
+  if ((grad_src != nullptr && !elements_disjoint(*grad_src)) ||
+      (grad_grid != nullptr && !elements_disjoint(*grad_grid))) {
+    grid_sample_backward_ref(p, grad_dst, src, grid, grad_src, grad_grid);
+    return;
+  }
   switch (p.src_dtype) {
     case DType::kFloat16: dispatch_grid<float16>(p, grad_dst, src, grid, grad_src, grad_grid); break;
     case DType::kBFloat16: dispatch_grid<bfloat16>(p, grad_dst, src, grid, grad_src, grad_grid); break;
