@@ -208,6 +208,7 @@ struct AffineGridBackwardImpl {
 };
 
 constexpr AffineGridBackwardImpl kBackwardImpls[] = {
+    {"fast", &kernels::affine_grid_backward_fast_declines, &kernels::affine_grid_backward_fast},
     {"ref", &ref_declines, &kernels::affine_grid_backward_ref},
 };
 

@@ -107,4 +107,14 @@ using AffineGridBackwardFn = void (*)(const AffineGridProblem& p, const TensorVi
 void affine_grid_backward_ref(const AffineGridProblem& p, const TensorView& grad_grid,
                               const MutableTensorView& grad_theta);
 
+/// Why the fast backward declines `p` (empty: it accepts): only spatial rank 2 or 3.
+std::string affine_grid_backward_fast_declines(const AffineGridProblem& p);
+
+/// The fast backward (affine_grid_backward_fast.cc): per grid row two sums over W (of G and
+/// of G * x), combined with y and z per row, in double; threaded over fixed blocks of rows
+/// whose partial sums are added in block order, so the result is bit-identical for any
+/// thread count. Differs from the reference only in the order of the double sums.
+void affine_grid_backward_fast(const AffineGridProblem& p, const TensorView& grad_grid,
+                               const MutableTensorView& grad_theta);
+
 }  // namespace gridops::kernels

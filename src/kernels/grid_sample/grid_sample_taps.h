@@ -1,6 +1,7 @@
 // The reference's per-axis taps and stride split, shared by the GridSample forward
-// reference (grid_sample_ref.cc) and backward reference (grid_sample_backward_ref.cc), so
-// that the backward differentiates exactly the taps and weights the forward uses.
+// reference (grid_sample_ref.cc), the backward reference (grid_sample_backward_ref.cc) and
+// the fast backward (grid_sample_backward_fast.cc), so that the backward differentiates
+// exactly the taps and weights the forward uses.
 // Written to read like docs/ops/grid_sample.md, "Formulas".
 #pragma once
 
