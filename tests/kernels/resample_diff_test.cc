@@ -400,8 +400,8 @@ TEST(ResampleDiff, BenchmarkWorkloadsUseTheFastPath) {
 }
 
 // Outputs of 4 MiB and more from 64-byte aligned buffers take the non-temporal store
-// paths; they must give the same results as ordinary stores (the same values as ref for
-// nearest, within the bound for linear: here checked against the unaligned run's bits).
+// paths; they must give the same bits as ordinary stores (the unaligned run) and the
+// reference's values (bit-exact for nearest, within the bound for linear).
 TEST(ResampleDiff, LargeAlignedOutputsUseStreamingStores) {
   GRIDOPS_SKIP_WITHOUT_HWY();
   const uint64_t seed = testing::test_seed();
@@ -432,10 +432,26 @@ TEST(ResampleDiff, LargeAlignedOutputsUseStreamingStores) {
         std::memcpy(xa, x.data(), ns * sizeof(float));
         const bool ok = plan->forward(xa, ya).ok();
         const int cmp = std::memcmp(ya, yu.data() + 1, nd * sizeof(float));
+        std::vector<float> got(ya, ya + nd);
         std::free(xa);
         std::free(ya);
         ASSERT_TRUE(ok);
         EXPECT_EQ(cmp, 0);
+        // And the values against the reference: nearest bit-exact, linear within the
+        // forward bound 2^-20 * sum |w x| (see check_one).
+        std::vector<float> want(nd), sum_abs(nd), x_abs(ns);
+        for (size_t i = 0; i < ns; ++i) x_abs[i] = std::fabs(x[i]);
+        ResampleDesc ref_desc = desc;
+        ref_desc.impl = "ref";
+        auto ref = make_resample_plan(ref_desc, s, d);
+        ASSERT_TRUE(ref.ok());
+        ASSERT_TRUE(ref->forward(x.data(), want.data()).ok());
+        ASSERT_TRUE(ref->forward(x_abs.data(), sum_abs.data()).ok());
+        for (size_t i = 0; i < nd; ++i) {
+          const double bound = a == ResampleAlgorithm::kNearest ? 0.0 : std::ldexp(1.0, -20) * sum_abs[i] * 1.01 + 1e-37;
+          ASSERT_LE(std::fabs(static_cast<double>(got[i]) - want[i]), bound)
+              << "buffer element " << i << ": got " << got[i] << ", ref " << want[i];
+        }
       }
     }
   }

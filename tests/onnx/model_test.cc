@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <tuple>
+
 #include "gridops/onnx/tensor_proto.h"
 #include "model_util.h"
 #include "proto_convert.h"
@@ -207,6 +210,45 @@ TEST(OnnxResize, ExactSubsetRunsAndTheRestIsUnsupported) {
   EXPECT_THAT(load(resize_model("cubic", "half_pixel", "")).check_supported().message(), HasSubstr("mode 'cubic' is not supported"));
   EXPECT_THAT(load(resize_model("linear", "align_corners", "")).check_supported().message(),
               HasSubstr("coordinate_transformation_mode 'align_corners' is not supported"));
+}
+
+// A 1.5x half_pixel linear Resize, value by value against the ONNX formula computed here
+// (x_in = (x_out + 0.5) / scale - 0.5, clamped to [0, len - 1], then separable linear).
+TEST(OnnxResize, OneAndAHalfTimesMatchesTheOnnxFormula) {
+  auto mp = resize_model("linear", "half_pixel", "");
+  mp.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  Model lin = load(mp);
+  const int64_t H = 4, W = 6, C = 2;
+  std::vector<float> xv(static_cast<size_t>(C * H * W));
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>((i * 37) % 23) - 11.0f + 0.25f * static_cast<float>(i % 3);
+  std::map<std::string, Tensor> in;
+  in["X"] = f32({1, C, H, W}, xv);
+  in["roi"] = Tensor(DType::kFloat32, {0});
+  in["scales"] = f32({4}, {1, 1, 1.5f, 1.5f});
+  auto out = lin.run(in);
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  const int64_t OH = 6, OW = 9;
+  ASSERT_EQ(out->at("Y").shape(), (Dims{1, C, OH, OW}));
+  auto taps = [](int64_t o, int64_t len) {
+    double x = (static_cast<double>(o) + 0.5) / 1.5 - 0.5;
+    x = std::min(std::max(x, 0.0), static_cast<double>(len - 1));
+    const auto i0 = static_cast<int64_t>(std::floor(x));
+    const int64_t i1 = std::min(i0 + 1, len - 1);
+    return std::make_tuple(i0, i1, x - static_cast<double>(i0));
+  };
+  const std::vector<float> y = values(out->at("Y"));
+  for (int64_t c = 0; c < C; ++c) {
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const auto [h0, h1, fh] = taps(oh, H);
+        const auto [w0, w1, fw] = taps(ow, W);
+        auto at = [&](int64_t h, int64_t w) { return static_cast<double>(xv[static_cast<size_t>((c * H + h) * W + w)]); };
+        const double want = (1 - fh) * ((1 - fw) * at(h0, w0) + fw * at(h0, w1)) + fh * ((1 - fw) * at(h1, w0) + fw * at(h1, w1));
+        EXPECT_NEAR(y[static_cast<size_t>((c * OH + oh) * OW + ow)], want, 1e-5 * (1 + std::fabs(want)))
+            << "c " << c << " h " << oh << " w " << ow;
+      }
+    }
+  }
 }
 
 TEST(OnnxGraph, RunsNodesStoredOutOfOrderAndChecksTheGraph) {
