@@ -464,5 +464,56 @@ TEST_F(CliHardening, ASchemaTypeViolationIsAnInvalidModel) {
   EXPECT_THAT(run_cli("info " + file).output, HasSubstr("runnable by gridops: no"));
 }
 
+// ---- Hostile inputs through the command (the library-level tests exist). -----------------
+
+// A .npy header claiming 2^40 elements, and a TensorProto with dims of 2^40 elements and no
+// data: both refused before anything that size is allocated (the run is under 200 MB).
+TEST_F(CliHardening, MemoryBombInputsAreRefused) {
+  const std::string model = identity_model({"a"});
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }";
+  header.append(64 - 10 - header.size() % 64 + (header.size() % 64 > 53 ? 64 : 0), ' ');
+  std::string npy = std::string("\x93NUMPY\x01\x00", 8);
+  const size_t hl = header.size() + 1;
+  npy.push_back(static_cast<char>(hl & 0xFF));
+  npy.push_back(static_cast<char>(hl >> 8));
+  npy += header + "\n";
+  std::ofstream(path("bomb.npy"), std::ios::binary) << npy;
+  const std::string limit = kAsan ? "" : "ulimit -v 200000;";
+  Result r = run_cli("run " + model + " -i " + path("bomb.npy") + " -o " + path("out"), limit);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("bomb.npy"));
+  EXPECT_THAT(r.output, HasSubstr("data bytes"));  // the size check, not a header error
+  ::onnx::TensorProto t;
+  t.set_data_type(::onnx::TensorProto::FLOAT);
+  t.add_dims(int64_t{1} << 20);
+  t.add_dims(int64_t{1} << 20);
+  std::ofstream(path("bomb.pb"), std::ios::binary) << t.SerializeAsString();
+  r = run_cli("run " + model + " -i " + path("bomb.pb") + " -o " + path("out"), limit);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("bomb.pb"));
+  EXPECT_FALSE(fs::exists(path("out")));
+}
+
+// NaN and infinite grid coordinates are valid input: the command runs and writes the output.
+TEST_F(CliHardening, NonFiniteGridsRun) {
+  auto m = test::one_node("GridSample", 20,
+                          {test::value("X", ::onnx::TensorProto::FLOAT, {1, 1, 2, 2}),
+                           test::value("grid", ::onnx::TensorProto::FLOAT, {1, 1, 3, 2})},
+                          {test::value("Y", ::onnx::TensorProto::FLOAT, {1, 1, 1, 3})});
+  Tensor x(DType::kFloat32, {1, 1, 2, 2});
+  for (int i = 0; i < 4; ++i) x.data_as<float>()[i] = static_cast<float>(i + 1);
+  Tensor g(DType::kFloat32, {1, 1, 3, 2});
+  const float gv[6] = {NAN, 0.0f, INFINITY, -INFINITY, 0.0f, 0.0f};
+  std::memcpy(g.data(), gv, sizeof gv);
+  ASSERT_TRUE(write_npy(x, path("X.npy")).ok());
+  ASSERT_TRUE(write_npy(g, path("grid.npy")).ok());
+  Result r = run_cli("run " + save(m, "gs.onnx") + " -i X=" + path("X.npy") + " -i grid=" + path("grid.npy") +
+                     " -o " + path("out"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto y = read_npy(path("out/Y.npy"));
+  ASSERT_TRUE(y.ok());
+  EXPECT_EQ(y->data_as<float>()[2], 2.5f);  // the finite point: the mean of the four
+}
+
 }  // namespace
 }  // namespace gridops::onnx
