@@ -117,14 +117,15 @@ class CliHardening : public ::testing::Test {
 
 // ---- Defect 1: no abort on memory; graph outputs are moved, not copied. ---------------
 
-// A Pad whose output is 256 MiB runs under a 420 MB address-space limit: the output is
-// held once (moved out of the runner, written from its own buffer). Copying it once more,
-// as the runner once did, needs 512 MiB and aborted (exit 134).
+// A Pad whose output is 64 MiB runs under a 110,000 KiB address-space limit (the command
+// itself needs under 20 MB): the output is held once (moved out of the runner, written
+// from its own buffer). Copying it once more, as the runner once did, needs 128 MiB and
+// aborted (exit 134).
 TEST_F(CliHardening, LargeOutputIsNotCopied) {
   if (kAsan) GTEST_SKIP() << "ulimit -v does not work with AddressSanitizer's shadow memory";
-  const int64_t n = int64_t{64} << 20;  // float32 elements: 256 MiB
+  const int64_t n = int64_t{16} << 20;  // float32 elements: 64 MiB
   const std::string model = pad_model(3, n - 3);
-  Result r = run_cli("run " + model + " -i " + path("x.npy") + " -o " + path("out") + " --threads 1", "ulimit -v 420000;");
+  Result r = run_cli("run " + model + " -i " + path("x.npy") + " -o " + path("out") + " --threads 1", "ulimit -v 110000;");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(fs::file_size(path("out/y.npy")), static_cast<uintmax_t>(128 + n * 4));
   std::ifstream f(path("out/y.npy"), std::ios::binary);
@@ -136,12 +137,12 @@ TEST_F(CliHardening, LargeOutputIsNotCopied) {
   EXPECT_EQ(head[3], 0.0f);
 }
 
-// Peak memory is the live values, not every value computed: x -> a (128 MiB) -> b (cropped
-// back to 3 elements) -> y (128 MiB). `a` is freed once `b` exists, so a and y are never
-// held together and the run fits in ~300 MB; keeping every value needs 256 MiB + more.
+// Peak memory is the live values, not every value computed: x -> a (64 MiB) -> b (cropped
+// back to 3 elements) -> y (64 MiB). `a` is freed once `b` exists, so a and y are never
+// held together and the run fits in 110,000 KiB; keeping every value needs 128 MiB + more.
 TEST_F(CliHardening, IntermediatesAreFreedAfterTheirLastUse) {
   if (kAsan) GTEST_SKIP() << "ulimit -v does not work with AddressSanitizer's shadow memory";
-  const int64_t n = int64_t{32} << 20;  // float32 elements: 128 MiB
+  const int64_t n = int64_t{16} << 20;  // float32 elements: 64 MiB
   auto m = test::one_node("Pad", 13, {test::value("x", ::onnx::TensorProto::FLOAT, {3})},
                           {test::value("y", ::onnx::TensorProto::FLOAT, {n})});
   auto* g = m.mutable_graph();
@@ -158,7 +159,7 @@ TEST_F(CliHardening, IntermediatesAreFreedAfterTheirLastUse) {
     *g->add_initializer() = int64_tensor(names[k][1], {0, ends[k]});
   }
   Result r = run_cli("run " + save(m, "chain.onnx") + " -i " + path("x.npy") + " -o " + path("out") + " --threads 1",
-                     "ulimit -v 300000;");
+                     "ulimit -v 110000;");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(fs::file_size(path("out/y.npy")), static_cast<uintmax_t>(128 + n * 4));
 }
@@ -178,7 +179,7 @@ TEST_F(CliHardening, OutputTooLargeForMemoryIsOutOfMemoryNamingTheNode) {
 // goes on to the next case and prints its summary.
 TEST_F(CliHardening, ConformanceSurvivesACaseThatRunsOutOfMemory) {
   if (kAsan) GTEST_SKIP() << "ulimit -v does not work with AddressSanitizer's shadow memory";
-  const int64_t n = int64_t{64} << 20;
+  const int64_t n = int64_t{16} << 20;  // 64 MiB
   for (const char* c : {"test_a_big", "test_b_small"}) {
     fs::create_directories(dir_ / "suite" / c / "test_data_set_0");
     const bool big = std::string(c) == "test_a_big";
@@ -188,15 +189,15 @@ TEST_F(CliHardening, ConformanceSurvivesACaseThatRunsOutOfMemory) {
     ASSERT_TRUE(write_tensor_proto(x, "x", (dir_ / "suite" / c / "test_data_set_0/input_0.pb").string()).ok());
     ASSERT_TRUE(write_tensor_proto(y, "y", (dir_ / "suite" / c / "test_data_set_0/output_0.pb").string()).ok());
   }
-  // The big case's output is computed once (256 MiB) and fails its comparison (shape);
+  // The big case's output is computed once (64 MiB) and fails its comparison (shape);
   // two copies would not fit.
-  Result r = run_cli("conformance " + path("suite"), "ulimit -v 420000;");
+  Result r = run_cli("conformance " + path("suite"), "ulimit -v 110000;");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("FAIL suite/test_a_big"));
   EXPECT_THAT(r.output, HasSubstr("PASS suite/test_b_small"));
   EXPECT_THAT(r.output, HasSubstr("1 passed, 1 failed, 0 skipped"));
   // With less memory the big case cannot even be computed: still a FAIL line.
-  r = run_cli("conformance " + path("suite"), "ulimit -v 200000;");
+  r = run_cli("conformance " + path("suite"), "ulimit -v 50000;");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("FAIL suite/test_a_big"));
   EXPECT_THAT(r.output, HasSubstr("bytes"));
