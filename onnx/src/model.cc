@@ -755,7 +755,11 @@ StatusOr<std::map<std::string, Tensor>> Model::run(const std::map<std::string, T
     for (const auto& kv : inputs) {
       const std::string& name = kv.first;
       auto it = std::find_if(impl_->inputs.begin(), impl_->inputs.end(), [&](const ValueInfo& v) { return v.name == name; });
-      if (it == impl_->inputs.end() && !impl_->initializers.count(name)) {
+      // An initializer can be overridden only when it is also a graph input (IR >= 4);
+      // one that is not is a constant of the model.
+      const bool overridable = std::any_of(impl_->initializer_inputs.begin(), impl_->initializer_inputs.end(),
+                                           [&](const ValueInfo& v) { return v.name == name; });
+      if (it == impl_->inputs.end() && !overridable) {
         return invalid_argument(what, ": the model has no input named '", name, "'; it expects:", expected);
       }
     }

@@ -362,6 +362,15 @@ TEST(OnnxRun, InitializersAreDefaultsThatInputsOverride) {
   out = m.run(feed("x", f32({2}, {1, 2}), "pads", i64({2}, {0, 2})));
   ASSERT_TRUE(out.ok()) << out.status().to_string();
   EXPECT_EQ(values(out->at("y")), (std::vector<float>{1, 2, 0, 0}));
+  // An initializer that is not a graph input is a constant: it cannot be overridden.
+  auto hidden = pad_model(13, "constant", false);
+  hidden.mutable_graph()->mutable_input()->RemoveLast();
+  *hidden.mutable_graph()->add_initializer() = p;
+  Model h = load(hidden);
+  EXPECT_TRUE(h.inputs_with_initializers().empty());
+  auto refused = h.run(feed("x", f32({2}, {1, 2}), "pads", i64({2}, {0, 2})));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("the model has no input named 'pads'"));
 }
 
 // Issue 11, defect 8: the schema type constraints of every supported op, on inputs, outputs
