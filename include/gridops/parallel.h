@@ -11,7 +11,11 @@ namespace gridops {
 using ParallelRunner =
     std::function<void(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body)>;
 
-/// Sets the number of threads the default runner uses (<= 0: the hardware default).
+/// The most threads the default runner uses; set_num_threads clamps to it.
+inline constexpr int kMaxThreads = 1024;
+
+/// Sets the number of threads the default runner uses (<= 0: the hardware default;
+/// above kMaxThreads: kMaxThreads).
 void set_num_threads(int n) noexcept;
 /// The number of threads the default runner uses.
 int get_num_threads() noexcept;

@@ -94,13 +94,15 @@ class Tensor {
   Tensor() = default;
   /// Allocates; an invalid shape yields an error.
   static StatusOr<Tensor> create(DType dt, Dims shape);
-  /// Allocates and aborts on an invalid shape (tests and examples).
+  /// Allocates and aborts on an invalid shape or a failed allocation (tests and examples
+  /// only: the library and the tools use create()).
   Tensor(DType dt, Dims shape);
   Tensor(Tensor&&) noexcept = default;
   Tensor& operator=(Tensor&&) noexcept = default;
   ~Tensor() = default;
-  /// A deep copy.
-  Tensor clone() const;
+  /// A deep copy, or kOutOfMemory (naming the byte size and shape) when it cannot be
+  /// allocated.
+  StatusOr<Tensor> clone() const;
 
   DType dtype() const noexcept { return dtype_; }
   const Dims& shape() const noexcept { return shape_; }

@@ -17,10 +17,18 @@ namespace fs = std::filesystem;
 std::vector<std::string> find_test_dirs(const std::string& root) {
   std::vector<std::string> out;
   std::error_code ec;
+  // Every filesystem call takes an error_code: a broken entry (a symlink loop, an
+  // unreadable directory) is passed over here and reported by run_conformance_case when
+  // it is a case of its own.
   if (fs::exists(fs::path(root) / "model.onnx", ec)) out.push_back(root);
-  for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
-       !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec) && fs::exists(it->path() / "model.onnx", ec)) out.push_back(it->path().string());
+  try {
+    for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end; it.increment(ec)) {
+      std::error_code e;
+      if (it->is_directory(e) && fs::exists(it->path() / "model.onnx", e)) out.push_back(it->path().string());
+    }
+  } catch (const std::exception&) {
+    // Only allocation can throw here; what was found so far is returned.
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -95,7 +103,9 @@ std::string compare(const std::string& name, const Tensor& got, const Tensor& wa
 
 }  // namespace
 
-CaseResult run_conformance_case(const std::string& dir) {
+namespace {
+
+CaseResult run_case(const std::string& dir) {
   CaseResult r;
   r.path = dir;
   r.name = fs::path(dir).filename().string();
@@ -119,8 +129,19 @@ CaseResult run_conformance_case(const std::string& dir) {
   }
   std::vector<fs::path> sets;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename().string().rfind("test_data_set_", 0) != 0) continue;
+    std::error_code e;
+    const bool is_dir = it->is_directory(e);
+    if (e) {
+      r.detail = it->path().filename().string() + ": " + e.message();
+      return r;
+    }
+    if (is_dir) sets.push_back(it->path());
+  }
+  if (ec) {
+    r.detail = "cannot list the directory: " + ec.message();
+    return r;
   }
   std::sort(sets.begin(), sets.end());
   if (sets.empty()) {
@@ -164,6 +185,27 @@ CaseResult run_conformance_case(const std::string& dir) {
   }
   r.kind = CaseResult::Kind::kPass;
   return r;
+}
+
+}  // namespace
+
+CaseResult run_conformance_case(const std::string& dir) {
+  // Whatever goes wrong with one case (a filesystem error, memory) is that case's FAIL.
+  try {
+    return run_case(dir);
+  } catch (const std::bad_alloc&) {
+    CaseResult r;
+    r.path = dir;
+    r.name = fs::path(dir).filename().string();
+    r.detail = "out of memory";
+    return r;
+  } catch (const std::exception& e) {
+    CaseResult r;
+    r.path = dir;
+    r.name = fs::path(dir).filename().string();
+    r.detail = e.what();
+    return r;
+  }
 }
 
 std::vector<std::string> default_conformance_roots(const std::string& exe_dir) {

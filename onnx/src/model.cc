@@ -8,11 +8,13 @@
 #include <set>
 #include <sstream>
 
+#include "core/alloc_limit.h"
 #include "core/convert.h"
 #include "gridops/gridops.h"
 #include "gridops/onnx/tensor_proto.h"
 #include "file_io.h"
 #include "proto_convert.h"
+#include "schema.h"
 
 namespace gridops::onnx {
 
@@ -38,9 +40,11 @@ struct Model::Impl {
   ::onnx::ModelProto proto;
   std::string what;
   std::vector<ValueInfo> inputs, outputs;
+  std::vector<ValueInfo> initializer_inputs;  // graph inputs with an initializer (defaults)
   std::vector<NodeInfo> nodes;
   std::map<std::string, int64_t> opsets;
   std::map<std::string, Tensor> initializers;
+  std::map<int, Tensor> constants;  // node index -> the value of a Constant 'value' attribute
   std::vector<int> order;  // topological order of graph nodes
   Status graph_status;     // why the graph cannot run (set at load; reported by check)
 };
@@ -212,6 +216,8 @@ Status check_node(const NodeProto& n, int index, int64_t opset, int64_t* version
     return invalid_argument(label, ": ", n.op_type(), " does not exist at opset ", opset,
                             " (it needs opset >= ", *spec->versions.begin(), ")");
   }
+  // The schema first: every attribute exists at this version and has its type.
+  GRIDOPS_RETURN_IF_ERROR(detail::check_schema_attributes(n, *version, label));
   Attrs at{n, label};
   const std::string& op = n.op_type();
   if (op == "GridSample") {
@@ -351,12 +357,18 @@ StatusOr<Model> Model::parse(std::string_view bytes, std::string_view what) {
   for (const auto& init : g.initializer()) {
     const std::string w = std::string(what) + ": initializer '" + init.name() + "'";
     GRIDOPS_ASSIGN_OR_RETURN(Tensor t, tensor_from_proto(init, w));
-    impl->initializers[init.name()] = std::move(t);
+    if (!impl->initializers.emplace(init.name(), std::move(t)).second && impl->graph_status.ok()) {
+      impl->graph_status = invalid_argument(what, ": initializer '", init.name(), "' is defined more than once");
+    }
   }
+  std::set<std::string> input_names;
   for (const auto& in : g.input()) {
-    if (impl->initializers.count(in.name())) continue;
+    if (!input_names.insert(in.name()).second && impl->graph_status.ok()) {
+      impl->graph_status = invalid_argument(what, ": graph input '", in.name(), "' is declared more than once");
+    }
     GRIDOPS_ASSIGN_OR_RETURN(ValueInfo vi, value_info(in, what));
-    impl->inputs.push_back(std::move(vi));
+    if (impl->initializers.count(in.name())) impl->initializer_inputs.push_back(std::move(vi));
+    else impl->inputs.push_back(std::move(vi));
   }
   for (const auto& out : g.output()) {
     GRIDOPS_ASSIGN_OR_RETURN(ValueInfo vi, value_info(out, what));
@@ -371,6 +383,19 @@ StatusOr<Model> Model::parse(std::string_view bytes, std::string_view what) {
     ni.outputs.assign(n.output().begin(), n.output().end());
     ni.attributes = describe_attrs(n);
     impl->nodes.push_back(std::move(ni));
+  }
+  // Constant values are converted once, here, so that a bad one (external data, a payload
+  // that does not match its dims) makes check_supported() fail (and `gridops info` say so)
+  // instead of only run(); at run time they are used without a copy.
+  for (int i = 0; i < g.node_size(); ++i) {
+    const NodeProto& n = g.node(i);
+    if (n.op_type() != "Constant" || !(n.domain().empty() || n.domain() == "ai.onnx") || n.attribute_size() != 1 ||
+        n.attribute(0).name() != "value" || n.attribute(0).type() != AttributeProto::TENSOR) {
+      continue;
+    }
+    auto t = tensor_from_proto(n.attribute(0).t(), std::string(what) + ": " + node_label(n, i) + ": attribute 'value'");
+    if (t.ok()) impl->constants.emplace(i, std::move(t).value());
+    else if (impl->graph_status.ok()) impl->graph_status = t.status();
   }
   // Topological order (Kahn); also checks that every input is defined exactly once.
   std::map<std::string, int> producer;
@@ -427,12 +452,13 @@ StatusOr<Model> Model::parse(std::string_view bytes, std::string_view what) {
 }
 
 StatusOr<Model> Model::load(const std::string& path) {
-  GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, detail::read_file(path));
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, detail::read_file(path, std::numeric_limits<int>::max()));
   return parse(bytes, path);
 }
 
 const std::vector<ValueInfo>& Model::inputs() const { return impl_->inputs; }
 const std::vector<ValueInfo>& Model::outputs() const { return impl_->outputs; }
+const std::vector<ValueInfo>& Model::inputs_with_initializers() const { return impl_->initializer_inputs; }
 const std::vector<NodeInfo>& Model::nodes() const { return impl_->nodes; }
 
 int64_t Model::opset(std::string_view domain) const {
@@ -453,6 +479,36 @@ Status Model::check_supported() const {
     int64_t version;
     Status s = check_node(g.node(i), i, opset, &version);
     if (!s.ok()) return Status(s.code(), impl_->what + ": " + s.message());
+  }
+  // Element types known before running: initializers and declared graph inputs.
+  std::map<std::string, DType> types;
+  for (const auto& [name, t] : impl_->initializers) types[name] = t.dtype();
+  for (const auto* list : {&impl_->initializer_inputs, &impl_->inputs})
+    for (const auto& vi : *list)
+      if (vi.type_known) types[vi.name] = vi.dtype;
+  return check_types(std::move(types));
+}
+
+// The schema type constraints of every node, in topological order, from the element types
+// in `types` (graph inputs and initializers; the outputs' types follow from the schemas);
+// then each declared graph output type against the type computed for it.
+Status Model::check_types(std::map<std::string, DType> types) const {
+  const auto& g = impl_->proto.graph();
+  const int64_t opset = this->opset("");
+  for (int i : impl_->order) {
+    const NodeProto& n = g.node(i);
+    int64_t version = -1;
+    for (const auto& spec : kOps)
+      if (n.op_type() == spec.op) version = op_version(spec.versions, opset);
+    Status s = detail::check_schema_types(n, version, node_label(n, i), &types);
+    if (!s.ok()) return Status(s.code(), impl_->what + ": " + s.message());
+  }
+  for (const auto& o : impl_->outputs) {
+    auto it = types.find(o.name);
+    if (o.type_known && it != types.end() && it->second != o.dtype) {
+      return invalid_argument(impl_->what, ": graph output '", o.name, "' is declared ", gridops::to_string(o.dtype),
+                              " but computed as ", gridops::to_string(it->second));
+    }
   }
   return Status();
 }
@@ -479,38 +535,35 @@ Status with_label(const Status& s, const std::string& label) {
   return Status(s.code(), label + ": " + s.message());
 }
 
+template <class T, class Fill>
+StatusOr<Tensor> make_filled(DType dt, Dims shape, Fill fill) {
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dt, std::move(shape)));
+  fill(t.data_as<T>());
+  return t;
+}
+
 StatusOr<Tensor> run_constant(const NodeProto& n, const std::string& label) {
   const auto& a = n.attribute(0);
   if (a.name() == "value") return tensor_from_proto(a.t(), label);
-  if (a.name() == "value_float") {
-    Tensor t(DType::kFloat32, {});
-    t.data_as<float>()[0] = a.f();
-    return t;
-  }
-  if (a.name() == "value_int") {
-    Tensor t(DType::kInt64, {});
-    t.data_as<int64_t>()[0] = a.i();
-    return t;
-  }
+  if (a.name() == "value_float") return make_filled<float>(DType::kFloat32, {}, [&](float* p) { p[0] = a.f(); });
+  if (a.name() == "value_int") return make_filled<int64_t>(DType::kInt64, {}, [&](int64_t* p) { p[0] = a.i(); });
   if (a.name() == "value_string") {
-    Tensor t(DType::kString, {});
-    t.data_as<std::string>()[0] = a.s();
-    return t;
+    return make_filled<std::string>(DType::kString, {}, [&](std::string* p) { p[0] = a.s(); });
   }
   if (a.name() == "value_floats") {
-    Tensor t(DType::kFloat32, {a.floats_size()});
-    for (int i = 0; i < a.floats_size(); ++i) t.data_as<float>()[i] = a.floats(i);
-    return t;
+    return make_filled<float>(DType::kFloat32, {a.floats_size()}, [&](float* p) {
+      for (int i = 0; i < a.floats_size(); ++i) p[i] = a.floats(i);
+    });
   }
   if (a.name() == "value_ints") {
-    Tensor t(DType::kInt64, {a.ints_size()});
-    for (int i = 0; i < a.ints_size(); ++i) t.data_as<int64_t>()[i] = a.ints(i);
-    return t;
+    return make_filled<int64_t>(DType::kInt64, {a.ints_size()}, [&](int64_t* p) {
+      for (int i = 0; i < a.ints_size(); ++i) p[i] = a.ints(i);
+    });
   }
   if (a.name() == "value_strings") {
-    Tensor t(DType::kString, {a.strings_size()});
-    for (int i = 0; i < a.strings_size(); ++i) t.data_as<std::string>()[i] = a.strings(i);
-    return t;
+    return make_filled<std::string>(DType::kString, {a.strings_size()}, [&](std::string* p) {
+      for (int i = 0; i < a.strings_size(); ++i) p[i] = a.strings(i);
+    });
   }
   return unimplemented(label, ": attribute '", a.name(), "' is not supported");
 }
@@ -530,7 +583,7 @@ StatusOr<Tensor> run_pad(const NodeProto& n, int64_t version, const std::vector<
     GRIDOPS_ASSIGN_OR_RETURN(pads, at.get_ints(version == 1 ? "paddings" : "pads"));
     GRIDOPS_ASSIGN_OR_RETURN(const float v, at.get_float("value", 0.0f));
     if (mode_s == "constant" && data.dtype() != DType::kString) {
-      Tensor t(data.dtype(), {});
+      GRIDOPS_ASSIGN_OR_RETURN(Tensor t, Tensor::create(data.dtype(), {}));
       visit_dtype(data.dtype(), [&](auto tag) {
         using T = typename decltype(tag)::type;
         if constexpr (convert::is_numeric_v<T>) {
@@ -550,7 +603,10 @@ StatusOr<Tensor> run_pad(const NodeProto& n, int64_t version, const std::vector<
       if (in[2]->dtype() != data.dtype()) {
         return invalid_argument(label, ": constant_value must have the data's type ", to_string(data.dtype()), ", got ", to_string(in[2]->dtype()));
       }
-      if (mode_s == "constant") value = in[2]->clone();
+      if (mode_s == "constant") {
+        GRIDOPS_ASSIGN_OR_RETURN(Tensor c, in[2]->clone());
+        value = std::move(c);
+      }
     }
     if (in.size() > 3 && in[3]) {
       GRIDOPS_ASSIGN_OR_RETURN(axes, int_values(in[3], label, "axes"));
@@ -673,9 +729,7 @@ StatusOr<std::vector<Tensor>> run_node(const NodeProto& n, int index, int64_t op
   Attrs at{n, label};
   std::vector<Tensor> out;
   const std::string& op = n.op_type();
-  if (op == "Identity") {
-    out.push_back(in[0]->clone());
-  } else if (op == "Constant") {
+  if (op == "Constant") {
     GRIDOPS_ASSIGN_OR_RETURN(Tensor t, run_constant(n, label));
     out.push_back(std::move(t));
   } else if (op == "GridSample") {
@@ -718,72 +772,150 @@ StatusOr<std::vector<Tensor>> run_node(const NodeProto& n, int index, int64_t op
 
 }  // namespace
 
-StatusOr<std::map<std::string, Tensor>> Model::run(const std::map<std::string, Tensor>& inputs) const {
+namespace {
+
+// A value of the running graph: borrowed (a graph input or an initializer) or computed
+// (owned, shared by the names an Identity gives it).
+struct Value {
+  const Tensor* tensor = nullptr;
+  std::shared_ptr<Tensor> owned;
+};
+
+}  // namespace
+
+StatusOr<std::map<std::string, Tensor>> Model::run(const std::map<std::string, Tensor>& inputs,
+                                                   const RunOptions& options) const {
   GRIDOPS_RETURN_IF_ERROR(check_supported());
   const std::string& what = impl_->what;
-  std::map<std::string, const Tensor*> values;
-  std::map<std::string, Tensor> owned;
-  for (const auto& [name, t] : impl_->initializers) values[name] = &t;
-  std::string expected;
-  for (const auto& vi : impl_->inputs) expected += "\n  " + vi.name + ": " + vi.to_string();
-  for (const auto& kv : inputs) {
-    const std::string& name = kv.first;
-    auto it = std::find_if(impl_->inputs.begin(), impl_->inputs.end(), [&](const ValueInfo& v) { return v.name == name; });
-    if (it == impl_->inputs.end()) {
-      return invalid_argument(what, ": the model has no input named '", name, "'; it expects:", expected);
+  gridops::detail::ScopedTensorByteLimit cap(options.max_tensor_bytes);
+  try {
+    std::map<std::string, Value> values;
+    for (const auto& [name, t] : impl_->initializers) values[name].tensor = &t;
+    std::string expected;
+    for (const auto& vi : impl_->inputs) expected += "\n  " + vi.name + ": " + vi.to_string();
+    for (const auto& kv : inputs) {
+      const std::string& name = kv.first;
+      auto it = std::find_if(impl_->inputs.begin(), impl_->inputs.end(), [&](const ValueInfo& v) { return v.name == name; });
+      // An initializer can be overridden only when it is also a graph input (IR >= 4);
+      // one that is not is a constant of the model.
+      const bool overridable = std::any_of(impl_->initializer_inputs.begin(), impl_->initializer_inputs.end(),
+                                           [&](const ValueInfo& v) { return v.name == name; });
+      if (it == impl_->inputs.end() && !overridable) {
+        return invalid_argument(what, ": the model has no input named '", name, "'; it expects:", expected);
+      }
     }
-  }
-  for (const auto& vi : impl_->inputs) {
-    auto it = inputs.find(vi.name);
-    if (it == inputs.end()) return invalid_argument(what, ": missing input '", vi.name, "'; the model expects:", expected);
-    const Tensor& t = it->second;
-    if (vi.type_known && t.dtype() != vi.dtype) {
-      return invalid_argument(what, ": input '", vi.name, "' must be ", vi.to_string(), ", got ",
-                              to_string(t.dtype()), dims_to_string(t.shape()));
+    for (const auto& vi : impl_->inputs) {
+      auto it = inputs.find(vi.name);
+      if (it == inputs.end()) return invalid_argument(what, ": missing input '", vi.name, "'; the model expects:", expected);
     }
-    if (vi.rank_known) {
-      bool ok = static_cast<int>(vi.dims.size()) == t.rank();
-      for (size_t d = 0; ok && d < vi.dims.size(); ++d) ok = vi.dims[d] < 0 || vi.dims[d] == t.shape()[d];
-      if (!ok) {
-        return invalid_argument(what, ": input '", vi.name, "' must be ", vi.to_string(), ", got ",
+    for (const auto& [name, t] : inputs) {
+      // A graph input, or an initializer the caller overrides (IR >= 4 lets an
+      // initializer double as a graph input's default; then its declaration applies).
+      const ValueInfo* vi = nullptr;
+      for (const auto& v : impl_->inputs)
+        if (v.name == name) vi = &v;
+      for (const auto& v : impl_->initializer_inputs)
+        if (!vi && v.name == name) vi = &v;
+      if (vi && vi->type_known && t.dtype() != vi->dtype) {
+        return invalid_argument(what, ": input '", name, "' must be ", vi->to_string(), ", got ",
                                 to_string(t.dtype()), dims_to_string(t.shape()));
       }
+      if (vi && vi->rank_known) {
+        bool ok = static_cast<int>(vi->dims.size()) == t.rank();
+        for (size_t d = 0; ok && d < vi->dims.size(); ++d) ok = vi->dims[d] < 0 || vi->dims[d] == t.shape()[d];
+        if (!ok) {
+          return invalid_argument(what, ": input '", name, "' must be ", vi->to_string(), ", got ",
+                                  to_string(t.dtype()), dims_to_string(t.shape()));
+        }
+      }
+      values[name] = Value{&t, nullptr};
     }
-    values[vi.name] = &t;
-  }
-  const auto& g = impl_->proto.graph();
-  const int64_t opset = this->opset("");
-  for (int i : impl_->order) {
-    const NodeProto& n = g.node(i);
-    std::vector<const Tensor*> in;
-    for (const auto& name : n.input()) {
-      if (name.empty()) {
-        in.push_back(nullptr);
+    {
+      // The schema type constraints again, now that every input's type is known.
+      std::map<std::string, DType> types;
+      for (const auto& [name, v] : values) types[name] = v.tensor->dtype();
+      GRIDOPS_RETURN_IF_ERROR(check_types(std::move(types)));
+    }
+    const auto& g = impl_->proto.graph();
+    const int64_t opset = this->opset("");
+    // Remaining uses of each name: one per node input that reads it, one per graph output.
+    std::map<std::string, int64_t> uses;
+    for (int i : impl_->order)
+      for (const auto& name : g.node(i).input())
+        if (!name.empty()) ++uses[name];
+    for (const auto& o : impl_->outputs) ++uses[o.name];
+    auto release = [&](const std::string& name) {
+      auto u = uses.find(name);
+      if (u == uses.end() || --u->second <= 0) values.erase(name);
+    };
+    for (int i : impl_->order) {
+      const NodeProto& n = g.node(i);
+      std::vector<const Tensor*> in;
+      for (const auto& name : n.input()) {
+        if (name.empty()) {
+          in.push_back(nullptr);
+          continue;
+        }
+        auto it = values.find(name);
+        if (it == values.end()) return internal_error(what, ": value '", name, "' missing at run time");
+        in.push_back(it->second.tensor);
+      }
+      if (auto c = impl_->constants.find(i); c != impl_->constants.end()) {
+        if (n.output_size() > 0 && !n.output(0).empty() && uses.count(n.output(0))) {
+          values[n.output(0)] = Value{&c->second, nullptr};
+        }
         continue;
       }
-      auto it = values.find(name);
-      if (it == values.end()) return internal_error(what, ": value '", name, "' missing at run time");
-      in.push_back(it->second);
+      if (n.op_type() == "Identity") {
+        // No copy: the output names the same tensor.
+        if (in.empty() || !in[0]) return invalid_argument(what, ": ", node_label(n, i), ": input 0 is required");
+        const Value shared = values.at(n.input(0));
+        for (const auto& name : n.input()) release(name);
+        if (n.output_size() > 0 && !n.output(0).empty()) {
+          values[n.output(0)] = shared;
+          if (!uses.count(n.output(0))) values.erase(n.output(0));
+        }
+        continue;
+      }
+      StatusOr<std::vector<Tensor>> res = Status(StatusCode::kInternal, "not run");
+      try {
+        res = run_node(n, i, opset, in);
+      } catch (const std::bad_alloc&) {
+        return Status(StatusCode::kOutOfMemory, gridops::detail::cat(what, ": ", node_label(n, i), ": out of memory"));
+      }
+      if (!res.ok()) return Status(res.status().code(), what + ": " + res.status().message());
+      auto outs = std::move(res).value();
+      if (static_cast<int>(outs.size()) < n.output_size()) {
+        return unimplemented(what, ": ", node_label(n, i), ": only ", outs.size(), " output(s) are produced");
+      }
+      for (const auto& name : n.input())
+        if (!name.empty()) release(name);
+      for (int k = 0; k < n.output_size(); ++k) {
+        const std::string& name = n.output(k);
+        if (name.empty() || !uses.count(name)) continue;  // nothing reads it: freed now
+        auto t = std::make_shared<Tensor>(std::move(outs[static_cast<size_t>(k)]));
+        values[name] = Value{t.get(), t};
+      }
     }
-    auto res = run_node(n, i, opset, in);
-    if (!res.ok()) return Status(res.status().code(), what + ": " + res.status().message());
-    auto outs = std::move(res).value();
-    if (static_cast<int>(outs.size()) < n.output_size()) {
-      return unimplemented(what, ": ", node_label(n, i), ": only ", outs.size(), " output(s) are produced");
+    std::map<std::string, Tensor> result;
+    for (const auto& o : impl_->outputs) {
+      if (result.count(o.name)) continue;  // the same name listed twice
+      auto it = values.find(o.name);
+      if (it == values.end()) return internal_error(what, ": output '", o.name, "' was not produced");
+      Value v = std::move(it->second);
+      values.erase(it);
+      if (v.owned && v.owned.use_count() == 1) {
+        result.emplace(o.name, std::move(*v.owned));  // moved, not copied
+      } else {
+        auto c = v.tensor->clone();
+        if (!c.ok()) return Status(c.status().code(), gridops::detail::cat(what, ": output '", o.name, "': ", c.status().message()));
+        result.emplace(o.name, std::move(c).value());
+      }
     }
-    for (int k = 0; k < n.output_size(); ++k) {
-      if (n.output(k).empty()) continue;
-      auto [it, inserted] = owned.insert_or_assign(n.output(k), std::move(outs[static_cast<size_t>(k)]));
-      values[n.output(k)] = &it->second;
-    }
+    return result;
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, gridops::detail::cat(what, ": out of memory while running the graph"));
   }
-  std::map<std::string, Tensor> result;
-  for (const auto& o : impl_->outputs) {
-    auto it = values.find(o.name);
-    if (it == values.end()) return internal_error(what, ": output '", o.name, "' was not produced");
-    result[o.name] = it->second->clone();
-  }
-  return result;
 }
 
 }  // namespace gridops::onnx

@@ -352,11 +352,45 @@ StatusOr<Tensor> parse_npy(std::string_view bytes, std::string_view what) {
 }
 
 StatusOr<Tensor> read_npy(const std::string& path) {
-  GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, detail::read_file(path));
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, detail::read_file(path, kDefaultMaxFileBytes));
   return parse_npy(bytes, path);
 }
 
-StatusOr<std::string> serialize_npy(const Tensor& t) {
+namespace {
+
+// The .npy prefix: magic, version, header length and the header dict, padded so that the
+// data starts on a 64-byte boundary.
+std::string npy_header(const std::string& descr, const Dims& shape) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " +
+                       dims_to_string(shape) + ", }";
+  // Pad so that the data starts on a 64-byte boundary; the header ends with '\n'.
+  size_t prefix = 10;
+  size_t total = prefix + header.size() + 1;
+  size_t padded = (total + 63) / 64 * 64;
+  bool v2 = padded - prefix > 65535;
+  if (v2) {
+    prefix = 12;
+    total = prefix + header.size() + 1;
+    padded = (total + 63) / 64 * 64;
+  }
+  header.append(padded - total, ' ');
+  header.push_back('\n');
+  std::string out(kMagic, 6);
+  out.push_back(static_cast<char>(v2 ? 2 : 1));
+  out.push_back(0);
+  const size_t hl = header.size();
+  out.push_back(static_cast<char>(hl & 0xFF));
+  out.push_back(static_cast<char>((hl >> 8) & 0xFF));
+  if (v2) {
+    out.push_back(static_cast<char>((hl >> 16) & 0xFF));
+    out.push_back(static_cast<char>((hl >> 24) & 0xFF));
+  }
+  out += header;
+  return out;
+}
+
+// The whole file, or only its prefix (magic to header) when `header_only`.
+StatusOr<std::string> serialize_npy_impl(const Tensor& t, bool header_only) {
   std::string descr;
   size_t itemsize = dtype_size(t.dtype());
   std::vector<std::vector<uint32_t>> cps;
@@ -391,31 +425,8 @@ StatusOr<std::string> serialize_npy(const Tensor& t) {
       break;
     }
   }
-  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " +
-                       dims_to_string(t.shape()) + ", }";
-  // Pad so that the data starts on a 64-byte boundary; the header ends with '\n'.
-  size_t prefix = 10;
-  size_t total = prefix + header.size() + 1;
-  size_t padded = (total + 63) / 64 * 64;
-  bool v2 = padded - prefix > 65535;
-  if (v2) {
-    prefix = 12;
-    total = prefix + header.size() + 1;
-    padded = (total + 63) / 64 * 64;
-  }
-  header.append(padded - total, ' ');
-  header.push_back('\n');
-  std::string out(kMagic, 6);
-  out.push_back(static_cast<char>(v2 ? 2 : 1));
-  out.push_back(0);
-  const size_t hl = header.size();
-  out.push_back(static_cast<char>(hl & 0xFF));
-  out.push_back(static_cast<char>((hl >> 8) & 0xFF));
-  if (v2) {
-    out.push_back(static_cast<char>((hl >> 16) & 0xFF));
-    out.push_back(static_cast<char>((hl >> 24) & 0xFF));
-  }
-  out += header;
+  std::string out = npy_header(descr, t.shape());
+  if (header_only) return out;
   const int64_t n = t.num_elements();
   if (t.dtype() == DType::kString) {
     const size_t longest = itemsize / 4;
@@ -439,7 +450,17 @@ StatusOr<std::string> serialize_npy(const Tensor& t) {
   return out;
 }
 
+}  // namespace
+
+StatusOr<std::string> serialize_npy(const Tensor& t) { return serialize_npy_impl(t, false); }
+
 Status write_npy(const Tensor& t, const std::string& path) {
+  if (t.dtype() != DType::kString && t.dtype() != DType::kBFloat16) {
+    // Stored as is: the header, then the tensor's own bytes (no second copy in memory).
+    GRIDOPS_ASSIGN_OR_RETURN(const std::string header, serialize_npy_impl(t, true));
+    return detail::write_file_parts(
+        path, {header, std::string_view(static_cast<const char*>(t.data()), t.nbytes())});
+  }
   GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, serialize_npy(t));
   return detail::write_file(path, bytes);
 }

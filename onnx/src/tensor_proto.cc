@@ -214,8 +214,12 @@ StatusOr<Tensor> parse_tensor_proto(std::string_view bytes, std::string_view wha
   return tensor_from_proto(p, what);
 }
 
+StatusOr<std::string> read_bytes(const std::string& path, int64_t max_bytes) {
+  return detail::read_file(path, max_bytes);
+}
+
 StatusOr<Tensor> read_tensor_proto(const std::string& path, std::string* name) {
-  GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, detail::read_file(path));
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, detail::read_file(path, kDefaultMaxFileBytes));
   return parse_tensor_proto(bytes, path, name);
 }
 

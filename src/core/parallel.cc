@@ -29,7 +29,7 @@ int default_threads() noexcept {
 
 }  // namespace
 
-void set_num_threads(int n) noexcept { g_num_threads.store(n > 0 ? n : 0); }
+void set_num_threads(int n) noexcept { g_num_threads.store(n > 0 ? (n < kMaxThreads ? n : kMaxThreads) : 0); }
 
 int get_num_threads() noexcept {
   const int n = g_num_threads.load();

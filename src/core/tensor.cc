@@ -8,9 +8,22 @@
 #include <new>
 #include <sstream>
 
+#include "core/alloc_limit.h"
 #include "core/checked.h"
 
 namespace gridops {
+
+namespace detail {
+namespace {
+thread_local int64_t g_tensor_byte_limit = 0;
+}  // namespace
+int64_t tensor_byte_limit() noexcept { return g_tensor_byte_limit; }
+ScopedTensorByteLimit::ScopedTensorByteLimit(int64_t limit) noexcept
+    : previous_(g_tensor_byte_limit) {
+  g_tensor_byte_limit = limit > 0 ? limit : 0;
+}
+ScopedTensorByteLimit::~ScopedTensorByteLimit() { g_tensor_byte_limit = previous_; }
+}  // namespace detail
 
 std::string dims_to_string(std::span<const int64_t> dims) {
   std::ostringstream os;
@@ -153,6 +166,11 @@ StatusOr<Tensor> Tensor::create(DType dt, Dims shape) {
     return invalid_argument("tensor: byte size of shape ", dims_to_string(shape),
                             " overflows 64 bits");
   }
+  if (const int64_t cap = detail::tensor_byte_limit(); cap > 0 && bytes > cap) {
+    return Status(StatusCode::kOutOfMemory,
+                  detail::cat("tensor: ", bytes, " bytes for shape ", dims_to_string(shape),
+                              " exceed the limit of ", cap, " bytes per tensor"));
+  }
   Tensor t;
   t.dtype_ = dt;
   t.shape_ = std::move(shape);
@@ -186,10 +204,15 @@ Tensor::Tensor(DType dt, Dims shape) {
   *this = std::move(r).value();
 }
 
-Tensor Tensor::clone() const {
-  Tensor t(dtype_, shape_);
+StatusOr<Tensor> Tensor::clone() const {
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor t, create(dtype_, shape_));
   if (dtype_ == DType::kString) {
-    for (int64_t i = 0; i < count_; ++i) t.data_as<std::string>()[i] = data_as<std::string>()[i];
+    try {
+      for (int64_t i = 0; i < count_; ++i) t.data_as<std::string>()[i] = data_as<std::string>()[i];
+    } catch (const std::bad_alloc&) {
+      return Status(StatusCode::kOutOfMemory,
+                    detail::cat("tensor: cannot copy the strings of shape ", dims_to_string(shape_)));
+    }
   } else if (count_ > 0) {
     std::memcpy(t.data(), data(), nbytes());
   }

@@ -37,7 +37,9 @@ TEST(Tensor, StringsAreConstructedAndCloned) {
   Tensor t(DType::kString, {3});
   EXPECT_EQ(t.data_as<std::string>()[1], "");
   t.data_as<std::string>()[1] = "hello, a string long enough to allocate";
-  Tensor c = t.clone();
+  auto c_or = t.clone();
+  ASSERT_TRUE(c_or.ok());
+  Tensor c = std::move(c_or).value();
   EXPECT_EQ(c.data_as<std::string>()[1], "hello, a string long enough to allocate");
 }
 

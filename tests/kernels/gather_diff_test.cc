@@ -53,12 +53,11 @@ Tensor random_indices(DType dt, const Dims& shape, int64_t s, std::mt19937_64& r
   return t;
 }
 
-TEST(GatherDiff, FastMatchesReferenceOnRandomProblems) {
-  const uint64_t seed = testing::test_seed();
+// `count` random problems from `seed`, fast against ref, bitwise.
+void random_problems_against_ref(uint64_t seed, int count) {
   SCOPED_TRACE("seed " + std::to_string(seed) + " (set GRIDOPS_SEED to reproduce)");
   std::mt19937_64 rng(seed);
-  constexpr int kProblems = 2500;
-  for (int it = 0; it < kProblems; ++it) {
+  for (int it = 0; it < count; ++it) {
     const DType dt = testing::kFixedSizeDTypes[rng() % std::size(testing::kFixedSizeDTypes)];
     const DType it_dt = rng() % 2 ? DType::kInt32 : DType::kInt64;
     const int r = 1 + static_cast<int>(rng() % 4);
@@ -95,6 +94,21 @@ TEST(GatherDiff, FastMatchesReferenceOnRandomProblems) {
       ASSERT_TRUE(run_impl(desc, "fast", strided, idx.view(), &got2).ok());
       ASSERT_TRUE(testing::bitwise_equal(got2, want, &where)) << "strided: at " << where;
     }
+  }
+}
+
+TEST(GatherDiff, FastMatchesReferenceOnRandomProblems) { random_problems_against_ref(testing::test_seed(), 2500); }
+
+// The other Highway targets this CPU runs (AVX2, SSE4, ... below the best one, which the
+// test above covers): fewer problems each.
+TEST(GatherDiff, EveryHighwayTarget) {
+  const std::vector<int64_t> targets = testing::hwy_targets();
+  if (targets.empty()) GTEST_SKIP() << "built without Highway: no Highway target to select";
+  for (size_t k = 1; k < targets.size(); ++k) {
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(targets[k]));
+    testing::ScopedHwyTarget only(targets[k]);
+    random_problems_against_ref(testing::test_seed() + k, 500);
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 

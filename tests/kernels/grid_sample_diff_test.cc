@@ -229,14 +229,13 @@ void expect_close(const Problem& p, const Tensor& ref, const Tensor& fast, doubl
   }
 }
 
-TEST(GridSampleDiff, RandomProblemsAgainstRef) {
-  const uint64_t seed = testing::test_seed();
+// `count` random problems from `seed`, each checked fast against ref.
+void random_problems_against_ref(uint64_t seed, int count) {
   SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  constexpr int kProblems = 2400;
   for (const std::string& impl : fast_impls()) {
     int taken = 0;
-    for (int i = 0; i < kProblems; ++i) {
+    for (int i = 0; i < count; ++i) {
       const Problem p = random_problem(rng, i);
       SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p) + " impl " + impl);
       Tensor src(p.src_dtype, p.src_shape), grid(p.grid_dtype, p.grid_shape);
@@ -253,11 +252,33 @@ TEST(GridSampleDiff, RandomProblemsAgainstRef) {
       ++taken;
       if (::testing::Test::HasFailure()) return;  // the first failing problem is enough
     }
-    EXPECT_EQ(taken, kProblems);
+    EXPECT_EQ(taken, count);
+  }
+}
+
+#define GRIDOPS_SKIP_WITHOUT_HWY() \
+  if (fast_impls().empty()) GTEST_SKIP() << "built without Highway: only the reference exists, nothing to compare"
+
+TEST(GridSampleDiff, RandomProblemsAgainstRef) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
+  random_problems_against_ref(testing::test_seed(), 2400);
+}
+
+// The other Highway targets this CPU runs (AVX2, SSE4, ... below the best one, which the
+// test above covers): fewer problems each, the same generator.
+TEST(GridSampleDiff, EveryHighwayTarget) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
+  const std::vector<int64_t> targets = testing::hwy_targets();
+  for (size_t k = 1; k < targets.size(); ++k) {
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(targets[k]));
+    testing::ScopedHwyTarget only(targets[k]);
+    random_problems_against_ref(testing::test_seed() + k, 400);
+    if (::testing::Test::HasFailure()) return;
   }
 }
 
 TEST(GridSampleDiff, OneAndTwoThreadsBitIdentical) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed + 1);
@@ -326,6 +347,7 @@ Tensor to_channels_last(const Tensor& t) {
 // src and dst, against ref (within the tolerance) and against the channels-last fast path
 // (the same bits: both accumulate the same taps in the same order), on 1 and 2 threads.
 TEST(GridSampleDiff, ChannelBlockedPath) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed + 2);
@@ -389,6 +411,7 @@ TEST(GridSampleDiff, ChannelBlockedPath) {
 // a strided view (which takes the per-block path: the same bits), on 1 vs 2 threads, and
 // channels-first against channels-last (the same bits).
 TEST(GridSampleDiff, FusedSmallChannelPath) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed + 4);

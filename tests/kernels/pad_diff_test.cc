@@ -75,12 +75,11 @@ RandomProblem random_problem(std::mt19937_64& rng) {
   }
 }
 
-TEST(PadDiff, FastMatchesReferenceOnRandomProblems) {
-  const uint64_t seed = testing::test_seed();
+// `count` random problems from `seed`, fast against ref, bitwise.
+void random_problems_against_ref(uint64_t seed, int count) {
   SCOPED_TRACE("seed " + std::to_string(seed) + " (set GRIDOPS_SEED to reproduce)");
   std::mt19937_64 rng(seed);
-  constexpr int kProblems = 2500;
-  for (int it = 0; it < kProblems; ++it) {
+  for (int it = 0; it < count; ++it) {
     const RandomProblem p = random_problem(rng);
     SCOPED_TRACE("problem " + std::to_string(it) + ": mode " + to_string(p.desc.mode) +
                  " dtype " + to_string(p.dtype) + " shape " + dims_to_string(p.shape) +
@@ -106,6 +105,21 @@ TEST(PadDiff, FastMatchesReferenceOnRandomProblems) {
       ASSERT_TRUE(testing::bitwise_equal(got2, want, &where)) << "strided: first difference at "
                                                               << where;
     }
+  }
+}
+
+TEST(PadDiff, FastMatchesReferenceOnRandomProblems) { random_problems_against_ref(testing::test_seed(), 2500); }
+
+// The other Highway targets this CPU runs (AVX2, SSE4, ... below the best one, which the
+// test above covers): fewer problems each.
+TEST(PadDiff, EveryHighwayTarget) {
+  const std::vector<int64_t> targets = testing::hwy_targets();
+  if (targets.empty()) GTEST_SKIP() << "built without Highway: no Highway target to select";
+  for (size_t k = 1; k < targets.size(); ++k) {
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(targets[k]));
+    testing::ScopedHwyTarget only(targets[k]);
+    random_problems_against_ref(testing::test_seed() + k, 500);
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 

@@ -215,33 +215,39 @@ void check_random_problems(uint64_t seed_offset, int count,
   }
 }
 
-TEST(ResampleDiff, RandomProblemsAgainstRef) {
-  check_random_problems(77, 2400, [](int it, const Uni& uni) {
-    RandomProblem pr;
-    const int r = 1 + it % 3;
-    pr.dt = (it / 3) % 2 == 0 ? DType::kFloat32 : DType::kBFloat16;
-    pr.a = (it / 6) % 2 == 0 ? ResampleAlgorithm::kLinear : ResampleAlgorithm::kNearest;
-    // Half the problems use one format on both sides, the others a random pair.
-    pr.fs = kFormats[uni(0, 3)];
-    pr.fd = uni(0, 1) == 0 ? pr.fs : kFormats[uni(0, 3)];
-    const int64_t cmax = uni(0, 3) == 0 ? 40 : 20;
-    pr.sd = {uni(1, 2), uni(1, static_cast<int>(cmax))};
-    const int maxlen = r == 3 ? 6 : (r == 2 ? 11 : 40);
-    pr.dd = pr.sd;
-    for (int k = 0; k < r; ++k) {
-      const int64_t in = uni(1, maxlen);
-      int64_t out;
-      switch (uni(0, 3)) {
-        case 0: out = in * 2; break;                         // 2x up
-        case 1: out = std::max<int64_t>(1, in / 2); break;  // 2x down
-        case 2: out = in; break;                             // same size
-        default: out = uni(1, maxlen * 2); break;            // any ratio
-      }
-      pr.sd.push_back(in);
-      pr.dd.push_back(out);
+RandomProblem mixed_problem(int it, const Uni& uni) {
+  RandomProblem pr;
+  const int r = 1 + it % 3;
+  pr.dt = (it / 3) % 2 == 0 ? DType::kFloat32 : DType::kBFloat16;
+  pr.a = (it / 6) % 2 == 0 ? ResampleAlgorithm::kLinear : ResampleAlgorithm::kNearest;
+  // Half the problems use one format on both sides, the others a random pair.
+  pr.fs = kFormats[uni(0, 3)];
+  pr.fd = uni(0, 1) == 0 ? pr.fs : kFormats[uni(0, 3)];
+  const int64_t cmax = uni(0, 3) == 0 ? 40 : 20;
+  pr.sd = {uni(1, 2), uni(1, static_cast<int>(cmax))};
+  const int maxlen = r == 3 ? 6 : (r == 2 ? 11 : 40);
+  pr.dd = pr.sd;
+  for (int k = 0; k < r; ++k) {
+    const int64_t in = uni(1, maxlen);
+    int64_t out;
+    switch (uni(0, 3)) {
+      case 0: out = in * 2; break;                         // 2x up
+      case 1: out = std::max<int64_t>(1, in / 2); break;  // 2x down
+      case 2: out = in; break;                             // same size
+      default: out = uni(1, maxlen * 2); break;            // any ratio
     }
-    return pr;
-  });
+    pr.sd.push_back(in);
+    pr.dd.push_back(out);
+  }
+  return pr;
+}
+
+#define GRIDOPS_SKIP_WITHOUT_HWY() \
+  if (fast_impls().empty()) GTEST_SKIP() << "built without Highway: only the reference exists, nothing to compare"
+
+TEST(ResampleDiff, RandomProblemsAgainstRef) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
+  check_random_problems(77, 2400, mixed_problem);
 }
 
 // Problems that reach the fast paths the small random problems above rarely do: long rows
@@ -250,39 +256,57 @@ TEST(ResampleDiff, RandomProblemsAgainstRef) {
 // that are whole multiples of the channel vector (the channel-vector linear forward runs
 // flat loops over channels-last groups and, when downsampling by 2 or more, computes both
 // W taps without its scratch row).
-TEST(ResampleDiff, LongRowsAndWholeChannelVectors) {
-  const int64_t kChannels[] = {8, 16, 24, 32, 48, 64, 3, 17};
-  check_random_problems(80, 400, [&kChannels](int it, const Uni& uni) {
-    RandomProblem pr;
-    const int r = it % 5 == 4 ? 3 : (it % 5 == 3 ? 1 : 2);
-    pr.dt = (it / 5) % 2 == 0 ? DType::kFloat32 : DType::kBFloat16;
-    pr.a = (it / 10) % 3 == 2 ? ResampleAlgorithm::kNearest : ResampleAlgorithm::kLinear;
-    pr.fs = kFormats[uni(0, 3)];
-    pr.fd = uni(0, 2) == 0 ? kFormats[uni(0, 3)] : pr.fs;
-    pr.sd = {uni(1, 2), kChannels[uni(0, 7)]};
-    pr.dd = pr.sd;
-    for (int k = 0; k < r; ++k) {
-      const bool last = k == r - 1;
-      const int64_t in = last ? uni(1, r == 3 ? 48 : 100) : uni(1, 4);
-      int64_t out;
-      switch (uni(0, 5)) {
-        case 0: out = in * 2; break;
-        case 1: out = std::max<int64_t>(1, in / 2); break;
-        case 2: out = std::max<int64_t>(1, in / 3); break;
-        case 3: out = std::max<int64_t>(1, in / 4); break;
-        case 4: out = in * 3; break;
-        default: out = uni(1, last ? 200 : 8); break;
-      }
-      pr.sd.push_back(in);
-      pr.dd.push_back(out);
+RandomProblem long_row_problem(int it, const Uni& uni) {
+  static const int64_t kChannels[] = {8, 16, 24, 32, 48, 64, 3, 17};
+  RandomProblem pr;
+  const int r = it % 5 == 4 ? 3 : (it % 5 == 3 ? 1 : 2);
+  pr.dt = (it / 5) % 2 == 0 ? DType::kFloat32 : DType::kBFloat16;
+  pr.a = (it / 10) % 3 == 2 ? ResampleAlgorithm::kNearest : ResampleAlgorithm::kLinear;
+  pr.fs = kFormats[uni(0, 3)];
+  pr.fd = uni(0, 2) == 0 ? kFormats[uni(0, 3)] : pr.fs;
+  pr.sd = {uni(1, 2), kChannels[uni(0, 7)]};
+  pr.dd = pr.sd;
+  for (int k = 0; k < r; ++k) {
+    const bool last = k == r - 1;
+    const int64_t in = last ? uni(1, r == 3 ? 48 : 100) : uni(1, 4);
+    int64_t out;
+    switch (uni(0, 5)) {
+      case 0: out = in * 2; break;
+      case 1: out = std::max<int64_t>(1, in / 2); break;
+      case 2: out = std::max<int64_t>(1, in / 3); break;
+      case 3: out = std::max<int64_t>(1, in / 4); break;
+      case 4: out = in * 3; break;
+      default: out = uni(1, last ? 200 : 8); break;
     }
-    return pr;
-  });
+    pr.sd.push_back(in);
+    pr.dd.push_back(out);
+  }
+  return pr;
+}
+
+TEST(ResampleDiff, LongRowsAndWholeChannelVectors) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
+  check_random_problems(80, 400, long_row_problem);
+}
+
+// The other Highway targets this CPU runs (AVX2, SSE4, ... below the best one, which the
+// tests above cover): fewer problems of both kinds each.
+TEST(ResampleDiff, EveryHighwayTarget) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
+  const std::vector<int64_t> targets = testing::hwy_targets();
+  for (size_t k = 1; k < targets.size(); ++k) {
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(targets[k]));
+    testing::ScopedHwyTarget only(targets[k]);
+    check_random_problems(77 + 1000 * k, 50, mixed_problem);
+    check_random_problems(80 + 1000 * k, 10, long_row_problem);
+    if (::testing::Test::HasFailure()) return;
+  }
 }
 
 // Same bits for 1 thread, 2 threads and a runner that splits into one-task chunks in
 // reverse order, forward and backward, on problems large enough to be split.
 TEST(ResampleDiff, ThreadCountInvariance) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed + 78);
@@ -376,9 +400,10 @@ TEST(ResampleDiff, BenchmarkWorkloadsUseTheFastPath) {
 }
 
 // Outputs of 4 MiB and more from 64-byte aligned buffers take the non-temporal store
-// paths; they must give the same results as ordinary stores (the same values as ref for
-// nearest, within the bound for linear: here checked against the unaligned run's bits).
+// paths; they must give the same bits as ordinary stores (the unaligned run) and the
+// reference's values (bit-exact for nearest, within the bound for linear).
 TEST(ResampleDiff, LargeAlignedOutputsUseStreamingStores) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed + 79);
@@ -407,10 +432,26 @@ TEST(ResampleDiff, LargeAlignedOutputsUseStreamingStores) {
         std::memcpy(xa, x.data(), ns * sizeof(float));
         const bool ok = plan->forward(xa, ya).ok();
         const int cmp = std::memcmp(ya, yu.data() + 1, nd * sizeof(float));
+        std::vector<float> got(ya, ya + nd);
         std::free(xa);
         std::free(ya);
         ASSERT_TRUE(ok);
         EXPECT_EQ(cmp, 0);
+        // And the values against the reference: nearest bit-exact, linear within the
+        // forward bound 2^-20 * sum |w x| (see check_one).
+        std::vector<float> want(nd), sum_abs(nd), x_abs(ns);
+        for (size_t i = 0; i < ns; ++i) x_abs[i] = std::fabs(x[i]);
+        ResampleDesc ref_desc = desc;
+        ref_desc.impl = "ref";
+        auto ref = make_resample_plan(ref_desc, s, d);
+        ASSERT_TRUE(ref.ok());
+        ASSERT_TRUE(ref->forward(x.data(), want.data()).ok());
+        ASSERT_TRUE(ref->forward(x_abs.data(), sum_abs.data()).ok());
+        for (size_t i = 0; i < nd; ++i) {
+          const double bound = a == ResampleAlgorithm::kNearest ? 0.0 : std::ldexp(1.0, -20) * sum_abs[i] * 1.01 + 1e-37;
+          ASSERT_LE(std::fabs(static_cast<double>(got[i]) - want[i]), bound)
+              << "buffer element " << i << ": got " << got[i] << ", ref " << want[i];
+        }
       }
     }
   }
@@ -419,6 +460,7 @@ TEST(ResampleDiff, LargeAlignedOutputsUseStreamingStores) {
 // NaN and infinity propagate as in the reference (a zero-weight linear tap still
 // multiplies its value), in every layout.
 TEST(ResampleDiff, NonFiniteValuesPropagateLikeRef) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
   for (const std::string& impl : fast_impls()) {
     for (MemoryFormat f : kFormats) {
       const auto s = md(DType::kFloat32, {1, 3, 4, 5}, f);

@@ -1,7 +1,10 @@
 // Replays the committed fuzz corpus (seeds and inputs that once crashed or exhausted memory)
-// through the parsers, so that the suite and its sanitizer build guard against regressions.
+// through the parsers and the model fuzz target (which runs what passes the checks), so
+// that the suite and its sanitizer build guard against regressions.
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -9,6 +12,9 @@
 #include "gridops/onnx/model.h"
 #include "gridops/onnx/npy.h"
 #include "gridops/onnx/tensor_proto.h"
+
+// The model fuzz target (tests/fuzz/onnx_model_fuzz.cc), linked into this test.
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace gridops::onnx {
 namespace {
@@ -41,6 +47,8 @@ TEST(FuzzCorpus, EveryInputParsesOrFailsCleanly) {
     if (!t.ok()) {
       EXPECT_FALSE(t.status().message().empty());
     }
+    // And the whole fuzz target: models that pass the checks are run.
+    EXPECT_EQ(LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), 0);
     ++files;
   }
   EXPECT_GT(files, 5);

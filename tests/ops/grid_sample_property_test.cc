@@ -389,7 +389,7 @@ TEST(GridSampleProperty, NearestSelectsTheFormulaElementForEveryDType) {
         const std::vector<double> which = ref_grid_sample<double>(idx, grid, IM::kNearest, pad, ac);
         // Zeros padding outside: the formula gives 0 for "no tap"; tell it apart from index 0
         // with a second index tensor shifted by one.
-        Tensor idx1 = idx.clone();
+        Tensor idx1 = std::move(idx.clone()).value();
         for (int64_t i = 0; i < idx1.num_elements(); ++i) idx1.data_as<double>()[i] += 1;
         const std::vector<double> which1 = ref_grid_sample<double>(idx1, grid, IM::kNearest, pad, ac);
         const size_t es = dtype_size(dt);

@@ -1,11 +1,81 @@
 #include "support/test_util.h"
 
 #include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
 #include <cstring>
 
 #include "core/convert.h"
 
+#ifdef GRIDOPS_HAVE_HWY
+#include <hwy/targets.h>
+#endif
+
 namespace gridops::testing {
+
+namespace {
+
+uint64_t draw_seed() {
+  if (const char* s = std::getenv("GRIDOPS_SEED")) return std::strtoull(s, nullptr, 10);
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32 | rd()) % 1000000000000ull;
+}
+
+// Prints the seed at the start and after each failed assertion of any test.
+class SeedPrinter : public ::testing::EmptyTestEventListener {
+ public:
+  void OnTestProgramStart(const ::testing::UnitTest&) override {
+    std::printf("Random seed: GRIDOPS_SEED=%llu\n", static_cast<unsigned long long>(test_seed()));
+  }
+  void OnTestPartResult(const ::testing::TestPartResult& r) override {
+    if (r.failed()) {
+      std::printf("(this run's random seed: rerun with GRIDOPS_SEED=%llu to reproduce)\n",
+                  static_cast<unsigned long long>(test_seed()));
+    }
+  }
+};
+
+// Registered when this file is linked, i.e. by every test that calls test_seed().
+[[maybe_unused]] const bool g_seed_printer_registered = [] {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new SeedPrinter);
+  return true;
+}();
+
+}  // namespace
+
+std::vector<int64_t> hwy_targets() {
+#ifdef GRIDOPS_HAVE_HWY
+  return hwy::SupportedAndGeneratedTargets();
+#else
+  return {};
+#endif
+}
+
+std::string hwy_target_name(int64_t target) {
+#ifdef GRIDOPS_HAVE_HWY
+  return hwy::TargetName(target);
+#else
+  return "none (" + std::to_string(target) + ")";
+#endif
+}
+
+ScopedHwyTarget::ScopedHwyTarget([[maybe_unused]] int64_t target) {
+#ifdef GRIDOPS_HAVE_HWY
+  hwy::SetSupportedTargetsForTest(target);
+#endif
+}
+
+ScopedHwyTarget::~ScopedHwyTarget() {
+#ifdef GRIDOPS_HAVE_HWY
+  hwy::SetSupportedTargetsForTest(0);
+#endif
+}
+
+uint64_t test_seed() {
+  static const uint64_t seed = draw_seed();
+  return seed;
+}
 
 TensorView scrambled_copy(const Tensor& t, Tensor& storage, bool negative) {
   const int r = t.rank();

@@ -13,12 +13,27 @@
 
 namespace gridops::testing {
 
-/// The seed for randomized tests: GRIDOPS_SEED from the environment, else a fixed default.
-/// Every randomized test records it (SCOPED_TRACE) so a failure prints it.
-inline uint64_t test_seed() {
-  if (const char* s = std::getenv("GRIDOPS_SEED")) return std::strtoull(s, nullptr, 10);
-  return 20261122;
-}
+/// The seed for randomized tests: GRIDOPS_SEED from the environment, else one drawn from
+/// std::random_device once per process, so every run draws new problems. The seed is
+/// printed when the program starts and after every failed assertion ("rerun with
+/// GRIDOPS_SEED=<n>"), and randomized tests also record it with SCOPED_TRACE.
+uint64_t test_seed();
+
+/// The Highway targets this CPU runs among those compiled into gridops, best first (empty
+/// when built without Highway).
+std::vector<int64_t> hwy_targets();
+
+/// "AVX3", "AVX2", "SSE4", ...
+std::string hwy_target_name(int64_t target);
+
+/// Makes Highway dispatch to `target` only, for one scope (then to the CPU's best again).
+class ScopedHwyTarget {
+ public:
+  explicit ScopedHwyTarget(int64_t target);
+  ~ScopedHwyTarget();
+  ScopedHwyTarget(const ScopedHwyTarget&) = delete;
+  ScopedHwyTarget& operator=(const ScopedHwyTarget&) = delete;
+};
 
 /// A view of `t` with the same logical contents but non-trivial strides: a copy laid out
 /// in reverse axis order (or with negative strides when `negative`) inside `storage`.

@@ -13,6 +13,7 @@
 #include "demo.h"
 #include "gridops/gridops.h"
 #include "gridops/onnx/conformance.h"
+#include "gridops/onnx/io.h"
 #include "gridops/onnx/model.h"
 #include "gridops/onnx/npy.h"
 #include "gridops/onnx/tensor_proto.h"
@@ -22,34 +23,115 @@ using namespace gridops;
 
 namespace {
 
+// Exit statuses (README): 0 ok, 1 a conformance case failed, 2 invalid model, input or
+// usage, 3 unsupported by gridops, 4 out of memory or the outputs could not be written.
+constexpr int kExitInvalid = 2, kExitUnsupported = 3, kExitResource = 4;
+
+std::string printable(const std::string& text);
+
 int fail(const Status& s) {
-  std::fprintf(stderr, "gridops: %s\n", s.message().c_str());
-  return s.code() == StatusCode::kUnimplemented ? 3 : 2;
+  std::fprintf(stderr, "gridops: %s\n", printable(s.message()).c_str());
+  switch (s.code()) {
+    case StatusCode::kUnimplemented: return kExitUnsupported;
+    case StatusCode::kOutOfMemory:
+    case StatusCode::kInternal: return kExitResource;
+    default: return kExitInvalid;
+  }
 }
 
-// Reads a tensor from .npy or TensorProto (.pb), chosen by the file's first bytes.
-StatusOr<Tensor> read_tensor_file(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return invalid_argument("cannot open input file '", path, "'");
-  char magic[6] = {};
-  const size_t got = std::fread(magic, 1, 6, f);
-  std::fclose(f);
-  if (got == 6 && std::string(magic, 6) == "\x93NUMPY") return onnx::read_npy(path);
-  return onnx::read_tensor_proto(path);
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Replaces characters that cannot be part of a file name.
-std::string safe_file_name(const std::string& name) {
-  std::string s = name.empty() ? "output" : name;
-  for (char& c : s)
-    if (c == '/' || c == '\\' || c == '\0') c = '_';
-  if (s == "." || s == "..") s = "_" + s;
+// Reads a tensor from .npy or TensorProto (.pb): .npy when the file starts with the NumPy
+// magic or its name ends in .npy, a TensorProto otherwise. At most max_bytes are read.
+StatusOr<Tensor> read_tensor_file(const std::string& path, int64_t max_bytes) {
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, onnx::read_bytes(path, max_bytes));
+  if (bytes.rfind("\x93NUMPY", 0) == 0 || ends_with(path, ".npy")) return onnx::parse_npy(bytes, path);
+  return onnx::parse_tensor_proto(bytes, path);
+}
+
+// The file name of an output: the name with every byte outside printable ASCII, and '/',
+// '\\' and '%', written as %XX (two upper-case hex digits); "" is "%", "." and ".." are
+// "%2E" and "%2E%2E". The mapping is injective, so two outputs never share a file.
+std::string output_file_stem(const std::string& name) {
+  if (name.empty()) return "%";
+  const bool dots = name == "." || name == "..";
+  std::string s;
+  for (unsigned char c : name) {
+    if (c < 0x20 || c > 0x7E || c == '/' || c == '\\' || c == '%' || (dots && c == '.')) {
+      static const char kHex[] = "0123456789ABCDEF";
+      s += '%';
+      s += kHex[c >> 4];
+      s += kHex[c & 15];
+    } else {
+      s += static_cast<char>(c);
+    }
+  }
   return s;
 }
 
+// Writes every output to a temporary file in out_dir, then renames them all into place;
+// on any failure removes what it wrote (and out_dir if it created it) and says why.
+int write_outputs(const std::map<std::string, Tensor>& outs, const std::string& out_dir, const std::string& format) {
+  std::error_code ec;
+  const bool existed = fs::exists(out_dir, ec);
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    std::fprintf(stderr, "gridops: cannot create output directory '%s': %s\n", out_dir.c_str(), ec.message().c_str());
+    return kExitResource;
+  }
+  if (!fs::is_directory(out_dir, ec)) {
+    std::fprintf(stderr, "gridops: output directory '%s' is not a directory\n", out_dir.c_str());
+    return kExitInvalid;
+  }
+  struct Pending {
+    const std::string* name;
+    const Tensor* tensor;
+    fs::path tmp, final_path;
+  };
+  std::vector<Pending> pending;
+  const std::string ext = format == "pb" ? ".pb" : ".npy";
+  int k = 0;
+  for (const auto& [name, t] : outs) {
+    pending.push_back({&name, &t,
+                       fs::path(out_dir) / (".gridops-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(k++) + ext),
+                       fs::path(out_dir) / (output_file_stem(name) + ext)});
+  }
+  auto cleanup = [&](size_t renamed) {
+    std::error_code e;
+    for (size_t i = 0; i < pending.size(); ++i) fs::remove(i < renamed ? pending[i].final_path : pending[i].tmp, e);
+    if (!existed) fs::remove(out_dir, e);  // only if empty
+  };
+  for (const auto& p : pending) {
+    Status s = format == "pb" ? onnx::write_tensor_proto(*p.tensor, *p.name, p.tmp.string())
+                              : onnx::write_npy(*p.tensor, p.tmp.string());
+    if (!s.ok()) {
+      cleanup(0);
+      std::fprintf(stderr, "gridops: output '%s' was not written (nothing was): %s\n", p.name->c_str(), s.message().c_str());
+      return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kOutOfMemory ? kExitResource : fail(s);
+    }
+  }
+  for (size_t i = 0; i < pending.size(); ++i) {
+    fs::rename(pending[i].tmp, pending[i].final_path, ec);
+    if (ec) {
+      std::fprintf(stderr, "gridops: cannot write output '%s' to '%s': %s (no output was written)\n",
+                   pending[i].name->c_str(), pending[i].final_path.string().c_str(), ec.message().c_str());
+      cleanup(i);
+      return kExitResource;
+    }
+  }
+  for (const auto& p : pending) {
+    std::printf("%s: %s%s -> %s\n", p.name->c_str(), to_string(p.tensor->dtype()),
+                dims_to_string(p.tensor->shape()).c_str(), p.final_path.string().c_str());
+  }
+  return 0;
+}
+
 int cmd_run(const std::string& model_path, const std::vector<std::string>& input_args,
-            const std::string& out_dir, const std::string& format, int threads) {
+            const std::string& out_dir, const std::string& format, int threads, int64_t max_input_mb) {
   if (threads > 0) set_num_threads(threads);
+  const int64_t max_bytes = max_input_mb * (int64_t{1} << 20);
   auto model = onnx::Model::load(model_path);
   if (!model.ok()) return fail(model.status());
   Status supported = model->check_supported();
@@ -71,46 +153,89 @@ int cmd_run(const std::string& model_path, const std::vector<std::string>& input
       name = arg.substr(0, eq);
       file = arg.substr(eq + 1);
     }
-    auto t = read_tensor_file(file);
-    if (!t.ok()) return fail(t.status());
+    if (inputs.count(name)) return fail(invalid_argument("--input: input '", name, "' is given more than once"));
+    auto t = read_tensor_file(file, max_bytes);
+    if (!t.ok()) return fail(Status(t.status().code(), "--input " + name + ": " + t.status().message()));
     inputs[name] = std::move(t).value();
   }
   auto outs = model->run(inputs);
   if (!outs.ok()) return fail(outs.status());
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) return fail(invalid_argument("cannot create output directory '", out_dir, "': ", ec.message()));
-  for (const auto& [name, t] : *outs) {
-    const fs::path p = fs::path(out_dir) / (safe_file_name(name) + (format == "pb" ? ".pb" : ".npy"));
-    Status s = format == "pb" ? onnx::write_tensor_proto(t, name, p.string()) : onnx::write_npy(t, p.string());
-    if (!s.ok()) return fail(s);
-    std::printf("%s: %s%s -> %s\n", name.c_str(), to_string(t.dtype()), dims_to_string(t.shape()).c_str(),
-                p.string().c_str());
+  return write_outputs(*outs, out_dir, format);
+}
+
+// The text with control characters (C0, DEL, C1) and invalid UTF-8 bytes written as \xNN
+// (and '\' as "\\"), so that a model's names cannot move the cursor or reprogram the
+// terminal; valid UTF-8 text is kept.
+std::string printable(const std::string& text) {
+  std::string s;
+  auto escape = [&](unsigned char c) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02X", c);
+    s += buf;
+  };
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\\') {
+      s += "\\\\";
+      ++i;
+    } else if (c < 0x20 || c == 0x7F) {
+      escape(c);
+      ++i;
+    } else if (c < 0x80) {
+      s += static_cast<char>(c);
+      ++i;
+    } else {
+      // A well-formed UTF-8 sequence (no overlongs, surrogates or C1 controls) is kept.
+      const size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+      bool ok = len > 0 && i + len <= n && c < 0xF5;
+      uint32_t cp = ok ? (c & (0x7F >> len)) : 0;
+      for (size_t k = 1; ok && k < len; ++k) {
+        const auto d = static_cast<unsigned char>(text[i + k]);
+        ok = (d & 0xC0) == 0x80;
+        cp = (cp << 6) | (d & 0x3F);
+      }
+      ok = ok && !(cp >= 0x80 && cp <= 0x9F) && !(cp >= 0xD800 && cp <= 0xDFFF) && cp <= 0x10FFFF &&
+           !(len == 3 && cp < 0x800) && !(len == 4 && cp < 0x10000);
+      if (ok) {
+        s.append(text, i, len);
+        i += len;
+      } else {
+        escape(c);
+        ++i;
+      }
+    }
   }
-  return 0;
+  return s;
 }
 
 int cmd_info(const std::string& model_path) {
   auto model = onnx::Model::load(model_path);
   if (!model.ok()) return fail(model.status());
-  std::printf("model: %s\nopsets:", model_path.c_str());
-  for (const auto& [d, v] : model->opsets()) std::printf(" %s:%lld", d.empty() ? "ai.onnx" : d.c_str(), static_cast<long long>(v));
+  std::printf("model: %s\nopsets:", printable(model_path).c_str());
+  for (const auto& [d, v] : model->opsets()) {
+    std::printf(" %s:%lld", d.empty() ? "ai.onnx" : printable(d).c_str(), static_cast<long long>(v));
+  }
   std::printf("\ninputs:\n");
-  for (const auto& vi : model->inputs()) std::printf("  %s: %s\n", vi.name.c_str(), vi.to_string().c_str());
+  for (const auto& vi : model->inputs()) std::printf("  %s: %s\n", printable(vi.name).c_str(), printable(vi.to_string()).c_str());
+  for (const auto& vi : model->inputs_with_initializers()) {
+    std::printf("  %s: %s (optional: has an initializer)\n", printable(vi.name).c_str(), printable(vi.to_string()).c_str());
+  }
   std::printf("outputs:\n");
-  for (const auto& vi : model->outputs()) std::printf("  %s: %s\n", vi.name.c_str(), vi.to_string().c_str());
+  for (const auto& vi : model->outputs()) std::printf("  %s: %s\n", printable(vi.name).c_str(), printable(vi.to_string()).c_str());
   std::printf("nodes:\n");
   for (const auto& n : model->nodes()) {
     std::string ins, outs;
     for (const auto& i : n.inputs) ins += (ins.empty() ? "" : ", ") + (i.empty() ? std::string("<none>") : i);
     for (const auto& o : n.outputs) outs += (outs.empty() ? "" : ", ") + o;
-    std::printf("  %s%s(%s) -> %s", n.op_type.c_str(), n.name.empty() ? "" : (" '" + n.name + "'").c_str(),
-                ins.c_str(), outs.c_str());
-    if (!n.attributes.empty()) std::printf("  [%s]", n.attributes.c_str());
+    std::printf("  %s%s(%s) -> %s", printable(n.op_type).c_str(), n.name.empty() ? "" : (" '" + printable(n.name) + "'").c_str(),
+                printable(ins).c_str(), printable(outs).c_str());
+    if (!n.attributes.empty()) std::printf("  [%s]", printable(n.attributes).c_str());
     std::printf("\n");
   }
+  // The same check `run` makes before reading any input.
   Status s = model->check_supported();
-  std::printf("runnable by gridops: %s\n", s.ok() ? "yes" : ("no: " + s.message()).c_str());
+  std::printf("runnable by gridops: %s\n", s.ok() ? "yes" : ("no: " + printable(s.message())).c_str());
   return 0;
 }
 
@@ -128,24 +253,28 @@ int cmd_conformance(std::vector<std::string> roots, const std::string& exe_dir) 
   if (roots.empty()) roots = onnx::default_conformance_roots(exe_dir);
   if (roots.empty()) {
     std::fprintf(stderr, "gridops: no conformance suites found (install libonnx-testdata or pass a directory)\n");
-    return 2;
+    return kExitInvalid;
   }
   std::vector<std::string> dirs;
   for (const auto& r : roots) {
     std::error_code ec;
     if (!fs::is_directory(r, ec)) {
-      std::fprintf(stderr, "gridops: '%s' is not a directory\n", r.c_str());
-      return 2;
+      std::fprintf(stderr, "gridops: '%s' is not a directory\n", printable(r).c_str());
+      return kExitInvalid;
     }
-    std::printf("suite: %s\n", r.c_str());
+    std::printf("suite: %s\n", printable(r).c_str());
     for (auto& d : onnx::find_test_dirs(r)) dirs.push_back(std::move(d));
+  }
+  if (dirs.empty()) {
+    std::fprintf(stderr, "gridops: no conformance case (a directory holding model.onnx) found under the given directories\n");
+    return kExitInvalid;
   }
   const bool tty = isatty(fileno(stderr)) != 0;
   size_t passed = 0, failed = 0, skipped = 0;
   for (size_t i = 0; i < dirs.size(); ++i) {
     progress(i, dirs.size(), tty);
     const onnx::CaseResult r = onnx::run_conformance_case(dirs[i]);
-    const std::string where = fs::path(r.path).parent_path().filename().string() + "/" + r.name;
+    const std::string where = printable(fs::path(r.path).parent_path().filename().string() + "/" + r.name);
     switch (r.kind) {
       case onnx::CaseResult::Kind::kPass:
         ++passed;
@@ -153,11 +282,11 @@ int cmd_conformance(std::vector<std::string> roots, const std::string& exe_dir) 
         break;
       case onnx::CaseResult::Kind::kFail:
         ++failed;
-        std::printf("FAIL %s: %s\n", where.c_str(), r.detail.c_str());
+        std::printf("FAIL %s: %s\n", where.c_str(), printable(r.detail).c_str());
         break;
       case onnx::CaseResult::Kind::kSkip:
         ++skipped;
-        std::printf("SKIP %s: %s\n", where.c_str(), r.detail.c_str());
+        std::printf("SKIP %s: %s\n", where.c_str(), printable(r.detail).c_str());
         break;
     }
     std::fflush(stdout);
@@ -167,9 +296,7 @@ int cmd_conformance(std::vector<std::string> roots, const std::string& exe_dir) 
   return failed ? 1 : 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
   CLI::App app{"gridops: spatial sampling and data-movement operators (GridSample, AffineGrid, "
                "Resample, Gather, Pad) for ONNX models"};
   app.require_subcommand(1);
@@ -177,12 +304,16 @@ int main(int argc, char** argv) {
   std::string model_path, out_dir, format = "npy";
   std::vector<std::string> inputs;
   int threads = 0;
+  int64_t max_input_mb = onnx::kDefaultMaxFileBytes >> 20;
   CLI::App* run = app.add_subcommand("run", "Run an ONNX model and write its outputs");
   run->add_option("model", model_path, "the .onnx file")->required();
-  run->add_option("--input,-i", inputs, "NAME=FILE (.npy or TensorProto .pb); FILE alone for a one-input model")->required();
+  run->add_option("--input,-i", inputs,
+                  "NAME=FILE (.npy or TensorProto .pb); FILE alone for a one-input model; may also "
+                  "override an input that has an initializer");
   run->add_option("--output-dir,-o", out_dir, "where to write <output name>.npy (or .pb)")->required();
   run->add_option("--format", format, "npy or pb")->check(CLI::IsMember({"npy", "pb"}));
-  run->add_option("--threads", threads, "threads to use (default: all cores)")->check(CLI::PositiveNumber);
+  run->add_option("--threads", threads, "threads to use, 1 to " + std::to_string(kMaxThreads) + " (default: all cores)");
+  run->add_option("--max-input-mb", max_input_mb, "refuse an input file larger than this many MiB (default 4096)");
 
   std::string info_model;
   CLI::App* info = app.add_subcommand("info", "Describe an ONNX model: opsets, inputs, outputs, nodes");
@@ -196,9 +327,25 @@ int main(int argc, char** argv) {
   CLI::App* demo = app.add_subcommand("demo", "Draw every operator and mode on a built-in image as a PNG contact sheet");
   demo->add_option("--output,-o", demo_out, "the PNG file to write");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help prints and exits 0; every usage error exits 2 (CLI11's own codes are 100+).
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kExitInvalid;
+  }
+  if (*run) {
+    if (run->count("--threads") && (threads < 1 || threads > kMaxThreads)) {
+      std::fprintf(stderr, "gridops: --threads must be between 1 and %d, got %d\n", kMaxThreads, threads);
+      return kExitInvalid;
+    }
+    if (max_input_mb < 1 || max_input_mb > (int64_t{1} << 40)) {
+      std::fprintf(stderr, "gridops: --max-input-mb must be between 1 and 2^40, got %lld\n", static_cast<long long>(max_input_mb));
+      return kExitInvalid;
+    }
+    return cmd_run(model_path, inputs, out_dir, format, threads, max_input_mb);
+  }
   const std::string exe_dir = fs::absolute(fs::path(argv[0])).parent_path().string();
-  if (*run) return cmd_run(model_path, inputs, out_dir, format, threads);
   if (*info) return cmd_info(info_model);
   if (*conf) return cmd_conformance(roots, exe_dir);
   if (*demo) {
@@ -208,4 +355,18 @@ int main(int argc, char** argv) {
     return 0;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Nothing may end the command with an uncaught exception (std::terminate, exit 134).
+  try {
+    return run_main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "gridops: out of memory\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gridops: internal error: %s\n", printable(e.what()).c_str());
+  }
+  return kExitResource;
 }

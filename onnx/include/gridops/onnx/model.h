@@ -35,6 +35,14 @@ struct NodeInfo {
   std::string attributes;            ///< "mode=linear, align_corners=0"
 };
 
+/// Options for Model::run.
+struct RunOptions {
+  /// The largest byte size of one tensor the run may allocate (a node output, a graph
+  /// output copy); a larger one is kOutOfMemory naming the node and the size. 0: no cap
+  /// (allocation failures are still kOutOfMemory, never an abort).
+  int64_t max_tensor_bytes = 0;
+};
+
 /// A loaded model. Copies share the parsed graph.
 class Model {
  public:
@@ -45,6 +53,8 @@ class Model {
 
   /// The graph inputs that are not initializers, in order.
   const std::vector<ValueInfo>& inputs() const;
+  /// The graph inputs that have an initializer (a default the caller may override), in order.
+  const std::vector<ValueInfo>& inputs_with_initializers() const;
   /// The graph outputs, in order.
   const std::vector<ValueInfo>& outputs() const;
   /// The nodes in stored order.
@@ -61,11 +71,20 @@ class Model {
 
   /// Runs the graph. `inputs` maps graph input names to tensors; each must match the
   /// model's declared element type and known dims. Returns every graph output by name.
-  StatusOr<std::map<std::string, Tensor>> run(const std::map<std::string, Tensor>& inputs) const;
+  ///
+  /// Memory: each value is freed after its last use, Identity shares its input, and graph
+  /// outputs are moved out (copied only when one tensor is also a graph input, an
+  /// initializer or a second graph output). Peak = the inputs and initializers + the live
+  /// computed values (those a later node or the result still needs) + the running node's
+  /// outputs and kernel scratch. An allocation failure anywhere is kOutOfMemory naming
+  /// the node (or output) and the size; nothing aborts.
+  StatusOr<std::map<std::string, Tensor>> run(const std::map<std::string, Tensor>& inputs,
+                                              const RunOptions& options = {}) const;
 
   struct Impl;
 
  private:
+  Status check_types(std::map<std::string, DType> types) const;
   std::shared_ptr<const Impl> impl_;
 };
 
