@@ -122,7 +122,7 @@ TEST(GridSampleBackward, GradGridMatchesFiniteDifferences) {
               ASSERT_EQ(g->grad_src.num_elements(), 0);
               const double h = 1e-6;
               for (int64_t i = 0; i < p.grid.num_elements(); ++i) {
-                Tensor gp = p.grid.clone(), gm = p.grid.clone();
+                Tensor gp = p.grid.clone().value(), gm = p.grid.clone().value();
                 gp.data_as<double>()[i] += h;
                 gm.data_as<double>()[i] -= h;
                 const double fd = (loss(p, gp) - loss(p, gm)) / (2 * h);
