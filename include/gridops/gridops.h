@@ -1,6 +1,7 @@
 // The umbrella header: everything gridops offers.
 #pragma once
 
+#include "gridops/convert.h"
 #include "gridops/dtype.h"
 #include "gridops/parallel.h"
 #include "gridops/status.h"

@@ -137,4 +137,22 @@ class Tensor {
   std::unique_ptr<void, Deleter> buf_{nullptr, Deleter{DType::kFloat32, 0}};
 };
 
+/// The largest byte size Tensor::create and Tensor::clone allocate on the calling thread;
+/// 0 means no cap. A larger request is kOutOfMemory naming the size, the shape and the cap.
+/// For callers that run untrusted inputs (the ONNX runner's RunOptions::max_tensor_bytes).
+int64_t tensor_byte_limit() noexcept;
+
+/// Sets the calling thread's tensor_byte_limit() for one scope (0 or negative: no cap) and
+/// restores the previous one when it ends.
+class ScopedTensorByteLimit {
+ public:
+  explicit ScopedTensorByteLimit(int64_t limit) noexcept;
+  ~ScopedTensorByteLimit();
+  ScopedTensorByteLimit(const ScopedTensorByteLimit&) = delete;
+  ScopedTensorByteLimit& operator=(const ScopedTensorByteLimit&) = delete;
+
+ private:
+  int64_t previous_;
+};
+
 }  // namespace gridops

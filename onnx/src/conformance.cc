@@ -7,7 +7,7 @@
 #include <map>
 #include <sstream>
 
-#include "core/convert.h"
+#include "gridops/convert.h"
 #include "gridops/onnx/model.h"
 #include "gridops/onnx/tensor_proto.h"
 

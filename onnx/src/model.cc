@@ -8,8 +8,6 @@
 #include <set>
 #include <sstream>
 
-#include "core/alloc_limit.h"
-#include "core/convert.h"
 #include "gridops/gridops.h"
 #include "gridops/onnx/tensor_proto.h"
 #include "file_io.h"
@@ -787,7 +785,7 @@ StatusOr<std::map<std::string, Tensor>> Model::run(const std::map<std::string, T
                                                    const RunOptions& options) const {
   GRIDOPS_RETURN_IF_ERROR(check_supported());
   const std::string& what = impl_->what;
-  gridops::detail::ScopedTensorByteLimit cap(options.max_tensor_bytes);
+  gridops::ScopedTensorByteLimit cap(options.max_tensor_bytes);
   try {
     std::map<std::string, Value> values;
     for (const auto& [name, t] : impl_->initializers) values[name].tensor = &t;

@@ -8,22 +8,20 @@
 #include <new>
 #include <sstream>
 
-#include "core/alloc_limit.h"
 #include "core/checked.h"
 
 namespace gridops {
 
-namespace detail {
 namespace {
 thread_local int64_t g_tensor_byte_limit = 0;
 }  // namespace
+
 int64_t tensor_byte_limit() noexcept { return g_tensor_byte_limit; }
 ScopedTensorByteLimit::ScopedTensorByteLimit(int64_t limit) noexcept
     : previous_(g_tensor_byte_limit) {
   g_tensor_byte_limit = limit > 0 ? limit : 0;
 }
 ScopedTensorByteLimit::~ScopedTensorByteLimit() { g_tensor_byte_limit = previous_; }
-}  // namespace detail
 
 std::string dims_to_string(std::span<const int64_t> dims) {
   std::ostringstream os;
@@ -166,7 +164,7 @@ StatusOr<Tensor> Tensor::create(DType dt, Dims shape) {
     return invalid_argument("tensor: byte size of shape ", dims_to_string(shape),
                             " overflows 64 bits");
   }
-  if (const int64_t cap = detail::tensor_byte_limit(); cap > 0 && bytes > cap) {
+  if (const int64_t cap = tensor_byte_limit(); cap > 0 && bytes > cap) {
     return Status(StatusCode::kOutOfMemory,
                   detail::cat("tensor: ", bytes, " bytes for shape ", dims_to_string(shape),
                               " exceed the limit of ", cap, " bytes per tensor"));
