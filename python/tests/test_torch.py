@@ -314,3 +314,43 @@ def test_import_gridops_does_not_need_torch():
     assert r.stdout.strip() == "no torch"
     # and with torch, gridops.torch is reached as an attribute too
     assert gridops.torch is gt
+
+
+ROOT = os.environ.get("GRIDOPS_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+EXAMPLE = os.path.join(ROOT, "examples", "python", "spatial_transformer_train.py")
+
+
+def test_spatial_transformer_example_runs(monkeypatch, capsys):
+    # as a script, in this process (a subprocess would spend seconds importing torch again)
+    import runpy
+    monkeypatch.setattr(sys, "argv", [EXAMPLE, "--steps", "2"])
+    with pytest.raises(SystemExit) as e:
+        runpy.run_path(EXAMPLE, run_name="__main__")
+    out = capsys.readouterr().out
+    assert e.value.code == 0, out
+    assert out.count("step ") == 2 and "OK: gridops.torch matches PyTorch" in out
+
+
+@pytest.fixture
+def example_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("spatial_transformer_train", EXAMPLE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_spatial_transformer_example_other_options_and_its_check_can_fail(example_module, monkeypatch, capsys):
+    assert example_module.main(["--steps", "2", "--dtype", "float64", "--mode", "bicubic",
+                                "--padding", "reflection", "--align-corners", "--batch", "4"]) == 0
+    assert "OK: gridops.torch matches PyTorch" in capsys.readouterr().out
+    # a grid gradient 0.1 % off must be caught
+    real = gt._grid_sample_backward
+
+    def off(*args, **kwargs):
+        gi, gg = real(*args, **kwargs)
+        return gi, (gg * 1.001 if gg is not None else None)
+
+    monkeypatch.setattr(gt, "_grid_sample_backward", off)
+    assert example_module.main(["--steps", "1", "--dtype", "float64", "--batch", "4"]) == 1
+    assert "MISMATCH" in capsys.readouterr().out
