@@ -5,6 +5,8 @@ Resize, Gather and Pad from the gridops
 C++ library, taking NumPy arrays (any strides), PyTorch CPU tensors (through DLPack,
 bfloat16 included) and anything with the buffer protocol without copying, and releasing the
 GIL while a kernel runs. See help(gridops.grid_sample) and docs/python.md.
+gridops.torch (imported on first use; it needs torch) has grid_sample and affine_grid as
+PyTorch autograd functions.
 """
 
 from ._gridops import (
@@ -53,9 +55,9 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):  # the onnx submodule on first use
-    if name == "onnx":
+def __getattr__(name: str):  # the onnx and torch submodules on first use
+    if name in ("onnx", "torch"):
         import importlib
 
-        return importlib.import_module(".onnx", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module 'gridops' has no attribute {name!r}")

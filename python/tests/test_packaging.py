@@ -62,6 +62,8 @@ def test_stubs_cover_the_runtime_api():
     assert stub_names(os.path.join(src, "__init__.pyi")) == public
     import gridops.onnx as gonnx
     assert stub_names(os.path.join(src, "onnx.pyi")) == set(gonnx.__all__)
+    import gridops.torch as gtorch
+    assert stub_names(os.path.join(src, "torch.pyi")) == set(gtorch.__all__)
     # the stubs and py.typed travel with the package
     assert os.path.exists(os.path.join(here, "__init__.pyi")) and os.path.exists(os.path.join(here, "py.typed"))
     # the keyword names of the stubs are those of the signature line of the docstrings

@@ -8,6 +8,8 @@ import numpy.typing as npt
 
 import gridops
 import gridops.onnx
+import gridops.torch
+import torch
 
 
 def warp(x: npt.NDArray[np.float32], theta: npt.NDArray[np.float32]) -> npt.NDArray[Any]:
@@ -44,3 +46,13 @@ def run_model(path: str, x: npt.NDArray[Any]) -> Dict[str, Any]:
 
 def version() -> str:
     return gridops.__version__
+
+
+def train_step(x: torch.Tensor, theta: torch.Tensor) -> float:
+    grid = gridops.torch.affine_grid(theta, x.shape, align_corners=False)
+    y = gridops.torch.grid_sample(x, grid, "bilinear", "zeros", False, layout="channels_first")
+    sampler = gridops.torch.GridSample("bicubic", padding_mode="border")
+    z = sampler(y, gridops.torch.AffineGrid(align_corners=None)(theta, list(x.shape)))
+    loss = z.square().mean()
+    loss.backward()
+    return float(loss.item())
