@@ -6,9 +6,16 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
+#include "core/checked.h"
+#include "core/convert.h"
+#include "core/coords.h"
 #include "core/overlap.h"
 #include "kernels/grid_sample/grid_sample.h"
+#include "kernels/grid_sample/grid_sample_taps.h"
 #include "ops/dispatch.h"
 
 namespace gridops {
@@ -104,6 +111,112 @@ kernels::GridSampleProblem make_problem(const GridSampleDesc& desc, DType src_dt
   }
   return p;
 }
+
+/// The spatial sizes (D1..Dr) of a src shape in a layout.
+Dims spatial_sizes(std::span<const int64_t> shape, ChannelLayout layout) {
+  const size_t first = layout == ChannelLayout::kChannelsFirst ? 2 : 1;
+  return Dims(shape.begin() + static_cast<std::ptrdiff_t>(first),
+              shape.begin() + static_cast<std::ptrdiff_t>(first + shape.size() - 2));
+}
+
+/// src_shape with its spatial sizes replaced by `spatial`.
+Dims with_spatial(std::span<const int64_t> shape, ChannelLayout layout,
+                  std::span<const int64_t> spatial) {
+  Dims out(shape.begin(), shape.end());
+  const size_t first = layout == ChannelLayout::kChannelsFirst ? 2 : 1;
+  for (size_t d = 0; d < spatial.size(); ++d) out[first + d] = spatial[d];
+  return out;
+}
+
+/// The input box of grid_sample_input_box for a validated desc, full sizes and grid view
+/// (rank r + 2, last axis r, floating dtype).
+template <class GridT>
+std::vector<std::pair<int64_t, int64_t>> input_box_typed(const GridSampleDesc& desc,
+                                                         std::span<const int64_t> full,
+                                                         const TensorView& grid) {
+  // The reference's coordinate precision (ERRATA GridSample 2); the fast path takes only
+  // float, half and bfloat16 grids, whose coordinates are float there too.
+  using G = std::conditional_t<std::is_same_v<GridT, double>, double, float>;
+  const int r = static_cast<int>(full.size());
+  const int K = desc.mode == InterpolationMode::kNearest  ? 1
+                : desc.mode == InterpolationMode::kLinear ? 2
+                                                          : 4;
+  kernels::GridSampleProblem p;
+  p.mode = desc.mode;
+  p.padding = desc.padding;
+  p.align_corners = desc.align_corners == 1;
+  std::vector<int64_t> lo(static_cast<size_t>(r), INT64_MAX), hi(static_cast<size_t>(r), -1);
+  const Dims& shape = grid.shape;
+  const Dims& st = grid.strides;
+  int64_t points = 1;
+  for (int d = 0; d <= r; ++d) points *= shape[static_cast<size_t>(d)];
+  const GridT* base = static_cast<const GridT*>(grid.data);
+  Dims idx(static_cast<size_t>(r) + 1, 0);  // (n, o_1..o_r)
+  for (int64_t q = 0; q < points; ++q) {
+    int64_t off = 0;
+    for (int d = 0; d <= r; ++d) off += idx[static_cast<size_t>(d)] * st[static_cast<size_t>(d)];
+    for (int d = 0; d < r; ++d) {
+      const int64_t len = full[static_cast<size_t>(d)];
+      if (len == 0) continue;  // only zeros padding allows it: nothing is read
+      const GridT gv = base[off + static_cast<int64_t>(r - 1 - d) * st[static_cast<size_t>(r) + 1]];
+      const G x = coords::unnormalize(convert::load_real<G>(gv), len, p.align_corners);
+      const kernels::ref_taps::AxisTaps<float> a = kernels::ref_taps::axis_taps<float>(p, x, len);
+      for (int k = 0; k < a.count; ++k) {
+        lo[static_cast<size_t>(d)] = std::min(lo[static_cast<size_t>(d)], a.index[k]);
+        hi[static_cast<size_t>(d)] = std::max(hi[static_cast<size_t>(d)], a.index[k]);
+      }
+    }
+    for (int d = r; d >= 0; --d) {
+      if (++idx[static_cast<size_t>(d)] < shape[static_cast<size_t>(d)]) break;
+      idx[static_cast<size_t>(d)] = 0;
+    }
+  }
+  std::vector<std::pair<int64_t, int64_t>> box(static_cast<size_t>(r));
+  for (int d = 0; d < r; ++d) {
+    const auto i = static_cast<size_t>(d);
+    const int64_t len = full[i];
+    if (hi[i] < 0) {
+      box[i] = {0, std::min<int64_t>(len, K)};  // no tap inside (or no point at all)
+    } else {
+      box[i] = {std::max<int64_t>(0, lo[i] - (K - 1)), std::min<int64_t>(len, hi[i] + K)};
+    }
+  }
+  return box;
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::pair<int64_t, int64_t>>> grid_sample_input_box(
+    const GridSampleDesc& desc, std::span<const int64_t> full, const TensorView& grid) {
+  constexpr const char* op = "grid_sample_input_box";
+  GRIDOPS_RETURN_IF_ERROR(validate_desc(desc, op));
+  GRIDOPS_RETURN_IF_ERROR(validate_view(grid, "grid_sample_input_box: grid"));
+  const int r = static_cast<int>(full.size());
+  if (r < 1 || r + 2 > kMaxRank) {
+    return invalid_argument(op, ": full must have 1 to ", kMaxRank - 2,
+                            " spatial sizes, got ", r);
+  }
+  for (int d = 0; d < r; ++d) {
+    if (full[static_cast<size_t>(d)] < 0) {
+      return invalid_argument(op, ": full sizes must be >= 0, got ", dims_to_string(full));
+    }
+  }
+  if (static_cast<int>(grid.shape.size()) != r + 1 + 1 || grid.shape.back() != r) {
+    return invalid_argument(op, ": grid must have shape ", expected_grid_shape(r), " for ", r,
+                            " spatial axes, got ", dims_to_string(grid.shape));
+  }
+  switch (grid.dtype) {
+    case DType::kFloat16: return input_box_typed<float16>(desc, full, grid);
+    case DType::kBFloat16: return input_box_typed<bfloat16>(desc, full, grid);
+    case DType::kFloat32: return input_box_typed<float>(desc, full, grid);
+    case DType::kFloat64: return input_box_typed<double>(desc, full, grid);
+    default: break;
+  }
+  return invalid_argument(op, ": grid dtype must be float16, bfloat16, float32 or float64, got ",
+                          to_string(grid.dtype));
+}
+
+namespace {
 
 }  // namespace
 
@@ -279,10 +392,74 @@ Status GridSamplePlan::run(const TensorView& src, const TensorView& grid,
   GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", detail::byte_range(dst), "grid",
                                                     detail::byte_range(grid)));
   if (dst.num_elements() == 0) return Status();  // ERRATA GridSample 9
-  const kernels::GridSampleProblem problem =
-      make_problem(desc_, src_dtype_, src_shape_, grid_dtype_, dst_shape_);
+  if (!windowed_) {
+    const kernels::GridSampleProblem problem =
+        make_problem(desc_, src_dtype_, src_shape_, grid_dtype_, dst_shape_);
+    return detail::run_kernel_guarded(
+        kOp, [&] { static_cast<const GridSampleImpl*>(impl_)->run(problem, src, grid, dst); });
+  }
+  // Input window: the problem of the full input, reading src's box; first a pass over the
+  // grid checks that every tap any implementation reads lies in the box.
+  const Dims extent = spatial_sizes(src_shape_, desc_.layout);
+  GRIDOPS_ASSIGN_OR_RETURN(const auto box, grid_sample_input_box(desc_, window_.full, grid));
+  for (size_t d = 0; d < box.size(); ++d) {
+    const int64_t o = window_.origin[d];
+    if (box[d].first < box[d].second && (box[d].first < o || box[d].second > o + extent[d])) {
+      return invalid_argument(
+          kOp, ": the grid needs input positions [", box[d].first, ", ", box[d].second,
+          ") on spatial axis ", d, " of the full input (spatial sizes ",
+          dims_to_string(window_.full), ", interpolation margin included: "
+          "grid_sample_input_box), but the window src holds covers only [", o, ", ",
+          o + extent[d], ")");
+    }
+  }
+  kernels::GridSampleProblem problem = make_problem(
+      desc_, src_dtype_, with_spatial(src_shape_, desc_.layout, window_.full), grid_dtype_,
+      dst_shape_);
+  problem.window_origin = window_.origin;
+  problem.window_extent = extent;
   return detail::run_kernel_guarded(
       kOp, [&] { static_cast<const GridSampleImpl*>(impl_)->run(problem, src, grid, dst); });
+}
+
+StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType src_dtype,
+                                               std::span<const int64_t> src_shape,
+                                               DType grid_dtype,
+                                               std::span<const int64_t> grid_shape,
+                                               const GridSampleWindow& window) {
+  GRIDOPS_RETURN_IF_ERROR(validate_desc(desc));
+  const int src_rank = static_cast<int>(src_shape.size());
+  if (src_rank < 3 || src_rank > kMaxRank) {
+    // The unwindowed plan names the problem.
+    return make_grid_sample_plan(desc, src_dtype, src_shape, grid_dtype, grid_shape);
+  }
+  const int r = src_rank - 2;
+  if (static_cast<int>(window.full.size()) != r || static_cast<int>(window.origin.size()) != r) {
+    return invalid_argument(kOp, ": window full sizes and origin must have one entry per spatial "
+                            "axis (", r, "), got full ", dims_to_string(window.full),
+                            " and origin ", dims_to_string(window.origin));
+  }
+  const Dims extent = spatial_sizes(src_shape, desc.layout);
+  for (int d = 0; d < r; ++d) {
+    const auto i = static_cast<size_t>(d);
+    int64_t end = 0;
+    if (extent[i] < 0 || window.full[i] < 0 || window.origin[i] < 0 ||
+        !detail::add_ok(window.origin[i], extent[i], &end) || end > window.full[i]) {
+      return invalid_argument(kOp, ": window: src (spatial sizes ", dims_to_string(extent),
+                              ") at origin ", dims_to_string(window.origin),
+                              " must lie inside the full input of spatial sizes ",
+                              dims_to_string(window.full), " (axis ", d, ")");
+    }
+  }
+  // Validated and planned as the full problem, so that the implementation is the one the
+  // unwindowed operator on the full input would pick.
+  const Dims full_shape = with_spatial(src_shape, desc.layout, window.full);
+  GRIDOPS_ASSIGN_OR_RETURN(GridSamplePlan plan, make_grid_sample_plan(desc, src_dtype, full_shape,
+                                                                      grid_dtype, grid_shape));
+  plan.src_shape_.assign(src_shape.begin(), src_shape.end());
+  plan.windowed_ = true;
+  plan.window_ = window;
+  return plan;
 }
 
 // --- one-shot wrappers ----------------------------------------------------------------
@@ -302,6 +479,28 @@ StatusOr<Tensor> grid_sample(const GridSampleDesc& desc, const TensorView& src,
   GRIDOPS_RETURN_IF_ERROR(validate_view(grid, "grid_sample: grid"));
   GRIDOPS_ASSIGN_OR_RETURN(GridSamplePlan plan,
                            make_grid_sample_plan(desc, src.dtype, src.shape, grid.dtype, grid.shape));
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor dst, Tensor::create(src.dtype, plan.dst_shape()));
+  GRIDOPS_RETURN_IF_ERROR(plan.run(src, grid, dst.mutable_view()));
+  return dst;
+}
+
+Status grid_sample(const GridSampleDesc& desc, const GridSampleWindow& window,
+                   const TensorView& src, const TensorView& grid, const MutableTensorView& dst) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(src, "grid_sample: src"));
+  GRIDOPS_RETURN_IF_ERROR(validate_view(grid, "grid_sample: grid"));
+  GRIDOPS_ASSIGN_OR_RETURN(GridSamplePlan plan, make_grid_sample_plan(desc, src.dtype, src.shape,
+                                                                      grid.dtype, grid.shape,
+                                                                      window));
+  return plan.run(src, grid, dst);
+}
+
+StatusOr<Tensor> grid_sample(const GridSampleDesc& desc, const GridSampleWindow& window,
+                             const TensorView& src, const TensorView& grid) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(src, "grid_sample: src"));
+  GRIDOPS_RETURN_IF_ERROR(validate_view(grid, "grid_sample: grid"));
+  GRIDOPS_ASSIGN_OR_RETURN(GridSamplePlan plan, make_grid_sample_plan(desc, src.dtype, src.shape,
+                                                                      grid.dtype, grid.shape,
+                                                                      window));
   GRIDOPS_ASSIGN_OR_RETURN(Tensor dst, Tensor::create(src.dtype, plan.dst_shape()));
   GRIDOPS_RETURN_IF_ERROR(plan.run(src, grid, dst.mutable_view()));
   return dst;
