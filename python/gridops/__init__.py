@@ -21,9 +21,11 @@ from ._gridops import (
     get_num_threads,
     grid_sample,
     grid_sample_backward,
+    grid_sample_input_box,
     pad,
     resample,
     resample_backward,
+    resample_input_box,
     resize,
     set_num_threads,
 )
@@ -40,21 +42,24 @@ __all__ = [
     "__version__",
     "affine_grid",
     "affine_grid_backward",
+    "dask",
     "gather",
     "get_num_threads",
     "grid_sample",
     "grid_sample_backward",
+    "grid_sample_input_box",
     "onnx",
     "pad",
     "resample",
     "resample_backward",
+    "resample_input_box",
     "resize",
     "set_num_threads",
 ]
 
 
-def __getattr__(name: str):  # the onnx submodule on first use
-    if name == "onnx":
+def __getattr__(name: str):  # the onnx and dask submodules on first use
+    if name in ("onnx", "dask"):
         import importlib
 
         return importlib.import_module(".onnx", __name__)

@@ -16,7 +16,7 @@ the actual value), gridops.DTypeError (a TypeError and a ValueError) for unsuppo
 dtypes, TypeError for objects that are not arrays, MemoryError when an allocation fails.
 Nothing is written to out= when an error is raised.)";
 
-inline constexpr const char* kGridSample = R"(grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=False, *, layout="channels_first", out=None)
+inline constexpr const char* kGridSample = R"(grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=False, *, layout="channels_first", out=None, full_size=None, origin=None)
 
 Samples input at the normalized positions in grid (ONNX GridSample 16/20/22, any spatial
 rank r >= 1).
@@ -31,11 +31,30 @@ mode: "bilinear"/"linear", "nearest", "bicubic"/"cubic" (every ONNX spelling; li
 padding_mode: "zeros", "border", "reflection".
 align_corners: False/True (0/1 accepted).
 layout: "channels_first" (PyTorch/ONNX) or "channels_last".
+full_size, origin: an input window (both or neither; docs/ops/grid_sample.md, "Input
+  window"): input holds only the box at `origin` (one int per spatial axis) of a full
+  input of spatial sizes `full_size`; coordinates are computed against the full input and
+  the result is the same bits as grid_sample on the full input. The box must contain
+  grid_sample_input_box(grid, full_size, ...), else ValueError (nothing is written).
 Returns (N, C, D1_out, ..., Dr_out) (or channels-last), the dtype of input.
 
 Differences from torch.nn.functional.grid_sample: any spatial rank (torch: 2-D and 3-D);
 bicubic for every rank (torch: 2-D only); integer and bool inputs; the channels-last
 layout.
+)";
+
+inline constexpr const char* kGridSampleInputBox = R"(grid_sample_input_box(grid, full_size, mode="bilinear", padding_mode="zeros", align_corners=False) -> list of (lo, hi)
+
+The part of a full input of spatial sizes full_size (D1 first) that grid_sample may read
+for this grid: per spatial axis the half-open range [lo, hi), the taps' range widened by
+K - 1 (K = 1, 2, 4 for nearest, linear, cubic) and clipped to the input. Pass that box with
+full_size= and origin= to grid_sample to run on the box only (gridops.dask does).
+)";
+
+inline constexpr const char* kResampleInputBox = R"(resample_input_box(full_input_size, full_output_size, out_begin, out_end, mode="linear") -> list of (lo, hi)
+
+The input range [lo, hi) per spatial axis that the outputs [out_begin, out_end) of a
+resampling from full_input_size to full_output_size (spatial sizes) read.
 )";
 
 inline constexpr const char* kGridSampleBackward = R"(grid_sample_backward(grad_output, input, grid, mode="bilinear", padding_mode="zeros", align_corners=False, *, layout="channels_first", input_grad=True, grid_grad=True, grad_input_out=None, grad_grid_out=None)
@@ -112,7 +131,7 @@ value: the constant (default 0); a Python number converted to input's dtype (an 
 axes: the axes pads apply to (default: all); negative axes count from the end.
 )";
 
-inline constexpr const char* kResample = R"(resample(input, size=None, scale_factor=None, mode="linear", *, layout="channels_first", channels=None, out_layout=None, out=None)
+inline constexpr const char* kResample = R"(resample(input, size=None, scale_factor=None, mode="linear", *, layout="channels_first", channels=None, out_layout=None, out=None, window=None)
 
 Resizes the spatial axes (oneDNN resampling forward, 1-D/2-D/3-D): "linear" interpolates
 with half-pixel centers (torch.nn.functional.interpolate with align_corners=False),
@@ -128,6 +147,11 @@ channels: the channel count of a blocked input (default: all blocks full).
 The kernels read dense buffers: a non-dense input is copied once (a torch channels_last
 tensor is read in place as channels-last); out= must be dense.
 dtypes: float32, float64, float16, bfloat16.
+window: (full_input_size, full_output_size, input_origin, output_origin), spatial entries:
+  input is the box at input_origin of a full input, and the result the box at
+  output_origin, of spatial sizes `size`, of the full output (docs/ops/resample.md,
+  "Window"): the same bits as that box of resample on the full input. input must contain
+  resample_input_box(...) of the output box, else ValueError.
 )";
 
 inline constexpr const char* kResampleBackward = R"(resample_backward(grad_output, input_size, mode="linear", *, layout="channels_first", out_layout=None, out=None)

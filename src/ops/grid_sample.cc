@@ -171,17 +171,38 @@ std::vector<std::pair<int64_t, int64_t>> input_box_typed(const GridSampleDesc& d
       idx[static_cast<size_t>(d)] = 0;
     }
   }
+  // Widened by K - 1 and clipped; an axis without taps gets (-1, -1) here (the public
+  // function turns it into [0, min(full, K)); a window then only needs that width).
   std::vector<std::pair<int64_t, int64_t>> box(static_cast<size_t>(r));
   for (int d = 0; d < r; ++d) {
     const auto i = static_cast<size_t>(d);
     const int64_t len = full[i];
     if (hi[i] < 0) {
-      box[i] = {0, std::min<int64_t>(len, K)};  // no tap inside (or no point at all)
+      box[i] = {-1, -1};  // no tap inside (or no point at all)
     } else {
       box[i] = {std::max<int64_t>(0, lo[i] - (K - 1)), std::min<int64_t>(len, hi[i] + K)};
     }
   }
   return box;
+}
+
+int taps_per_axis(InterpolationMode m) {
+  return m == InterpolationMode::kNearest ? 1 : m == InterpolationMode::kLinear ? 2 : 4;
+}
+
+/// input_box_typed for a validated desc, full sizes and any grid view of the right rank.
+StatusOr<std::vector<std::pair<int64_t, int64_t>>> raw_input_box(const GridSampleDesc& desc,
+                                                                 std::span<const int64_t> full,
+                                                                 const TensorView& grid) {
+  switch (grid.dtype) {
+    case DType::kFloat16: return input_box_typed<float16>(desc, full, grid);
+    case DType::kBFloat16: return input_box_typed<bfloat16>(desc, full, grid);
+    case DType::kFloat32: return input_box_typed<float>(desc, full, grid);
+    case DType::kFloat64: return input_box_typed<double>(desc, full, grid);
+    default: break;
+  }
+  return invalid_argument("grid_sample_input_box: grid dtype must be float16, bfloat16, "
+                          "float32 or float64, got ", to_string(grid.dtype));
 }
 
 }  // namespace
@@ -205,15 +226,11 @@ StatusOr<std::vector<std::pair<int64_t, int64_t>>> grid_sample_input_box(
     return invalid_argument(op, ": grid must have shape ", expected_grid_shape(r), " for ", r,
                             " spatial axes, got ", dims_to_string(grid.shape));
   }
-  switch (grid.dtype) {
-    case DType::kFloat16: return input_box_typed<float16>(desc, full, grid);
-    case DType::kBFloat16: return input_box_typed<bfloat16>(desc, full, grid);
-    case DType::kFloat32: return input_box_typed<float>(desc, full, grid);
-    case DType::kFloat64: return input_box_typed<double>(desc, full, grid);
-    default: break;
+  GRIDOPS_ASSIGN_OR_RETURN(auto box, raw_input_box(desc, full, grid));
+  for (size_t d = 0; d < box.size(); ++d) {
+    if (box[d].first < 0) box[d] = {0, std::min<int64_t>(full[d], taps_per_axis(desc.mode))};
   }
-  return invalid_argument(op, ": grid dtype must be float16, bfloat16, float32 or float64, got ",
-                          to_string(grid.dtype));
+  return box;
 }
 
 namespace {
@@ -401,9 +418,20 @@ Status GridSamplePlan::run(const TensorView& src, const TensorView& grid,
   // Input window: the problem of the full input, reading src's box; first a pass over the
   // grid checks that every tap any implementation reads lies in the box.
   const Dims extent = spatial_sizes(src_shape_, desc_.layout);
-  GRIDOPS_ASSIGN_OR_RETURN(const auto box, grid_sample_input_box(desc_, window_.full, grid));
+  GRIDOPS_ASSIGN_OR_RETURN(const auto box, raw_input_box(desc_, window_.full, grid));
   for (size_t d = 0; d < box.size(); ++d) {
     const int64_t o = window_.origin[d];
+    if (box[d].first < 0) {
+      // No tap inside the full input on this axis: nothing is read with a nonzero weight;
+      // the fast path's zero-weight reads need a box of min(full, K) elements.
+      const int64_t need = std::min<int64_t>(window_.full[d], taps_per_axis(desc_.mode));
+      if (extent[d] < need) {
+        return invalid_argument(kOp, ": the window src holds is ", extent[d],
+                                " wide on spatial axis ", d, "; at least ", need,
+                                " (min(full size, taps per axis)) is needed");
+      }
+      continue;
+    }
     if (box[d].first < box[d].second && (box[d].first < o || box[d].second > o + extent[d])) {
       return invalid_argument(
           kOp, ": the grid needs input positions [", box[d].first, ", ", box[d].second,
