@@ -303,6 +303,29 @@ TEST(GridSampleWindow, WindowMissingATapIsAnErrorAndWritesNothing) {
   }
 }
 
+TEST(GridSampleWindow, AxisWithoutTapsNeedsOnlyKElements) {
+  for (const std::string& impl : impls_for(DType::kFloat32, DType::kFloat32)) {
+    SCOPED_TRACE(impl);
+    Small s;
+    s.desc.impl = impl;
+    // Rows: every tap outside (g = 5); columns: taps 5 and 6 (box [4, 8)).
+    const float g[4] = {0.0f, 5.0f, 0.05f, 5.0f};
+    std::memcpy(s.grid.data(), g, sizeof g);
+    auto whole = grid_sample(s.desc, s.src, s.grid);
+    ASSERT_TRUE(whole.ok());
+    // Any 2 rows (K = 2) will do, wherever they are.
+    const Tensor part = copy_box(s.src, {0, 0, 9, 4}, {1, 2, 2, 4});
+    auto out = grid_sample(s.desc, GridSampleWindow{{12, 12}, {9, 4}}, part, s.grid);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_EQ(0, std::memcmp(whole->data(), out->data(), out->nbytes()));
+    // One row is too few.
+    const Tensor thin = copy_box(s.src, {0, 0, 9, 4}, {1, 2, 1, 4});
+    out = grid_sample(s.desc, GridSampleWindow{{12, 12}, {9, 4}}, thin, s.grid);
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.status().message().find("at least 2"), std::string::npos) << out.status().message();
+  }
+}
+
 TEST(GridSampleWindow, BadWindowsAreErrors) {
   Small s;
   const Tensor part = copy_box(s.src, {0, 0, 4, 4}, {1, 2, 4, 4});

@@ -63,7 +63,8 @@ struct GridSampleWindow {
 /// the reference lists (taps outside under zeros padding are not read) widened by K-1 on
 /// each side (K = 1, 2, 4 taps per axis for nearest, linear, cubic; the fast path reads
 /// whole windows of K columns) and clipped to [0, full); an axis whose taps are all
-/// outside gets [0, min(full, K)). A GridSampleWindow that contains this box always runs.
+/// outside gets [0, min(full, K)). A GridSampleWindow that contains this box always runs
+/// (on an axis without taps any window at least min(full, K) wide does).
 StatusOr<std::vector<std::pair<int64_t, int64_t>>> grid_sample_input_box(
     const GridSampleDesc& desc, std::span<const int64_t> full, const TensorView& grid);
 
