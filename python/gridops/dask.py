@@ -79,22 +79,46 @@ def _assemble(pieces: Any, ndim: int) -> np.ndarray:
     return np.block(pieces)
 
 
-def _fetch_box(x: da.Array, box: Box) -> Tuple[Any, List[int]]:
-    """The keys of x's blocks covering box (nested lists) and box's offset in the array
-    they assemble to, per axis."""
-    lists, offsets = [], []
+def _fetch_box(x: da.Array, box: Box) -> Tuple[Any, List[List[int]]]:
+    """The keys of x's blocks covering box (nested lists) and, per axis, where each of
+    those blocks starts relative to box's start (the second argument of _box_from_pieces)."""
+    lists, rel = [], []
     for ax, (lo, hi) in enumerate(box):
         st = _starts(x.chunks[ax])
         bl = _blocks_for_range(st, lo, hi)
         lists.append(bl)
-        offsets.append(lo - int(st[bl[0]]) if bl else 0)
-    return _nested_keys(x.name, lists), offsets
+        rel.append([int(st[b]) - lo for b in bl])
+    return _nested_keys(x.name, lists), rel
 
 
-def _box_from_pieces(pieces: Any, offsets: Sequence[int], box: Box) -> np.ndarray:
-    arr = _assemble(pieces, len(box))
-    sl = tuple(slice(o, o + (hi - lo)) for o, (lo, hi) in zip(offsets, box))
-    return arr[sl]
+def _box_from_pieces(pieces: Any, rel: Sequence[Sequence[int]], box: Box) -> np.ndarray:
+    """The box from the blocks covering it: a view when one block holds it, else one
+    allocation of the box's size into which only the overlapping parts are copied."""
+    nd = len(box)
+    shape = tuple(hi - lo for lo, hi in box)
+    if all(len(r) == 1 for r in rel):
+        p = pieces
+        for _ in range(nd):
+            p = p[0]
+        a = _aligned(p)
+        return a[tuple(slice(-r[0], -r[0] + n) for r, n in zip(rel, shape))]
+    out = None
+    for idx in itertools.product(*(range(len(r)) for r in rel)):
+        p = pieces
+        for i in idx:
+            p = p[i]
+        a = np.asarray(p)
+        if out is None:
+            out = np.empty(shape, dtype=a.dtype)
+        dst, src = [], []
+        for ax, i in enumerate(idx):
+            b = rel[ax][i]  # the block's start relative to the box
+            lo, hi = max(0, b), min(shape[ax], b + a.shape[ax])
+            dst.append(slice(lo, hi))
+            src.append(slice(lo - b, hi - b))
+        out[tuple(dst)] = a[tuple(src)]
+    assert out is not None
+    return out
 
 
 def _set_threads(threads: Optional[int]) -> None:
@@ -313,10 +337,10 @@ def gather(x: Any, indices: Any, axis: int = 0, *, threads: Optional[int] = None
 # --- resample ----------------------------------------------------------------------------
 
 
-def _resample_task(pieces: Any, offsets: Sequence[int], box: Box, size: Sequence[int], mode: str,
+def _resample_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, size: Sequence[int], mode: str,
                    window: Tuple[Any, ...], threads: Optional[int]) -> np.ndarray:
     _set_threads(threads)
-    arr = _box_from_pieces(pieces, offsets, box)
+    arr = _box_from_pieces(pieces, rel, box)
     return _g.resample(arr, size=list(size), mode=mode, window=window)
 
 
@@ -368,9 +392,9 @@ def resample(x: Any, size: Any = None, scale_factor: Any = None, mode: str = "li
             continue
         sbox = _g.resample_input_box(full_in, full_out, ob, oe, mode)
         box = [(n0, n1), (c0, c1)] + [(int(a), int(b)) for a, b in sbox]
-        pieces, offsets = _fetch_box(x, box)
+        pieces, rel = _fetch_box(x, box)
         window = (full_in, full_out, [a for a, _ in box[2:]], ob)
-        dsk[(name,) + oi] = (_resample_task, pieces, offsets, box, [e - b for b, e in zip(ob, oe)],
+        dsk[(name,) + oi] = (_resample_task, pieces, rel, box, [e - b for b, e in zip(ob, oe)],
                              mode, window, threads)
     return _new_array(name, dsk, [x], out_chunks, x.dtype)
 
@@ -378,10 +402,10 @@ def resample(x: Any, size: Any = None, scale_factor: Any = None, mode: str = "li
 # --- grid_sample -------------------------------------------------------------------------
 
 
-def _gs_task(pieces: Any, offsets: Sequence[int], box: Box, grid: np.ndarray, mode: str,
+def _gs_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, grid: np.ndarray, mode: str,
              padding_mode: str, align_corners: bool, full: Sequence[int], threads: Optional[int]) -> np.ndarray:
     _set_threads(threads)
-    arr = _box_from_pieces(pieces, offsets, box)
+    arr = _box_from_pieces(pieces, rel, box)
     return _g.grid_sample(arr, _aligned(grid), mode, padding_mode, align_corners,
                           full_size=list(full), origin=[lo for lo, _ in box[2:]])
 
@@ -439,8 +463,8 @@ def grid_sample(x: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "
                 dsk[key] = (_gs_empty_task, shape, x.dtype, (grid.name,) + gi + (0,), mode,
                             padding_mode, bool(align_corners), full, threads)
                 continue
-            pieces, offsets = _fetch_box(x, box)
-            dsk[key] = (_gs_task, pieces, offsets, box, (grid.name,) + gi + (0,), mode, padding_mode,
+            pieces, rel = _fetch_box(x, box)
+            dsk[key] = (_gs_task, pieces, rel, box, (grid.name,) + gi + (0,), mode, padding_mode,
                         bool(align_corners), full, threads)
     return _new_array(name, dsk, [x, grid], out_chunks, x.dtype)
 
@@ -500,12 +524,12 @@ def affine_grid_points(theta: np.ndarray, index_ranges: Sequence[np.ndarray], fu
     return out
 
 
-def _warp_task(pieces: Any, offsets: Sequence[int], box: Box, theta: np.ndarray, ranges: Sequence[Tuple[int, int]],
+def _warp_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, theta: np.ndarray, ranges: Sequence[Tuple[int, int]],
                out_size: Sequence[int], mode: str, padding_mode: str, align_corners: bool,
                full: Sequence[int], threads: Optional[int]) -> np.ndarray:
     _set_threads(threads)
     grid = affine_grid_points(theta, [np.arange(a, b) for a, b in ranges], out_size, align_corners)
-    arr = _box_from_pieces(pieces, offsets, box)
+    arr = _box_from_pieces(pieces, rel, box)
     return _g.grid_sample(arr, grid, mode, padding_mode, align_corners, full_size=list(full),
                           origin=[lo for lo, _ in box[2:]])
 
@@ -570,7 +594,7 @@ def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None
                 b2.append((a, b))
             box_cache[ck] = b2
         box = [(n0, n1), (c0, c1)] + box_cache[ck]
-        pieces, offsets = _fetch_box(x, box)
-        dsk[(name,) + oi] = (_warp_task, pieces, offsets, box, theta[n0:n1], ranges, out_size, mode,
+        pieces, rel = _fetch_box(x, box)
+        dsk[(name,) + oi] = (_warp_task, pieces, rel, box, theta[n0:n1], ranges, out_size, mode,
                              padding_mode, bool(align_corners), full_in, threads)
     return _new_array(name, dsk, [x], out_chunks, x.dtype)
