@@ -27,6 +27,7 @@ from ._gridops import (
     resample_backward,
     resample_input_box,
     resize,
+    resize_input_box,
     set_num_threads,
 )
 from ._version import __version__
@@ -54,6 +55,7 @@ __all__ = [
     "resample_backward",
     "resample_input_box",
     "resize",
+    "resize_input_box",
     "set_num_threads",
 ]
 

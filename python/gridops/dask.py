@@ -27,7 +27,7 @@ from dask.highlevelgraph import HighLevelGraph
 
 from . import _gridops as _g
 
-__all__ = ["affine_grid_points", "affine_warp", "gather", "grid_sample", "pad", "resample"]
+__all__ = ["affine_grid_points", "affine_warp", "gather", "grid_sample", "pad", "resample", "resize"]
 
 Box = List[Tuple[int, int]]
 
@@ -397,6 +397,67 @@ def resample(x: Any, size: Any = None, scale_factor: Any = None, mode: str = "li
         dsk[(name,) + oi] = (_resample_task, pieces, rel, box, [e - b for b, e in zip(ob, oe)],
                              mode, window, threads)
     return _new_array(name, dsk, [x], out_chunks, x.dtype)
+
+
+# --- resize ------------------------------------------------------------------------------
+
+_RESIZE_KW = ("coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside",
+              "antialias", "keep_aspect_ratio_policy", "extrapolation_value", "axes", "roi")
+
+
+def _resize_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, window: Tuple[Any, ...],
+                 kw: dict, threads: Optional[int]) -> np.ndarray:
+    _set_threads(threads)
+    arr = _box_from_pieces(pieces, rel, box)
+    return _g.resize(arr, window=window, **kw)
+
+
+def resize(x: Any, scales: Any = None, sizes: Any = None, mode: str = "nearest", *, chunks: Any = None,
+           threads: Optional[int] = None, **kwargs: Any) -> da.Array:
+    """gridops.resize (ONNX Resize) on a dask array of any rank; the keyword arguments are
+    gridops.resize's (coordinate_transformation_mode, nearest_mode, cubic_coeff_a,
+    exclude_outside, antialias, keep_aspect_ratio_policy, extrapolation_value, axes, roi).
+
+    Each output chunk reads only the input box its taps need (gridops.resize_input_box) and
+    takes the whole array's tap tables (resize(..., window=...)): the same bits as
+    gridops.resize(x.compute(), ...). chunks: the output chunks (default: x's chunk
+    boundaries scaled on the resized axes).
+    """
+    x = _as_dask(x, "resize")
+    bad = set(kwargs) - set(_RESIZE_KW)
+    if bad:
+        raise TypeError(f"gridops.dask.resize: unexpected keyword arguments {sorted(bad)}")
+    kw = dict(kwargs, scales=scales, sizes=sizes, mode=mode)
+    full_in = [int(v) for v in x.shape]
+    plan = _g.ResizePlan(full_in, x.dtype, scales, sizes, mode,
+                         **{k: v for k, v in kwargs.items()})
+    full_out = [int(v) for v in plan.output_shape]
+    if chunks is None:
+        chunks = tuple(x.chunks[a] if full_out[a] == full_in[a] else _scaled_chunks(x.chunks[a], full_in[a], full_out[a])
+                       for a in range(x.ndim))
+    chunks = da.core.normalize_chunks(chunks, tuple(full_out), dtype=x.dtype)
+    name = "gridops-resize-" + tokenize(x, kw, chunks)
+    ost = [_starts(c) for c in chunks]
+    box_kw = {k: v for k, v in kw.items() if k != "extrapolation_value"}
+    dsk = {}
+    for oi in itertools.product(*(range(len(c)) for c in chunks)):
+        ob = [int(ost[a][oi[a]]) for a in range(x.ndim)]
+        oe = [int(ost[a][oi[a] + 1]) for a in range(x.ndim)]
+        shape = tuple(e - b for b, e in zip(ob, oe))
+        if any(v == 0 for v in shape):
+            dsk[(name,) + oi] = (np.empty, shape, x.dtype)
+            continue
+        need = _g.resize_input_box(full_in, ob, oe, **box_kw)
+        box = []
+        for a, (lo, hi) in enumerate(need):
+            lo, hi = int(lo), int(hi)
+            if hi <= lo:  # reads nothing there (extrapolated): any 1-wide box
+                lo, hi = 0, 1
+            box.append((lo, hi))
+        pieces, rel = _fetch_box(x, box)
+        window = (full_in, [lo for lo, _ in box], ob, list(shape))
+        dsk[(name,) + oi] = (_resize_task, pieces, rel, box, window, kw, threads)
+    return _new_array(name, dsk, [x], chunks, x.dtype)
 
 
 # --- grid_sample -------------------------------------------------------------------------

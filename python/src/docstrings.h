@@ -57,6 +57,12 @@ The input range [lo, hi) per spatial axis that the outputs [out_begin, out_end) 
 resampling from full_input_size to full_output_size (spatial sizes) read.
 )";
 
+inline constexpr const char* kResizeInputBox = R"(resize_input_box(full_input_shape, out_begin, out_end, scales=None, sizes=None, mode="nearest", *, coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_floor", cubic_coeff_a=-0.75, exclude_outside=False, antialias=False, keep_aspect_ratio_policy="stretch", axes=None, roi=None) -> list of (lo, hi)
+
+The input range [lo, hi) per axis that the outputs [out_begin, out_end) of resize(...) on
+a full input of shape full_input_shape read ((0, 0) where they read nothing).
+)";
+
 inline constexpr const char* kGridSampleBackward = R"(grid_sample_backward(grad_output, input, grid, mode="bilinear", padding_mode="zeros", align_corners=False, *, layout="channels_first", input_grad=True, grid_grad=True, grad_input_out=None, grad_grid_out=None)
 
 The gradients of grid_sample with respect to input and grid, given grad_output (the
@@ -77,7 +83,7 @@ The gradient of affine_grid with respect to theta, given grad_grid (the gradient
 with respect to the grid): (N, 2, 3) for a 4-entry size, (N, 3, 4) for a 5-entry size.
 )";
 
-inline constexpr const char* kResize = R"(resize(input, scales=None, sizes=None, mode="nearest", *, coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_floor", cubic_coeff_a=-0.75, exclude_outside=False, antialias=False, keep_aspect_ratio_policy="stretch", extrapolation_value=0.0, axes=None, roi=None, out=None)
+inline constexpr const char* kResize = R"(resize(input, scales=None, sizes=None, mode="nearest", *, coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_floor", cubic_coeff_a=-0.75, exclude_outside=False, antialias=False, keep_aspect_ratio_policy="stretch", extrapolation_value=0.0, axes=None, roi=None, out=None, window=None)
 
 ONNX Resize (10-19) on any axes of any rank and dtype; the argument names and defaults are
 ONNX Resize-19's attributes and inputs (docs/ops/resize.md).
@@ -93,6 +99,10 @@ axes: the resized axes (default: all); roi: [starts..., ends...] for tf_crop_and
 torch.nn.functional.interpolate(mode="bilinear", align_corners=False) is
 resize(x, sizes=..., mode="linear", axes=[2, 3]) with half_pixel (pytorch_half_pixel for
 outputs of length 1); bicubic is mode="cubic".
+window: (full_input_shape, input_origin, output_origin, output_shape): resize planned for
+  the full input, run on input = its box at input_origin, giving the box at output_origin
+  of shape output_shape of the full result (the same bits; docs/ops/resize.md, "Window").
+  input must contain resize_input_box(...) of the output box, else ValueError.
 )";
 
 inline constexpr const char* kAffineGrid = R"(affine_grid(theta, size, align_corners=False, *, out=None)

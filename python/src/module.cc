@@ -348,11 +348,45 @@ py::object py_resize(py::object input, py::object scales, py::object sizes, cons
                      const std::string& coordinate_transformation_mode,
                      const std::string& nearest_mode, double cubic_coeff_a, bool exclude_outside,
                      bool antialias, const std::string& keep_aspect_ratio_policy,
-                     double extrapolation_value, py::object axes, py::object roi, py::object out) {
+                     double extrapolation_value, py::object axes, py::object roi, py::object out,
+                     py::object window) {
   const ResizeDesc d = resize_desc(scales, sizes, mode, coordinate_transformation_mode, nearest_mode,
                                    cubic_coeff_a, exclude_outside, antialias,
                                    keep_aspect_ratio_policy, extrapolation_value, axes, roi);
   InArray src = get_array(input, "resize: input");
+  if (!window.is_none()) {
+    // (full_input_shape, input_origin, output_origin, output_shape); input is the src box.
+    const py::sequence seq = window.cast<py::sequence>();
+    if (seq.size() != 4) {
+      throw PyError{PyExc_ValueError, "resize: window must be (full_input_shape, input_origin, "
+                                      "output_origin, output_shape)"};
+    }
+    ResizeWindow w;
+    w.full_in = int_list(seq[0], "resize: window full_input_shape");
+    w.in_origin = int_list(seq[1], "resize: window input_origin");
+    w.in_shape = src.view.shape;
+    w.out_origin = int_list(seq[2], "resize: window output_origin");
+    w.out_shape = int_list(seq[3], "resize: window output_shape");
+    ResizePlan plan = value_or_throw(make_resize_plan(d, src.view.dtype, w));
+    if (!out.is_none()) {
+      InArray dst = get_array(out, "resize: out", true);
+      Status s;
+      {
+        py::gil_scoped_release nogil;
+        s = plan.run(src.view, dst.view);
+      }
+      check(s);
+      return out;
+    }
+    Tensor t = value_or_throw(Tensor::create(plan.dtype(), plan.dst_shape()));
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = plan.run(src.view, t.mutable_view());
+    }
+    check(s);
+    return wrap_tensor(std::move(t), src.from_torch);
+  }
   if (!out.is_none()) {
     InArray dst = get_array(out, "resize: out", true);
     Status s;
@@ -1076,7 +1110,31 @@ PYBIND11_MODULE(_gridops, m) {
         arg("exclude_outside") = false, arg("antialias") = false,
         arg("keep_aspect_ratio_policy") = "stretch", arg("extrapolation_value") = 0.0,
         arg("axes") = py::none(), arg("roi") = py::none(), arg("out") = py::none(),
-        with_arrays(doc::kResize));
+        arg("window") = py::none(), with_arrays(doc::kResize));
+  m.def("resize_input_box",
+        [](py::object full_input_shape, py::object out_begin, py::object out_end, py::object scales,
+           py::object sizes, const std::string& mode, const std::string& coordinate_transformation_mode,
+           const std::string& nearest_mode, double cubic_coeff_a, bool exclude_outside, bool antialias,
+           const std::string& keep_aspect_ratio_policy, py::object axes, py::object roi) {
+          const ResizeDesc d = resize_desc(scales, sizes, mode, coordinate_transformation_mode,
+                                           nearest_mode, cubic_coeff_a, exclude_outside, antialias,
+                                           keep_aspect_ratio_policy, 0.0, axes, roi);
+          const Dims full = int_list(full_input_shape, "resize_input_box: full_input_shape");
+          const Dims b = int_list(out_begin, "resize_input_box: out_begin");
+          const Dims e = int_list(out_end, "resize_input_box: out_end");
+          py::list res;
+          for (const auto& [lo, hi] : value_or_throw(resize_input_box(d, full, b, e))) {
+            res.append(py::make_tuple(lo, hi));
+          }
+          return res;
+        },
+        arg("full_input_shape"), arg("out_begin"), arg("out_end"), arg("scales") = py::none(),
+        arg("sizes") = py::none(), arg("mode") = "nearest", py::kw_only(),
+        arg("coordinate_transformation_mode") = "half_pixel",
+        arg("nearest_mode") = "round_prefer_floor", arg("cubic_coeff_a") = -0.75,
+        arg("exclude_outside") = false, arg("antialias") = false,
+        arg("keep_aspect_ratio_policy") = "stretch", arg("axes") = py::none(),
+        arg("roi") = py::none(), doc::kResizeInputBox);
   m.def("gather", &py_gather, arg("data"), arg("indices"), arg("axis") = 0, py::kw_only(),
         arg("out") = py::none(), with_arrays(doc::kGather));
   m.def("pad", &py_pad, arg("input"), arg("pads"), arg("mode") = "constant", arg("value") = py::none(),

@@ -68,6 +68,28 @@ def test_resample_random_chunkings():
     same_bits(gd.resample(rand_dask(rng, x), scale_factor=1.7).compute(), gridops.resample(x, scale_factor=1.7))
 
 
+def test_resize_random_chunkings():
+    rng = np.random.default_rng(23)
+    cms = ["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn",
+           "tf_crop_and_resize", "half_pixel_symmetric"]
+    for it in range(14):
+        nd = int(rng.integers(1, 5))
+        shape = tuple(int(rng.integers(1, 7 if nd == 4 else 16)) for _ in range(nd))
+        x = rng.standard_normal(shape).astype([np.float32, np.float64, np.float16][it % 3])
+        axes = sorted({int(a) for a in rng.integers(0, nd, size=int(rng.integers(1, nd + 1)))})
+        mode = ["nearest", "linear", "cubic"][it % 3]
+        kw = dict(coordinate_transformation_mode=cms[it % len(cms)], axes=axes,
+                  antialias=bool(mode != "nearest" and it % 2), exclude_outside=bool(it % 4 == 1))
+        if kw["coordinate_transformation_mode"] == "tf_crop_and_resize":
+            kw["roi"] = [0.1] * len(axes) + [0.8] * len(axes)
+            kw["extrapolation_value"] = 3.0
+        scales = [float(v) for v in rng.uniform(0.4, 2.6, len(axes))]
+        ref = gridops.resize(x, scales=scales, mode=mode, **kw)
+        y = gd.resize(rand_dask(rng, x), scales=scales, mode=mode, **kw)
+        assert tasks(y) == int(np.prod(y.numblocks))
+        same_bits(y.compute(scheduler="sync"), ref)
+
+
 def test_grid_sample_random_chunkings():
     rng = np.random.default_rng(17)
     for it in range(14):
