@@ -589,7 +589,9 @@ def _warp_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, theta: np.nd
                out_size: Sequence[int], mode: str, padding_mode: str, align_corners: bool,
                full: Sequence[int], threads: Optional[int]) -> np.ndarray:
     _set_threads(threads)
-    grid = affine_grid_points(theta, [np.arange(a, b) for a, b in ranges], out_size, align_corners)
+    # This chunk's part of the whole grid (affine_grid's output window: the same bits).
+    grid = _g.affine_grid(theta, [theta.shape[0], 1] + list(out_size), align_corners,
+                          window=([a for a, _ in ranges], [b - a for a, b in ranges]))
     arr = _box_from_pieces(pieces, rel, box)
     return _g.grid_sample(arr, grid, mode, padding_mode, align_corners, full_size=list(full),
                           origin=[lo for lo, _ in box[2:]])
@@ -604,7 +606,7 @@ def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None
     theta: NumPy (N, r, r + 1), float32 or float64 (the grid's dtype). output_shape: the
     output's spatial sizes (default x's). output_chunks: the output's spatial chunks
     (default: x's when the sizes agree, else dask's "auto"). Each task computes its part of
-    the grid (affine_grid_points: the same bits as that part of gridops.affine_grid) and
+    the grid (gridops.affine_grid(..., window=): the same bits as that part of the whole grid) and
     reads only the input box it touches (from the 2^r corners of its grid part, which
     bound an affine grid, widened by one pixel; gridops checks it in the task): the
     same bits as gridops.grid_sample(x, gridops.affine_grid(theta, ...)) in memory.

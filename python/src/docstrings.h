@@ -105,7 +105,7 @@ window: (full_input_shape, input_origin, output_origin, output_shape): resize pl
   input must contain resize_input_box(...) of the output box, else ValueError.
 )";
 
-inline constexpr const char* kAffineGrid = R"(affine_grid(theta, size, align_corners=False, *, out=None)
+inline constexpr const char* kAffineGrid = R"(affine_grid(theta, size, align_corners=False, *, out=None, window=None)
 
 A sampling grid from a batch of affine matrices (ONNX AffineGrid 20, as
 torch.nn.functional.affine_grid).
@@ -113,6 +113,8 @@ torch.nn.functional.affine_grid).
 theta: (N, 2, 3) for 2-D or (N, 3, 4) for 3-D; float16/bfloat16/float32/float64.
 size: (N, C, H, W) or (N, C, D, H, W) (a torch.Size works).
 Returns (N, H, W, 2) or (N, D, H, W, 3) of theta's dtype.
+window: (origin, shape), spatial, outermost first: only that box of the grid, (N, shape...,
+  r), the same bits as that part of the whole grid.
 )";
 
 inline constexpr const char* kGather = R"(gather(data, indices, axis=0, *, out=None)

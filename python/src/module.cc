@@ -232,17 +232,33 @@ py::object py_grid_sample_backward(py::object grad_output, py::object input, py:
 // --- AffineGrid --------------------------------------------------------------------------
 
 py::object py_affine_grid(py::object theta, py::object size, py::object align_corners,
-                       py::object out) {
+                       py::object out, py::object window) {
   AffineGridDesc d;
   d.align_corners = align_flag(align_corners, "affine_grid");
   const Dims sz = int_list(size, "affine_grid: size");
   InArray th = get_array(theta, "affine_grid: theta");
+  std::unique_ptr<AffineGridWindow> win;
+  if (!window.is_none()) {
+    const py::sequence seq = window.cast<py::sequence>();
+    if (seq.size() != 2) {
+      throw PyError{PyExc_ValueError, "affine_grid: window must be (origin, shape), spatial"};
+    }
+    win = std::make_unique<AffineGridWindow>();
+    win->origin = int_list(seq[0], "affine_grid: window origin");
+    win->shape = int_list(seq[1], "affine_grid: window shape");
+  }
   if (!out.is_none()) {
     InArray dst = get_array(out, "affine_grid: out", true);
     Status s;
     {
       py::gil_scoped_release nogil;
-      s = gridops::affine_grid(d, th.view, sz, dst.view);
+      if (win) {
+        StatusOr<AffineGridPlan> plan =
+            make_affine_grid_plan(d, th.view.dtype, th.view.shape, sz, *win);
+        s = plan.ok() ? plan->run(th.view, dst.view) : plan.status();
+      } else {
+        s = gridops::affine_grid(d, th.view, sz, dst.view);
+      }
     }
     check(s);
     return py::reinterpret_borrow<py::object>(out);
@@ -250,7 +266,7 @@ py::object py_affine_grid(py::object theta, py::object size, py::object align_co
   StatusOr<Tensor> r = Status(StatusCode::kInternal, "unset");
   {
     py::gil_scoped_release nogil;
-    r = gridops::affine_grid(d, th.view, sz);
+    r = win ? gridops::affine_grid(d, th.view, sz, *win) : gridops::affine_grid(d, th.view, sz);
   }
   return finish(std::move(r), th.from_torch);
 }
@@ -1094,7 +1110,8 @@ PYBIND11_MODULE(_gridops, m) {
         arg("mode") = "bilinear", arg("padding_mode") = "zeros", arg("align_corners") = false,
         doc::kGridSampleInputBox);
   m.def("affine_grid", &py_affine_grid, arg("theta"), arg("size"), arg("align_corners") = false,
-        py::kw_only(), arg("out") = py::none(), with_arrays(doc::kAffineGrid));
+        py::kw_only(), arg("out") = py::none(), arg("window") = py::none(),
+        with_arrays(doc::kAffineGrid));
   m.def("grid_sample_backward", &py_grid_sample_backward, arg("grad_output"), arg("input"),
         arg("grid"), arg("mode") = "bilinear", arg("padding_mode") = "zeros",
         arg("align_corners") = false, py::kw_only(), arg("layout") = "channels_first",

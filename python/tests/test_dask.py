@@ -123,6 +123,8 @@ def test_affine_grid_points_are_affine_grid():
                 same_bits(pts, ref)
                 sub = gd.affine_grid_points(theta, [np.arange(s)[1:] for s in size[2:]], size[2:], ac)
                 same_bits(sub, ref[(slice(None),) + (slice(1, None),) * r])
+                win = gridops.affine_grid(theta, size, ac, window=([1] * r, [s - 1 for s in size[2:]]))
+                same_bits(win, ref[(slice(None),) + (slice(1, None),) * r])
 
 
 def rotation(rng, r, dt):
