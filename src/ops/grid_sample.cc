@@ -3,7 +3,9 @@
 #include "gridops/ops/grid_sample.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -15,7 +17,6 @@
 #include "core/coords.h"
 #include "core/overlap.h"
 #include "kernels/grid_sample/grid_sample.h"
-#include "kernels/grid_sample/grid_sample_taps.h"
 #include "ops/dispatch.h"
 
 namespace gridops {
@@ -129,7 +130,15 @@ Dims with_spatial(std::span<const int64_t> shape, ChannelLayout layout,
 }
 
 /// The input box of grid_sample_input_box for a validated desc, full sizes and grid view
-/// (rank r + 2, last axis r, floating dtype).
+/// (rank r + 2, last axis r, floating dtype), with (-1, -1) for an axis without taps.
+///
+/// One pass over the grid keeps, per axis, the smallest and largest finite coordinate and
+/// whether NaN, +inf or -inf occur; only those are turned into taps. That is exact for the
+/// hull of the taps because every step is monotone (non-decreasing) in the coordinate: the
+/// unnormalization (each rounded operation is), floor and round-half-even, the conversion
+/// to an index (saturating), and clamping; zeros padding drops taps outside, which stay
+/// outside the clipped hull. Reflection folds the raw hull's overhangs back once (the
+/// whole axis when the raw taps reach beyond one fold).
 template <class GridT>
 std::vector<std::pair<int64_t, int64_t>> input_box_typed(const GridSampleDesc& desc,
                                                          std::span<const int64_t> full,
@@ -141,47 +150,110 @@ std::vector<std::pair<int64_t, int64_t>> input_box_typed(const GridSampleDesc& d
   const int K = desc.mode == InterpolationMode::kNearest  ? 1
                 : desc.mode == InterpolationMode::kLinear ? 2
                                                           : 4;
-  kernels::GridSampleProblem p;
-  p.mode = desc.mode;
-  p.padding = desc.padding;
-  p.align_corners = desc.align_corners == 1;
-  std::vector<int64_t> lo(static_cast<size_t>(r), INT64_MAX), hi(static_cast<size_t>(r), -1);
+  const bool ac = desc.align_corners == 1;
+  const auto ur = static_cast<size_t>(r);
+  std::vector<G> gmin(ur, std::numeric_limits<G>::infinity());
+  std::vector<G> gmax(ur, -std::numeric_limits<G>::infinity());
+  std::vector<char> has_nan(ur, 0), has_pinf(ur, 0), has_ninf(ur, 0);
   const Dims& shape = grid.shape;
   const Dims& st = grid.strides;
   int64_t points = 1;
   for (int d = 0; d <= r; ++d) points *= shape[static_cast<size_t>(d)];
   const GridT* base = static_cast<const GridT*>(grid.data);
-  Dims idx(static_cast<size_t>(r) + 1, 0);  // (n, o_1..o_r)
+  const int64_t cstride = st[ur + 1];
+  Dims idx(ur + 1, 0);  // (n, o_1..o_r)
+  int64_t off = 0;
   for (int64_t q = 0; q < points; ++q) {
-    int64_t off = 0;
-    for (int d = 0; d <= r; ++d) off += idx[static_cast<size_t>(d)] * st[static_cast<size_t>(d)];
     for (int d = 0; d < r; ++d) {
-      const int64_t len = full[static_cast<size_t>(d)];
-      if (len == 0) continue;  // only zeros padding allows it: nothing is read
-      const GridT gv = base[off + static_cast<int64_t>(r - 1 - d) * st[static_cast<size_t>(r) + 1]];
-      const G x = coords::unnormalize(convert::load_real<G>(gv), len, p.align_corners);
-      const kernels::ref_taps::AxisTaps<float> a = kernels::ref_taps::axis_taps<float>(p, x, len);
-      for (int k = 0; k < a.count; ++k) {
-        lo[static_cast<size_t>(d)] = std::min(lo[static_cast<size_t>(d)], a.index[k]);
-        hi[static_cast<size_t>(d)] = std::max(hi[static_cast<size_t>(d)], a.index[k]);
+      const G g = convert::load_real<G>(base[off + static_cast<int64_t>(r - 1 - d) * cstride]);
+      const auto i = static_cast<size_t>(d);
+      if (std::isnan(g)) {
+        has_nan[i] = 1;
+      } else if (std::isinf(g)) {
+        (g > G(0) ? has_pinf : has_ninf)[i] = 1;
+      } else {
+        gmin[i] = std::min(gmin[i], g);
+        gmax[i] = std::max(gmax[i], g);
       }
     }
     for (int d = r; d >= 0; --d) {
-      if (++idx[static_cast<size_t>(d)] < shape[static_cast<size_t>(d)]) break;
-      idx[static_cast<size_t>(d)] = 0;
+      const auto i = static_cast<size_t>(d);
+      off += st[i];
+      if (++idx[i] < shape[i]) break;
+      off -= st[i] * shape[i];
+      idx[i] = 0;
     }
   }
-  // Widened by K - 1 and clipped; an axis without taps gets (-1, -1) here (the public
-  // function turns it into [0, min(full, K)); a window then only needs that width).
-  std::vector<std::pair<int64_t, int64_t>> box(static_cast<size_t>(r));
-  for (int d = 0; d < r; ++d) {
-    const auto i = static_cast<size_t>(d);
+  std::vector<std::pair<int64_t, int64_t>> box(ur);
+  for (size_t i = 0; i < ur; ++i) {
     const int64_t len = full[i];
-    if (hi[i] < 0) {
-      box[i] = {-1, -1};  // no tap inside (or no point at all)
-    } else {
-      box[i] = {std::max<int64_t>(0, lo[i] - (K - 1)), std::min<int64_t>(len, hi[i] + K)};
+    box[i] = {-1, -1};
+    if (len == 0) continue;  // only zeros padding allows it: nothing is read
+    // The coordinates whose taps bound every point's taps (ERRATA GridSample 8 for the
+    // non-finite ones: zeros reads nothing; border takes the nearest edge for inf and 0
+    // for NaN; reflection takes 0).
+    std::vector<G> xs;
+    if (gmin[i] <= gmax[i]) {
+      xs.push_back(coords::unnormalize(gmin[i], len, ac));
+      xs.push_back(coords::unnormalize(gmax[i], len, ac));
     }
+    if (desc.padding != GridPadding::kZeros) {
+      if (has_nan[i] || has_ninf[i]) xs.push_back(G(0));
+      if (has_pinf[i]) {
+        xs.push_back(desc.padding == GridPadding::kBorder ? static_cast<G>(len - 1) : G(0));
+      }
+    }
+    if (xs.empty()) continue;
+    G xlo = xs[0], xhi = xs[0];
+    bool nonfinite = false;
+    for (G x : xs) {
+      if (!std::isfinite(x)) nonfinite = true;  // a finite g unnormalized to inf
+      xlo = std::min(xlo, x);
+      xhi = std::max(xhi, x);
+    }
+    auto raw = [&](G x, bool low) -> int64_t {
+      if (desc.mode == InterpolationMode::kNearest) return coords::to_index(coords::round_half_even(x));
+      const int64_t f = coords::to_index(std::floor(x));
+      if (desc.mode == InterpolationMode::kLinear) return low ? f : f + 1;
+      return low ? f - 1 : f + 2;
+    };
+    int64_t lo = raw(xlo, true), hi = raw(xhi, false);
+    switch (desc.padding) {
+      case GridPadding::kZeros:
+        lo = std::max<int64_t>(lo, 0);
+        hi = std::min<int64_t>(hi, len - 1);
+        if (lo > hi) continue;
+        break;
+      case GridPadding::kBorder:
+        lo = std::clamp<int64_t>(lo, 0, len - 1);
+        hi = std::clamp<int64_t>(hi, 0, len - 1);
+        break;
+      case GridPadding::kReflection: {
+        // One fold at most (raw taps within one period around the input): the raw hull's
+        // inside part plus its mirrored overhangs (i < 0 -> -i - 1, i >= len -> 2 len - 1 - i;
+        // with align_corners -i and 2 (len - 1) - i). Otherwise the whole axis.
+        const int64_t first = ac ? -(len - 1) : -len, last = ac ? 2 * (len - 1) : 2 * len - 1;
+        if (nonfinite || len == 1 || lo < first || hi > last) {
+          lo = 0;
+          hi = len - 1;
+          break;
+        }
+        int64_t a = std::max<int64_t>(lo, 0), b = std::min<int64_t>(hi, len - 1);
+        if (lo < 0) {
+          a = 0;
+          b = std::max(b, ac ? -lo : -lo - 1);
+        }
+        if (hi > len - 1) {
+          b = len - 1;
+          a = std::min(a, ac ? 2 * (len - 1) - hi : 2 * len - 1 - hi);
+        }
+        lo = a;
+        hi = b;
+        break;
+      }
+    }
+    // Widened by K - 1 (the fast path's x windows) and clipped.
+    box[i] = {std::max<int64_t>(0, lo - (K - 1)), std::min<int64_t>(len, hi + K)};
   }
   return box;
 }

@@ -108,7 +108,7 @@ TEST(GridSampleWindow, ChunkedEqualsWholeBitForBit) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   std::uniform_real_distribution<double> u(0.0, 1.0);
   int fast_runs = 0;
-  for (int it = 0; it < 160; ++it) {
+  for (int it = 0; it < 100; ++it) {
     Case k;
     k.desc.mode = static_cast<IM>(pick(0, 2));
     k.desc.padding = static_cast<GP>(pick(0, 2));
@@ -228,7 +228,7 @@ TEST(GridSampleWindow, ChunkedEqualsWholeBitForBit) {
     }
   }
 #ifdef GRIDOPS_HAVE_HWY
-  EXPECT_GT(fast_runs, 60);
+  EXPECT_GT(fast_runs, 40);
 #endif
 }
 
@@ -260,7 +260,7 @@ TEST(GridSampleWindow, InputBoxHasTheMargin) {
   EXPECT_EQ((*box)[0], std::make_pair(int64_t{6}, int64_t{7}));
   // Every tap outside under zeros padding: a box of min(full, K) at 0.
   s.desc.mode = IM::kCubic;
-  const float far[4] = {5.0f, 5.0f, -7.0f, 9.0f};
+  const float far[4] = {5.0f, 5.0f, 7.0f, 9.0f};  // every coordinate beyond the right edge
   std::memcpy(s.grid.data(), far, sizeof far);
   box = grid_sample_input_box(s.desc, full, s.grid);
   ASSERT_TRUE(box.ok());
