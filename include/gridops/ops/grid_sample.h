@@ -59,11 +59,14 @@ struct GridSampleWindow {
 
 /// The box of the full input (spatial sizes `full`, D1 first) that grid_sample with this
 /// desc may read for `grid` (shape (N, D1_out..Dr_out, r), any floating dtype and
-/// strides): per spatial axis the half-open range [lo, hi). It is the range of the taps
-/// the reference lists (taps outside under zeros padding are not read) widened by K-1 on
-/// each side (K = 1, 2, 4 taps per axis for nearest, linear, cubic; the fast path reads
-/// whole windows of K columns) and clipped to [0, full); an axis whose taps are all
-/// outside gets [0, min(full, K)). A GridSampleWindow that contains this box always runs
+/// strides): per spatial axis the half-open range [lo, hi). Computed in one pass that keeps
+/// each axis's extreme coordinates (and whether NaN or inf occur): the hull of their taps
+/// bounds every point's taps (each step is monotone); zeros padding clips it to the input,
+/// border clamps it, reflection folds its overhangs back once (the whole axis beyond one
+/// fold). Then widened by K-1 on each side (K = 1, 2, 4 taps per axis for nearest, linear,
+/// cubic; the fast path reads whole windows of K columns) and clipped to [0, full); an axis
+/// whose taps are all outside gets [0, min(full, K)). A superset of the taps read, so a
+/// GridSampleWindow that contains this box always runs
 /// (on an axis without taps any window at least min(full, K) wide does).
 StatusOr<std::vector<std::pair<int64_t, int64_t>>> grid_sample_input_box(
     const GridSampleDesc& desc, std::span<const int64_t> full, const TensorView& grid);
