@@ -161,6 +161,42 @@ std::vector<std::pair<int64_t, int64_t>> input_box_typed(const GridSampleDesc& d
   for (int d = 0; d <= r; ++d) points *= shape[static_cast<size_t>(d)];
   const GridT* base = static_cast<const GridT*>(grid.data);
   const int64_t cstride = st[ur + 1];
+  // A dense grid: one flat, branch-free pass (each point's r coordinates are adjacent).
+  bool dense = true;
+  {
+    int64_t expect = 1;
+    for (size_t d = ur + 2; d-- > 0;) {
+      if (shape[d] > 1 && st[d] != expect) dense = false;
+      expect *= shape[d];
+    }
+  }
+  if (dense && r <= 3) {
+    const G inf = std::numeric_limits<G>::infinity();
+    G lo3[3] = {inf, inf, inf}, hi3[3] = {-inf, -inf, -inf};
+    bool nan3[3] = {false, false, false}, pinf3[3] = {false, false, false},
+         ninf3[3] = {false, false, false};
+    for (int64_t q = 0; q < points; ++q) {
+      const GridT* pt = base + q * r;
+      for (int c = 0; c < r; ++c) {  // component c belongs to axis r - 1 - c
+        const G g = convert::load_real<G>(pt[c]);
+        const bool finite = g - g == G(0);  // false for NaN and inf
+        lo3[c] = finite && g < lo3[c] ? g : lo3[c];
+        hi3[c] = finite && g > hi3[c] ? g : hi3[c];
+        nan3[c] = nan3[c] || g != g;
+        pinf3[c] = pinf3[c] || g == inf;
+        ninf3[c] = ninf3[c] || g == -inf;
+      }
+    }
+    for (int c = 0; c < r; ++c) {
+      const auto i = static_cast<size_t>(r - 1 - c);
+      gmin[i] = lo3[c];
+      gmax[i] = hi3[c];
+      has_nan[i] = nan3[c];
+      has_pinf[i] = pinf3[c];
+      has_ninf[i] = ninf3[c];
+    }
+    points = 0;  // the strided pass below has nothing left to do
+  }
   Dims idx(ur + 1, 0);  // (n, o_1..o_r)
   int64_t off = 0;
   for (int64_t q = 0; q < points; ++q) {
