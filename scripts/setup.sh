@@ -9,10 +9,12 @@
 #          its CMake package requires), the ONNX backend test data, libtorch (GridSample and
 #          AffineGrid forward and backward against PyTorch); the Python package's
 #          build (python3-dev, pybind11-dev, libdlpack-dev) and tests (pytest, Hypothesis,
-#          NumPy, PyTorch, SciPy, mypy, venv + pip)
+#          NumPy, PyTorch, SciPy, mypy, venv + pip; Dask, distributed and Zarr for
+#          gridops.dask and its out-of-core example)
 #   bench  demo + Google Benchmark and the peers: libtorch, OpenCV, oneDNN; for
 #          bench/python/bench.py the Python package's build and its Python peers
-#          (PyTorch, SciPy, OpenCV's cv2, NumPy)
+#          (PyTorch, SciPy, OpenCV's cv2, NumPy); Dask and distributed for
+#          bench/python/dask_bench.py
 #   fuzz   demo + clang and its sanitizer runtimes (libFuzzer)
 # The same lists are printed by `scripts/setup.sh --list PROFILE`.
 set -euo pipefail
@@ -27,10 +29,11 @@ DEMO=(build-essential cmake pkg-config libhwy-dev
 # venv and pip for the offline pip-install test.
 TEST=(libgtest-dev libgmock-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata libtorch-dev
       python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest python3-hypothesis
-      python3-torch python3-scipy python3-pil mypy python3-venv python3-pip python3-setuptools)
+      python3-torch python3-scipy python3-pil mypy python3-venv python3-pip python3-setuptools
+      python3-dask python3-distributed python3-zarr)
 BENCH=(libbenchmark-dev libtorch-dev libopencv-dev libdnnl-dev ocl-icd-opencl-dev
        python3-dev pybind11-dev libdlpack-dev python3-numpy python3-torch python3-scipy
-       python3-opencv)
+       python3-opencv python3-dask python3-distributed)
 FUZZ=(clang libclang-rt-14-dev)
 
 list=0

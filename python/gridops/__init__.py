@@ -23,10 +23,13 @@ from ._gridops import (
     get_num_threads,
     grid_sample,
     grid_sample_backward,
+    grid_sample_input_box,
     pad,
     resample,
     resample_backward,
+    resample_input_box,
     resize,
+    resize_input_box,
     set_num_threads,
 )
 from ._version import __version__
@@ -42,21 +45,25 @@ __all__ = [
     "__version__",
     "affine_grid",
     "affine_grid_backward",
+    "dask",
     "gather",
     "get_num_threads",
     "grid_sample",
     "grid_sample_backward",
+    "grid_sample_input_box",
     "onnx",
     "pad",
     "resample",
     "resample_backward",
+    "resample_input_box",
     "resize",
+    "resize_input_box",
     "set_num_threads",
 ]
 
 
-def __getattr__(name: str):  # the onnx and torch submodules on first use
-    if name in ("onnx", "torch"):
+def __getattr__(name: str):  # the onnx, torch and dask submodules on first use
+    if name in ("onnx", "torch", "dask"):
         import importlib
 
         return importlib.import_module("." + name, __name__)

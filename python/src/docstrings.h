@@ -16,7 +16,7 @@ the actual value), gridops.DTypeError (a TypeError and a ValueError) for unsuppo
 dtypes, TypeError for objects that are not arrays, MemoryError when an allocation fails.
 Nothing is written to out= when an error is raised.)";
 
-inline constexpr const char* kGridSample = R"(grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=False, *, layout="channels_first", out=None)
+inline constexpr const char* kGridSample = R"(grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=False, *, layout="channels_first", out=None, full_size=None, origin=None)
 
 Samples input at the normalized positions in grid (ONNX GridSample 16/20/22, any spatial
 rank r >= 1).
@@ -31,11 +31,36 @@ mode: "bilinear"/"linear", "nearest", "bicubic"/"cubic" (every ONNX spelling; li
 padding_mode: "zeros", "border", "reflection".
 align_corners: False/True (0/1 accepted).
 layout: "channels_first" (PyTorch/ONNX) or "channels_last".
+full_size, origin: an input window (both or neither; docs/ops/grid_sample.md, "Input
+  window"): input holds only the box at `origin` (one int per spatial axis) of a full
+  input of spatial sizes `full_size`; coordinates are computed against the full input and
+  the result is the same bits as grid_sample on the full input. The box must contain
+  grid_sample_input_box(grid, full_size, ...), else ValueError (nothing is written).
 Returns (N, C, D1_out, ..., Dr_out) (or channels-last), the dtype of input.
 
 Differences from torch.nn.functional.grid_sample: any spatial rank (torch: 2-D and 3-D);
 bicubic for every rank (torch: 2-D only); integer and bool inputs; the channels-last
 layout.
+)";
+
+inline constexpr const char* kGridSampleInputBox = R"(grid_sample_input_box(grid, full_size, mode="bilinear", padding_mode="zeros", align_corners=False) -> list of (lo, hi)
+
+The part of a full input of spatial sizes full_size (D1 first) that grid_sample may read
+for this grid: per spatial axis the half-open range [lo, hi), the taps' range widened by
+K - 1 (K = 1, 2, 4 for nearest, linear, cubic) and clipped to the input. Pass that box with
+full_size= and origin= to grid_sample to run on the box only (gridops.dask does).
+)";
+
+inline constexpr const char* kResampleInputBox = R"(resample_input_box(full_input_size, full_output_size, out_begin, out_end, mode="linear") -> list of (lo, hi)
+
+The input range [lo, hi) per spatial axis that the outputs [out_begin, out_end) of a
+resampling from full_input_size to full_output_size (spatial sizes) read.
+)";
+
+inline constexpr const char* kResizeInputBox = R"(resize_input_box(full_input_shape, out_begin, out_end, scales=None, sizes=None, mode="nearest", *, coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_floor", cubic_coeff_a=-0.75, exclude_outside=False, antialias=False, keep_aspect_ratio_policy="stretch", axes=None, roi=None) -> list of (lo, hi)
+
+The input range [lo, hi) per axis that the outputs [out_begin, out_end) of resize(...) on
+a full input of shape full_input_shape read ((0, 0) where they read nothing).
 )";
 
 inline constexpr const char* kGridSampleBackward = R"(grid_sample_backward(grad_output, input, grid, mode="bilinear", padding_mode="zeros", align_corners=False, *, layout="channels_first", input_grad=True, grid_grad=True, grad_input_out=None, grad_grid_out=None)
@@ -58,7 +83,7 @@ The gradient of affine_grid with respect to theta, given grad_grid (the gradient
 with respect to the grid): (N, 2, 3) for a 4-entry size, (N, 3, 4) for a 5-entry size.
 )";
 
-inline constexpr const char* kResize = R"(resize(input, scales=None, sizes=None, mode="nearest", *, coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_floor", cubic_coeff_a=-0.75, exclude_outside=False, antialias=False, keep_aspect_ratio_policy="stretch", extrapolation_value=0.0, axes=None, roi=None, out=None)
+inline constexpr const char* kResize = R"(resize(input, scales=None, sizes=None, mode="nearest", *, coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_floor", cubic_coeff_a=-0.75, exclude_outside=False, antialias=False, keep_aspect_ratio_policy="stretch", extrapolation_value=0.0, axes=None, roi=None, out=None, window=None)
 
 ONNX Resize (10-19) on any axes of any rank and dtype; the argument names and defaults are
 ONNX Resize-19's attributes and inputs (docs/ops/resize.md).
@@ -74,9 +99,13 @@ axes: the resized axes (default: all); roi: [starts..., ends...] for tf_crop_and
 torch.nn.functional.interpolate(mode="bilinear", align_corners=False) is
 resize(x, sizes=..., mode="linear", axes=[2, 3]) with half_pixel (pytorch_half_pixel for
 outputs of length 1); bicubic is mode="cubic".
+window: (full_input_shape, input_origin, output_origin, output_shape): resize planned for
+  the full input, run on input = its box at input_origin, giving the box at output_origin
+  of shape output_shape of the full result (the same bits; docs/ops/resize.md, "Window").
+  input must contain resize_input_box(...) of the output box, else ValueError.
 )";
 
-inline constexpr const char* kAffineGrid = R"(affine_grid(theta, size, align_corners=False, *, out=None)
+inline constexpr const char* kAffineGrid = R"(affine_grid(theta, size, align_corners=False, *, out=None, window=None)
 
 A sampling grid from a batch of affine matrices (ONNX AffineGrid 20, as
 torch.nn.functional.affine_grid).
@@ -84,6 +113,8 @@ torch.nn.functional.affine_grid).
 theta: (N, 2, 3) for 2-D or (N, 3, 4) for 3-D; float16/bfloat16/float32/float64.
 size: (N, C, H, W) or (N, C, D, H, W) (a torch.Size works).
 Returns (N, H, W, 2) or (N, D, H, W, 3) of theta's dtype.
+window: (origin, shape), spatial, outermost first: only that box of the grid, (N, shape...,
+  r), the same bits as that part of the whole grid.
 )";
 
 inline constexpr const char* kGather = R"(gather(data, indices, axis=0, *, out=None)
@@ -112,7 +143,7 @@ value: the constant (default 0); a Python number converted to input's dtype (an 
 axes: the axes pads apply to (default: all); negative axes count from the end.
 )";
 
-inline constexpr const char* kResample = R"(resample(input, size=None, scale_factor=None, mode="linear", *, layout="channels_first", channels=None, out_layout=None, out=None)
+inline constexpr const char* kResample = R"(resample(input, size=None, scale_factor=None, mode="linear", *, layout="channels_first", channels=None, out_layout=None, out=None, window=None)
 
 Resizes the spatial axes (oneDNN resampling forward, 1-D/2-D/3-D): "linear" interpolates
 with half-pixel centers (torch.nn.functional.interpolate with align_corners=False),
@@ -128,6 +159,11 @@ channels: the channel count of a blocked input (default: all blocks full).
 The kernels read dense buffers: a non-dense input is copied once (a torch channels_last
 tensor is read in place as channels-last); out= must be dense.
 dtypes: float32, float64, float16, bfloat16.
+window: (full_input_size, full_output_size, input_origin, output_origin), spatial entries:
+  input is the box at input_origin of a full input, and the result the box at
+  output_origin, of spatial sizes `size`, of the full output (docs/ops/resample.md,
+  "Window"): the same bits as that box of resample on the full input. input must contain
+  resample_input_box(...) of the output box, else ValueError.
 )";
 
 inline constexpr const char* kResampleBackward = R"(resample_backward(grad_output, input_size, mode="linear", *, layout="channels_first", out_layout=None, out=None)

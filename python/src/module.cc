@@ -94,8 +94,19 @@ GridSampleDesc grid_sample_desc(const std::string& mode, const std::string& padd
 
 py::object py_grid_sample(py::object input, py::object grid, const std::string& mode,
                        const std::string& padding_mode, py::object align_corners,
-                       const std::string& layout, py::object out) {
+                       const std::string& layout, py::object out, py::object full_size,
+                       py::object origin) {
   const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, layout);
+  if (full_size.is_none() != origin.is_none()) {
+    throw PyError{PyExc_ValueError,
+                  "grid_sample: give both full_size and origin (an input window) or neither"};
+  }
+  const bool windowed = !full_size.is_none();
+  GridSampleWindow w;
+  if (windowed) {
+    w.full = int_list(full_size, "grid_sample: full_size");
+    w.origin = int_list(origin, "grid_sample: origin");
+  }
   InArray src = get_array(input, "grid_sample: input");
   InArray g = get_array(grid, "grid_sample: grid");
   if (!out.is_none()) {
@@ -103,7 +114,8 @@ py::object py_grid_sample(py::object input, py::object grid, const std::string& 
     Status s;
     {
       py::gil_scoped_release nogil;
-      s = gridops::grid_sample(d, src.view, g.view, dst.view);
+      s = windowed ? gridops::grid_sample(d, w, src.view, g.view, dst.view)
+                   : gridops::grid_sample(d, src.view, g.view, dst.view);
     }
     check(s);
     return py::reinterpret_borrow<py::object>(out);
@@ -111,9 +123,26 @@ py::object py_grid_sample(py::object input, py::object grid, const std::string& 
   StatusOr<Tensor> r = Status(StatusCode::kInternal, "unset");
   {
     py::gil_scoped_release nogil;
-    r = gridops::grid_sample(d, src.view, g.view);
+    r = windowed ? gridops::grid_sample(d, w, src.view, g.view)
+                 : gridops::grid_sample(d, src.view, g.view);
   }
   return finish(std::move(r), src.from_torch);
+}
+
+py::object py_grid_sample_input_box(py::object grid, py::object full_size, const std::string& mode,
+                                    const std::string& padding_mode, py::object align_corners) {
+  const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, "channels_first");
+  const Dims full = int_list(full_size, "grid_sample_input_box: full_size");
+  InArray g = get_array(grid, "grid_sample_input_box: grid");
+  StatusOr<std::vector<std::pair<int64_t, int64_t>>> r =
+      Status(StatusCode::kInternal, "unset");
+  {
+    py::gil_scoped_release nogil;
+    r = gridops::grid_sample_input_box(d, full, g.view);
+  }
+  py::list out;
+  for (const auto& [lo, hi] : value_or_throw(std::move(r))) out.append(py::make_tuple(lo, hi));
+  return out;
 }
 
 struct PyGridSamplePlan {
@@ -203,17 +232,33 @@ py::object py_grid_sample_backward(py::object grad_output, py::object input, py:
 // --- AffineGrid --------------------------------------------------------------------------
 
 py::object py_affine_grid(py::object theta, py::object size, py::object align_corners,
-                       py::object out) {
+                       py::object out, py::object window) {
   AffineGridDesc d;
   d.align_corners = align_flag(align_corners, "affine_grid");
   const Dims sz = int_list(size, "affine_grid: size");
   InArray th = get_array(theta, "affine_grid: theta");
+  std::unique_ptr<AffineGridWindow> win;
+  if (!window.is_none()) {
+    const py::sequence seq = window.cast<py::sequence>();
+    if (seq.size() != 2) {
+      throw PyError{PyExc_ValueError, "affine_grid: window must be (origin, shape), spatial"};
+    }
+    win = std::make_unique<AffineGridWindow>();
+    win->origin = int_list(seq[0], "affine_grid: window origin");
+    win->shape = int_list(seq[1], "affine_grid: window shape");
+  }
   if (!out.is_none()) {
     InArray dst = get_array(out, "affine_grid: out", true);
     Status s;
     {
       py::gil_scoped_release nogil;
-      s = gridops::affine_grid(d, th.view, sz, dst.view);
+      if (win) {
+        StatusOr<AffineGridPlan> plan =
+            make_affine_grid_plan(d, th.view.dtype, th.view.shape, sz, *win);
+        s = plan.ok() ? plan->run(th.view, dst.view) : plan.status();
+      } else {
+        s = gridops::affine_grid(d, th.view, sz, dst.view);
+      }
     }
     check(s);
     return py::reinterpret_borrow<py::object>(out);
@@ -221,7 +266,7 @@ py::object py_affine_grid(py::object theta, py::object size, py::object align_co
   StatusOr<Tensor> r = Status(StatusCode::kInternal, "unset");
   {
     py::gil_scoped_release nogil;
-    r = gridops::affine_grid(d, th.view, sz);
+    r = win ? gridops::affine_grid(d, th.view, sz, *win) : gridops::affine_grid(d, th.view, sz);
   }
   return finish(std::move(r), th.from_torch);
 }
@@ -319,11 +364,45 @@ py::object py_resize(py::object input, py::object scales, py::object sizes, cons
                      const std::string& coordinate_transformation_mode,
                      const std::string& nearest_mode, double cubic_coeff_a, bool exclude_outside,
                      bool antialias, const std::string& keep_aspect_ratio_policy,
-                     double extrapolation_value, py::object axes, py::object roi, py::object out) {
+                     double extrapolation_value, py::object axes, py::object roi, py::object out,
+                     py::object window) {
   const ResizeDesc d = resize_desc(scales, sizes, mode, coordinate_transformation_mode, nearest_mode,
                                    cubic_coeff_a, exclude_outside, antialias,
                                    keep_aspect_ratio_policy, extrapolation_value, axes, roi);
   InArray src = get_array(input, "resize: input");
+  if (!window.is_none()) {
+    // (full_input_shape, input_origin, output_origin, output_shape); input is the src box.
+    const py::sequence seq = window.cast<py::sequence>();
+    if (seq.size() != 4) {
+      throw PyError{PyExc_ValueError, "resize: window must be (full_input_shape, input_origin, "
+                                      "output_origin, output_shape)"};
+    }
+    ResizeWindow w;
+    w.full_in = int_list(seq[0], "resize: window full_input_shape");
+    w.in_origin = int_list(seq[1], "resize: window input_origin");
+    w.in_shape = src.view.shape;
+    w.out_origin = int_list(seq[2], "resize: window output_origin");
+    w.out_shape = int_list(seq[3], "resize: window output_shape");
+    ResizePlan plan = value_or_throw(make_resize_plan(d, src.view.dtype, w));
+    if (!out.is_none()) {
+      InArray dst = get_array(out, "resize: out", true);
+      Status s;
+      {
+        py::gil_scoped_release nogil;
+        s = plan.run(src.view, dst.view);
+      }
+      check(s);
+      return out;
+    }
+    Tensor t = value_or_throw(Tensor::create(plan.dtype(), plan.dst_shape()));
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = plan.run(src.view, t.mutable_view());
+    }
+    check(s);
+    return wrap_tensor(std::move(t), src.from_torch);
+  }
   if (!out.is_none()) {
     InArray dst = get_array(out, "resize: out", true);
     Status s;
@@ -861,10 +940,11 @@ struct PyResamplePlan {
 
 PyResamplePlan make_py_resample_plan(const Dims& src_dims, const Dims& dst_dims, DType dt,
                                      const std::string& mode, MemoryFormat in_fmt,
-                                     MemoryFormat out_fmt) {
+                                     MemoryFormat out_fmt, const ResampleWindow* window = nullptr) {
   ResampleDesc d;
   d.algorithm = value_or_throw(parse_resample_algorithm(mode));
   ResampleMemoryDesc s{dt, src_dims, in_fmt}, o{dt, dst_dims, out_fmt};
+  if (window != nullptr) return PyResamplePlan{value_or_throw(make_resample_plan(d, s, o, *window))};
   return PyResamplePlan{value_or_throw(make_resample_plan(d, s, o))};
 }
 
@@ -917,7 +997,25 @@ MemoryFormat adopt_strided_format(const InArray& a, MemoryFormat f, const Dims& 
 
 py::object py_resample(py::object input, py::object size, py::object scale_factor,
                     const std::string& mode, const std::string& layout, py::object channels,
-                    py::object out_layout, py::object out) {
+                    py::object out_layout, py::object out, py::object window) {
+  std::unique_ptr<ResampleWindow> win;
+  if (!window.is_none()) {
+    // (full_input_size, full_output_size, input_origin, output_origin), spatial entries.
+    const py::sequence seq = window.cast<py::sequence>();
+    if (seq.size() != 4) {
+      throw PyError{PyExc_ValueError, "resample: window must be (full_input_size, "
+                                      "full_output_size, input_origin, output_origin)"};
+    }
+    win = std::make_unique<ResampleWindow>();
+    win->full_in = int_list(seq[0], "resample: window full_input_size");
+    win->full_out = int_list(seq[1], "resample: window full_output_size");
+    win->in_origin = int_list(seq[2], "resample: window input_origin");
+    win->out_origin = int_list(seq[3], "resample: window output_origin");
+    if (size.is_none() || !scale_factor.is_none()) {
+      throw PyError{PyExc_ValueError, "resample: with a window, give size (the output box's "
+                                      "spatial sizes), not scale_factor"};
+    }
+  }
   int rank_hint = 0;
   MemoryFormat in_fmt = parse_format(layout, &rank_hint);
   int out_rank_hint = 0;
@@ -928,7 +1026,8 @@ py::object py_resample(py::object input, py::object size, py::object scale_facto
   const Dims src_dims = logical_dims(in.array.view.shape, in_fmt, channels, rank_hint, "resample: input");
   const Dims dst_dims = resample_out_dims(src_dims, size, scale_factor);
   const MemoryFormat read_fmt = adopt_strided_format(in.array, in_fmt, src_dims);
-  PyResamplePlan p = make_py_resample_plan(src_dims, dst_dims, in.array.view.dtype, mode, read_fmt, out_fmt);
+  PyResamplePlan p = make_py_resample_plan(src_dims, dst_dims, in.array.view.dtype, mode, read_fmt,
+                                           out_fmt, win.get());
   if (read_fmt != in_fmt) {
     // The same memory, addressed as channels-last (dense in that order).
     in.data = in.array.view.data;
@@ -1005,9 +1104,14 @@ PYBIND11_MODULE(_gridops, m) {
 
   m.def("grid_sample", &py_grid_sample, arg("input"), arg("grid"), arg("mode") = "bilinear",
         arg("padding_mode") = "zeros", arg("align_corners") = false, py::kw_only(),
-        arg("layout") = "channels_first", arg("out") = py::none(), with_arrays(doc::kGridSample));
+        arg("layout") = "channels_first", arg("out") = py::none(), arg("full_size") = py::none(),
+        arg("origin") = py::none(), with_arrays(doc::kGridSample));
+  m.def("grid_sample_input_box", &py_grid_sample_input_box, arg("grid"), arg("full_size"),
+        arg("mode") = "bilinear", arg("padding_mode") = "zeros", arg("align_corners") = false,
+        doc::kGridSampleInputBox);
   m.def("affine_grid", &py_affine_grid, arg("theta"), arg("size"), arg("align_corners") = false,
-        py::kw_only(), arg("out") = py::none(), with_arrays(doc::kAffineGrid));
+        py::kw_only(), arg("out") = py::none(), arg("window") = py::none(),
+        with_arrays(doc::kAffineGrid));
   m.def("grid_sample_backward", &py_grid_sample_backward, arg("grad_output"), arg("input"),
         arg("grid"), arg("mode") = "bilinear", arg("padding_mode") = "zeros",
         arg("align_corners") = false, py::kw_only(), arg("layout") = "channels_first",
@@ -1023,7 +1127,31 @@ PYBIND11_MODULE(_gridops, m) {
         arg("exclude_outside") = false, arg("antialias") = false,
         arg("keep_aspect_ratio_policy") = "stretch", arg("extrapolation_value") = 0.0,
         arg("axes") = py::none(), arg("roi") = py::none(), arg("out") = py::none(),
-        with_arrays(doc::kResize));
+        arg("window") = py::none(), with_arrays(doc::kResize));
+  m.def("resize_input_box",
+        [](py::object full_input_shape, py::object out_begin, py::object out_end, py::object scales,
+           py::object sizes, const std::string& mode, const std::string& coordinate_transformation_mode,
+           const std::string& nearest_mode, double cubic_coeff_a, bool exclude_outside, bool antialias,
+           const std::string& keep_aspect_ratio_policy, py::object axes, py::object roi) {
+          const ResizeDesc d = resize_desc(scales, sizes, mode, coordinate_transformation_mode,
+                                           nearest_mode, cubic_coeff_a, exclude_outside, antialias,
+                                           keep_aspect_ratio_policy, 0.0, axes, roi);
+          const Dims full = int_list(full_input_shape, "resize_input_box: full_input_shape");
+          const Dims b = int_list(out_begin, "resize_input_box: out_begin");
+          const Dims e = int_list(out_end, "resize_input_box: out_end");
+          py::list res;
+          for (const auto& [lo, hi] : value_or_throw(resize_input_box(d, full, b, e))) {
+            res.append(py::make_tuple(lo, hi));
+          }
+          return res;
+        },
+        arg("full_input_shape"), arg("out_begin"), arg("out_end"), arg("scales") = py::none(),
+        arg("sizes") = py::none(), arg("mode") = "nearest", py::kw_only(),
+        arg("coordinate_transformation_mode") = "half_pixel",
+        arg("nearest_mode") = "round_prefer_floor", arg("cubic_coeff_a") = -0.75,
+        arg("exclude_outside") = false, arg("antialias") = false,
+        arg("keep_aspect_ratio_policy") = "stretch", arg("axes") = py::none(),
+        arg("roi") = py::none(), doc::kResizeInputBox);
   m.def("gather", &py_gather, arg("data"), arg("indices"), arg("axis") = 0, py::kw_only(),
         arg("out") = py::none(), with_arrays(doc::kGather));
   m.def("pad", &py_pad, arg("input"), arg("pads"), arg("mode") = "constant", arg("value") = py::none(),
@@ -1031,7 +1159,23 @@ PYBIND11_MODULE(_gridops, m) {
   m.def("resample", &py_resample, arg("input"), arg("size") = py::none(),
         arg("scale_factor") = py::none(), arg("mode") = "linear", py::kw_only(),
         arg("layout") = "channels_first", arg("channels") = py::none(),
-        arg("out_layout") = py::none(), arg("out") = py::none(), with_arrays(doc::kResample));
+        arg("out_layout") = py::none(), arg("out") = py::none(), arg("window") = py::none(),
+        with_arrays(doc::kResample));
+  m.def("resample_input_box", [](py::object full_input_size, py::object full_output_size,
+                                 py::object out_begin, py::object out_end, const std::string& mode) {
+          const auto alg = value_or_throw(parse_resample_algorithm(mode));
+          const Dims fi = int_list(full_input_size, "resample_input_box: full_input_size");
+          const Dims fo = int_list(full_output_size, "resample_input_box: full_output_size");
+          const Dims b = int_list(out_begin, "resample_input_box: out_begin");
+          const Dims e = int_list(out_end, "resample_input_box: out_end");
+          py::list out;
+          for (const auto& [lo, hi] : value_or_throw(resample_input_box(alg, fi, fo, b, e))) {
+            out.append(py::make_tuple(lo, hi));
+          }
+          return out;
+        },
+        arg("full_input_size"), arg("full_output_size"), arg("out_begin"), arg("out_end"),
+        arg("mode") = "linear", doc::kResampleInputBox);
   m.def("resample_backward", &py_resample_backward, arg("grad_output"), arg("input_size"),
         arg("mode") = "linear", py::kw_only(), arg("layout") = "channels_first",
         arg("out_layout") = py::none(), arg("out") = py::none(), with_arrays(doc::kResampleBackward));

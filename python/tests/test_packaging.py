@@ -58,12 +58,14 @@ def stub_names(path):
 def test_stubs_cover_the_runtime_api():
     here = os.path.dirname(gridops.__file__)
     src = os.path.join(ROOT, "python", "gridops")
-    public = {n for n in gridops.__all__ if n not in ("onnx", "__version__")}
+    public = {n for n in gridops.__all__ if n not in ("onnx", "dask", "__version__")}
     assert stub_names(os.path.join(src, "__init__.pyi")) == public
     import gridops.onnx as gonnx
     assert stub_names(os.path.join(src, "onnx.pyi")) == set(gonnx.__all__)
     import gridops.torch as gtorch
     assert stub_names(os.path.join(src, "torch.pyi")) == set(gtorch.__all__)
+    import gridops.dask as gdask
+    assert stub_names(os.path.join(src, "dask.pyi")) == set(gdask.__all__)
     # the stubs and py.typed travel with the package
     assert os.path.exists(os.path.join(here, "__init__.pyi")) and os.path.exists(os.path.join(here, "py.typed"))
     # the keyword names of the stubs are those of the signature line of the docstrings

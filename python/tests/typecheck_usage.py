@@ -56,3 +56,14 @@ def train_step(x: torch.Tensor, theta: torch.Tensor) -> float:
     loss = z.square().mean()
     loss.backward()
     return float(loss.item())
+
+
+def chunked(x: npt.NDArray[np.float32], theta: npt.NDArray[np.float32]) -> Any:
+    import gridops.dask
+    box: List[Tuple[int, int]] = gridops.grid_sample_input_box(np.zeros((1, 2, 2, 2), np.float32), (8, 8))
+    rbox: List[Tuple[int, int]] = gridops.resample_input_box((8,), (4,), (0,), (2,))
+    y = gridops.grid_sample(x, np.zeros((1, 2, 2, 2), np.float32), full_size=(8, 8), origin=(box[0][0], box[1][0]))
+    z = gridops.resample(x, size=[2], window=((8,), (4,), (rbox[0][0],), (0,)))
+    del y, z
+    w = gridops.dask.affine_warp(x, theta, (4, 4), "bilinear", "zeros", False, output_chunks=(2, 2), threads=1)
+    return gridops.dask.pad(gridops.dask.resample(w, size=[3, 3]), 1, "wrap")

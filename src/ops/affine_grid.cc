@@ -161,6 +161,57 @@ StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc& desc, DType
   return plan;
 }
 
+StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc& desc, DType theta_dtype,
+                                               std::span<const int64_t> theta_shape,
+                                               std::span<const int64_t> size,
+                                               const AffineGridWindow& window) {
+  GRIDOPS_ASSIGN_OR_RETURN(AffineGridPlan full,
+                           make_affine_grid_plan(desc, theta_dtype, theta_shape, size));
+  const Dims& fs = full.grid_shape_;  // (N, spatial..., r)
+  const size_t r = fs.size() - 2;
+  if (window.origin.size() != r || window.shape.size() != r) {
+    return invalid_argument(kOp, ": window origin and shape must have one entry per spatial axis (",
+                            r, "), got ", dims_to_string(window.origin), " and ",
+                            dims_to_string(window.shape));
+  }
+  Dims grid_shape{fs[0]};
+  for (size_t a = 0; a < r; ++a) {
+    int64_t end = 0;
+    if (window.origin[a] < 0 || window.shape[a] < 0 ||
+        !detail::add_ok(window.origin[a], window.shape[a], &end) || end > fs[1 + a]) {
+      return invalid_argument(kOp, ": window at ", dims_to_string(window.origin), " with shape ",
+                              dims_to_string(window.shape),
+                              " must lie inside the grid's spatial sizes (axis ", a, " of ",
+                              dims_to_string(fs), ")");
+    }
+    grid_shape.push_back(window.shape[a]);
+  }
+  grid_shape.push_back(static_cast<int64_t>(r));
+  AffineGridPlan plan = full;
+  plan.grid_shape_ = grid_shape;
+  plan.windowed_ = true;
+  plan.window_ = window;
+  plan.tables_.reset();
+#ifdef GRIDOPS_HAVE_HWY
+  if (plan.impl_ != nullptr &&
+      static_cast<const AffineGridImpl*>(plan.impl_)->run == &kernels::affine_grid_hwy &&
+      !has_zero_dim(grid_shape)) {
+    kernels::AffineGridProblem problem = make_problem(desc, theta_dtype, grid_shape);
+    problem.windowed = true;
+    for (size_t a = 0; a < r; ++a) {
+      problem.full[a] = fs[1 + a];
+      problem.origin[a] = window.origin[a];
+    }
+    bool small = true;
+    for (size_t a = 0; small && a < r; ++a) {
+      small = problem.spatial[a] * problem.spatial_rank <= kMaxPlanTableEntries;
+    }
+    if (small) plan.tables_ = kernels::affine_grid_make_tables(problem);
+  }
+#endif
+  return plan;
+}
+
 Status AffineGridPlan::run(const TensorView& theta, const MutableTensorView& grid) const {
   if (impl_ == nullptr) {
     return invalid_argument(kOp, ": the plan is empty (build it with make_affine_grid_plan)");
@@ -174,6 +225,13 @@ Status AffineGridPlan::run(const TensorView& theta, const MutableTensorView& gri
   const auto* impl = static_cast<const AffineGridImpl*>(impl_);
   kernels::AffineGridProblem problem = make_problem(desc_, dtype_, grid_shape_);
   problem.tables = static_cast<const kernels::AffineGridTables*>(tables_.get());
+  if (windowed_) {
+    problem.windowed = true;
+    for (size_t a = 0; a < window_.origin.size(); ++a) {
+      problem.full[a] = size_[2 + a];
+      problem.origin[a] = window_.origin[a];
+    }
+  }
   return detail::run_kernel_guarded(kOp, [&] { impl->run(problem, theta, grid); });
 }
 
@@ -190,6 +248,16 @@ StatusOr<Tensor> affine_grid(const AffineGridDesc& desc, const TensorView& theta
   GRIDOPS_RETURN_IF_ERROR(validate_view(theta, "affine_grid: theta"));
   GRIDOPS_ASSIGN_OR_RETURN(AffineGridPlan plan,
                            make_affine_grid_plan(desc, theta.dtype, theta.shape, size));
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor grid, Tensor::create(theta.dtype, plan.grid_shape()));
+  GRIDOPS_RETURN_IF_ERROR(plan.run(theta, grid.mutable_view()));
+  return grid;
+}
+
+StatusOr<Tensor> affine_grid(const AffineGridDesc& desc, const TensorView& theta,
+                             std::span<const int64_t> size, const AffineGridWindow& window) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(theta, "affine_grid: theta"));
+  GRIDOPS_ASSIGN_OR_RETURN(AffineGridPlan plan,
+                           make_affine_grid_plan(desc, theta.dtype, theta.shape, size, window));
   GRIDOPS_ASSIGN_OR_RETURN(Tensor grid, Tensor::create(theta.dtype, plan.grid_shape()));
   GRIDOPS_RETURN_IF_ERROR(plan.run(theta, grid.mutable_view()));
   return grid;

@@ -8,8 +8,12 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "core/checked.h"
+#include "core/coords.h"
 #include "core/overlap.h"
 #include "kernels/resample/resample.h"
 #include "kernels/resample/resample_fast.h"
@@ -399,6 +403,130 @@ StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const Resamp
   return plan;
 }
 
+StatusOr<std::vector<std::pair<int64_t, int64_t>>> resample_input_box(
+    ResampleAlgorithm algorithm, std::span<const int64_t> full_in,
+    std::span<const int64_t> full_out, std::span<const int64_t> out_begin,
+    std::span<const int64_t> out_end) {
+  constexpr const char* op = "resample_input_box";
+  if (algorithm != ResampleAlgorithm::kNearest && algorithm != ResampleAlgorithm::kLinear) {
+    return invalid_argument(op, ": algorithm must be nearest or linear, got algorithm code ",
+                            static_cast<int>(algorithm));
+  }
+  const size_t r = full_in.size();
+  if (r < 1 || r > static_cast<size_t>(kernels::kResampleMaxSpatialRank) ||
+      full_out.size() != r || out_begin.size() != r || out_end.size() != r) {
+    return invalid_argument(op, ": full_in, full_out, out_begin and out_end must have the same "
+                            "number (1 to 3) of spatial entries, got ", dims_to_string(full_in),
+                            ", ", dims_to_string(full_out), ", ", dims_to_string(out_begin),
+                            ", ", dims_to_string(out_end));
+  }
+  std::vector<std::pair<int64_t, int64_t>> box(r);
+  for (size_t k = 0; k < r; ++k) {
+    if (full_in[k] < 1 || full_out[k] < 0 || out_begin[k] < 0 || out_begin[k] > out_end[k] ||
+        out_end[k] > full_out[k] || full_in[k] > (int64_t{1} << 62) ||
+        full_out[k] > (int64_t{1} << 62)) {
+      return invalid_argument(op, ": axis ", k, ": need 1 <= full_in <= 2^62 and 0 <= "
+                              "out_begin <= out_end <= full_out <= 2^62, got full_in ",
+                              full_in[k], ", full_out ", full_out[k], ", outputs [",
+                              out_begin[k], ", ", out_end[k], ")");
+    }
+    if (out_begin[k] == out_end[k]) {
+      box[k] = {0, 0};
+      continue;
+    }
+    // Taps are monotone in o, but every output is visited (cheap) so that the box is
+    // exactly the set the kernels read.
+    int64_t lo = INT64_MAX, hi = -1;
+    for (int64_t o = out_begin[k]; o < out_end[k]; ++o) {
+      if (algorithm == ResampleAlgorithm::kNearest) {
+        const int64_t i = coords::resample_nearest_index(o, full_in[k], full_out[k]);
+        lo = std::min(lo, i);
+        hi = std::max(hi, i);
+      } else {
+        const coords::LinearTaps t = coords::resample_linear_taps(o, full_in[k], full_out[k]);
+        lo = std::min({lo, t.i0, t.i1});
+        hi = std::max({hi, t.i0, t.i1});
+      }
+    }
+    box[k] = {lo, hi + 1};
+  }
+  return box;
+}
+
+StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const ResampleMemoryDesc& src,
+                                          const ResampleMemoryDesc& dst,
+                                          const ResampleWindow& window) {
+  // The descs as an unwindowed problem first (dtypes, ranks, N, C, formats, sizes).
+  GRIDOPS_ASSIGN_OR_RETURN(ResamplePlan plan, make_resample_plan(desc, src, dst));
+  const int r = static_cast<int>(src.dims.size()) - 2;
+  const auto ur = static_cast<size_t>(r);
+  if (window.full_in.size() != ur || window.full_out.size() != ur ||
+      window.in_origin.size() != ur || window.out_origin.size() != ur) {
+    return invalid_argument(kOp, ": window full_in, full_out, in_origin and out_origin must have "
+                            "one entry per spatial axis (", r, "), got ",
+                            dims_to_string(window.full_in), ", ", dims_to_string(window.full_out),
+                            ", ", dims_to_string(window.in_origin), ", ",
+                            dims_to_string(window.out_origin));
+  }
+  Dims out_end(ur), in_end(ur);
+  for (size_t k = 0; k < ur; ++k) {
+    if (window.in_origin[k] < 0 || window.out_origin[k] < 0 ||
+        !detail::add_ok(window.in_origin[k], src.dims[2 + k], &in_end[k]) ||
+        !detail::add_ok(window.out_origin[k], dst.dims[2 + k], &out_end[k]) ||
+        in_end[k] > window.full_in[k] || out_end[k] > window.full_out[k] ||
+        window.full_in[k] < 1) {
+      return invalid_argument(kOp, ": window: src at ", dims_to_string(window.in_origin),
+                              " (dims ", dims_to_string(src.dims), ") must lie in the full input ",
+                              dims_to_string(window.full_in), " (each >= 1) and dst at ",
+                              dims_to_string(window.out_origin), " (dims ",
+                              dims_to_string(dst.dims), ") in the full output ",
+                              dims_to_string(window.full_out), " (spatial axis ", k, ")");
+    }
+  }
+  GRIDOPS_ASSIGN_OR_RETURN(const auto box,
+                           resample_input_box(desc.algorithm, window.full_in, window.full_out,
+                                              window.out_origin, out_end));
+  for (size_t k = 0; k < ur; ++k) {
+    if (box[k].first < box[k].second &&
+        (box[k].first < window.in_origin[k] || box[k].second > in_end[k])) {
+      return invalid_argument(kOp, ": window: outputs [", window.out_origin[k], ", ", out_end[k],
+                              ") of spatial axis ", k, " read inputs [", box[k].first, ", ",
+                              box[k].second, ") (full input ", dims_to_string(window.full_in),
+                              ", full output ", dims_to_string(window.full_out),
+                              "), but src covers only [", window.in_origin[k], ", ", in_end[k],
+                              ")");
+    }
+  }
+  ResampleProblem problem = make_problem(desc, src, dst);
+  problem.windowed = true;
+  ResampleProblem full = problem;
+  full.windowed = false;
+  for (int k = 0; k < r; ++k) {
+    problem.full_in[k] = window.full_in[static_cast<size_t>(k)];
+    problem.full_out[k] = window.full_out[static_cast<size_t>(k)];
+    problem.in_origin[k] = window.in_origin[static_cast<size_t>(k)];
+    problem.out_origin[k] = window.out_origin[static_cast<size_t>(k)];
+    full.in[k] = problem.full_in[k];
+    full.out[k] = problem.full_out[k];
+  }
+  // The implementation the full problem picks.
+  GRIDOPS_ASSIGN_OR_RETURN(const ResampleImpl* impl,
+                           detail::select_impl<ResampleImpl>(kOp, kResampleImpls, full, desc.impl));
+  plan.tables_.reset();
+  if (impl->prepare != nullptr) {
+    try {
+      plan.tables_ = impl->prepare(problem);
+    } catch (const std::bad_alloc&) {
+      return Status(StatusCode::kOutOfMemory, "resample: out of memory for the plan's tables");
+    }
+  }
+  plan.impl_name_ = impl->name;
+  plan.impl_ = impl;
+  plan.windowed_ = true;
+  plan.window_ = window;
+  return plan;
+}
+
 Status ResamplePlan::forward(const void* src, void* dst) const {
   if (impl_ == nullptr) {
     return invalid_argument(kOp, ": plan is empty; create it with make_resample_plan");
@@ -413,13 +541,26 @@ Status ResamplePlan::forward(const void* src, void* dst) const {
       kOp, "dst", detail::byte_range(dst, dst_elems, src_.dtype), "src",
       detail::byte_range(src, src_elems, src_.dtype)));
   const auto* impl = static_cast<const ResampleImpl*>(impl_);
-  const ResampleProblem p = make_problem(desc_, src_, dst_);
+  ResampleProblem p = make_problem(desc_, src_, dst_);
+  if (windowed_) {
+    p.windowed = true;
+    for (int k = 0; k < p.spatial_rank; ++k) {
+      p.full_in[k] = window_.full_in[static_cast<size_t>(k)];
+      p.full_out[k] = window_.full_out[static_cast<size_t>(k)];
+      p.in_origin[k] = window_.in_origin[static_cast<size_t>(k)];
+      p.out_origin[k] = window_.out_origin[static_cast<size_t>(k)];
+    }
+  }
   return detail::run_kernel_guarded(kOp, [&] { impl->forward(p, tables_.get(), src, dst); });
 }
 
 Status ResamplePlan::backward(const void* diff_dst, void* diff_src) const {
   if (impl_ == nullptr) {
     return invalid_argument(kOp, ": plan is empty; create it with make_resample_plan");
+  }
+  if (windowed_) {
+    return invalid_argument(kOp, ": backward of a windowed plan (ResampleWindow) is not "
+                            "supported: windows are forward only");
   }
   GRIDOPS_ASSIGN_OR_RETURN(const int64_t src_elems, checked_buffer_elements(src_, "diff_src"));
   GRIDOPS_ASSIGN_OR_RETURN(const int64_t dst_elems, checked_buffer_elements(dst_, "diff_dst"));

@@ -8,8 +8,10 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "core/checked.h"
 #include "core/coords.h"
 #include "core/overlap.h"
 #include "kernels/resize/resize.h"
@@ -202,6 +204,54 @@ bool build_table(const ResizeDesc& d, const ResizeAxis& ax, int axis, ResizeAxis
 }
 
 }  // namespace
+
+/// The table of axis `a` of the full problem, identity maps included (explicit taps
+/// o -> o, weight 1); *identity tells which.
+void full_table(const ResizeDesc& d, const ResizeAxis& ax, int a, ResizeAxisTable* tb,
+                bool* identity) {
+  *identity = !(ax.resized && build_table(d, ax, a, tb));
+  if (*identity) {
+    *tb = ResizeAxisTable();
+    tb->axis = a;
+    tb->in = ax.in;
+    tb->out = ax.out;
+    tb->max_taps = ax.out > 0 ? 1 : 0;
+    for (int64_t o = 0; o < ax.out; ++o) {
+      tb->begin.push_back(o);
+      tb->idx.push_back(o);
+      tb->w.push_back(1.0);
+    }
+    tb->begin.push_back(ax.out);
+  }
+}
+
+/// The listed taps' range [lo, hi) of rows [ob, oe) of a table; [0, 0) when none.
+std::pair<int64_t, int64_t> tap_range(const ResizeAxisTable& tb, int64_t ob, int64_t oe) {
+  int64_t lo = INT64_MAX, hi = -1;
+  for (int64_t o = ob; o < oe; ++o) {
+    for (int64_t t = tb.begin[static_cast<size_t>(o)]; t < tb.begin[static_cast<size_t>(o) + 1]; ++t) {
+      lo = std::min(lo, tb.idx[static_cast<size_t>(t)]);
+      hi = std::max(hi, tb.idx[static_cast<size_t>(t)]);
+    }
+  }
+  if (hi < 0) return {0, 0};
+  return {lo, hi + 1};
+}
+
+/// Checks that the boxes fit the full shapes; "what" names the caller.
+Status check_boxes(const char* what, std::span<const int64_t> full, std::span<const int64_t> b,
+                   std::span<const int64_t> e_or_shape, bool is_shape, const char* name) {
+  for (size_t a = 0; a < full.size(); ++a) {
+    int64_t end = e_or_shape[a];
+    if (is_shape && !detail::add_ok(b[a], e_or_shape[a], &end)) end = -1;
+    if (b[a] < 0 || end < b[a] || end > full[a]) {
+      return invalid_argument(what, ": ", name, " box at ", dims_to_string(b),
+                              is_shape ? " with shape " : " to ", dims_to_string(e_or_shape),
+                              " must lie inside ", dims_to_string(full), " (axis ", a, ")");
+    }
+  }
+  return Status();
+}
 
 // --- names ------------------------------------------------------------------------------
 
@@ -480,6 +530,142 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
       const ResizeImpl* impl,
       detail::select_impl<ResizeImpl>(kOp, std::span<const ResizeImpl>(kImpls), *problem,
                                       desc.impl));
+  ResizePlan plan;
+  if (impl->prepare != nullptr && dst_count > 0) {
+    try {
+      plan.prepared_ = impl->prepare(*problem);
+    } catch (const std::bad_alloc&) {
+      return Status(StatusCode::kOutOfMemory, "resize: out of memory for the plan's tables");
+    }
+  }
+  plan.dtype_ = dtype;
+  plan.src_shape_ = problem->src_shape;
+  plan.dst_shape_ = problem->dst_shape;
+  plan.impl_name_ = impl->name;
+  plan.impl_ = impl;
+  plan.problem_ = std::move(problem);
+  return plan;
+}
+
+StatusOr<std::vector<std::pair<int64_t, int64_t>>> resize_input_box(
+    const ResizeDesc& desc, std::span<const int64_t> full_in, std::span<const int64_t> out_begin,
+    std::span<const int64_t> out_end) {
+  constexpr const char* op = "resize_input_box";
+  GRIDOPS_ASSIGN_OR_RETURN(const std::vector<ResizeAxis> axes, resize_axes(desc, full_in));
+  const size_t rank = full_in.size();
+  if (out_begin.size() != rank || out_end.size() != rank) {
+    return invalid_argument(op, ": out_begin and out_end must have one entry per axis (", rank,
+                            "), got ", dims_to_string(out_begin), " and ", dims_to_string(out_end));
+  }
+  Dims full_out;
+  for (const ResizeAxis& ax : axes) full_out.push_back(ax.out);
+  GRIDOPS_RETURN_IF_ERROR(check_boxes(op, full_out, out_begin, out_end, false, "output"));
+  std::vector<std::pair<int64_t, int64_t>> box(rank);
+  try {
+    for (size_t a = 0; a < rank; ++a) {
+      ResizeAxisTable tb;
+      bool identity = false;
+      full_table(desc, axes[a], static_cast<int>(a), &tb, &identity);
+      box[a] = tap_range(tb, out_begin[a], out_end[a]);
+    }
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "resize_input_box: out of memory for the tap tables");
+  }
+  return box;
+}
+
+StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
+                                      const ResizeWindow& window) {
+  // The full problem validates desc, dtype and the full shape.
+  GRIDOPS_ASSIGN_OR_RETURN(ResizePlan full_plan, make_resize_plan(desc, dtype, window.full_in));
+  GRIDOPS_ASSIGN_OR_RETURN(const std::vector<ResizeAxis> axes, resize_axes(desc, window.full_in));
+  const size_t rank = window.full_in.size();
+  if (window.in_origin.size() != rank || window.in_shape.size() != rank ||
+      window.out_origin.size() != rank || window.out_shape.size() != rank) {
+    return invalid_argument(kOp, ": window in_origin, in_shape, out_origin and out_shape must have "
+                            "one entry per axis (", rank, ")");
+  }
+  Dims full_out;
+  for (const ResizeAxis& ax : axes) full_out.push_back(ax.out);
+  GRIDOPS_RETURN_IF_ERROR(check_boxes(kOp, window.full_in, window.in_origin, window.in_shape, true,
+                                      "window src"));
+  GRIDOPS_RETURN_IF_ERROR(check_boxes(kOp, full_out, window.out_origin, window.out_shape, true,
+                                      "window dst"));
+  auto problem = std::make_shared<ResizeProblem>();
+  problem->dtype = dtype;
+  problem->mode = desc.mode;
+  problem->antialias = desc.antialias;
+  problem->extrapolation_value = desc.extrapolation_value;
+  problem->src_shape = window.in_shape;
+  problem->dst_shape = window.out_shape;
+  int64_t dst_count = 1;
+  for (int64_t v : window.out_shape) dst_count *= v;
+  if (dst_count > 0) {
+    try {
+      for (size_t a = 0; a < rank; ++a) {
+        const int64_t io = window.in_origin[a], is = window.in_shape[a];
+        const int64_t ob = window.out_origin[a], os = window.out_shape[a];
+        ResizeAxisTable full;
+        bool identity = false;
+        full_table(desc, axes[a], static_cast<int>(a), &full, &identity);
+        const auto need = tap_range(full, ob, ob + os);
+        if (need.first < need.second && (need.first < io || need.second > io + is)) {
+          return invalid_argument(kOp, ": window: outputs [", ob, ", ", ob + os, ") of axis ", a,
+                                  " read inputs [", need.first, ", ", need.second,
+                                  ") (full input ", dims_to_string(window.full_in),
+                                  "), but src covers only [", io, ", ", io + is, ")");
+        }
+        // An identity axis whose boxes coincide needs no table (as in the full problem).
+        if (identity && io == ob && is == os) continue;
+        // The full problem's rows [ob, ob + os), input indices shifted into the src box.
+        ResizeAxisTable tb;
+        tb.axis = static_cast<int>(a);
+        tb.in = is;
+        tb.out = os;
+        for (int64_t o = ob; o < ob + os; ++o) {
+          tb.begin.push_back(static_cast<int64_t>(tb.idx.size()));
+          const int64_t t0 = full.begin[static_cast<size_t>(o)], t1 = full.begin[static_cast<size_t>(o) + 1];
+          for (int64_t t = t0; t < t1; ++t) {
+            tb.idx.push_back(full.idx[static_cast<size_t>(t)] - io);
+            tb.w.push_back(full.w[static_cast<size_t>(t)]);
+          }
+          tb.max_taps = std::max(tb.max_taps, t1 - t0);
+          if (!full.outside.empty() && full.outside[static_cast<size_t>(o)] != 0) {
+            if (tb.outside.empty()) tb.outside.assign(static_cast<size_t>(os), 0);
+            tb.outside[static_cast<size_t>(o - ob)] = 1;
+            tb.any_outside = true;
+          }
+        }
+        tb.begin.push_back(static_cast<int64_t>(tb.idx.size()));
+        problem->any_outside = problem->any_outside || tb.any_outside;
+        problem->tables.push_back(std::move(tb));
+      }
+    } catch (const std::bad_alloc&) {
+      return Status(StatusCode::kOutOfMemory, "resize: out of memory for the plan's tap tables");
+    }
+  }
+  GRIDOPS_ASSIGN_OR_RETURN(
+      const ResizeImpl* impl,
+      detail::select_impl<ResizeImpl>(kOp, std::span<const ResizeImpl>(kImpls), *problem,
+                                      desc.impl));
+  // The full problem's pass order, mapped to this problem's tables (by axis); tables the
+  // full problem does not have (identity axes whose boxes differ) are exact copies and go
+  // last.
+  if (dst_count > 0) {
+    const auto* fp = static_cast<const ResizeProblem*>(full_plan.problem_.get());
+    std::vector<bool> used(problem->tables.size(), false);
+    for (size_t k : kernels::resize_separable_pass_order(*fp)) {
+      for (size_t j = 0; j < problem->tables.size(); ++j) {
+        if (problem->tables[j].axis == fp->tables[k].axis) {
+          problem->pass_order.push_back(j);
+          used[j] = true;
+        }
+      }
+    }
+    for (size_t j = 0; j < used.size(); ++j) {
+      if (!used[j]) problem->pass_order.push_back(j);
+    }
+  }
   ResizePlan plan;
   if (impl->prepare != nullptr && dst_count > 0) {
     try {

@@ -23,6 +23,15 @@ struct AffineGridDesc {
 StatusOr<Dims> affine_grid_output_shape(std::span<const int64_t> theta_shape,
                                         std::span<const int64_t> size);
 
+/// An output window, for computing a part of a large grid (chunked execution,
+/// docs/dask.md): the grid is the box at `origin` with spatial sizes `shape` (outermost
+/// first: (H, W) or (D, H, W)) of the grid of `size`; every element is the same bits as
+/// that element of the whole grid (its base coordinates are those of the whole grid).
+struct AffineGridWindow {
+  Dims origin;
+  Dims shape;
+};
+
 /// A validated AffineGrid problem.
 class AffineGridPlan {
  public:
@@ -35,6 +44,12 @@ class AffineGridPlan {
   friend StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc&, DType,
                                                         std::span<const int64_t>,
                                                         std::span<const int64_t>);
+  friend StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc&, DType,
+                                                        std::span<const int64_t>,
+                                                        std::span<const int64_t>,
+                                                        const AffineGridWindow&);
+  bool windowed_ = false;
+  AffineGridWindow window_;
   AffineGridDesc desc_;
   DType dtype_ = DType::kFloat32;
   Dims theta_shape_, size_, grid_shape_;
@@ -49,12 +64,22 @@ StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc& desc, DType
                                                std::span<const int64_t> theta_shape,
                                                std::span<const int64_t> size);
 
+/// The same for the window of the grid of `size`; the plan's grid shape is
+/// (N, window.shape..., r).
+StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc& desc, DType theta_dtype,
+                                               std::span<const int64_t> theta_shape,
+                                               std::span<const int64_t> size,
+                                               const AffineGridWindow& window);
+
 /// One-shot into a caller-provided grid.
 Status affine_grid(const AffineGridDesc& desc, const TensorView& theta,
                    std::span<const int64_t> size, const MutableTensorView& grid);
 /// One-shot, allocating the grid.
 StatusOr<Tensor> affine_grid(const AffineGridDesc& desc, const TensorView& theta,
                              std::span<const int64_t> size);
+/// One-shot for a window of the grid of `size`, allocating it.
+StatusOr<Tensor> affine_grid(const AffineGridDesc& desc, const TensorView& theta,
+                             std::span<const int64_t> size, const AffineGridWindow& window);
 
 // --- backward ------------------------------------------------------------------------
 //

@@ -3,6 +3,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gridops/status.h"
 #include "gridops/tensor.h"
@@ -41,6 +43,34 @@ struct GridSampleDesc {
   std::string impl;
 };
 
+/// An input window, for running on a part of a large input (chunked execution,
+/// docs/dask.md): src holds only the box [origin, origin + extent) of a virtual full input
+/// whose spatial sizes are `full` (extent = src's spatial sizes). Coordinates are
+/// unnormalized and padded against `full`, exactly as grid_sample on the whole input would,
+/// and the tap at full index i is read from src at i - origin; so the result is the same
+/// bits as the unwindowed operator on the full input with the same implementation
+/// (docs/ops/grid_sample.md, "Input window", states the one exception: non-finite input
+/// values under a zero weight). Every tap the grid needs must lie in the box, with the
+/// margin of grid_sample_input_box: otherwise run() fails and writes nothing.
+struct GridSampleWindow {
+  Dims full;    ///< spatial sizes D1..Dr of the virtual full input, each >= 0
+  Dims origin;  ///< where src's first spatial element sits in the full input, each >= 0
+};
+
+/// The box of the full input (spatial sizes `full`, D1 first) that grid_sample with this
+/// desc may read for `grid` (shape (N, D1_out..Dr_out, r), any floating dtype and
+/// strides): per spatial axis the half-open range [lo, hi). Computed in one pass that keeps
+/// each axis's extreme coordinates (and whether NaN or inf occur): the hull of their taps
+/// bounds every point's taps (each step is monotone); zeros padding clips it to the input,
+/// border clamps it, reflection folds its overhangs back once (the whole axis beyond one
+/// fold). Then widened by K-1 on each side (K = 1, 2, 4 taps per axis for nearest, linear,
+/// cubic; the fast path reads whole windows of K columns) and clipped to [0, full); an axis
+/// whose taps are all outside gets [0, min(full, K)). A superset of the taps read, so a
+/// GridSampleWindow that contains this box always runs
+/// (on an axis without taps any window at least min(full, K) wide does).
+StatusOr<std::vector<std::pair<int64_t, int64_t>>> grid_sample_input_box(
+    const GridSampleDesc& desc, std::span<const int64_t> full, const TensorView& grid);
+
 /// The output shape for src and grid shapes, or the reason they do not fit together.
 StatusOr<Dims> grid_sample_output_shape(const GridSampleDesc& desc, std::span<const int64_t> src_shape,
                                         std::span<const int64_t> grid_shape);
@@ -60,7 +90,13 @@ class GridSamplePlan {
   friend StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc&, DType,
                                                         std::span<const int64_t>, DType,
                                                         std::span<const int64_t>);
+  friend StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc&, DType,
+                                                        std::span<const int64_t>, DType,
+                                                        std::span<const int64_t>,
+                                                        const GridSampleWindow&);
   GridSampleDesc desc_;
+  bool windowed_ = false;
+  GridSampleWindow window_;
   DType src_dtype_ = DType::kFloat32, grid_dtype_ = DType::kFloat32;
   Dims src_shape_, grid_shape_, dst_shape_;
   const char* impl_name_ = "";
@@ -73,12 +109,28 @@ StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType
                                                DType grid_dtype,
                                                std::span<const int64_t> grid_shape);
 
+/// The same with an input window: src's shape is (N, C, extent...) (or channels-last) and
+/// the window gives the full input's spatial sizes and src's origin in it; the output
+/// shape is the unwindowed one's. run() additionally checks, in one pass over the grid,
+/// that grid_sample_input_box of the grid lies inside the window.
+StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType src_dtype,
+                                               std::span<const int64_t> src_shape,
+                                               DType grid_dtype,
+                                               std::span<const int64_t> grid_shape,
+                                               const GridSampleWindow& window);
+
 /// One-shot: plan and run into a caller-provided dst.
 Status grid_sample(const GridSampleDesc& desc, const TensorView& src, const TensorView& grid,
                    const MutableTensorView& dst);
 /// One-shot: plan, allocate dst and run.
 StatusOr<Tensor> grid_sample(const GridSampleDesc& desc, const TensorView& src,
                              const TensorView& grid);
+/// One-shot with an input window, into a caller-provided dst.
+Status grid_sample(const GridSampleDesc& desc, const GridSampleWindow& window,
+                   const TensorView& src, const TensorView& grid, const MutableTensorView& dst);
+/// One-shot with an input window, allocating dst.
+StatusOr<Tensor> grid_sample(const GridSampleDesc& desc, const GridSampleWindow& window,
+                             const TensorView& src, const TensorView& grid);
 
 // --- backward ------------------------------------------------------------------------
 //

@@ -5,6 +5,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gridops/status.h"
 #include "gridops/tensor.h"
@@ -59,6 +61,29 @@ struct ResampleDesc {
 /// int64 and be >= 1 where I_k >= 1 (an empty output from a non-empty axis is an error).
 StatusOr<Dims> resample_dst_dims(std::span<const int64_t> src_dims, std::span<const double> factors);
 
+/// A window of the forward, for chunked execution (docs/dask.md): src holds only the box
+/// [in_origin, in_origin + I) of a full input of spatial sizes full_in, and dst is the box
+/// [out_origin, out_origin + O) of the full output of spatial sizes full_out (I, O: the
+/// descs' spatial dims). The taps of every output position are computed from the full
+/// sizes (as the unwindowed operator on the full tensors would) and read at index -
+/// in_origin, and the implementation is the one the full problem picks: dst is the same
+/// bits as that box of the unwindowed result. The plan checks that the taps of the dst
+/// box (resample_input_box) lie inside the src box. Forward only.
+struct ResampleWindow {
+  Dims full_in;     ///< I_1..I_r of the full input, each >= 1
+  Dims full_out;    ///< O_1..O_r of the full output, each >= 0
+  Dims in_origin;   ///< src's position in the full input
+  Dims out_origin;  ///< dst's position in the full output
+};
+
+/// The input range [lo, hi) per spatial axis that the outputs [out_begin, out_end) of a
+/// resampling from full_in to full_out read (every tap, including zero-weight ones);
+/// an empty output range gives [0, 0).
+StatusOr<std::vector<std::pair<int64_t, int64_t>>> resample_input_box(
+    ResampleAlgorithm algorithm, std::span<const int64_t> full_in,
+    std::span<const int64_t> full_out, std::span<const int64_t> out_begin,
+    std::span<const int64_t> out_end);
+
 /// A validated resampling problem (forward or backward share it).
 class ResamplePlan {
  public:
@@ -74,6 +99,11 @@ class ResamplePlan {
  private:
   friend StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc&, const ResampleMemoryDesc&,
                                                    const ResampleMemoryDesc&);
+  friend StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc&, const ResampleMemoryDesc&,
+                                                   const ResampleMemoryDesc&,
+                                                   const ResampleWindow&);
+  bool windowed_ = false;
+  ResampleWindow window_;
   ResampleDesc desc_;
   ResampleMemoryDesc src_, dst_;
   const char* impl_name_ = "";
@@ -85,6 +115,12 @@ class ResamplePlan {
 /// formats may differ.
 StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const ResampleMemoryDesc& src,
                                           const ResampleMemoryDesc& dst);
+
+/// The same for a window of the forward (ResampleWindow); backward() of such a plan is an
+/// error.
+StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const ResampleMemoryDesc& src,
+                                          const ResampleMemoryDesc& dst,
+                                          const ResampleWindow& window);
 
 /// One-shot forward.
 Status resample_forward(const ResampleDesc& desc, const ResampleMemoryDesc& src_md,

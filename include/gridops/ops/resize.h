@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gridops/status.h"
@@ -101,6 +102,31 @@ StatusOr<Dims> resize_output_shape(const ResizeDesc& desc, std::span<const int64
 
 /// A validated Resize problem with its tables built and its implementation chosen. Cheap to
 /// copy (the tables are shared).
+/// A window of a Resize, for chunked execution (docs/dask.md): the plan is for the full
+/// input shape `full_in` (the desc applies to it: axes, scales/sizes, roi), but src is only
+/// its box at `in_origin` with shape `in_shape`, and dst is the box at `out_origin` with
+/// shape `out_shape` of the full output. The tap tables are the full problem's rows for the
+/// dst box, with input indices shifted by in_origin, so dst is the same values as that box
+/// of the unwindowed result computed by the same implementation. Every tap of the dst box
+/// (resize_input_box) must lie in the src box.
+struct ResizeWindow {
+  Dims full_in;     ///< the full input's shape (every axis)
+  Dims in_origin;   ///< src's position in it
+  Dims in_shape;    ///< src's shape
+  Dims out_origin;  ///< dst's position in the full output
+  Dims out_shape;   ///< dst's shape
+};
+
+class ResizePlan;
+
+/// The input box [lo, hi) per axis (every axis of the tensor) that the output box
+/// [out_begin, out_end) of Resize(desc) on a full input of shape full_in reads (every
+/// listed tap; tf_crop_and_resize positions outside the input read nothing). Axes whose
+/// output range is empty or reads nothing give [0, 0).
+StatusOr<std::vector<std::pair<int64_t, int64_t>>> resize_input_box(
+    const ResizeDesc& desc, std::span<const int64_t> full_in, std::span<const int64_t> out_begin,
+    std::span<const int64_t> out_end);
+
 class ResizePlan {
  public:
   /// dst = Resize(src). Views of the plan's dtype and shapes, any strides; dst must not
@@ -114,6 +140,7 @@ class ResizePlan {
  private:
   friend StatusOr<ResizePlan> make_resize_plan(const ResizeDesc&, DType,
                                                std::span<const int64_t>);
+  friend StatusOr<ResizePlan> make_resize_plan(const ResizeDesc&, DType, const ResizeWindow&);
   DType dtype_ = DType::kFloat32;
   Dims src_shape_, dst_shape_;
   const char* impl_name_ = "";
@@ -126,6 +153,10 @@ class ResizePlan {
 /// implementation. Every dtype is accepted; string supports nearest only.
 StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
                                       std::span<const int64_t> src_shape);
+
+/// A plan for a window (ResizeWindow) of the Resize of desc on the full input.
+StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
+                                      const ResizeWindow& window);
 
 /// One-shot: plan and run into a caller-provided dst.
 Status resize(const ResizeDesc& desc, const TensorView& src, const MutableTensorView& dst);

@@ -56,7 +56,22 @@ struct AffineGridProblem {
   /// affine_grid_make_tables), or null: a kernel that uses them builds its own. The
   /// reference ignores them.
   const AffineGridTables* tables = nullptr;
+  /// An output window (AffineGridWindow): the grid is the box at `origin` (spatial,
+  /// outermost first) of the grid of spatial sizes `full`; base coordinates are those of
+  /// index + origin along an axis of length full (`spatial` is the box's shape).
+  bool windowed = false;
+  int64_t full[kAffineGridMaxSpatial] = {0, 0, 0};
+  int64_t origin[kAffineGridMaxSpatial] = {0, 0, 0};
 };
+
+/// Base coordinate index and axis length of grid index i along spatial axis a of p (the
+/// full problem's with a window).
+inline int64_t affine_grid_index(const AffineGridProblem& p, int a, int64_t i) noexcept {
+  return p.windowed ? i + p.origin[a] : i;
+}
+inline int64_t affine_grid_length(const AffineGridProblem& p, int a) noexcept {
+  return p.windowed ? p.full[a] : p.spatial[a];
+}
 
 /// Shape-dependent tables of base coordinates (NOTE [ AffineGrid arithmetic ]), in the
 /// compute type F of the problem (float for float16/bfloat16/float32, double for float64;

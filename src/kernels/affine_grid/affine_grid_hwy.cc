@@ -306,15 +306,22 @@ void fill_tables(const AffineGridProblem& p, std::vector<F> (&t)[3]) {
   const int64_t W = p.spatial[r - 1], H = p.spatial[r - 2];
   t[0].resize(static_cast<size_t>(W * r));
   for (int64_t w = 0; w < W; ++w) {
-    const F x = base_coordinate<F>(w, W, p.align_corners);
+    const F x = base_coordinate<F>(affine_grid_index(p, r - 1, w), affine_grid_length(p, r - 1),
+                                   p.align_corners);
     for (int k = 0; k < r; ++k) t[0][static_cast<size_t>(w * r + k)] = x;
   }
   t[1].resize(static_cast<size_t>(H));
-  for (int64_t h = 0; h < H; ++h) t[1][static_cast<size_t>(h)] = base_coordinate<F>(h, H, p.align_corners);
+  for (int64_t h = 0; h < H; ++h) {
+    t[1][static_cast<size_t>(h)] = base_coordinate<F>(affine_grid_index(p, r - 2, h),
+                                                      affine_grid_length(p, r - 2), p.align_corners);
+  }
   if (r == 3) {
     const int64_t D = p.spatial[0];
     t[2].resize(static_cast<size_t>(D));
-    for (int64_t i = 0; i < D; ++i) t[2][static_cast<size_t>(i)] = base_coordinate<F>(i, D, p.align_corners);
+    for (int64_t i = 0; i < D; ++i) {
+      t[2][static_cast<size_t>(i)] = base_coordinate<F>(affine_grid_index(p, 0, i),
+                                                        affine_grid_length(p, 0), p.align_corners);
+    }
   }
 }
 

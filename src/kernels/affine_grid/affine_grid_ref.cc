@@ -54,7 +54,8 @@ void run_typed(const AffineGridProblem& p, const TensorView& theta,
       // axis, c[1] = y, c[2] = z.
       F c[kAffineGridMaxSpatial];
       for (int j = 0; j < r; ++j) {
-        c[j] = base_coordinate<F>(s[r - 1 - j], p.spatial[r - 1 - j], p.align_corners);
+        c[j] = base_coordinate<F>(affine_grid_index(p, r - 1 - j, s[r - 1 - j]),
+                                  affine_grid_length(p, r - 1 - j), p.align_corners);
       }
       gidx[0] = n;
       for (int a = 0; a < r; ++a) gidx[1 + a] = s[a];

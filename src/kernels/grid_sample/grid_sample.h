@@ -26,6 +26,13 @@ namespace gridops::kernels {
 /// - padding is kBorder or kReflection only when every in_sizes entry is >= 1 or the
 ///   output is empty.
 /// - dst does not overlap src or grid.
+/// - Input window (GridSampleWindow; window_origin non-empty): in_sizes are the FULL input's
+///   sizes (coordinates are unnormalized and padded against them), src's spatial sizes are
+///   window_extent, and a tap at full index i is read at i - window_origin. The operator
+///   layer has checked that grid_sample_input_box of the grid lies inside the window, so
+///   every tap a kernel reads (the reference's listed taps; the fast path's K-column x
+///   windows) is inside; a kernel maps an index it never reads with a nonzero weight
+///   (zeros padding outside) into the window. Only the forward takes a window.
 struct GridSampleProblem {
   InterpolationMode mode = InterpolationMode::kLinear;
   GridPadding padding = GridPadding::kZeros;
@@ -38,6 +45,8 @@ struct GridSampleProblem {
   int64_t channels = 0;
   Dims in_sizes;   ///< D1..Dr of src
   Dims out_sizes;  ///< D1_out..Dr_out of grid and dst
+  Dims window_origin;  ///< empty: no window; else r entries (see above)
+  Dims window_extent;  ///< r entries with a window: src's spatial sizes
 };
 
 /// The reference kernel: N-D, every dtype, mode and padding; single-threaded; computes

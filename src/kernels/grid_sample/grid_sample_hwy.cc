@@ -57,8 +57,15 @@ struct Ctx {
   int NT;       // K^r
   int64_t P;    // points per block (multiple of kSub)
   int64_t channels;
-  int64_t len[3];
+  int64_t len[3];      // full input sizes (with an input window: the virtual full input's)
   int32_t sstride[3];  // src spatial strides (elements)
+  // Input window (GridSampleProblem::window_origin): taps are computed against len and
+  // then mapped to src's box by AxisStep (index - origin, clamped into the box: only
+  // zero-weight taps ever need the clamp); x windows are clamped to the box's width.
+  bool windowed;
+  int64_t origin[3];
+  int64_t ext[3];      // src's spatial sizes (== len without a window)
+  int64_t xwin_len;    // columns an x window may span: ext of the innermost axis
   int64_t out_sizes[3];
   int64_t out_points;
   int64_t blocks_per_batch;
@@ -238,7 +245,10 @@ class AxisStep {
         L_(hn::Set(DF(), static_cast<float>(len_))),
         Lm1_(hn::Set(DF(), static_cast<float>(len_ - 1))),
         len_i_(hn::Set(DI(), static_cast<int32_t>(len_))),
-        lenm1_i_(hn::Set(DI(), static_cast<int32_t>(len_ - 1))) {
+        lenm1_i_(hn::Set(DI(), static_cast<int32_t>(len_ - 1))),
+        windowed_(c.windowed),
+        org_i_(hn::Set(DI(), static_cast<int32_t>(c.origin[d]))),
+        extm1_i_(hn::Set(DI(), static_cast<int32_t>(c.ext[d] - 1))) {
     // Reflection: period and whether the axis degenerates to index 0 (reflect with len 1).
     refl_single_ = padding_ == GridPadding::kReflection && align_ && len_ == 1;
     const int64_t period = align_ ? 2 * (len_ - 1) : 2 * len_;
@@ -286,6 +296,14 @@ class AxisStep {
       for (int k = 0; k < K_; ++k) {
         iv_out[k] = hn::Load(di, ii[k]);
         wv_out[k] = hn::Load(df, ww[k]);
+      }
+    }
+    if (windowed_) {
+      // Full indices to src's box. Taps with a nonzero weight (and the zero-weight ones
+      // inside the full input) are inside it (checked by the operator layer), so the clamp
+      // moves only zeros-padding taps outside the full input (index 0, weight 0).
+      for (int k = 0; k < K_; ++k) {
+        iv_out[k] = hn::Min(hn::Max(hn::Sub(iv_out[k], org_i_), hn::Zero(di)), extm1_i_);
       }
     }
   }
@@ -375,6 +393,8 @@ class AxisStep {
   int64_t len_;
   VF L_, Lm1_;
   VI len_i_, lenm1_i_;
+  bool windowed_;
+  VI org_i_, extm1_i_;
   bool refl_single_ = false;
   VF per_f_, inv_per_;
   VI per_i_, per_m1_i_;
@@ -440,7 +460,7 @@ HWY_INLINE void XWindow(const Ctx& c, const Work& wk, int64_t j, VI* b_out, VF* 
     ix[k] = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(xa * K + k) * S + j);
     wx[k] = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(xa * K + k) * S + j);
   }
-  XWindowV(K, c.len[xa], ix, wx, b_out, wcol);
+  XWindowV(K, c.xwin_len, ix, wx, b_out, wcol);
 }
 
 /// Offset and weight of outer combination `oc` (axes 0..r-2, last fastest; weights
@@ -691,7 +711,7 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
     } else {
       VI b;
       VF wcol[4];
-      XWindowV(K, c.len[1], ix, wx, &b, wcol);
+      XWindowV(K, c.xwin_len, ix, wx, &b, wcol);
       if constexpr (kLast) {
         // As CombineWindow and ChannelsLastF32.
         VI o[K * K];
@@ -1329,8 +1349,11 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
   if (p.channels <= 4) c.P = gs_fast::kSub;
   c.channels = p.channels;
   c.out_points = 1;
+  c.windowed = !p.window_origin.empty();
   for (int d = 0; d < c.r; ++d) {
     c.len[d] = p.in_sizes[static_cast<size_t>(d)];
+    c.origin[d] = c.windowed ? p.window_origin[static_cast<size_t>(d)] : 0;
+    c.ext[d] = c.windowed ? p.window_extent[static_cast<size_t>(d)] : c.len[d];
     c.out_sizes[d] = p.out_sizes[static_cast<size_t>(d)];
     c.out_points *= c.out_sizes[d];
   }
@@ -1342,7 +1365,7 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
   int64_t span = 0;
   for (int d = 0; d < c.r; ++d) {
     const int64_t st = src.strides[first_spatial + static_cast<size_t>(d)];
-    span += (c.len[d] - 1) * (st < 0 ? -st : st);
+    span += (c.ext[d] - 1) * (st < 0 ? -st : st);
     if (st > INT32_MAX || st < -INT32_MAX) span = INT64_MAX / 4;
     c.sstride[d] = static_cast<int32_t>(st);
   }
@@ -1380,7 +1403,10 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
     const int64_t want_rounded = (want + gs_fast::kSub - 1) / gs_fast::kSub * gs_fast::kSub;
     c.P = std::min(c.P, std::max(gs_fast::kSub, want_rounded));
   }
+  // Decided on the full sizes, so that a window takes the unwindowed run's path (the box
+  // is then at least K wide along x: grid_sample_input_box).
   c.window = c.r >= 2 && p.mode != InterpolationMode::kNearest && c.len[c.r - 1] >= c.K;
+  c.xwin_len = c.ext[c.r - 1];
   c.pair_ok = c.window && !c.channels_last && p.src_dtype == DType::kFloat32 &&
               c.sstride[c.r - 1] == 1;
   c.in_points = 1;
@@ -1394,6 +1420,8 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
   c.blocked = !c.channels_last && p.src_dtype == DType::kFloat32 && c.r >= 2 &&
               c.channels >= 8 && c.in_points * gs_fast::kCB < (int64_t{1} << 31) &&
               8 * c.out_points >= c.in_points && HWY_DYNAMIC_DISPATCH(gs_fast::HaveBlocked)();
+  // Its copy spans the full sizes; with a window the other paths run (the same bits).
+  if (c.windowed) c.blocked = false;
   // Nearest reads one line per point and block: the copy pays only while it stays in L2
   // (W1b: 1 MiB per block). W3b's 16 MiB block measured 5.2 vs 5.6 ms at 1 thread but 16.6
   // vs 8.7 ms at 2 threads (random reads from L3 against per-channel planes in L2).

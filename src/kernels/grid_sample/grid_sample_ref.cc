@@ -56,6 +56,9 @@ void run_typed(const GridSampleProblem& p, const TensorView& src, const TensorVi
   for (int64_t d : p.out_sizes) out_points *= d;
   if (p.batch == 0 || out_points == 0 || p.channels == 0) return;
 
+  // Input window: taps are computed against the full sizes (in_sizes) and read at
+  // index - origin; the operator layer checked that every listed tap is inside.
+  const bool windowed = !p.window_origin.empty();
   std::vector<AxisTaps<F>> taps(static_cast<size_t>(r));
   Dims o(static_cast<size_t>(r), 0);     // output spatial index
   Dims k(static_cast<size_t>(r), 0);     // tap combination index
@@ -72,8 +75,15 @@ void run_typed(const GridSampleProblem& p, const TensorView& src, const TensorVi
         const G g = convert::load_real<G>(gv);
         const int64_t len = p.in_sizes[static_cast<size_t>(d)];
         const G x = coords::unnormalize(g, len, p.align_corners);
-        taps[static_cast<size_t>(d)] = axis_taps<F>(p, x, len);
-        if (taps[static_cast<size_t>(d)].count == 0) any_empty = true;
+        AxisTaps<F>& a = taps[static_cast<size_t>(d)];
+        a = axis_taps<F>(p, x, len);
+        if (a.count == 0) any_empty = true;
+        if (windowed) {
+          for (int k = 0; k < a.count; ++k) {
+            a.index[k] -= p.window_origin[static_cast<size_t>(d)];
+            assert(a.index[k] >= 0 && a.index[k] < p.window_extent[static_cast<size_t>(d)]);
+          }
+        }
       }
 
       // Visits every tap combination (k_1..k_r): its src offset (spatial part) and the

@@ -47,6 +47,14 @@ struct ResampleProblem {
   int64_t c = 0;
   int64_t in[kResampleMaxSpatialRank] = {1, 1, 1};   ///< src spatial lengths I_k
   int64_t out[kResampleMaxSpatialRank] = {1, 1, 1};  ///< dst spatial lengths O_k
+  /// Window of the forward (ResampleWindow): in/out are the boxes' lengths; output
+  /// position o's taps are those of o + out_origin for full_in -> full_out, read at
+  /// index - in_origin (the operator layer checked they lie in [0, in)).
+  bool windowed = false;
+  int64_t full_in[kResampleMaxSpatialRank] = {1, 1, 1};
+  int64_t full_out[kResampleMaxSpatialRank] = {1, 1, 1};
+  int64_t in_origin[kResampleMaxSpatialRank] = {0, 0, 0};
+  int64_t out_origin[kResampleMaxSpatialRank] = {0, 0, 0};
   ResampleLayout src;  ///< layout of src (forward) and diff_src (backward)
   ResampleLayout dst;  ///< layout of dst (forward) and diff_dst (backward)
 };

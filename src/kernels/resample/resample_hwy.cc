@@ -1427,15 +1427,21 @@ ResampleAxisTable make_axis(const ResampleProblem& p, int k) {
   a.w0.assign(static_cast<size_t>(padded), 0.0f);
   a.w1.assign(static_cast<size_t>(padded), 0.0f);
   const bool lin = p.algorithm == ResampleAlgorithm::kLinear;
+  // A window (ResampleProblem::windowed): the full problem's taps, shifted into the src box.
+  const int64_t fin = p.windowed ? p.full_in[k] : a.in;
+  const int64_t fout = p.windowed ? p.full_out[k] : a.out;
+  const int64_t oo = p.windowed ? p.out_origin[k] : 0;
+  const int64_t io = p.windowed ? p.in_origin[k] : 0;
   for (int64_t o = 0; o < a.out; ++o) {
     if (lin) {
-      const coords::LinearTaps t = coords::resample_linear_taps(o, a.in, a.out);
-      a.i0[o] = static_cast<int32_t>(t.i0);
-      a.i1[o] = static_cast<int32_t>(t.i1);
+      const coords::LinearTaps t = coords::resample_linear_taps(o + oo, fin, fout);
+      a.i0[o] = static_cast<int32_t>(t.i0 - io);
+      a.i1[o] = static_cast<int32_t>(t.i1 - io);
       a.w0[o] = static_cast<float>(t.w0);
       a.w1[o] = static_cast<float>(t.w1);
     } else {
-      a.i0[o] = a.i1[o] = static_cast<int32_t>(coords::resample_nearest_index(o, a.in, a.out));
+      a.i0[o] = a.i1[o] =
+          static_cast<int32_t>(coords::resample_nearest_index(o + oo, fin, fout) - io);
       a.w0[o] = 1.0f;
     }
   }

@@ -65,7 +65,16 @@ ForwardAxis make_forward_axis(const ResampleProblem& p, int k) {
   a.stride = p.src.spatial_stride[k];
   a.taps.resize(static_cast<size_t>(p.out[k]) * 2);
   for (int64_t o = 0; o < p.out[k]; ++o) {
-    axis_taps(p.algorithm, o, p.in[k], p.out[k], &a.taps[static_cast<size_t>(o) * 2]);
+    Tap* t = &a.taps[static_cast<size_t>(o) * 2];
+    if (p.windowed) {  // the full problem's taps, shifted into the src box
+      const int nt = axis_taps(p.algorithm, o + p.out_origin[k], p.full_in[k], p.full_out[k], t);
+      for (int j = 0; j < nt; ++j) {
+        t[j].index -= p.in_origin[k];
+        assert(t[j].index >= 0 && t[j].index < p.in[k]);
+      }
+    } else {
+      axis_taps(p.algorithm, o, p.in[k], p.out[k], t);
+    }
   }
   return a;
 }

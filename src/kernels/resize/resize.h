@@ -41,6 +41,10 @@ struct ResizeProblem {
   Dims src_shape, dst_shape;
   std::vector<ResizeAxisTable> tables;  ///< in increasing axis order
   bool any_outside = false;
+  /// Empty: a kernel that orders its passes chooses the order. Else the order of the
+  /// tables' passes, fixed by the plan of a window (ResizeWindow) to the full problem's,
+  /// so that the window's result has the full problem's bits.
+  std::vector<size_t> pass_order;
 };
 
 /// The reference: for each output point, the extrapolation value if any axis is outside,

@@ -325,6 +325,7 @@ void axis_pass_f32(const float* src, const F32Out& dst, int64_t outer, int64_t i
 /// work (outputs times taps, a pass along the innermost axis counted 3 times for its
 /// gathers); more than 4 axes: the axis that shrinks most first.
 std::vector<size_t> pass_order(const ResizeProblem& p) {
+  if (!p.pass_order.empty()) return p.pass_order;  // a window: the full problem's order
   const size_t m = p.tables.size();
   std::vector<size_t> order(m);
   for (size_t k = 0; k < m; ++k) order[k] = k;
@@ -520,6 +521,8 @@ void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, 
 }
 
 }  // namespace
+
+std::vector<size_t> resize_separable_pass_order(const ResizeProblem& p) { return pass_order(p); }
 
 std::string resize_separable_declines(const ResizeProblem& p) {
   if (p.mode != ResizeMode::kNearest && !p.tables.empty() && is_complex(p.dtype)) {

@@ -1,0 +1,192 @@
+"""gridops.dask against the SciPy recipe on Dask (docs/dask.md; table in docs/BENCHMARKS.md).
+
+A float32 volume (1, 1, D, H, W) held in worker memory is resampled to half size (linear,
+half-pixel) and affine-warped (a rotation, trilinear, border padding) through Dask on a
+distributed.LocalCluster with worker processes (1 and 2 workers, 1 thread each):
+
+- gridops: gridops.dask.resample / affine_warp (threads=1 per task);
+- SciPy: the dask-image recipe (dask_image.ndinterp.affine_transform, written out here since
+  Debian has no dask-image): per output chunk, the input slice its transformed corners
+  need plus a halo of 1, then scipy.ndimage.affine_transform(order=1, mode="nearest") on it;
+- gridops in memory on the whole volume (1 and 2 threads), when it fits, for the overhead
+  of the chunking.
+
+The results are checked against each other (SciPy computes in float64: |diff| <= 1e-3 on
+values in [0, 2]; gridops.dask against gridops in memory: bit-identical). Times are the
+best of --repeat runs of compute() of the whole result into worker memory (persist, wait).
+
+    PYTHONPATH=build/release/python /usr/bin/python3 bench/python/dask_bench.py [--shape 1024 512 512]
+        [--chunk 128] [--repeat 2] [--json out.json]
+"""
+
+import argparse
+import itertools
+import json
+import sys
+import time
+
+import numpy as np
+import scipy.ndimage as ndi
+
+import dask
+import dask.array as da
+import distributed
+
+import gridops
+import gridops.dask as gd
+
+
+# --- the SciPy recipe (dask-image's affine_transform, for matrix M and offset o: input
+# coordinate = M @ output index + o, axis order D, H, W) -------------------------------
+
+
+def _scipy_block(block, matrix, offset, out_shape):
+    return ndi.affine_transform(block[0, 0], matrix, offset, output_shape=out_shape, order=1,
+                                mode="nearest")[None, None]
+
+
+def scipy_affine(x, matrix, offset, out_shape, out_chunks):
+    """dask-image's recipe: one task per output chunk reading the input slice its corners
+    map to (plus a halo of 1 for order 1), scipy.ndimage.affine_transform on it."""
+    in_shape = x.shape[2:]
+    starts = [np.concatenate([[0], np.cumsum(c)]) for c in out_chunks]
+    blocks = np.empty(tuple(len(c) for c in out_chunks), dtype=object)
+    for idx in itertools.product(*(range(len(c)) for c in out_chunks)):
+        lo = np.array([starts[d][i] for d, i in enumerate(idx)], float)
+        hi = np.array([starts[d][i + 1] for d, i in enumerate(idx)], float) - 1
+        corners = np.array(list(itertools.product(*zip(lo, hi))))
+        mapped = corners @ matrix.T + offset
+        a = np.clip(np.floor(mapped.min(0)).astype(int) - 1, 0, np.array(in_shape) - 1)
+        b = np.clip(np.ceil(mapped.max(0)).astype(int) + 2, 1, np.array(in_shape))
+        sub = x[(slice(None), slice(None)) + tuple(slice(int(p), int(q)) for p, q in zip(a, b))]
+        shape = tuple(int(hi[d] - lo[d] + 1) for d in range(3))
+        part = dask.delayed(_scipy_block)(sub, matrix, offset + matrix @ lo - a, shape)
+        blocks[idx] = da.from_delayed(part, (1, 1) + shape, dtype=x.dtype)
+    return da.block(blocks.tolist())
+
+
+def theta_to_pixels(theta, in_shape, out_shape):
+    """The pixel-space map of gridops' affine warp (align_corners=False): input index (D, H,
+    W order) = M @ output index + o."""
+    r = 3
+    # base_j(i) = (2 i + 1) / L_j - 1 along output axis j; grid component k belongs to input
+    # axis r-1-k; x_k = ((g_k + 1) * L_in - 1) / 2.
+    M = np.zeros((3, 3))
+    o = np.zeros(3)
+    for k in range(r):
+        ax_in = r - 1 - k
+        Lin = in_shape[ax_in]
+        const = theta[k, r]
+        for j in range(r):
+            ax_out = r - 1 - j  # c_j runs along output axis r-1-j
+            Lout = out_shape[ax_out]
+            M[ax_in, ax_out] += theta[k, j] * 2.0 / Lout * Lin / 2.0
+            const += theta[k, j] * (1.0 / Lout - 1.0)
+        o[ax_in] = ((const + 1.0) * Lin - 1.0) / 2.0
+    return M, o
+
+
+def best(f, repeat):
+    ts = []
+    out = None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = f()
+        ts.append(time.perf_counter() - t)
+    return min(ts), out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shape", type=int, nargs=3, default=[1024, 512, 512])
+    ap.add_argument("--chunk", type=int, default=128)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--skip-scipy-above", type=float, default=1e9, help="GiB")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    D, H, W = args.shape
+    gib = D * H * W * 4 / 2**30
+    rng = np.random.default_rng(0)
+    vol = rng.random((1, 1, D, H, W), dtype=np.float32)
+    a = np.deg2rad(12.0)
+    theta = np.array([[[np.cos(a), -np.sin(a), 0.0, 0.03],
+                       [np.sin(a), np.cos(a), 0.0, -0.02],
+                       [0.0, 0.0, 1.0, 0.0]]], np.float32)
+    half = [D // 2, H // 2, W // 2]
+    rows = []
+    print(f"volume {D} x {H} x {W} float32 ({gib:.2f} GiB), chunks {args.chunk}^3")
+
+    # gridops in memory, whole volume.
+    mem = {}
+    for t in (1, 2):
+        gridops.set_num_threads(t)
+        tr, ref_r = best(lambda: gridops.resample(vol, size=half, mode="linear"), args.repeat)
+        tw, ref_w = best(lambda: gridops.grid_sample(
+            vol, gridops.affine_grid(theta, vol.shape, False), "bilinear", "border"), args.repeat)
+        mem[t] = (tr, tw)
+        rows.append({"impl": "gridops in memory", "threads": t, "resample_s": tr, "warp_s": tw})
+        print(f"gridops in memory, {t} thread(s): resample {tr:.2f} s, warp {tw:.2f} s")
+    M_r = np.diag([2.0, 2.0, 2.0])
+    o_r = np.array([0.5, 0.5, 0.5])
+    M_w, o_w = theta_to_pixels(theta[0].astype(np.float64), (D, H, W), (D, H, W))
+    for nw in args.workers:
+        cluster = distributed.LocalCluster(n_workers=nw, threads_per_worker=1, processes=True,
+                                           memory_limit=0, dashboard_address=None, silence_logs=40)
+        client = distributed.Client(cluster)
+        try:
+            x = da.from_array(vol, chunks=(1, 1) + (args.chunk,) * 3)
+            x = client.persist(x)
+            distributed.wait(x)
+
+            def timed(arr):
+                # Each run computes from scratch: the previous run's result is released
+                # first (persisting the same graph again would return the cached result).
+                ts = []
+                y = None
+                for _ in range(args.repeat):
+                    if y is not None:
+                        client.cancel(y)
+                        del y
+                        time.sleep(0.5)
+                    t = time.perf_counter()
+                    y = client.persist(arr)
+                    distributed.wait(y)
+                    ts.append(time.perf_counter() - t)
+                return min(ts), y
+
+            g_res = gd.resample(x, size=half, mode="linear", threads=1)
+            g_warp = gd.affine_warp(x, theta, mode="bilinear", padding_mode="border", threads=1)
+            tr, yr = timed(g_res)
+            tw, yw = timed(g_warp)
+            assert np.array_equal(yr.compute(), ref_r) and np.array_equal(yw.compute(), ref_w), \
+                "gridops.dask differs from gridops in memory"
+            row = {"impl": "gridops.dask", "workers": nw, "resample_s": tr, "warp_s": tw}
+            print(f"gridops.dask, {nw} worker(s): resample {tr:.2f} s, warp {tw:.2f} s")
+            if gib <= args.skip_scipy_above:
+                s_res = scipy_affine(x, M_r, o_r, half, g_res.chunks[2:])
+                s_warp = scipy_affine(x, M_w, o_w, (D, H, W), g_warp.chunks[2:])
+                sr, zr = timed(s_res)
+                sw, zw = timed(s_warp)
+                dr = float(np.abs(zr.compute() - ref_r).max())
+                dw = float(np.abs(zw.compute() - ref_w).max())
+                assert dr <= 1e-3 and dw <= 1e-3, (dr, dw)
+                row.update({"scipy_resample_s": sr, "scipy_warp_s": sw, "max_abs_diff_resample": dr,
+                            "max_abs_diff_warp": dw})
+                print(f"SciPy recipe, {nw} worker(s): resample {sr:.2f} s ({sr / tr:.1f}x gridops), "
+                      f"warp {sw:.2f} s ({sw / tw:.1f}x gridops); max |diff| {dr:.1e}, {dw:.1e}")
+            t_mem = mem[min(nw, 2)]
+            print(f"  gridops.dask / gridops in memory ({min(nw, 2)} thread(s)): resample "
+                  f"{tr / t_mem[0]:.2f}x, warp {tw / t_mem[1]:.2f}x")
+            rows.append(row)
+        finally:
+            client.close()
+            cluster.close()
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"shape": args.shape, "chunk": args.chunk, "rows": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

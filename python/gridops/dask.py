@@ -1,0 +1,663 @@
+"""gridops on Dask arrays: chunked and distributed, the same bits as the in-memory operators.
+
+Every function takes and returns ``dask.array.Array`` and builds a small graph: one task per
+output chunk, which depends directly on the input chunks its input box touches (no
+per-element tasks, no overlap layer). Coordinates are always computed for the whole array
+(the operators' window options: ``grid_sample(..., full_size=, origin=)``,
+``resample(..., window=)``), so chunking changes only which memory is read and the result
+is bit-identical to the in-memory operator on the whole array with the same
+implementation, for any chunking. See docs/dask.md.
+
+``threads``: gridops threads per task (``gridops.set_num_threads`` in the worker before the
+kernel runs; process-wide). ``None`` leaves the worker's setting alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+import dask
+import dask.array as da
+from dask.base import tokenize
+from dask.highlevelgraph import HighLevelGraph
+
+from . import _gridops as _g
+
+__all__ = ["affine_grid_points", "affine_warp", "gather", "grid_sample", "pad", "resample", "resize"]
+
+Box = List[Tuple[int, int]]
+
+
+# --- helpers: chunk geometry ----------------------------------------------------------
+
+
+def _starts(chunks_axis: Sequence[int]) -> np.ndarray:
+    """Start offsets of the blocks of one axis, plus the end: len(chunks) + 1 entries."""
+    return np.concatenate([[0], np.cumsum(np.asarray(chunks_axis, dtype=np.int64))]).astype(np.int64)
+
+
+def _blocks_for_range(starts: np.ndarray, lo: int, hi: int) -> List[int]:
+    """The blocks of an axis (starts from _starts) that intersect [lo, hi)."""
+    if hi <= lo:
+        return []
+    b0 = int(np.searchsorted(starts, lo, side="right")) - 1
+    b1 = int(np.searchsorted(starts, hi, side="left"))  # exclusive
+    return [b for b in range(b0, b1) if starts[b + 1] > starts[b]]
+
+
+def _nested_keys(name: str, block_lists: Sequence[Sequence[int]]) -> Any:
+    """Nested lists of the keys (name, i, j, ...) over the cartesian product of block lists."""
+    def rec(prefix: Tuple[int, ...], d: int) -> Any:
+        if d == len(block_lists):
+            return (name,) + prefix
+        return [rec(prefix + (b,), d + 1) for b in block_lists[d]]
+    return rec((), 0)
+
+
+def _aligned(a: Any) -> np.ndarray:
+    """a as an array aligned to its element type (arrays that distributed deserializes can
+    sit at odd byte offsets; gridops refuses those): copied only when needed."""
+    a = np.asarray(a)
+    return a if a.flags.aligned else a.copy()
+
+
+def _assemble(pieces: Any, ndim: int) -> np.ndarray:
+    """np.block of nested pieces, without a copy when there is only one."""
+    p = pieces
+    single = True
+    for _ in range(ndim):
+        if len(p) != 1:
+            single = False
+            break
+        p = p[0]
+    if single:
+        return _aligned(p)
+    return np.block(pieces)
+
+
+def _fetch_box(x: da.Array, box: Box) -> Tuple[Any, List[List[int]]]:
+    """The keys of x's blocks covering box (nested lists) and, per axis, where each of
+    those blocks starts relative to box's start (the second argument of _box_from_pieces)."""
+    lists, rel = [], []
+    for ax, (lo, hi) in enumerate(box):
+        st = _starts(x.chunks[ax])
+        bl = _blocks_for_range(st, lo, hi)
+        lists.append(bl)
+        rel.append([int(st[b]) - lo for b in bl])
+    return _nested_keys(x.name, lists), rel
+
+
+def _box_from_pieces(pieces: Any, rel: Sequence[Sequence[int]], box: Box) -> np.ndarray:
+    """The box from the blocks covering it: a view when one block holds it, else one
+    allocation of the box's size into which only the overlapping parts are copied."""
+    nd = len(box)
+    shape = tuple(hi - lo for lo, hi in box)
+    if all(len(r) == 1 for r in rel):
+        p = pieces
+        for _ in range(nd):
+            p = p[0]
+        a = _aligned(p)
+        return a[tuple(slice(-r[0], -r[0] + n) for r, n in zip(rel, shape))]
+    out = None
+    for idx in itertools.product(*(range(len(r)) for r in rel)):
+        p = pieces
+        for i in idx:
+            p = p[i]
+        a = np.asarray(p)
+        if out is None:
+            out = np.empty(shape, dtype=a.dtype)
+        dst, src = [], []
+        for ax, i in enumerate(idx):
+            b = rel[ax][i]  # the block's start relative to the box
+            lo, hi = max(0, b), min(shape[ax], b + a.shape[ax])
+            dst.append(slice(lo, hi))
+            src.append(slice(lo - b, hi - b))
+        out[tuple(dst)] = a[tuple(src)]
+    assert out is not None
+    return out
+
+
+def _set_threads(threads: Optional[int]) -> None:
+    if threads is not None:
+        _g.set_num_threads(int(threads))
+
+
+def _as_dask(x: Any, name: str) -> da.Array:
+    if isinstance(x, da.Array):
+        return x
+    if isinstance(x, np.ndarray):
+        return da.from_array(x, chunks=x.shape if x.size else -1)
+    raise TypeError(f"gridops.dask.{name}: expected a dask or NumPy array, got {type(x).__name__}")
+
+
+def _new_array(name: str, dsk: dict, deps: Sequence[da.Array], chunks: Any, dtype: Any) -> da.Array:
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=list(deps))
+    return da.Array(graph, name, chunks, dtype=dtype)
+
+
+def _scaled_chunks(in_chunks: Sequence[int], n_in: int, n_out: int) -> Tuple[int, ...]:
+    """Output chunks of an axis resized from n_in to n_out: the input chunk boundaries
+    scaled (and merged where they coincide)."""
+    if n_out == 0:
+        return (0,)
+    st = _starts(in_chunks)
+    b = sorted({int(round(int(s) * n_out / max(n_in, 1))) for s in st} | {0, n_out})
+    sizes = tuple(int(e - s) for s, e in zip(b[:-1], b[1:]) if e > s)
+    return sizes or (n_out,)
+
+
+# --- pad ---------------------------------------------------------------------------------
+
+
+def _normalize_pads(pads: Any, ndim: int) -> List[Tuple[int, int]]:
+    if isinstance(pads, (int, np.integer)):
+        return [(int(pads), int(pads))] * ndim
+    seq = list(np.asarray(pads, dtype=object).tolist()) if isinstance(pads, np.ndarray) else list(pads)
+    if seq and all(isinstance(p, (list, tuple)) for p in seq):
+        pairs = [(int(a), int(b)) for a, b in seq]
+        if len(pairs) == 1:
+            pairs = pairs * ndim
+        if len(pairs) != ndim:
+            raise ValueError(f"gridops.dask.pad: pads must have one (before, after) pair per axis ({ndim}), got {len(pairs)}")
+        return pairs
+    flat = [int(p) for p in seq]
+    if len(flat) != 2 * ndim:
+        raise ValueError(f"gridops.dask.pad: ONNX pads must have 2 * ndim = {2 * ndim} entries, got {len(flat)}")
+    return list(zip(flat[:ndim], flat[ndim:]))
+
+
+def _pad_task(pieces: Any, idx: Sequence[np.ndarray], shape: Tuple[int, ...], value: Any,
+              dtype: Any, threads: Optional[int]) -> np.ndarray:
+    _set_threads(threads)
+    if pieces is None:  # every position of the chunk is the constant
+        return np.full(shape, value if value is not None else 0, dtype=dtype)
+    arr = _assemble(pieces, len(shape))
+    for ax, ix in enumerate(idx):
+        take = np.where(ix < 0, 0, ix).astype(np.int64)
+        arr = _g.gather(np.ascontiguousarray(arr), take, ax)
+    for ax, ix in enumerate(idx):
+        outside = ix < 0
+        if outside.any():
+            sl = [slice(None)] * len(shape)
+            sl[ax] = outside
+            arr[tuple(sl)] = value if value is not None else 0
+    return arr
+
+
+def pad(x: Any, pads: Any, mode: str = "constant", value: Any = None, *,
+        chunks: Any = None, threads: Optional[int] = None) -> da.Array:
+    """gridops.pad on a dask array: constant, edge, reflect, symmetric, wrap.
+
+    pads: an int, one (before, after) pair per axis (or one for all), or ONNX's flat form
+    (all begins, then all ends); negative pads crop. Each output chunk reads only the input
+    chunks its positions come from: at a border that is the far side of the array for
+    wrap, the mirrored rows for reflect and symmetric. Pure data movement: the same bits as
+    gridops.pad(x.compute(), ...). chunks: the output chunks (default: x's, the first and
+    last chunk of each axis grown or shrunk by the pads).
+    """
+    x = _as_dask(x, "pad")
+    pairs = _normalize_pads(pads, x.ndim)
+    # Per axis: the source index of every output position (-1: the constant), from
+    # gridops.pad itself on 0..n-1, so the mapping is exactly the operator's.
+    maps = []
+    for ax, (b, a) in enumerate(pairs):
+        n = x.shape[ax]
+        src = np.arange(n, dtype=np.int64)
+        if mode == "constant":
+            m = _g.pad(src, [b, a], "constant", -1)
+        else:
+            m = _g.pad(src, [b, a], mode)
+        maps.append(np.asarray(m, dtype=np.int64))
+    out_shape = tuple(len(m) for m in maps)
+    if chunks is None:
+        out_chunks = []
+        for ax, (b, a) in enumerate(pairs):
+            c = list(x.chunks[ax])
+            c[0] += b
+            c[-1] += a
+            if all(v > 0 for v in c) or out_shape[ax] == 0:
+                out_chunks.append(tuple(v for v in c if v > 0) or (0,))
+            else:
+                out_chunks.append(da.core.normalize_chunks(max(x.chunks[ax]), (out_shape[ax],))[0])
+        chunks = tuple(out_chunks)
+    chunks = da.core.normalize_chunks(chunks, out_shape, dtype=x.dtype)
+    name = "gridops-pad-" + tokenize(x, pairs, mode, value, chunks)
+    in_starts = [_starts(c) for c in x.chunks]
+    dsk = {}
+    out_starts = [_starts(c) for c in chunks]
+    for oi in itertools.product(*(range(len(c)) for c in chunks)):
+        idx_axes, block_lists, empty = [], [], False
+        for ax, i in enumerate(oi):
+            o0, o1 = int(out_starts[ax][i]), int(out_starts[ax][i + 1])
+            ix = maps[ax][o0:o1]
+            need = ix[ix >= 0]
+            if need.size == 0:
+                empty = True
+                block_lists.append([])
+                idx_axes.append(ix)
+                continue
+            blocks = np.unique(np.searchsorted(in_starts[ax], need, side="right") - 1)
+            block_lists.append([int(v) for v in blocks])
+            # Position of each source index in the concatenation of those blocks.
+            sizes = np.array([x.chunks[ax][bb] for bb in blocks], dtype=np.int64)
+            cstart = np.concatenate([[0], np.cumsum(sizes)])
+            bpos = np.searchsorted(blocks, np.searchsorted(in_starts[ax], np.maximum(ix, 0), side="right") - 1)
+            bpos = np.minimum(bpos, len(blocks) - 1)
+            remap = cstart[bpos] + np.maximum(ix, 0) - in_starts[ax][blocks[bpos]]
+            idx_axes.append(np.where(ix < 0, -1, remap).astype(np.int64))
+        shape = tuple(int(out_starts[ax][i + 1] - out_starts[ax][i]) for ax, i in enumerate(oi))
+        pieces = None if empty or any(s == 0 for s in shape) else _nested_keys(x.name, block_lists)
+        if pieces is None and any(s == 0 for s in shape):
+            dsk[(name,) + oi] = (np.empty, shape, x.dtype)
+            continue
+        dsk[(name,) + oi] = (_pad_task, pieces, idx_axes, shape, value, x.dtype, threads)
+    return _new_array(name, dsk, [x], chunks, x.dtype)
+
+
+# --- gather ------------------------------------------------------------------------------
+
+
+def _gather_task(pieces: Any, idx: np.ndarray, axis: int, ndim: int, threads: Optional[int]) -> np.ndarray:
+    _set_threads(threads)
+    arr = _assemble(pieces, ndim)
+    return _g.gather(arr, _aligned(idx), axis)
+
+
+def gather(x: Any, indices: Any, axis: int = 0, *, threads: Optional[int] = None) -> da.Array:
+    """gridops.gather (np.take) on a dask array, with NumPy or dask indices.
+
+    The output has x's chunks on the other axes and the indices' chunks in place of axis
+    (NumPy indices: one chunk per run of len(x.chunks[axis][0]) indices along their first
+    axis). With NumPy indices each output chunk reads only the input chunks its indices
+    fall in, and the indices are checked when the graph is built (IndexError); dask
+    indices are not known then, so each output chunk reads the whole axis and gridops
+    checks them in the task. A selection: the same bits as gridops.gather in memory.
+    """
+    x = _as_dask(x, "gather")
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"gridops.dask.gather: axis {axis} out of range for a {x.ndim}-D array")
+    axis %= x.ndim
+    n = x.shape[axis]
+    st = _starts(x.chunks[axis])
+    known = not isinstance(indices, da.Array)
+    if known:
+        ind_np = np.asarray(indices)
+        if ind_np.dtype not in (np.int32, np.int64):
+            raise TypeError(f"gridops.dask.gather: indices must be int32 or int64, got {ind_np.dtype}")
+        if ind_np.size and (ind_np.min() < -n or ind_np.max() >= n):
+            bad = ind_np[(ind_np < -n) | (ind_np >= n)].ravel()[0]
+            raise IndexError(f"gridops.dask.gather: index {int(bad)} is out of range for axis {axis} of length {n}")
+        step = max(1, int(x.chunks[axis][0]) if x.chunks[axis] else 1)
+        if ind_np.ndim:
+            ichunks = da.core.normalize_chunks((step,) + (-1,) * (ind_np.ndim - 1), ind_np.shape)
+            ind = da.from_array(ind_np, chunks=ichunks)
+        else:
+            ind = da.from_array(ind_np)
+    else:
+        ind = indices
+        ind_np = None
+    out_chunks = x.chunks[:axis] + ind.chunks + x.chunks[axis + 1:]
+    name = "gridops-gather-" + tokenize(x, indices if not known else ind_np, axis)
+    ind_starts = [_starts(c) for c in ind.chunks]
+    dsk = {}
+    for xi in itertools.product(*(range(len(c)) for a, c in enumerate(x.chunks) if a != axis)):
+        for ii in itertools.product(*(range(len(c)) for c in ind.chunks)):
+            out_key = (name,) + xi[:axis] + ii + xi[axis:]
+            other = list(xi[:axis]) + [None] + list(xi[axis:])
+            if known:
+                sl = tuple(slice(int(s[i]), int(s[i + 1])) for s, i in zip(ind_starts, ii))
+                chunk_idx = ind_np[sl].astype(np.int64)
+                chunk_idx = np.where(chunk_idx < 0, chunk_idx + n, chunk_idx)
+                if chunk_idx.size:
+                    blocks = np.unique(np.searchsorted(st, chunk_idx.ravel(), side="right") - 1)
+                else:
+                    blocks = np.array([0] if len(x.chunks[axis]) else [], dtype=np.int64)
+                blocks = [int(b) for b in blocks if x.chunks[axis][b] > 0] or [0]
+                sizes = np.array([x.chunks[axis][b] for b in blocks], dtype=np.int64)
+                cstart = np.concatenate([[0], np.cumsum(sizes)])
+                bpos = np.searchsorted(np.array(blocks), np.searchsorted(st, chunk_idx, side="right") - 1)
+                bpos = np.minimum(bpos, len(blocks) - 1)
+                remap = (cstart[bpos] + chunk_idx - st[np.array(blocks)[bpos]]).astype(np.int64)
+                lists = [[b] if b is not None else blocks for b in other]
+                dsk[out_key] = (_gather_task, _nested_keys(x.name, lists), remap, axis, x.ndim, threads)
+            else:
+                lists = [[b] if b is not None else list(range(len(x.chunks[axis]))) for b in other]
+                dsk[out_key] = (_gather_task, _nested_keys(x.name, lists), (ind.name,) + ii, axis,
+                                x.ndim, threads)
+    deps = [x] if known else [x, ind]
+    if known:
+        return _new_array(name, dsk, deps, out_chunks, x.dtype)
+    return _new_array(name, dsk, deps, out_chunks, x.dtype)
+
+
+# --- resample ----------------------------------------------------------------------------
+
+
+def _resample_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, size: Sequence[int], mode: str,
+                   window: Tuple[Any, ...], threads: Optional[int]) -> np.ndarray:
+    _set_threads(threads)
+    arr = _box_from_pieces(pieces, rel, box)
+    return _g.resample(arr, size=list(size), mode=mode, window=window)
+
+
+def resample(x: Any, size: Any = None, scale_factor: Any = None, mode: str = "linear", *,
+             chunks: Any = None, threads: Optional[int] = None) -> da.Array:
+    """gridops.resample on a dask array (N, C, D1..Dr), r = 1..3, channels first.
+
+    size / scale_factor as in gridops.resample (exactly one). Each output chunk reads only
+    the input box its taps need (gridops.resample_input_box) and computes its taps from
+    the whole array's sizes (resample(..., window=...)): the same bits as
+    gridops.resample(x.compute(), ...). chunks: the output's spatial chunks (default:
+    x's chunk boundaries scaled); N and C keep x's chunks.
+    """
+    x = _as_dask(x, "resample")
+    r = x.ndim - 2
+    if not 1 <= r <= 3:
+        raise ValueError(f"gridops.dask.resample: x must be (N, C, D1..Dr) with r in 1..3, got shape {x.shape}")
+    full_in = [int(v) for v in x.shape[2:]]
+    if (size is None) == (scale_factor is None):
+        raise ValueError("gridops.dask.resample: give exactly one of size and scale_factor")
+    if size is not None:
+        s = [int(size)] * r if isinstance(size, (int, np.integer)) else [int(v) for v in size]
+        if len(s) == 1 and r > 1:
+            s = s * r
+        full_out = s
+    else:
+        f = [float(scale_factor)] * r if np.isscalar(scale_factor) else [float(v) for v in scale_factor]
+        if len(f) == 1 and r > 1:
+            f = f * r
+        full_out = [int(math.floor(i * fk)) for i, fk in zip(full_in, f)]
+    if len(full_out) != r:
+        raise ValueError(f"gridops.dask.resample: size must have {r} entries, got {len(full_out)}")
+    if chunks is None:
+        sp = tuple(_scaled_chunks(x.chunks[2 + k], full_in[k], full_out[k]) for k in range(r))
+    else:
+        sp = da.core.normalize_chunks(chunks, tuple(full_out), dtype=x.dtype)
+    out_chunks = (x.chunks[0], x.chunks[1]) + tuple(sp)
+    name = "gridops-resample-" + tokenize(x, full_out, mode, out_chunks)
+    ost = [_starts(c) for c in out_chunks]
+    dsk = {}
+    for oi in itertools.product(*(range(len(c)) for c in out_chunks)):
+        ob = [int(ost[2 + k][oi[2 + k]]) for k in range(r)]
+        oe = [int(ost[2 + k][oi[2 + k] + 1]) for k in range(r)]
+        n0, n1 = int(ost[0][oi[0]]), int(ost[0][oi[0] + 1])
+        c0, c1 = int(ost[1][oi[1]]), int(ost[1][oi[1] + 1])
+        shape = (n1 - n0, c1 - c0) + tuple(e - b for b, e in zip(ob, oe))
+        if any(v == 0 for v in shape):
+            dsk[(name,) + oi] = (np.empty, shape, x.dtype)
+            continue
+        sbox = _g.resample_input_box(full_in, full_out, ob, oe, mode)
+        box = [(n0, n1), (c0, c1)] + [(int(a), int(b)) for a, b in sbox]
+        pieces, rel = _fetch_box(x, box)
+        window = (full_in, full_out, [a for a, _ in box[2:]], ob)
+        dsk[(name,) + oi] = (_resample_task, pieces, rel, box, [e - b for b, e in zip(ob, oe)],
+                             mode, window, threads)
+    return _new_array(name, dsk, [x], out_chunks, x.dtype)
+
+
+# --- resize ------------------------------------------------------------------------------
+
+_RESIZE_KW = ("coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside",
+              "antialias", "keep_aspect_ratio_policy", "extrapolation_value", "axes", "roi")
+
+
+def _resize_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, window: Tuple[Any, ...],
+                 kw: dict, threads: Optional[int]) -> np.ndarray:
+    _set_threads(threads)
+    arr = _box_from_pieces(pieces, rel, box)
+    return _g.resize(arr, window=window, **kw)
+
+
+def resize(x: Any, scales: Any = None, sizes: Any = None, mode: str = "nearest", *, chunks: Any = None,
+           threads: Optional[int] = None, **kwargs: Any) -> da.Array:
+    """gridops.resize (ONNX Resize) on a dask array of any rank; the keyword arguments are
+    gridops.resize's (coordinate_transformation_mode, nearest_mode, cubic_coeff_a,
+    exclude_outside, antialias, keep_aspect_ratio_policy, extrapolation_value, axes, roi).
+
+    Each output chunk reads only the input box its taps need (gridops.resize_input_box) and
+    takes the whole array's tap tables (resize(..., window=...)): the same bits as
+    gridops.resize(x.compute(), ...). chunks: the output chunks (default: x's chunk
+    boundaries scaled on the resized axes).
+    """
+    x = _as_dask(x, "resize")
+    bad = set(kwargs) - set(_RESIZE_KW)
+    if bad:
+        raise TypeError(f"gridops.dask.resize: unexpected keyword arguments {sorted(bad)}")
+    kw = dict(kwargs, scales=scales, sizes=sizes, mode=mode)
+    full_in = [int(v) for v in x.shape]
+    plan = _g.ResizePlan(full_in, x.dtype, scales, sizes, mode,
+                         **{k: v for k, v in kwargs.items()})
+    full_out = [int(v) for v in plan.output_shape]
+    if chunks is None:
+        chunks = tuple(x.chunks[a] if full_out[a] == full_in[a] else _scaled_chunks(x.chunks[a], full_in[a], full_out[a])
+                       for a in range(x.ndim))
+    chunks = da.core.normalize_chunks(chunks, tuple(full_out), dtype=x.dtype)
+    name = "gridops-resize-" + tokenize(x, kw, chunks)
+    ost = [_starts(c) for c in chunks]
+    box_kw = {k: v for k, v in kw.items() if k != "extrapolation_value"}
+    dsk = {}
+    for oi in itertools.product(*(range(len(c)) for c in chunks)):
+        ob = [int(ost[a][oi[a]]) for a in range(x.ndim)]
+        oe = [int(ost[a][oi[a] + 1]) for a in range(x.ndim)]
+        shape = tuple(e - b for b, e in zip(ob, oe))
+        if any(v == 0 for v in shape):
+            dsk[(name,) + oi] = (np.empty, shape, x.dtype)
+            continue
+        need = _g.resize_input_box(full_in, ob, oe, **box_kw)
+        box = []
+        for a, (lo, hi) in enumerate(need):
+            lo, hi = int(lo), int(hi)
+            if hi <= lo:  # reads nothing there (extrapolated): any 1-wide box
+                lo, hi = 0, 1
+            box.append((lo, hi))
+        pieces, rel = _fetch_box(x, box)
+        window = (full_in, [lo for lo, _ in box], ob, list(shape))
+        dsk[(name,) + oi] = (_resize_task, pieces, rel, box, window, kw, threads)
+    return _new_array(name, dsk, [x], chunks, x.dtype)
+
+
+# --- grid_sample -------------------------------------------------------------------------
+
+
+def _gs_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, grid: np.ndarray, mode: str,
+             padding_mode: str, align_corners: bool, full: Sequence[int], threads: Optional[int]) -> np.ndarray:
+    _set_threads(threads)
+    arr = _box_from_pieces(pieces, rel, box)
+    return _g.grid_sample(arr, _aligned(grid), mode, padding_mode, align_corners,
+                          full_size=list(full), origin=[lo for lo, _ in box[2:]])
+
+
+def _grid_box(grid: np.ndarray, full: Sequence[int], mode: str, padding_mode: str,
+              align_corners: bool) -> np.ndarray:
+    b = _g.grid_sample_input_box(_aligned(grid), list(full), mode, padding_mode, align_corners)
+    return np.array(b, dtype=np.int64).reshape((1,) * (grid.ndim - 1) + (len(full), 2))
+
+
+def grid_sample(x: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: bool = False, *, threads: Optional[int] = None) -> da.Array:
+    """gridops.grid_sample with a chunked grid: x (N, C, D1..Dr), grid (N, D1_out..Dr_out, r),
+    either a dask or a NumPy array; channels first.
+
+    Output chunk = grid chunk (x's chunks along C). Each grid chunk's input box
+    (gridops.grid_sample_input_box) decides which input chunks its task reads; those boxes
+    are computed when the graph is built, by one pass over the grid (a dask grid is read
+    twice: once for the boxes, once to sample). Coordinates are computed against the whole
+    input (grid_sample(..., full_size=, origin=)): the same bits as the in-memory operator.
+    """
+    x = _as_dask(x, "grid_sample")
+    grid = _as_dask(grid, "grid_sample")
+    r = x.ndim - 2
+    if r < 1 or grid.ndim != r + 2 or grid.shape[-1] != r or grid.shape[0] != x.shape[0]:
+        raise ValueError(f"gridops.dask.grid_sample: x (N, C, D1..Dr) and grid (N, D1_out..Dr_out, r) do not fit: "
+                         f"x {x.shape}, grid {grid.shape}")
+    if len(grid.chunks[-1]) != 1:
+        grid = grid.rechunk({grid.ndim - 1: -1})
+    full = [int(v) for v in x.shape[2:]]
+    # The input box of every grid chunk, computed now (small: r pairs per chunk).
+    boxes_arr = grid.map_blocks(_grid_box, full, mode, padding_mode, bool(align_corners),
+                                dtype=np.int64,
+                                chunks=tuple((1,) * len(c) for c in grid.chunks[:-1]) + ((r,), (2,)),
+                                new_axis=grid.ndim)
+    boxes = np.asarray(boxes_arr.compute())  # (nblocks_0, ..., nblocks_r, 1, r, 2)
+    out_chunks = (grid.chunks[0], x.chunks[1]) + tuple(grid.chunks[1:-1])
+    name = "gridops-grid-sample-" + tokenize(x, grid, mode, padding_mode, align_corners)
+    gst = [_starts(c) for c in grid.chunks]
+    cst = _starts(x.chunks[1])
+    dsk = {}
+    for gi in itertools.product(*(range(len(c)) for c in grid.chunks[:-1])):
+        sbox = boxes[gi].reshape(r, 2)
+        n0, n1 = int(gst[0][gi[0]]), int(gst[0][gi[0] + 1])
+        for ci in range(len(x.chunks[1])):
+            c0, c1 = int(cst[ci]), int(cst[ci + 1])
+            key = (name, gi[0], ci) + gi[1:]
+            shape = (n1 - n0, c1 - c0) + tuple(int(gst[1 + k][gi[1 + k] + 1] - gst[1 + k][gi[1 + k]]) for k in range(r))
+            if any(v == 0 for v in shape):
+                dsk[key] = (np.empty, shape, x.dtype)
+                continue
+            box = [(n0, n1), (c0, c1)] + [(int(a), int(b)) for a, b in sbox]
+            if any(hi <= lo for lo, hi in box[2:]):
+                # An empty input axis (zeros padding only): nothing is read.
+                dsk[key] = (_gs_empty_task, shape, x.dtype, (grid.name,) + gi + (0,), mode,
+                            padding_mode, bool(align_corners), full, threads)
+                continue
+            pieces, rel = _fetch_box(x, box)
+            dsk[key] = (_gs_task, pieces, rel, box, (grid.name,) + gi + (0,), mode, padding_mode,
+                        bool(align_corners), full, threads)
+    return _new_array(name, dsk, [x, grid], out_chunks, x.dtype)
+
+
+def _gs_empty_task(shape: Tuple[int, ...], dtype: Any, grid: np.ndarray, mode: str, padding_mode: str,
+                   align_corners: bool, full: Sequence[int], threads: Optional[int]) -> np.ndarray:
+    _set_threads(threads)
+    src = np.zeros(shape[:2] + tuple(full), dtype=dtype)  # some axis of full is 0: empty
+    return _g.grid_sample(src, _aligned(grid), mode, padding_mode, align_corners)
+
+
+# --- affine_warp -------------------------------------------------------------------------
+
+
+def affine_grid_points(theta: np.ndarray, index_ranges: Sequence[np.ndarray], full_size: Sequence[int],
+                       align_corners: bool = False) -> np.ndarray:
+    """The points of gridops.affine_grid(theta, (N, C) + full_size, align_corners) at the
+    spatial indices index_ranges (one integer vector per spatial axis, outermost first):
+    shape (N, len(range_1), ..., len(range_r), r), the same bits as those elements of the
+    whole grid (the arithmetic of NOTE [ AffineGrid arithmetic ]: base coordinates
+    F(2i+1)/F(L) - 1 (align_corners: F(2i)/F(L-1) - 1; 0 for L = 1), each product rounded
+    to F, summed left to right, F = float64 for a float64 theta, else float32). theta:
+    float32 or float64."""
+    theta = np.asarray(theta)
+    if theta.dtype not in (np.float32, np.float64):
+        raise TypeError(f"gridops.dask: theta must be float32 or float64, got {theta.dtype}")
+    F = theta.dtype.type
+    r = len(full_size)
+    nb = theta.shape[0]
+    if theta.shape[1:] != (r, r + 1):
+        raise ValueError(f"gridops.dask: theta must be (N, {r}, {r + 1}) for {r} spatial axes, got {theta.shape}")
+
+    def base(i: np.ndarray, L: int) -> np.ndarray:
+        i = np.asarray(i, dtype=np.int64)
+        if L == 1:
+            return np.zeros(i.shape, F)
+        if align_corners:
+            return (2 * i).astype(F) / F(L - 1) - F(1)
+        return (2 * i + 1).astype(F) / F(L) - F(1)
+
+    sizes = tuple(len(v) for v in index_ranges)
+    # c_j runs along spatial axis r-1-j (c_0 = x along the innermost axis).
+    c = []
+    for j in range(r):
+        ax = r - 1 - j
+        shp = [1] * (r + 1)
+        shp[1 + ax] = sizes[ax]
+        c.append(base(index_ranges[ax], int(full_size[ax])).reshape(shp))
+    out = np.empty((nb,) + sizes + (r,), F)
+    bshape = (nb,) + (1,) * r
+    for k in range(r):
+        acc = theta[:, k, 0].reshape(bshape) * c[0]
+        for j in range(1, r):
+            acc = acc + theta[:, k, j].reshape(bshape) * c[j]
+        acc = acc + theta[:, k, r].reshape(bshape)
+        out[..., k] = np.broadcast_to(acc, (nb,) + sizes)
+    return out
+
+
+def _warp_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, theta: np.ndarray, ranges: Sequence[Tuple[int, int]],
+               out_size: Sequence[int], mode: str, padding_mode: str, align_corners: bool,
+               full: Sequence[int], threads: Optional[int]) -> np.ndarray:
+    _set_threads(threads)
+    # This chunk's part of the whole grid (affine_grid's output window: the same bits).
+    grid = _g.affine_grid(theta, [theta.shape[0], 1] + list(out_size), align_corners,
+                          window=([a for a, _ in ranges], [b - a for a, b in ranges]))
+    arr = _box_from_pieces(pieces, rel, box)
+    return _g.grid_sample(arr, grid, mode, padding_mode, align_corners, full_size=list(full),
+                          origin=[lo for lo, _ in box[2:]])
+
+
+def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None, mode: str = "bilinear",
+                padding_mode: str = "zeros", align_corners: bool = False, output_chunks: Any = None, *,
+                threads: Optional[int] = None) -> da.Array:
+    """AffineGrid + GridSample of a dask array x (N, C, H, W) or (N, C, D, H, W), per output
+    chunk.
+
+    theta: NumPy (N, r, r + 1), float32 or float64 (the grid's dtype). output_shape: the
+    output's spatial sizes (default x's). output_chunks: the output's spatial chunks
+    (default: x's when the sizes agree, else dask's "auto"). Each task computes its part of
+    the grid (gridops.affine_grid(..., window=): the same bits as that part of the whole grid) and
+    reads only the input box it touches (from the 2^r corners of its grid part, which
+    bound an affine grid, widened by one pixel; gridops checks it in the task): the
+    same bits as gridops.grid_sample(x, gridops.affine_grid(theta, ...)) in memory.
+    """
+    x = _as_dask(x, "affine_warp")
+    r = x.ndim - 2
+    if r not in (2, 3):
+        raise ValueError(f"gridops.dask.affine_warp: x must be (N, C, H, W) or (N, C, D, H, W), got {x.shape}")
+    theta = np.asarray(theta)
+    full_in = [int(v) for v in x.shape[2:]]
+    out_size = [int(v) for v in (output_shape if output_shape is not None else full_in)]
+    if len(out_size) != r:
+        raise ValueError(f"gridops.dask.affine_warp: output_shape must have {r} entries, got {len(out_size)}")
+    if theta.shape != (x.shape[0], r, r + 1):
+        raise ValueError(f"gridops.dask.affine_warp: theta must be ({x.shape[0]}, {r}, {r + 1}), got {theta.shape}")
+    if output_chunks is None:
+        output_chunks = x.chunks[2:] if out_size == full_in else "auto"
+    sp = da.core.normalize_chunks(output_chunks, tuple(out_size), dtype=x.dtype)
+    out_chunks = (x.chunks[0], x.chunks[1]) + tuple(sp)
+    name = "gridops-affine-warp-" + tokenize(x, theta, out_size, mode, padding_mode, align_corners, out_chunks)
+    ost = [_starts(c) for c in out_chunks]
+    dsk = {}
+    box_cache = {}
+    for oi in itertools.product(*(range(len(c)) for c in out_chunks)):
+        n0, n1 = int(ost[0][oi[0]]), int(ost[0][oi[0] + 1])
+        c0, c1 = int(ost[1][oi[1]]), int(ost[1][oi[1] + 1])
+        ranges = [(int(ost[2 + k][oi[2 + k]]), int(ost[2 + k][oi[2 + k] + 1])) for k in range(r)]
+        shape = (n1 - n0, c1 - c0) + tuple(b - a for a, b in ranges)
+        if any(v == 0 for v in shape):
+            dsk[(name,) + oi] = (np.empty, shape, x.dtype)
+            continue
+        ck = (oi[0],) + tuple(oi[2:])
+        if ck not in box_cache:
+            corners = affine_grid_points(theta[n0:n1], [np.array([a, b - 1]) for a, b in ranges], out_size,
+                                         align_corners)
+            # The grid is monotone along each output axis (affine, each operation rounded
+            # monotonically), so its extremes over the chunk are at the corners, and with
+            # border padding the taps are monotone too: the corners' border box contains
+            # every tap of the chunk under zeros or border padding. Reflection folds taps
+            # back only where the border box reaches an edge: then the whole axis. Widened
+            # by one pixel as a margin; gridops checks the real need in the task.
+            sbox = _g.grid_sample_input_box(corners, full_in, mode, "border", align_corners)
+            b2 = []
+            for (a, b), L in zip(sbox, full_in):
+                a, b = max(0, int(a) - 1), min(L, int(b) + 1)
+                if padding_mode == "reflection" and (a == 0 or b == L):
+                    a, b = 0, L
+                b2.append((a, b))
+            box_cache[ck] = b2
+        box = [(n0, n1), (c0, c1)] + box_cache[ck]
+        pieces, rel = _fetch_box(x, box)
+        dsk[(name,) + oi] = (_warp_task, pieces, rel, box, theta[n0:n1], ranges, out_size, mode,
+                             padding_mode, bool(align_corners), full_in, threads)
+    return _new_array(name, dsk, [x], out_chunks, x.dtype)

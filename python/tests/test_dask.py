@@ -1,0 +1,286 @@
+"""gridops.dask: for random chunkings (uneven, chunks of 1 element, chunks smaller than the
+interpolation halo) every function gives the same bits as the in-memory operator on the
+whole array; the graphs have one task per output chunk; and the same holds on a
+distributed.LocalCluster with worker processes."""
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+
+import gridops  # noqa: E402
+import gridops.dask as gd  # noqa: E402
+
+
+def rand_chunks(rng, n, small=False):
+    """Uneven chunks of an axis of length n (sizes 1..n//2+1; small: 1..3)."""
+    if n == 0:
+        return (0,)
+    out, left = [], n
+    top = 3 if small else max(1, n // 2 + 1)
+    while left:
+        c = int(min(left, rng.integers(1, top + 1)))
+        out.append(c)
+        left -= c
+    return tuple(out)
+
+
+def rand_dask(rng, x, small_prob=0.3):
+    return da.from_array(x, chunks=tuple(rand_chunks(rng, n, rng.random() < small_prob) for n in x.shape))
+
+
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
+    assert a.tobytes() == b.tobytes(), "differs from the in-memory result"
+
+
+def key_deps(arr):
+    """{output chunk key: the keys its task reads}."""
+    from dask.core import get_dependencies
+    dsk = dict(arr.__dask_graph__())
+    return {k: get_dependencies(dsk, k) for k in arr.dask.layers[arr.name]}
+
+
+def tasks(arr):
+    """The number of tasks of the array's own (last) layer."""
+    return len(arr.dask.layers[arr.name])
+
+
+def test_resample_random_chunkings():
+    rng = np.random.default_rng(16)
+    for it in range(14):
+        r = int(rng.integers(1, 4))
+        shape = (int(rng.integers(1, 3)), int(rng.integers(1, 4))) + tuple(
+            int(rng.integers(1, 9 if r == 3 else 23)) for _ in range(r))
+        dt = [np.float32, np.float64, np.float32][it % 3]
+        x = rng.standard_normal(shape).astype(dt)
+        mode = ["linear", "nearest"][it % 2]
+        size = [int(rng.integers(1, 10 if r == 3 else 31)) for _ in range(r)]
+        ref = gridops.resample(x, size=size, mode=mode)
+        dx = rand_dask(rng, x)
+        out_chunks = tuple(rand_chunks(rng, s, rng.random() < 0.5) for s in size) if it % 2 else None
+        y = gd.resample(dx, size=size, mode=mode, chunks=out_chunks)
+        assert tasks(y) == int(np.prod(y.numblocks))
+        same_bits(y.compute(scheduler="sync"), ref)
+    # scale_factor as in gridops.resample: floor(in * factor)
+    x = rng.standard_normal((1, 2, 13, 7)).astype(np.float32)
+    same_bits(gd.resample(rand_dask(rng, x), scale_factor=1.7).compute(), gridops.resample(x, scale_factor=1.7))
+
+
+def test_resize_random_chunkings():
+    rng = np.random.default_rng(23)
+    cms = ["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn",
+           "tf_crop_and_resize", "half_pixel_symmetric"]
+    for it in range(14):
+        nd = int(rng.integers(1, 5))
+        shape = tuple(int(rng.integers(1, 7 if nd == 4 else 16)) for _ in range(nd))
+        x = rng.standard_normal(shape).astype([np.float32, np.float64, np.float16][it % 3])
+        axes = sorted({int(a) for a in rng.integers(0, nd, size=int(rng.integers(1, nd + 1)))})
+        mode = ["nearest", "linear", "cubic"][it % 3]
+        kw = dict(coordinate_transformation_mode=cms[it % len(cms)], axes=axes,
+                  antialias=bool(mode != "nearest" and it % 2), exclude_outside=bool(it % 4 == 1))
+        if kw["coordinate_transformation_mode"] == "tf_crop_and_resize":
+            kw["roi"] = [0.1] * len(axes) + [0.8] * len(axes)
+            kw["extrapolation_value"] = 3.0
+        scales = [float(v) for v in rng.uniform(0.4, 2.6, len(axes))]
+        ref = gridops.resize(x, scales=scales, mode=mode, **kw)
+        y = gd.resize(rand_dask(rng, x), scales=scales, mode=mode, **kw)
+        assert tasks(y) == int(np.prod(y.numblocks))
+        same_bits(y.compute(scheduler="sync"), ref)
+
+
+def test_grid_sample_random_chunkings():
+    rng = np.random.default_rng(17)
+    for it in range(14):
+        r = int(rng.integers(1, 4))
+        n = int(rng.integers(1, 3))
+        full = tuple(int(rng.integers(1, 8 if r == 3 else 20)) for _ in range(r))
+        out = tuple(int(rng.integers(1, 7 if r == 3 else 15)) for _ in range(r))
+        x = rng.standard_normal((n, int(rng.integers(1, 4))) + full).astype(np.float32)
+        lo = rng.uniform(-1.2, 1.0, r)
+        grid = (lo + rng.uniform(0, 0.6, (n,) + out + (r,))).astype([np.float32, np.float64][it % 4 == 3])
+        if it % 5 == 0:
+            grid.reshape(-1)[:: 7] = np.nan
+        mode = ["bilinear", "nearest", "bicubic"][it % 3]
+        pm = ["zeros", "border", "reflection"][(it // 3) % 3]
+        ac = bool(it % 2)
+        ref = gridops.grid_sample(x, grid, mode, pm, ac)
+        g = rand_dask(rng, grid) if it % 2 else grid  # dask or NumPy grid
+        y = gd.grid_sample(rand_dask(rng, x), g, mode, pm, ac)
+        same_bits(y.compute(scheduler="sync"), ref)
+
+
+def test_affine_grid_points_are_affine_grid():
+    rng = np.random.default_rng(18)
+    for dt in (np.float32, np.float64):
+        for ac in (False, True):
+            for size in ((2, 3, 9, 1), (2, 1, 5, 7, 6)):
+                r = len(size) - 2
+                theta = rng.uniform(-1.5, 1.5, (2, r, r + 1)).astype(dt)
+                ref = gridops.affine_grid(theta, size, ac)
+                pts = gd.affine_grid_points(theta, [np.arange(s) for s in size[2:]], size[2:], ac)
+                same_bits(pts, ref)
+                sub = gd.affine_grid_points(theta, [np.arange(s)[1:] for s in size[2:]], size[2:], ac)
+                same_bits(sub, ref[(slice(None),) + (slice(1, None),) * r])
+                win = gridops.affine_grid(theta, size, ac, window=([1] * r, [s - 1 for s in size[2:]]))
+                same_bits(win, ref[(slice(None),) + (slice(1, None),) * r])
+
+
+def rotation(rng, r, dt):
+    if r == 2:
+        a = rng.uniform(-0.6, 0.6)
+        m = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) * rng.uniform(0.7, 1.3)
+    else:
+        q, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+        m = 0.5 * q + 0.6 * np.eye(3)
+    t = rng.uniform(-0.3, 0.3, (r, 1))
+    return np.concatenate([m, t], axis=1).astype(dt)
+
+
+def test_affine_warp_random_chunkings():
+    rng = np.random.default_rng(19)
+    for it in range(12):
+        r = 2 if it < 8 else 3
+        shape = (int(rng.integers(1, 3)), int(rng.integers(1, 3))) + tuple(
+            int(rng.integers(2, 24 if r == 2 else 10)) for _ in range(r))
+        x = rng.standard_normal(shape).astype(np.float32)
+        dt = np.float64 if it % 4 == 3 else np.float32
+        theta = np.stack([rotation(rng, r, dt) for _ in range(shape[0])])
+        out = tuple(int(rng.integers(1, 20 if r == 2 else 9)) for _ in range(r))
+        mode = ["bilinear", "nearest", "bicubic"][it % 3]
+        pm = ["zeros", "border", "reflection"][(it // 2) % 3]
+        ac = bool(it % 2)
+        ref = gridops.grid_sample(x, gridops.affine_grid(theta, shape[:2] + out, ac), mode, pm, ac)
+        oc = tuple(rand_chunks(rng, s, rng.random() < 0.5) for s in out)
+        y = gd.affine_warp(rand_dask(rng, x), theta, out, mode, pm, ac, output_chunks=oc, threads=1)
+        assert tasks(y) == int(np.prod(y.numblocks))
+        same_bits(y.compute(scheduler="threads"), ref)
+
+
+def test_affine_warp_reads_only_the_needed_chunks():
+    # A small shift of a 4 x 4-chunk image: each output chunk reads its own input chunk and
+    # (for the halo) at most its 8 neighbours, a corner chunk at most 2 x 2.
+    x = np.arange(64 * 64, dtype=np.float32).reshape(1, 1, 64, 64)
+    dx = da.from_array(x, chunks=(1, 1, 16, 16))
+    theta = np.array([[[1.0, 0.0, 0.05], [0.0, 1.0, -0.05]]], np.float32)
+    y = gd.affine_warp(dx, theta)
+    deps = list(key_deps(y).values())
+    assert len(deps) == 16 and max(len(d) for d in deps) <= 9, [len(d) for d in deps]
+    assert len(key_deps(y)[(y.name, 0, 0, 0, 0)]) <= 4
+    same_bits(y.compute(), gridops.grid_sample(x, gridops.affine_grid(theta, x.shape, False)))
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric", "wrap"])
+def test_pad_random_chunkings(mode):
+    rng = np.random.default_rng(20)
+    for it in range(6):
+        nd = int(rng.integers(1, 4))
+        shape = tuple(int(rng.integers(2, 12)) for _ in range(nd))
+        x = rng.standard_normal(shape).astype(np.float32)
+        pads = []
+        for n in shape:
+            hi = n - 1 if mode in ("reflect",) else (n if mode == "symmetric" else 2 * n + 3)
+            b, a = int(rng.integers(-1, hi + 1)), int(rng.integers(0, hi + 1))
+            pads.append((max(b, -(n - 1)) if mode != "constant" else b, a))
+        value = 2.5 if mode == "constant" else None
+        ref = gridops.pad(x, pads, mode, value)
+        y = gd.pad(rand_dask(rng, x, 0.6), pads, mode, value)
+        assert tasks(y) == int(np.prod(y.numblocks))
+        same_bits(y.compute(scheduler="sync"), ref)
+    # ONNX flat pads, and a chunking of the output that differs from the input's
+    x = rng.standard_normal((5, 7)).astype(np.float32)
+    if mode in ("constant", "edge", "wrap", "symmetric"):
+        ref = gridops.pad(x, [2, 5, 3, 4], mode)
+        same_bits(gd.pad(rand_dask(rng, x), [2, 5, 3, 4], mode, chunks=(3, 4)).compute(), ref)
+
+
+def test_pad_wrap_halo_comes_from_the_far_side():
+    x = np.arange(20, dtype=np.float32)
+    dx = da.from_array(x, chunks=5)
+    y = gd.pad(dx, [(3, 3)], "wrap")
+    # The first output chunk (8 wide: 3 of halo + 5) reads the last input chunk and the first.
+    first = (y.name, 0)
+    assert sorted(k[1] for k in key_deps(y)[first]) == [0, 3]
+    same_bits(y.compute(), gridops.pad(x, [(3, 3)], "wrap"))
+
+
+def test_gather_numpy_and_dask_indices():
+    rng = np.random.default_rng(21)
+    for it in range(8):
+        nd = int(rng.integers(1, 4))
+        shape = tuple(int(rng.integers(1, 10)) for _ in range(nd))
+        x = rng.standard_normal(shape).astype(np.float32)
+        axis = int(rng.integers(-nd, nd))
+        n = shape[axis]
+        ind = rng.integers(-n, n, size=tuple(int(rng.integers(1, 6)) for _ in range(int(rng.integers(0, 3)))))
+        ind = ind.astype([np.int64, np.int32][it % 2])
+        ref = gridops.gather(x, ind, axis)
+        dx = rand_dask(rng, x)
+        same_bits(gd.gather(dx, ind, axis).compute(scheduler="sync"), ref)
+        if ind.ndim:
+            same_bits(gd.gather(dx, rand_dask(rng, ind), axis).compute(scheduler="sync"), ref)
+    with pytest.raises(IndexError, match="index 5 is out of range"):
+        gd.gather(da.zeros((5, 2), chunks=2), np.array([0, 5]), 0)
+
+
+def test_window_errors_are_clear():
+    x = np.zeros((1, 1, 12, 12), np.float32)
+    grid = np.zeros((1, 1, 1, 2), np.float32)  # the center: taps 5 and 6, box [4, 8)
+    assert gridops.grid_sample_input_box(grid, (12, 12)) == [(4, 8), (4, 8)]
+    with pytest.raises(ValueError, match=r"needs input positions \[4, 8\) on spatial axis 0"):
+        gridops.grid_sample(x[:, :, 5:8, 4:8], grid, full_size=(12, 12), origin=(5, 4))
+    with pytest.raises(ValueError, match="both full_size and origin"):
+        gridops.grid_sample(x, grid, full_size=(12, 12))
+    assert gridops.resample_input_box((8,), (4,), (1,), (3,)) == [(2, 6)]
+    with pytest.raises(ValueError, match=r"read inputs \[2, 6\)"):
+        gridops.resample(np.zeros((1, 1, 3), np.float32), size=[2], window=((8,), (4,), (2,), (1,)))
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1,
+                                       dashboard_address=None, silence_logs=50)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def test_distributed_local_cluster_with_processes(client):
+    rng = np.random.default_rng(22)
+    x = rng.standard_normal((2, 3, 40, 36)).astype(np.float32)
+    dx = da.from_array(x, chunks=(1, 2, 11, 7))
+    theta = np.stack([rotation(rng, 2, np.float32) for _ in range(2)])
+    ref_w = gridops.grid_sample(x, gridops.affine_grid(theta, (2, 3, 30, 33), False), "bicubic", "reflection")
+    ref_r = gridops.resample(x, size=[17, 50])
+    ref_p = gridops.pad(x, [(0, 0), (0, 0), (4, 9), (13, 2)], "wrap")
+    w = gd.affine_warp(dx, theta, (30, 33), "bicubic", "reflection", output_chunks=(8, 9), threads=1)
+    rs = gd.resample(dx, size=[17, 50], threads=1)
+    p = gd.pad(dx, [(0, 0), (0, 0), (4, 9), (13, 2)], "wrap")
+    got = client.compute([w, rs, p], sync=True)
+    assert len(client.scheduler_info()["workers"]) == 2
+    same_bits(got[0], ref_w)
+    same_bits(got[1], ref_r)
+    same_bits(got[2], ref_p)
+    # both worker processes ran tasks
+    who = client.run(lambda: __import__("os").getpid())
+    assert len(set(who.values())) == 2
+
+
+def test_out_of_core_example_runs(tmp_path):
+    """examples/python/out_of_core_zarr.py on a small volume: it writes both results to Zarr
+    and its spot checks (bit-identical sub-volumes) pass."""
+    import os
+    import subprocess
+    import sys
+    pytest.importorskip("zarr")
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    r = subprocess.run([sys.executable, os.path.join(root, "examples", "python", "out_of_core_zarr.py"),
+                        "--shape", "40", "36", "32", "--chunk", "16", "--workers", "1", "--memory-limit", "400MiB",
+                        "--checks", "2", "--dir", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "spot checks: 4 sub-volumes bit-identical" in r.stdout
+    assert os.path.isdir(tmp_path / "warped.zarr") and os.path.isdir(tmp_path / "half.zarr")

@@ -1,0 +1,359 @@
+// GridSample with an input window (GridSampleWindow): for random problems and random
+// chunkings of the grid, running every grid chunk on only the input box
+// grid_sample_input_box names (optionally widened) and writing into the chunk's part of dst
+// gives exactly the bits of the unwindowed operator on the whole input with the same
+// implementation ("ref" and "fast"). Plus the errors: a window that misses a needed tap,
+// a window outside the full input, mismatched window lengths; nothing is written then.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/convert.h"
+#include "gridops/ops/grid_sample.h"
+
+namespace gridops {
+namespace {
+
+using IM = InterpolationMode;
+using GP = GridPadding;
+
+std::vector<std::string> impls_for(DType src, DType grid) {
+  std::vector<std::string> v = {"ref"};
+#ifdef GRIDOPS_HAVE_HWY
+  if (src != DType::kFloat64 && grid != DType::kFloat64) v.push_back("fast");
+#else
+  (void)src;
+  (void)grid;
+#endif
+  return v;
+}
+
+void put(Tensor& t, int64_t i, double v) {
+  switch (t.dtype()) {
+    case DType::kFloat32: t.data_as<float>()[i] = static_cast<float>(v); break;
+    case DType::kFloat64: t.data_as<double>()[i] = v; break;
+    case DType::kFloat16:
+      t.data_as<float16>()[i] = convert::store_real<float16>(static_cast<float>(v));
+      break;
+    default: FAIL() << "unexpected dtype";
+  }
+}
+
+/// Row-major element strides of a shape.
+Dims dense_strides(const Dims& shape) {
+  Dims s(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+/// A contiguous copy of the box [start, start + shape) of t (same rank).
+Tensor copy_box(const Tensor& t, const Dims& start, const Dims& shape) {
+  Tensor out(t.dtype(), shape);
+  const size_t es = dtype_size(t.dtype());
+  const Dims ts = dense_strides(t.shape());
+  Dims idx(shape.size(), 0);
+  const int64_t n = out.num_elements();
+  const auto* src = static_cast<const unsigned char*>(t.data());
+  auto* dst = static_cast<unsigned char*>(out.data());
+  for (int64_t q = 0; q < n; ++q) {
+    int64_t off = 0;
+    for (size_t d = 0; d < idx.size(); ++d) off += (start[d] + idx[d]) * ts[d];
+    std::memcpy(dst + static_cast<size_t>(q) * es, src + static_cast<size_t>(off) * es, es);
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+/// Random cut points of [0, len): chunk sizes 1..max(1, len/2) (uneven, often tiny).
+std::vector<std::pair<int64_t, int64_t>> random_chunks(std::mt19937_64& rng, int64_t len) {
+  std::vector<std::pair<int64_t, int64_t>> v;
+  int64_t b = 0;
+  while (b < len) {
+    const int64_t most = std::max<int64_t>(1, len / 2 + 1);
+    const int64_t sz = std::uniform_int_distribution<int64_t>(1, most)(rng);
+    const int64_t e = std::min(len, b + sz);
+    v.emplace_back(b, e);
+    b = e;
+  }
+  return v;
+}
+
+struct Case {
+  GridSampleDesc desc;
+  DType src_dtype, grid_dtype;
+  Dims full;       // spatial
+  Dims out;        // spatial
+  int64_t n, c;
+};
+
+std::string describe(const Case& k) {
+  return std::string(to_string(k.desc.mode)) + " " + to_string(k.desc.padding) +
+         " ac=" + std::to_string(k.desc.align_corners) + " " + to_string(k.desc.layout) +
+         " src " + to_string(k.src_dtype) + " grid " + to_string(k.grid_dtype) + " full " +
+         dims_to_string(k.full) + " out " + dims_to_string(k.out);
+}
+
+TEST(GridSampleWindow, ChunkedEqualsWholeBitForBit) {
+  std::mt19937_64 rng(20261123);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int fast_runs = 0;
+  for (int it = 0; it < 100; ++it) {
+    Case k;
+    k.desc.mode = static_cast<IM>(pick(0, 2));
+    k.desc.padding = static_cast<GP>(pick(0, 2));
+    k.desc.align_corners = pick(0, 1);
+    k.desc.layout = pick(0, 3) == 0 ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
+    const int sd = pick(0, 5);
+    k.src_dtype = sd == 0 ? DType::kFloat16 : sd == 1 ? DType::kFloat64 : DType::kFloat32;
+    const int gd = pick(0, 6);
+    k.grid_dtype = gd == 0 ? DType::kFloat16 : gd == 1 ? DType::kFloat64 : DType::kFloat32;
+    const int r = pick(1, 3);
+    k.n = pick(1, 2);
+    k.c = pick(0, 5) == 0 ? pick(8, 17) : pick(1, 3);
+    for (int d = 0; d < r; ++d) {
+      k.full.push_back(r == 3 ? pick(1, 9) : pick(1, 20));
+      k.out.push_back(r == 3 ? pick(1, 7) : pick(1, 14));
+    }
+    SCOPED_TRACE(describe(k));
+    const bool cl = k.desc.layout == ChannelLayout::kChannelsLast;
+    auto tensor_shape = [&](const Dims& sp) {
+      Dims s{k.n};
+      if (!cl) s.push_back(k.c);
+      s.insert(s.end(), sp.begin(), sp.end());
+      if (cl) s.push_back(k.c);
+      return s;
+    };
+    Tensor src(k.src_dtype, tensor_shape(k.full));
+    for (int64_t i = 0; i < src.num_elements(); ++i) put(src, i, u(rng) * 4.0 - 2.0);
+    Dims gshape{k.n};
+    gshape.insert(gshape.end(), k.out.begin(), k.out.end());
+    gshape.push_back(r);
+    Tensor grid(k.grid_dtype, gshape);
+    // Coordinates in a random sub-range of [-1.2, 1.2] per axis, so that chunks need
+    // small boxes; some exact pixel positions (ties, zero weights) and a few non-finite
+    // or huge values.
+    std::vector<double> lo(static_cast<size_t>(r)), span(static_cast<size_t>(r));
+    for (int d = 0; d < r; ++d) {
+      lo[static_cast<size_t>(d)] = -1.2 + 2.4 * u(rng);
+      span[static_cast<size_t>(d)] = 0.6 * u(rng);
+    }
+    for (int64_t i = 0; i < grid.num_elements(); ++i) {
+      const auto coord = static_cast<size_t>(i % r);
+      double g = lo[coord] + span[coord] * u(rng);
+      const int special = pick(0, 60);
+      if (special == 0) g = std::numeric_limits<double>::quiet_NaN();
+      if (special == 1) g = std::numeric_limits<double>::infinity();
+      if (special == 2) g = -1e9;
+      if (special == 3) g = std::round(g * 8.0) / 8.0;
+      put(grid, i, g);
+    }
+    for (const std::string& impl : impls_for(k.src_dtype, k.grid_dtype)) {
+      SCOPED_TRACE(impl);
+      GridSampleDesc desc = k.desc;
+      desc.impl = impl;
+      auto whole = grid_sample(desc, src, grid);
+      ASSERT_TRUE(whole.ok()) << whole.status().message();
+      if (impl == "fast") ++fast_runs;
+      Tensor chunked(k.src_dtype, whole->shape());
+      const size_t es = dtype_size(k.src_dtype);
+      // A sentinel so that an unwritten element shows.
+      std::memset(chunked.data(), 0x5a, chunked.nbytes());
+      // A random chunking of the output (= grid) axes.
+      std::vector<std::vector<std::pair<int64_t, int64_t>>> ch(static_cast<size_t>(r));
+      for (int d = 0; d < r; ++d) ch[static_cast<size_t>(d)] = random_chunks(rng, k.out[static_cast<size_t>(d)]);
+      Dims ci(static_cast<size_t>(r), 0);
+      const Dims gst = dense_strides(grid.shape());
+      const Dims dst_st = dense_strides(chunked.shape());
+      const size_t first = cl ? 1 : 2;
+      for (;;) {
+        // The grid chunk and its dst part, as views into the whole tensors.
+        int64_t goff = 0, doff = 0;
+        Dims gcs{k.n}, dcs = chunked.shape();
+        for (int d = 0; d < r; ++d) {
+          const auto& [b, e] = ch[static_cast<size_t>(d)][static_cast<size_t>(ci[static_cast<size_t>(d)])];
+          goff += b * gst[1 + static_cast<size_t>(d)];
+          doff += b * dst_st[first + static_cast<size_t>(d)];
+          gcs.push_back(e - b);
+          dcs[first + static_cast<size_t>(d)] = e - b;
+        }
+        gcs.push_back(r);
+        const TensorView gview(k.grid_dtype,
+                               static_cast<const unsigned char*>(grid.data()) +
+                                   static_cast<size_t>(goff) * dtype_size(k.grid_dtype),
+                               gcs, gst);
+        const MutableTensorView dview(k.src_dtype,
+                                      static_cast<unsigned char*>(chunked.data()) +
+                                          static_cast<size_t>(doff) * es,
+                                      dcs, dst_st);
+        auto box = grid_sample_input_box(desc, k.full, gview);
+        ASSERT_TRUE(box.ok()) << box.status().message();
+        GridSampleWindow w;
+        w.full = k.full;
+        Dims start(src.shape().size(), 0), bshape = src.shape();
+        for (int d = 0; d < r; ++d) {
+          auto [b, e] = (*box)[static_cast<size_t>(d)];
+          ASSERT_LE(0, b);
+          ASSERT_LE(e, k.full[static_cast<size_t>(d)]);
+          ASSERT_LT(b, e);
+          // Sometimes a wider window than needed: the result must not change.
+          if (pick(0, 2) == 0) b = pick(0, static_cast<int>(b));
+          if (pick(0, 2) == 0) e = pick(static_cast<int>(e), static_cast<int>(k.full[static_cast<size_t>(d)]));
+          w.origin.push_back(b);
+          start[first + static_cast<size_t>(d)] = b;
+          bshape[first + static_cast<size_t>(d)] = e - b;
+        }
+        const Tensor part = copy_box(src, start, bshape);
+        const Status st = grid_sample(desc, w, part, gview, dview);
+        ASSERT_TRUE(st.ok()) << st.message();
+        int d = r - 1;
+        for (; d >= 0; --d) {
+          if (++ci[static_cast<size_t>(d)] < static_cast<int64_t>(ch[static_cast<size_t>(d)].size())) break;
+          ci[static_cast<size_t>(d)] = 0;
+        }
+        if (d < 0) break;
+      }
+      ASSERT_EQ(0, std::memcmp(whole->data(), chunked.data(), chunked.nbytes()))
+          << "chunked result differs from the whole-input result";
+    }
+  }
+#ifdef GRIDOPS_HAVE_HWY
+  EXPECT_GT(fast_runs, 40);
+#endif
+}
+
+/// A 2-D problem whose grid reads around input (5, 6) of a 12 x 12 input.
+struct Small {
+  Tensor src{DType::kFloat32, {1, 2, 12, 12}};
+  Tensor grid{DType::kFloat32, {1, 1, 2, 2}};
+  GridSampleDesc desc;
+  Small() {
+    for (int64_t i = 0; i < src.num_elements(); ++i) src.data_as<float>()[i] = static_cast<float>(i);
+    // align_corners = 0: x = ((g + 1) * 12 - 1) / 2; g = 0.0 -> 5.5, g = 0.05 -> 5.86.
+    const float g[4] = {0.0f, 0.0f, 0.05f, 0.05f};
+    std::memcpy(grid.data(), g, sizeof g);
+    desc.mode = IM::kLinear;
+  }
+};
+
+TEST(GridSampleWindow, InputBoxHasTheMargin) {
+  Small s;
+  const Dims full{12, 12};
+  auto box = grid_sample_input_box(s.desc, full, s.grid);
+  ASSERT_TRUE(box.ok()) << box.status().message();
+  // Taps 5 and 6 on both axes, widened by K - 1 = 1.
+  EXPECT_EQ((*box)[0], std::make_pair(int64_t{4}, int64_t{8}));
+  EXPECT_EQ((*box)[1], std::make_pair(int64_t{4}, int64_t{8}));
+  s.desc.mode = IM::kNearest;  // x = 5.5 -> 6 (ties to even), 5.86 -> 6
+  box = grid_sample_input_box(s.desc, full, s.grid);
+  ASSERT_TRUE(box.ok());
+  EXPECT_EQ((*box)[0], std::make_pair(int64_t{6}, int64_t{7}));
+  // Every tap outside under zeros padding: a box of min(full, K) at 0.
+  s.desc.mode = IM::kCubic;
+  const float far[4] = {5.0f, 5.0f, 7.0f, 9.0f};  // every coordinate beyond the right edge
+  std::memcpy(s.grid.data(), far, sizeof far);
+  box = grid_sample_input_box(s.desc, full, s.grid);
+  ASSERT_TRUE(box.ok());
+  EXPECT_EQ((*box)[0], std::make_pair(int64_t{0}, int64_t{4}));
+  EXPECT_EQ((*box)[1], std::make_pair(int64_t{0}, int64_t{4}));
+}
+
+TEST(GridSampleWindow, WindowMissingATapIsAnErrorAndWritesNothing) {
+  for (const std::string& impl : impls_for(DType::kFloat32, DType::kFloat32)) {
+    SCOPED_TRACE(impl);
+    Small s;
+    s.desc.impl = impl;
+    // Needed box [4, 8) on both axes; the window [4, 7) x [4, 8) misses row 7.
+    const Tensor part = copy_box(s.src, {0, 0, 4, 4}, {1, 2, 3, 4});
+    GridSampleWindow w{{12, 12}, {4, 4}};
+    Tensor dst(DType::kFloat32, {1, 2, 1, 2});
+    std::memset(dst.data(), 0x5a, dst.nbytes());
+    const Status st = grid_sample(s.desc, w, part, s.grid, dst.mutable_view());
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(st.message().find("needs input positions [4, 8) on spatial axis 0"), std::string::npos)
+        << st.message();
+    EXPECT_NE(st.message().find("covers only [4, 7)"), std::string::npos) << st.message();
+    for (int64_t i = 0; i < dst.num_elements(); ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, dst.data_as<float>() + i, 4);
+      EXPECT_EQ(bits, 0x5a5a5a5au);
+    }
+    // The same window shifted to start at 5 misses row 4 and column 4.
+    const Tensor part2 = copy_box(s.src, {0, 0, 5, 5}, {1, 2, 3, 3});
+    GridSampleWindow w2{{12, 12}, {5, 5}};
+    EXPECT_FALSE(grid_sample(s.desc, w2, part2, s.grid, dst.mutable_view()).ok());
+    // With the needed box it runs and equals the unwindowed result.
+    const Tensor part3 = copy_box(s.src, {0, 0, 4, 4}, {1, 2, 4, 4});
+    GridSampleWindow w3{{12, 12}, {4, 4}};
+    ASSERT_TRUE(grid_sample(s.desc, w3, part3, s.grid, dst.mutable_view()).ok());
+    auto whole = grid_sample(s.desc, s.src, s.grid);
+    ASSERT_TRUE(whole.ok());
+    EXPECT_EQ(0, std::memcmp(whole->data(), dst.data(), dst.nbytes()));
+  }
+}
+
+TEST(GridSampleWindow, AxisWithoutTapsNeedsOnlyKElements) {
+  for (const std::string& impl : impls_for(DType::kFloat32, DType::kFloat32)) {
+    SCOPED_TRACE(impl);
+    Small s;
+    s.desc.impl = impl;
+    // Rows: every tap outside (g = 5); columns: taps 5 and 6 (box [4, 8)).
+    const float g[4] = {0.0f, 5.0f, 0.05f, 5.0f};
+    std::memcpy(s.grid.data(), g, sizeof g);
+    auto whole = grid_sample(s.desc, s.src, s.grid);
+    ASSERT_TRUE(whole.ok());
+    // Any 2 rows (K = 2) will do, wherever they are.
+    const Tensor part = copy_box(s.src, {0, 0, 9, 4}, {1, 2, 2, 4});
+    auto out = grid_sample(s.desc, GridSampleWindow{{12, 12}, {9, 4}}, part, s.grid);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_EQ(0, std::memcmp(whole->data(), out->data(), out->nbytes()));
+    // One row is too few.
+    const Tensor thin = copy_box(s.src, {0, 0, 9, 4}, {1, 2, 1, 4});
+    out = grid_sample(s.desc, GridSampleWindow{{12, 12}, {9, 4}}, thin, s.grid);
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.status().message().find("at least 2"), std::string::npos) << out.status().message();
+  }
+}
+
+TEST(GridSampleWindow, BadWindowsAreErrors) {
+  Small s;
+  const Tensor part = copy_box(s.src, {0, 0, 4, 4}, {1, 2, 4, 4});
+  Tensor dst(DType::kFloat32, {1, 2, 1, 2});
+  // Outside the full input.
+  Status st = grid_sample(s.desc, GridSampleWindow{{12, 12}, {9, 4}}, part, s.grid,
+                          dst.mutable_view());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("must lie inside the full input"), std::string::npos) << st.message();
+  st = grid_sample(s.desc, GridSampleWindow{{12, 12}, {-1, 4}}, part, s.grid, dst.mutable_view());
+  EXPECT_FALSE(st.ok());
+  // Wrong number of entries.
+  st = grid_sample(s.desc, GridSampleWindow{{12}, {4}}, part, s.grid, dst.mutable_view());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("one entry per spatial axis (2)"), std::string::npos) << st.message();
+  // Origin near INT64_MAX: no overflow, an error.
+  st = grid_sample(s.desc,
+                   GridSampleWindow{{12, 12}, {std::numeric_limits<int64_t>::max() - 1, 4}}, part,
+                   s.grid, dst.mutable_view());
+  EXPECT_FALSE(st.ok());
+  // grid_sample_input_box: bad arguments.
+  EXPECT_FALSE(grid_sample_input_box(s.desc, Dims{12}, s.grid).ok());
+  EXPECT_FALSE(grid_sample_input_box(s.desc, Dims{12, -1}, s.grid).ok());
+  // The output shape is the unwindowed one's (from the grid).
+  auto out = grid_sample(s.desc, GridSampleWindow{{12, 12}, {4, 4}}, part, s.grid);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(out->shape(), (Dims{1, 2, 1, 2}));
+}
+
+}  // namespace
+}  // namespace gridops

@@ -1,0 +1,189 @@
+// Resize with a window (ResizeWindow): for random problems (modes, coordinate modes,
+// antialias, exclude_outside, tf_crop_and_resize, dtypes) and random chunkings of the
+// output, each output chunk computed from only the input box resize_input_box names
+// (sometimes widened) is the same bits as that part of the unwindowed result, for "ref"
+// and "separable". Plus the errors.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/convert.h"
+#include "gridops/ops/resize.h"
+
+namespace gridops {
+namespace {
+
+Dims dense_strides(const Dims& shape) {
+  Dims s(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+/// A contiguous copy of the box [start, start + shape) of t.
+Tensor copy_box(const Tensor& t, const Dims& start, const Dims& shape) {
+  Tensor out(t.dtype(), shape);
+  const size_t es = dtype_size(t.dtype());
+  const Dims ts = dense_strides(t.shape());
+  Dims idx(shape.size(), 0);
+  const auto* src = static_cast<const unsigned char*>(t.data());
+  auto* dst = static_cast<unsigned char*>(out.data());
+  for (int64_t q = 0; q < out.num_elements(); ++q) {
+    int64_t off = 0;
+    for (size_t d = 0; d < idx.size(); ++d) off += (start[d] + idx[d]) * ts[d];
+    std::memcpy(dst + static_cast<size_t>(q) * es, src + static_cast<size_t>(off) * es, es);
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+std::vector<std::pair<int64_t, int64_t>> random_chunks(std::mt19937_64& rng, int64_t len) {
+  std::vector<std::pair<int64_t, int64_t>> v;
+  int64_t b = 0;
+  while (b < len) {
+    const int64_t sz = std::uniform_int_distribution<int64_t>(1, std::max<int64_t>(1, len / 2 + 1))(rng);
+    v.emplace_back(b, std::min(len, b + sz));
+    b = v.back().second;
+  }
+  return v;
+}
+
+TEST(ResizeWindow, ChunkedEqualsWholeBitForBit) {
+  std::mt19937_64 rng(1116);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int separable_runs = 0;
+  for (int it = 0; it < 100; ++it) {
+    ResizeDesc desc;
+    desc.mode = static_cast<ResizeMode>(pick(0, 2));
+    desc.coordinate_mode = static_cast<ResizeCoordinateMode>(pick(0, 6));
+    desc.nearest_mode = static_cast<ResizeNearestMode>(pick(0, 3));
+    desc.antialias = desc.mode != ResizeMode::kNearest && pick(0, 2) == 0;
+    desc.exclude_outside = pick(0, 3) == 0;
+    desc.extrapolation_value = 7.5;
+    const int rank = pick(1, 4);
+    Dims full;
+    for (int a = 0; a < rank; ++a) full.push_back(rank == 4 ? pick(1, 6) : pick(1, 14));
+    // Resize a random subset of the axes (at least one).
+    for (int a = 0; a < rank; ++a) {
+      if (pick(0, 2) != 0 || (a == rank - 1 && desc.axes.empty())) {
+        desc.axes.push_back(a);
+        desc.scales.push_back(0.4 + 2.2 * u(rng));
+      }
+    }
+    if (desc.coordinate_mode == ResizeCoordinateMode::kTfCropAndResize) {
+      const size_t k = desc.axes.size();
+      desc.roi.assign(2 * k, 0.0);
+      for (size_t i = 0; i < k; ++i) {
+        desc.roi[i] = -0.2 + 0.5 * u(rng);
+        desc.roi[k + i] = 0.6 + 0.6 * u(rng);
+      }
+    }
+    const DType dt = pick(0, 3) == 0 ? DType::kFloat64 : pick(0, 2) == 0 ? DType::kFloat16 : DType::kFloat32;
+    Tensor src(dt, full);
+    for (int64_t i = 0; i < src.num_elements(); ++i) {
+      const double v = u(rng) * 4.0 - 2.0;
+      if (dt == DType::kFloat32) src.data_as<float>()[i] = static_cast<float>(v);
+      else if (dt == DType::kFloat64) src.data_as<double>()[i] = v;
+      else src.data_as<float16>()[i] = convert::store_real<float16>(static_cast<float>(v));
+    }
+    for (const char* impl : {"ref", "separable"}) {
+      SCOPED_TRACE(std::string(impl) + " it " + std::to_string(it) + " " + dims_to_string(full) +
+                   " " + to_string(desc.mode) + " " + to_string(desc.coordinate_mode));
+      desc.impl = impl;
+      auto whole_plan = make_resize_plan(desc, dt, full);
+      if (!whole_plan.ok()) {
+        ASSERT_STREQ(impl, "separable") << whole_plan.status().message();
+        continue;
+      }
+      if (std::string(impl) == "separable") ++separable_runs;
+      const Dims out_shape = whole_plan->dst_shape();
+      Tensor whole(dt, out_shape);
+      ASSERT_TRUE(whole_plan->run(src, whole.mutable_view()).ok());
+      Tensor chunked(dt, out_shape);
+      std::memset(chunked.data(), 0x5a, chunked.nbytes());
+      const size_t es = dtype_size(dt);
+      const Dims cst = dense_strides(out_shape);
+      std::vector<std::vector<std::pair<int64_t, int64_t>>> ch(static_cast<size_t>(rank));
+      for (int a = 0; a < rank; ++a) ch[static_cast<size_t>(a)] = random_chunks(rng, out_shape[static_cast<size_t>(a)]);
+      Dims ci(static_cast<size_t>(rank), 0);
+      bool empty = false;
+      for (int64_t v : out_shape) empty = empty || v == 0;
+      while (!empty) {
+        Dims ob, oe;
+        for (int a = 0; a < rank; ++a) {
+          ob.push_back(ch[static_cast<size_t>(a)][static_cast<size_t>(ci[static_cast<size_t>(a)])].first);
+          oe.push_back(ch[static_cast<size_t>(a)][static_cast<size_t>(ci[static_cast<size_t>(a)])].second);
+        }
+        auto box = resize_input_box(desc, full, ob, oe);
+        ASSERT_TRUE(box.ok()) << box.status().message();
+        ResizeWindow w;
+        w.full_in = full;
+        w.out_origin = ob;
+        for (int a = 0; a < rank; ++a) {
+          auto [lo, hi] = (*box)[static_cast<size_t>(a)];
+          if (lo == hi) hi = lo + 1;  // reads nothing (all extrapolated): any 1-wide box
+          if (pick(0, 2) == 0) lo = pick(0, static_cast<int>(lo));
+          if (pick(0, 2) == 0) hi = pick(static_cast<int>(hi), static_cast<int>(full[static_cast<size_t>(a)]));
+          w.in_origin.push_back(lo);
+          w.in_shape.push_back(hi - lo);
+          w.out_shape.push_back(oe[static_cast<size_t>(a)] - ob[static_cast<size_t>(a)]);
+        }
+        const Tensor part = copy_box(src, w.in_origin, w.in_shape);
+        auto plan = make_resize_plan(desc, dt, w);
+        ASSERT_TRUE(plan.ok()) << plan.status().message();
+        EXPECT_STREQ(plan->impl_name(), whole_plan->impl_name());
+        int64_t off = 0;
+        for (int a = 0; a < rank; ++a) off += ob[static_cast<size_t>(a)] * cst[static_cast<size_t>(a)];
+        const MutableTensorView view(dt, static_cast<unsigned char*>(chunked.data()) + static_cast<size_t>(off) * es,
+                                     w.out_shape, cst);
+        ASSERT_TRUE(plan->run(part, view).ok());
+        int a = rank - 1;
+        for (; a >= 0; --a) {
+          if (++ci[static_cast<size_t>(a)] < static_cast<int64_t>(ch[static_cast<size_t>(a)].size())) break;
+          ci[static_cast<size_t>(a)] = 0;
+        }
+        if (a < 0) break;
+      }
+      ASSERT_EQ(0, std::memcmp(whole.data(), chunked.data(), whole.nbytes()))
+          << "chunked result differs from the whole-input result";
+    }
+  }
+  EXPECT_GT(separable_runs, 50);
+}
+
+TEST(ResizeWindow, Errors) {
+  ResizeDesc desc;
+  desc.mode = ResizeMode::kLinear;
+  desc.scales = {0.5};
+  // Linear half-pixel 8 -> 4: output o reads 2o and 2o + 1.
+  auto box = resize_input_box(desc, Dims{8}, Dims{1}, Dims{3});
+  ASSERT_TRUE(box.ok()) << box.status().message();
+  EXPECT_EQ((*box)[0], std::make_pair(int64_t{2}, int64_t{6}));
+  EXPECT_FALSE(resize_input_box(desc, Dims{8}, Dims{1}, Dims{5}).ok());
+  auto plan = make_resize_plan(desc, DType::kFloat32, ResizeWindow{{8}, {2}, {3}, {1}, {2}});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.status().message().find("read inputs [2, 6)"), std::string::npos)
+      << plan.status().message();
+  EXPECT_FALSE(make_resize_plan(desc, DType::kFloat32, ResizeWindow{{8}, {6}, {4}, {1}, {2}}).ok());
+  EXPECT_FALSE(make_resize_plan(desc, DType::kFloat32, ResizeWindow{{8}, {2}, {4}, {3}, {2}}).ok());
+  EXPECT_FALSE(make_resize_plan(desc, DType::kFloat32, ResizeWindow{{8}, {2}, {4}, {1}, {}}).ok());
+  plan = make_resize_plan(desc, DType::kFloat32, ResizeWindow{{8}, {2}, {4}, {1}, {2}});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const float in[4] = {2, 3, 4, 5};
+  float out[2] = {0, 0};
+  ASSERT_TRUE(plan->run(TensorView(DType::kFloat32, in, {4}),
+                        MutableTensorView(DType::kFloat32, out, {2})).ok());
+  EXPECT_EQ(out[0], 2.5f);
+  EXPECT_EQ(out[1], 4.5f);
+}
+
+}  // namespace
+}  // namespace gridops
