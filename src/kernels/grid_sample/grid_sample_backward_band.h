@@ -1,0 +1,44 @@
+// The inner kernel of the fast GridSample backward (NOTE [ GridSample backward fast path ]
+// in grid_sample_backward_fast.cc): one band of input rows, channels in SIMD vectors.
+// Portable version in grid_sample_backward_fast.cc; with Highway, a dynamically dispatched
+// one in grid_sample_backward_hwy.cc.
+#pragma once
+
+#include <cstdint>
+
+namespace gridops::kernels::gs_bwd {
+
+/// What one band reads and writes. Arrays indexed by q are per point of the current chunk;
+/// channel rows are CP floats (channels past C are zeros).
+struct BandArgs {
+  int r = 0;        ///< spatial rank, 1..3
+  int K = 0;        ///< taps per axis: 1, 2 or 4
+  int64_t CP = 0;   ///< channels padded (a multiple of band_lanes() or 4, see chunk_channels)
+  const int64_t* order = nullptr;  ///< chunk points in their fixed order
+  int64_t pb = 0, pe = 0;          ///< positions [pb, pe) of `order` that this band visits
+  const int32_t* lo0 = nullptr;    ///< per point: its lowest valid tap index on axis 0
+  int64_t b0 = 0, b1 = 0;          ///< the band: axis-0 indices [b0, b1)
+  const int32_t* idx = nullptr;    ///< [q][axis][K]: padded tap index, -1 outside (zeros)
+  const float* w = nullptr;        ///< [q][axis][K]: weight
+  const float* dw = nullptr;       ///< [q][axis][K]: derivative of the weight in x
+  int64_t dense[3] = {0, 0, 0};    ///< input point strides (row-major over the input axes)
+  const float* gd = nullptr;       ///< [q][CP] grad_dst
+  const float* src = nullptr;      ///< [input point][CP] src, or null: no grid gradient
+  float* acc = nullptr;            ///< [input point][CP] grad_src accumulator, or null
+  float* gg = nullptr;             ///< [q][r] grid gradient in x (written for owned points)
+};
+
+/// Visits positions [pb, pe): adds w * grad_dst into acc for every tap whose axis-0 index
+/// lies in [b0, b1), in the order of the positions and then of the taps; for the points it
+/// owns (lo0 >= b0), when src is set, stores gg[q][d] = sum over taps and channels of
+/// dw_d * grad_dst * src.
+void band_portable(const BandArgs& a);
+
+#ifdef GRIDOPS_HAVE_HWY
+/// band_portable with Highway vectors (the best target of this CPU).
+void band_hwy(const BandArgs& a);
+/// Floats per vector of band_hwy's target.
+int64_t band_lanes_hwy();
+#endif
+
+}  // namespace gridops::kernels::gs_bwd

@@ -1,0 +1,157 @@
+// The fast GridSample backward's band kernel with Highway vectors (dynamic dispatch): per
+// tap, the point's channel row of grad_dst is added into the accumulator row of the tap and
+// dotted with the tap's src row, SIMD over channels. Same contract and order of operations
+// per point as band_portable (grid_sample_backward_band.h); see NOTE [ GridSample backward
+// fast path ] in grid_sample_backward_fast.cc.
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/grid_sample/grid_sample_backward_band.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/grid_sample/grid_sample_backward_hwy.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace gridops::kernels::gs_bwd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+/// acc[0..CP) += w * go[0..CP).
+template <class D>
+HWY_INLINE void Scatter(D d, float* HWY_RESTRICT acc, float w, const float* HWY_RESTRICT go,
+                        int64_t CP) {
+  const auto vw = hn::Set(d, w);
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t j = 0; j < CP; j += N) {
+    hn::StoreU(hn::MulAdd(vw, hn::LoadU(d, go + j), hn::LoadU(d, acc + j)), d, acc + j);
+  }
+}
+
+/// Lane-wise partial sums of go[c] * v[c] over the row (lanes: c mod N, in order of c).
+template <class D>
+HWY_INLINE hn::Vec<D> Dot(D d, const float* HWY_RESTRICT v, const float* HWY_RESTRICT go,
+                          int64_t CP) {
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  auto s = hn::Mul(hn::LoadU(d, go), hn::LoadU(d, v));
+  for (int64_t j = N; j < CP; j += N) s = hn::MulAdd(hn::LoadU(d, go + j), hn::LoadU(d, v + j), s);
+  return s;
+}
+
+template <class D, int R, int K>
+void BandT(D d, const BandArgs& a) {
+  const int64_t CP = a.CP;
+  const int64_t d0 = a.dense[0], d1 = a.dense[1], d2 = a.dense[2];
+  float* HWY_RESTRICT acc = a.acc;
+  const float* HWY_RESTRICT src = a.src;
+  for (int64_t pos = a.pb; pos < a.pe; ++pos) {
+    const int64_t q = a.order[pos];
+    const int32_t* ix = a.idx + q * R * K;
+    const float* w = a.w + q * R * K;
+    const float* dw = a.dw + q * R * K;
+    const float* go = a.gd + q * CP;
+    if (acc != nullptr) {
+      for (int k0 = 0; k0 < K; ++k0) {
+        const int64_t i0 = ix[k0];
+        if (i0 < a.b0 || i0 >= a.b1) continue;  // also -1 (outside under zeros)
+        if constexpr (R == 1) {
+          Scatter(d, acc + i0 * d0 * CP, w[k0], go, CP);
+        } else {
+          for (int k1 = 0; k1 < K; ++k1) {
+            const int64_t i1 = ix[K + k1];
+            if (i1 < 0) continue;
+            const float w01 = w[k0] * w[K + k1];
+            const int64_t o01 = i0 * d0 + i1 * d1;
+            if constexpr (R == 2) {
+              Scatter(d, acc + o01 * CP, w01, go, CP);
+            } else {
+              for (int k2 = 0; k2 < K; ++k2) {
+                const int64_t i2 = ix[2 * K + k2];
+                if (i2 < 0) continue;
+                Scatter(d, acc + (o01 + i2 * d2) * CP, w01 * w[2 * K + k2], go, CP);
+              }
+            }
+          }
+        }
+      }
+    }
+    if (src != nullptr && a.lo0[q] >= a.b0) {
+      auto g0 = hn::Zero(d), g1 = hn::Zero(d), g2 = hn::Zero(d);
+      for (int k0 = 0; k0 < K; ++k0) {
+        const int64_t i0 = ix[k0];
+        if (i0 < 0) continue;
+        if constexpr (R == 1) {
+          g0 = hn::MulAdd(hn::Set(d, dw[k0]), Dot(d, src + i0 * d0 * CP, go, CP), g0);
+        } else {
+          for (int k1 = 0; k1 < K; ++k1) {
+            const int64_t i1 = ix[K + k1];
+            if (i1 < 0) continue;
+            const int64_t o01 = i0 * d0 + i1 * d1;
+            if constexpr (R == 2) {
+              const auto dv = Dot(d, src + o01 * CP, go, CP);
+              g0 = hn::MulAdd(hn::Set(d, dw[k0] * w[K + k1]), dv, g0);
+              g1 = hn::MulAdd(hn::Set(d, dw[K + k1] * w[k0]), dv, g1);
+            } else {
+              for (int k2 = 0; k2 < K; ++k2) {
+                const int64_t i2 = ix[2 * K + k2];
+                if (i2 < 0) continue;
+                const auto dv = Dot(d, src + (o01 + i2 * d2) * CP, go, CP);
+                const float w0 = w[k0], w1 = w[K + k1], w2 = w[2 * K + k2];
+                g0 = hn::MulAdd(hn::Set(d, (dw[k0] * w1) * w2), dv, g0);
+                g1 = hn::MulAdd(hn::Set(d, (dw[K + k1] * w0) * w2), dv, g1);
+                g2 = hn::MulAdd(hn::Set(d, (dw[2 * K + k2] * w0) * w1), dv, g2);
+              }
+            }
+          }
+        }
+      }
+      float* gq = a.gg + q * R;
+      gq[0] = hn::GetLane(hn::SumOfLanes(d, g0));
+      if constexpr (R >= 2) gq[1] = hn::GetLane(hn::SumOfLanes(d, g1));
+      if constexpr (R >= 3) gq[2] = hn::GetLane(hn::SumOfLanes(d, g2));
+    }
+  }
+}
+
+template <class D>
+void BandD(D d, const BandArgs& a) {
+  switch (a.r * 8 + a.K) {
+    case 9: BandT<D, 1, 1>(d, a); break;
+    case 10: BandT<D, 1, 2>(d, a); break;
+    case 12: BandT<D, 1, 4>(d, a); break;
+    case 17: BandT<D, 2, 1>(d, a); break;
+    case 18: BandT<D, 2, 2>(d, a); break;
+    case 20: BandT<D, 2, 4>(d, a); break;
+    case 25: BandT<D, 3, 1>(d, a); break;
+    case 26: BandT<D, 3, 2>(d, a); break;
+    case 28: BandT<D, 3, 4>(d, a); break;
+    default: break;
+  }
+}
+
+int64_t Lanes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
+
+void Band(const BandArgs& a) {
+  const hn::ScalableTag<float> df;
+  if (a.CP % static_cast<int64_t>(hn::Lanes(df)) == 0) {
+    BandD(df, a);
+  } else {
+    // Rows of 4 floats (few channels): 128-bit vectors (every target has them).
+    BandD(hn::CappedTag<float, 4>(), a);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gridops::kernels::gs_bwd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace gridops::kernels::gs_bwd {
+HWY_EXPORT(Band);
+HWY_EXPORT(Lanes);
+
+void band_hwy(const BandArgs& a) { HWY_DYNAMIC_DISPATCH(Band)(a); }
+int64_t band_lanes_hwy() { return HWY_DYNAMIC_DISPATCH(Lanes)(); }
+}  // namespace gridops::kernels::gs_bwd
+#endif  // HWY_ONCE
