@@ -8,14 +8,13 @@
 
 namespace gridops::kernels::gs_bwd {
 
-/// What one band reads and writes. Arrays indexed by q are per point of the current chunk;
-/// channel rows are CP floats (channels past C are zeros).
+/// What one band reads and writes. Arrays indexed by q are per point of the current chunk,
+/// in the chunk's sorted order; channel rows are CP floats (channels past C are zeros).
 struct BandArgs {
   int r = 0;        ///< spatial rank, 1..3
   int K = 0;        ///< taps per axis: 1, 2 or 4
   int64_t CP = 0;   ///< channels padded (a multiple of band_lanes() or 4, see chunk_channels)
-  const int64_t* order = nullptr;  ///< chunk points in their fixed order
-  int64_t pb = 0, pe = 0;          ///< positions [pb, pe) of `order` that this band visits
+  int64_t pb = 0, pe = 0;          ///< points (sorted positions) [pb, pe) this band visits
   const int32_t* lo0 = nullptr;    ///< per point: its lowest valid tap index on axis 0
   int64_t b0 = 0, b1 = 0;          ///< the band: axis-0 indices [b0, b1)
   const int32_t* idx = nullptr;    ///< [q][axis][K]: padded tap index, -1 outside (zeros)
@@ -28,7 +27,7 @@ struct BandArgs {
   float* gg = nullptr;             ///< [q][r] grid gradient in x (written for owned points)
 };
 
-/// Visits positions [pb, pe): adds w * grad_dst into acc for every tap whose axis-0 index
+/// Visits points [pb, pe) in order: adds w * grad_dst into acc for every tap whose axis-0 index
 /// lies in [b0, b1), in the order of the positions and then of the taps; for the points it
 /// owns (lo0 >= b0), when src is set, stores gg[q][d] = sum over taps and channels of
 /// dw_d * grad_dst * src.
@@ -39,6 +38,10 @@ void band_portable(const BandArgs& a);
 void band_hwy(const BandArgs& a);
 /// Floats per vector of band_hwy's target.
 int64_t band_lanes_hwy();
+/// rows[j * CP + c] = s[c * ch + j] for j < n, c < C (channel planes to channel rows).
+void planes_to_rows_hwy(const float* s, int64_t ch, int64_t n, int64_t C, float* rows, int64_t CP);
+/// s[c * ch + j] = rows[j * CP + c] for j < n, c < C (the inverse).
+void rows_to_planes_hwy(const float* rows, int64_t CP, int64_t n, int64_t C, float* s, int64_t ch);
 #endif
 
 }  // namespace gridops::kernels::gs_bwd

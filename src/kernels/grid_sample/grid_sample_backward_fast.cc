@@ -148,7 +148,7 @@ void band_t(const BandArgs& a) {
   };
   std::vector<float> dv(static_cast<size_t>(CP)), g(static_cast<size_t>(3 * CP));
   for (int64_t pos = a.pb; pos < a.pe; ++pos) {
-    const int64_t q = a.order[pos];
+    const int64_t q = pos;  // arrays in sorted order
     const int32_t* ix = a.idx + q * R * K;
     const float* w = a.w + q * R * K;
     const float* dw = a.dw + q * R * K;
@@ -241,7 +241,7 @@ void band_portable(const BandArgs& a) {
 
 namespace {
 
-constexpr int64_t kScratchBytes = int64_t{64} << 20;  // per-chunk scratch aimed at
+constexpr int64_t kScratchBytes = int64_t{96} << 20;  // per-chunk scratch aimed at
 constexpr int64_t kMinChunk = 4096;                   // output points per chunk, at least
 constexpr int64_t kMaxBuckets = int64_t{1} << 20;     // counting-sort buckets, at most
 constexpr int64_t kGrain = 1024;                      // points per parallel chunk, at least
@@ -279,6 +279,18 @@ void gather_rows(const T* base, const Dims& sizes, const Dims& sp, int64_t ch, i
     const T* s = base + point_offset(i, sizes, sp, r);
     float* o = rows + (i - i0) * CP;
     if (channels_first) {
+#ifdef GRIDOPS_HAVE_HWY
+      if constexpr (std::is_same_v<T, float>) {
+        if (step == 1) {
+          gs_bwd::planes_to_rows_hwy(s, ch, n, C, o, CP);
+          for (int64_t j = 0; j < n; ++j) {
+            for (int64_t c = C; c < CP; ++c) o[j * CP + c] = 0.0f;
+          }
+          i += n;
+          continue;
+        }
+      }
+#endif
       for (int64_t c = 0; c < C; ++c) {
         for (int64_t j = 0; j < n; ++j) o[j * CP + c] = convert::load_real<float>(s[j * step + c * ch]);
       }
@@ -304,6 +316,15 @@ void scatter_rows(T* base, const Dims& sizes, const Dims& sp, int64_t ch, int r,
     T* s = base + point_offset(i, sizes, sp, r);
     const float* o = rows + (i - i0) * CP;
     if (channels_first) {
+#ifdef GRIDOPS_HAVE_HWY
+      if constexpr (std::is_same_v<T, float>) {
+        if (step == 1) {
+          gs_bwd::rows_to_planes_hwy(o, CP, n, C, s, ch);
+          i += n;
+          continue;
+        }
+      }
+#endif
       for (int64_t c = 0; c < C; ++c) {
         for (int64_t j = 0; j < n; ++j) s[j * step + c * ch] = convert::store_real<T>(o[j * CP + c]);
       }
@@ -375,7 +396,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
 
   const int64_t CP = padded_channels(C);
   const int64_t RK = static_cast<int64_t>(r) * K;
-  const int64_t point_bytes = 4 * CP + 12 * RK + 4 * 3 + 8 + (want_gg ? 4 * r : 0);
+  const int64_t point_bytes = 2 * (4 * CP + 12 * RK + 4) + 4 * 2 + 8 + (want_gg ? 4 * r : 0);
   const int64_t chunk = std::min(out_points, std::max(kMinChunk, kScratchBytes / point_bytes));
   const int64_t L0 = p.in_sizes[0];
 
@@ -400,6 +421,12 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   auto key = scratch<int32_t>(chunk);
   auto order = scratch<int64_t>(chunk);
   auto ggb = scratch<float>(want_gg ? chunk * r : 0);
+  // The same per point, in sorted order (what the bands read).
+  auto gdt_s = scratch<float>(chunk * CP);
+  auto sidx_s = scratch<int32_t>(chunk * RK);
+  auto sw_s = scratch<float>(chunk * RK);
+  auto sdw_s = scratch<float>(chunk * RK);
+  auto lo0_s = scratch<int32_t>(chunk);
   std::vector<int64_t> start(static_cast<size_t>(G0 * M + 1));
 
   float slope[3] = {0.0f, 0.0f, 0.0f};
@@ -472,6 +499,18 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
         std::vector<int64_t> next(start.begin(), start.end() - 1);
         for (int64_t q = 0; q < np; ++q) order[next[static_cast<size_t>(key[q])]++] = q;
       }
+      // The points' taps, lo0 and grad_dst rows in sorted order (parallel; the random reads
+      // are independent here, the band kernel then reads sequentially).
+      parallel_for(np, kGrain, [&](int64_t b, int64_t e) {
+        for (int64_t pos = b; pos < e; ++pos) {
+          const int64_t q = order[pos];
+          std::copy_n(sidx.get() + q * RK, RK, sidx_s.get() + pos * RK);
+          std::copy_n(sw.get() + q * RK, RK, sw_s.get() + pos * RK);
+          std::copy_n(sdw.get() + q * RK, RK, sdw_s.get() + pos * RK);
+          lo0_s[pos] = lo0[q];
+          std::copy_n(gdt.get() + q * CP, CP, gdt_s.get() + pos * CP);
+        }
+      });
       // 3. Bands of axis-0 groups with about equal point counts (any split gives the same
       // result: NOTE above).
       gb[0] = 0;
@@ -495,15 +534,14 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
           a.b0 = g0 << s0;
           a.b1 = std::min(L0, g1 << s0);
           const int64_t from = std::max<int64_t>(0, a.b0 - reach) >> s0;
-          a.order = order.get();
           a.pb = start[static_cast<size_t>(from * M)];
           a.pe = start[static_cast<size_t>(g1 * M)];
-          a.lo0 = lo0.get();
-          a.idx = sidx.get();
-          a.w = sw.get();
-          a.dw = sdw.get();
+          a.lo0 = lo0_s.get();
+          a.idx = sidx_s.get();
+          a.w = sw_s.get();
+          a.dw = sdw_s.get();
           for (int d = 0; d < 3; ++d) a.dense[d] = dense[d];
-          a.gd = gdt.get();
+          a.gd = gdt_s.get();
           a.src = want_gg ? srct.get() : nullptr;
           a.acc = want_gs ? acc.get() : nullptr;
           a.gg = ggb.get();
@@ -523,11 +561,11 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
         const Dims& ggs = grad_grid->strides;
         const Dims ggsp(ggs.begin() + 1, ggs.begin() + 1 + r);
         parallel_for(np, kGrain, [&](int64_t b, int64_t e) {
-          for (int64_t q = b; q < e; ++q) {
-            const int64_t off = n * ggs[0] + point_offset(q0 + q, p.out_sizes, ggsp, r);
+          for (int64_t pos = b; pos < e; ++pos) {
+            const int64_t off = n * ggs[0] + point_offset(q0 + order[pos], p.out_sizes, ggsp, r);
             for (int d = 0; d < r; ++d) {
               gg[off + static_cast<int64_t>(r - 1 - d) * ggs[static_cast<size_t>(r) + 1]] =
-                  convert::store_real<GT>(ggb[q * r + d] * slope[d]);
+                  convert::store_real<GT>(ggb[pos * r + d] * slope[d]);
             }
           }
         });

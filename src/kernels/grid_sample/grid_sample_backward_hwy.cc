@@ -46,7 +46,7 @@ void BandT(D d, const BandArgs& a) {
   float* HWY_RESTRICT acc = a.acc;
   const float* HWY_RESTRICT src = a.src;
   for (int64_t pos = a.pb; pos < a.pe; ++pos) {
-    const int64_t q = a.order[pos];
+    const int64_t q = pos;  // arrays in sorted order
     const int32_t* ix = a.idx + q * R * K;
     const float* w = a.w + q * R * K;
     const float* dw = a.dw + q * R * K;
@@ -130,6 +130,64 @@ void BandD(D d, const BandArgs& a) {
   }
 }
 
+/// rows[j * CP + c] = s[c * ch + j] for j < n, c < C (4 x 4 blocks of 128-bit vectors).
+void PlanesToRows(const float* HWY_RESTRICT s, int64_t ch, int64_t n, int64_t C,
+                  float* HWY_RESTRICT rows, int64_t CP) {
+  int64_t c = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::Full128<float> d;
+  for (; c + 4 <= C; c += 4) {
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+      const auto v0 = hn::LoadU(d, s + c * ch + j), v1 = hn::LoadU(d, s + (c + 1) * ch + j);
+      const auto v2 = hn::LoadU(d, s + (c + 2) * ch + j), v3 = hn::LoadU(d, s + (c + 3) * ch + j);
+      const auto t0 = hn::InterleaveLower(d, v0, v1), t1 = hn::InterleaveLower(d, v2, v3);
+      const auto t2 = hn::InterleaveUpper(d, v0, v1), t3 = hn::InterleaveUpper(d, v2, v3);
+      float* o = rows + j * CP + c;
+      hn::StoreU(hn::ConcatLowerLower(d, t1, t0), d, o);
+      hn::StoreU(hn::ConcatUpperUpper(d, t1, t0), d, o + CP);
+      hn::StoreU(hn::ConcatLowerLower(d, t3, t2), d, o + 2 * CP);
+      hn::StoreU(hn::ConcatUpperUpper(d, t3, t2), d, o + 3 * CP);
+    }
+    for (; j < n; ++j) {
+      for (int64_t k = 0; k < 4; ++k) rows[j * CP + c + k] = s[(c + k) * ch + j];
+    }
+  }
+#endif
+  for (; c < C; ++c) {
+    for (int64_t j = 0; j < n; ++j) rows[j * CP + c] = s[c * ch + j];
+  }
+}
+
+/// s[c * ch + j] = rows[j * CP + c] for j < n, c < C: the inverse of PlanesToRows.
+void RowsToPlanes(const float* HWY_RESTRICT rows, int64_t CP, int64_t n, int64_t C,
+                  float* HWY_RESTRICT s, int64_t ch) {
+  int64_t c = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::Full128<float> d;
+  for (; c + 4 <= C; c += 4) {
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+      const float* o = rows + j * CP + c;
+      const auto v0 = hn::LoadU(d, o), v1 = hn::LoadU(d, o + CP);
+      const auto v2 = hn::LoadU(d, o + 2 * CP), v3 = hn::LoadU(d, o + 3 * CP);
+      const auto t0 = hn::InterleaveLower(d, v0, v1), t1 = hn::InterleaveLower(d, v2, v3);
+      const auto t2 = hn::InterleaveUpper(d, v0, v1), t3 = hn::InterleaveUpper(d, v2, v3);
+      hn::StoreU(hn::ConcatLowerLower(d, t1, t0), d, s + c * ch + j);
+      hn::StoreU(hn::ConcatUpperUpper(d, t1, t0), d, s + (c + 1) * ch + j);
+      hn::StoreU(hn::ConcatLowerLower(d, t3, t2), d, s + (c + 2) * ch + j);
+      hn::StoreU(hn::ConcatUpperUpper(d, t3, t2), d, s + (c + 3) * ch + j);
+    }
+    for (; j < n; ++j) {
+      for (int64_t k = 0; k < 4; ++k) s[(c + k) * ch + j] = rows[j * CP + c + k];
+    }
+  }
+#endif
+  for (; c < C; ++c) {
+    for (int64_t j = 0; j < n; ++j) s[c * ch + j] = rows[j * CP + c];
+  }
+}
+
 int64_t Lanes() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
 
 void Band(const BandArgs& a) {
@@ -150,6 +208,15 @@ HWY_AFTER_NAMESPACE();
 namespace gridops::kernels::gs_bwd {
 HWY_EXPORT(Band);
 HWY_EXPORT(Lanes);
+HWY_EXPORT(PlanesToRows);
+HWY_EXPORT(RowsToPlanes);
+
+void planes_to_rows_hwy(const float* s, int64_t ch, int64_t n, int64_t C, float* rows, int64_t CP) {
+  HWY_DYNAMIC_DISPATCH(PlanesToRows)(s, ch, n, C, rows, CP);
+}
+void rows_to_planes_hwy(const float* rows, int64_t CP, int64_t n, int64_t C, float* s, int64_t ch) {
+  HWY_DYNAMIC_DISPATCH(RowsToPlanes)(rows, CP, n, C, s, ch);
+}
 
 void band_hwy(const BandArgs& a) { HWY_DYNAMIC_DISPATCH(Band)(a); }
 int64_t band_lanes_hwy() { return HWY_DYNAMIC_DISPATCH(Lanes)(); }
