@@ -32,6 +32,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -337,10 +338,98 @@ void scatter_rows(T* base, const Dims& sizes, const Dims& sp, int64_t ch, int r,
   }
 }
 
-/// Uninitialized scratch (every element used is written first).
-template <class V>
-std::unique_ptr<V[]> scratch(int64_t n) {
-  return std::unique_ptr<V[]>(n > 0 ? new V[static_cast<size_t>(n)] : nullptr);
+constexpr size_t kKeepScratch = size_t{256} << 20;  // scratch a thread keeps, at most
+
+/// Where a thread keeps its last run's scratch for the next run (mapping and zeroing fresh
+/// pages on every call cost 5-10% of a W9 run).
+struct KeptScratch {
+  std::unique_ptr<unsigned char[]> buf;
+  size_t cap = 0;
+};
+thread_local KeptScratch kept_scratch;
+
+/// The scratch of one run: one uninitialized allocation carved into 64-byte aligned arrays
+/// (every element used is written first). Reuses and then keeps the calling thread's
+/// buffer when it is at most kKeepScratch bytes.
+class Arena {
+ public:
+  /// Reserves n elements of V; returns the offset to pass to get() after allocate().
+  template <class V>
+  size_t add(int64_t n) {
+    const size_t at = size_;
+    size_ += (static_cast<size_t>(n) * sizeof(V) + 63) / 64 * 64;
+    return at;
+  }
+  void allocate() {
+    if (kept_scratch.cap >= size_ + 64) {
+      buf_ = std::move(kept_scratch.buf);
+      cap_ = kept_scratch.cap;
+      kept_scratch.cap = 0;
+    } else {
+      kept_scratch.buf.reset();
+      kept_scratch.cap = 0;
+      cap_ = size_ + 64;
+      buf_.reset(new unsigned char[cap_]);
+    }
+    const auto addr = reinterpret_cast<uintptr_t>(buf_.get());
+    base_ = buf_.get() + ((64 - addr % 64) % 64);
+  }
+  template <class V>
+  V* get(size_t at) const {
+    return reinterpret_cast<V*>(base_ + at);
+  }
+  ~Arena() {
+    if (buf_ != nullptr && cap_ <= kKeepScratch && cap_ > kept_scratch.cap) {
+      kept_scratch.buf = std::move(buf_);
+      kept_scratch.cap = cap_;
+    }
+  }
+
+ private:
+  size_t size_ = 0, cap_ = 0;
+  std::unique_ptr<unsigned char[]> buf_;
+  unsigned char* base_ = nullptr;
+};
+
+/// Copies n (a multiple of 4) floats; fixed-size pieces, so no library call per row.
+inline void copy_row(const float* s, int64_t n, float* d) {
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) std::memcpy(d + j, s + j, 64);
+  for (; j < n; j += 4) std::memcpy(d + j, s + j, 16);
+}
+
+/// Positions [b, e): the taps (RK per point), lo0 and grad_dst row (CP floats) of point
+/// order[pos] copied to position pos.
+template <int RK>
+void permute_points_t(int64_t CP, const int64_t* order, int64_t b, int64_t e, const int32_t* idx,
+                      const float* w, const float* dw, const int32_t* lo0, const float* gd, int32_t* idx_s,
+                      float* w_s, float* dw_s, int32_t* lo0_s, float* gd_s) {
+  for (int64_t pos = b; pos < e; ++pos) {
+    const int64_t q = order[pos];
+    std::memcpy(idx_s + pos * RK, idx + q * RK, RK * sizeof(int32_t));
+    std::memcpy(w_s + pos * RK, w + q * RK, RK * sizeof(float));
+    std::memcpy(dw_s + pos * RK, dw + q * RK, RK * sizeof(float));
+    lo0_s[pos] = lo0[q];
+    copy_row(gd + q * CP, CP, gd_s + pos * CP);
+  }
+}
+
+void permute_points(int64_t RK, int64_t CP, const int64_t* order, int64_t b, int64_t e, const int32_t* idx,
+                    const float* w, const float* dw, const int32_t* lo0, const float* gd, int32_t* idx_s,
+                    float* w_s, float* dw_s, int32_t* lo0_s, float* gd_s) {
+  switch (RK) {
+#define GRIDOPS_PERMUTE_CASE(N) \
+  case N: permute_points_t<N>(CP, order, b, e, idx, w, dw, lo0, gd, idx_s, w_s, dw_s, lo0_s, gd_s); break;
+    GRIDOPS_PERMUTE_CASE(1)
+    GRIDOPS_PERMUTE_CASE(2)
+    GRIDOPS_PERMUTE_CASE(3)
+    GRIDOPS_PERMUTE_CASE(4)
+    GRIDOPS_PERMUTE_CASE(6)
+    GRIDOPS_PERMUTE_CASE(8)
+    GRIDOPS_PERMUTE_CASE(12)
+#undef GRIDOPS_PERMUTE_CASE
+    default: assert(false && "fast backward: r * K in {1, 2, 3, 4, 6, 8, 12}"); break;
+  }
 }
 
 template <class T, class GT>
@@ -410,23 +499,41 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   while (G0 * (((dense[0] - 1) >> s1) + 1) > max_buckets) ++s1;
   const int64_t M = ((dense[0] - 1) >> s1) + 1;
 
-  auto acc = scratch<float>(want_gs ? in_points * CP : 0);
-  auto srct = scratch<float>(want_gg ? in_points * CP : 0);
-  auto gdt = scratch<float>(chunk * CP);
-  auto sidx = scratch<int32_t>(chunk * RK);
-  auto sw = scratch<float>(chunk * RK);
-  auto sdw = scratch<float>(chunk * RK);
-  auto lo0 = scratch<int32_t>(chunk);
-  auto span = scratch<int32_t>(chunk);
-  auto key = scratch<int32_t>(chunk);
-  auto order = scratch<int64_t>(chunk);
-  auto ggb = scratch<float>(want_gg ? chunk * r : 0);
+  Arena arena;
+  const size_t at_acc = arena.add<float>(want_gs ? in_points * CP : 0);
+  const size_t at_srct = arena.add<float>(want_gg ? in_points * CP : 0);
+  const size_t at_gdt = arena.add<float>(chunk * CP);
+  const size_t at_sidx = arena.add<int32_t>(chunk * RK);
+  const size_t at_sw = arena.add<float>(chunk * RK);
+  const size_t at_sdw = arena.add<float>(chunk * RK);
+  const size_t at_lo0 = arena.add<int32_t>(chunk);
+  const size_t at_span = arena.add<int32_t>(chunk);
+  const size_t at_key = arena.add<int32_t>(chunk);
+  const size_t at_order = arena.add<int64_t>(chunk);
+  const size_t at_ggb = arena.add<float>(want_gg ? chunk * r : 0);
   // The same per point, in sorted order (what the bands read).
-  auto gdt_s = scratch<float>(chunk * CP);
-  auto sidx_s = scratch<int32_t>(chunk * RK);
-  auto sw_s = scratch<float>(chunk * RK);
-  auto sdw_s = scratch<float>(chunk * RK);
-  auto lo0_s = scratch<int32_t>(chunk);
+  const size_t at_gdt_s = arena.add<float>(chunk * CP);
+  const size_t at_sidx_s = arena.add<int32_t>(chunk * RK);
+  const size_t at_sw_s = arena.add<float>(chunk * RK);
+  const size_t at_sdw_s = arena.add<float>(chunk * RK);
+  const size_t at_lo0_s = arena.add<int32_t>(chunk);
+  arena.allocate();
+  float* const acc = arena.get<float>(at_acc);
+  float* const srct = arena.get<float>(at_srct);
+  float* const gdt = arena.get<float>(at_gdt);
+  int32_t* const sidx = arena.get<int32_t>(at_sidx);
+  float* const sw = arena.get<float>(at_sw);
+  float* const sdw = arena.get<float>(at_sdw);
+  int32_t* const lo0 = arena.get<int32_t>(at_lo0);
+  int32_t* const span = arena.get<int32_t>(at_span);
+  int32_t* const key = arena.get<int32_t>(at_key);
+  int64_t* const order = arena.get<int64_t>(at_order);
+  float* const ggb = arena.get<float>(at_ggb);
+  float* const gdt_s = arena.get<float>(at_gdt_s);
+  int32_t* const sidx_s = arena.get<int32_t>(at_sidx_s);
+  float* const sw_s = arena.get<float>(at_sw_s);
+  float* const sdw_s = arena.get<float>(at_sdw_s);
+  int32_t* const lo0_s = arena.get<int32_t>(at_lo0_s);
   std::vector<int64_t> start(static_cast<size_t>(G0 * M + 1));
 
   float slope[3] = {0.0f, 0.0f, 0.0f};
@@ -447,7 +554,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
       // src as rows of CP floats, in parallel over points.
       parallel_for(in_points, kGrain, [&](int64_t b, int64_t e) {
         gather_rows(src_base + n * ss.batch, p.in_sizes, ss.spatial, ss.channel, r, C, CP, cf, b, e,
-                    srct.get() + b * CP);
+                    srct + b * CP);
       });
     }
     const int64_t nchunks = (out_points + chunk - 1) / chunk;
@@ -485,7 +592,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
           key[q] = static_cast<int32_t>((lo[0] >> s0) * M + (inner >> s1));
         }
         gather_rows(gd_base + n * ds.batch, p.out_sizes, ds.spatial, ds.channel, r, C, CP, cf, q0 + b,
-                    q0 + e, gdt.get() + b * CP);
+                    q0 + e, gdt + b * CP);
       });
       // 2. Stable counting sort by key (serial; depends only on the data).
       std::fill(start.begin(), start.end(), 0);
@@ -502,14 +609,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
       // The points' taps, lo0 and grad_dst rows in sorted order (parallel; the random reads
       // are independent here, the band kernel then reads sequentially).
       parallel_for(np, kGrain, [&](int64_t b, int64_t e) {
-        for (int64_t pos = b; pos < e; ++pos) {
-          const int64_t q = order[pos];
-          std::copy_n(sidx.get() + q * RK, RK, sidx_s.get() + pos * RK);
-          std::copy_n(sw.get() + q * RK, RK, sw_s.get() + pos * RK);
-          std::copy_n(sdw.get() + q * RK, RK, sdw_s.get() + pos * RK);
-          lo0_s[pos] = lo0[q];
-          std::copy_n(gdt.get() + q * CP, CP, gdt_s.get() + pos * CP);
-        }
+        permute_points(RK, CP, order, b, e, sidx, sw, sdw, lo0, gdt, sidx_s, sw_s, sdw_s, lo0_s, gdt_s);
       });
       // 3. Bands of axis-0 groups with about equal point counts (any split gives the same
       // result: NOTE above).
@@ -536,22 +636,22 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
           const int64_t from = std::max<int64_t>(0, a.b0 - reach) >> s0;
           a.pb = start[static_cast<size_t>(from * M)];
           a.pe = start[static_cast<size_t>(g1 * M)];
-          a.lo0 = lo0_s.get();
-          a.idx = sidx_s.get();
-          a.w = sw_s.get();
-          a.dw = sdw_s.get();
+          a.lo0 = lo0_s;
+          a.idx = sidx_s;
+          a.w = sw_s;
+          a.dw = sdw_s;
           for (int d = 0; d < 3; ++d) a.dense[d] = dense[d];
-          a.gd = gdt_s.get();
-          a.src = want_gg ? srct.get() : nullptr;
-          a.acc = want_gs ? acc.get() : nullptr;
-          a.gg = ggb.get();
+          a.gd = gdt_s;
+          a.src = want_gg ? srct : nullptr;
+          a.acc = want_gs ? acc : nullptr;
+          a.gg = ggb;
           const int64_t rows0 = a.b0 * dense[0], rows1 = a.b1 * dense[0];
-          if (want_gs && first) std::fill(acc.get() + rows0 * CP, acc.get() + rows1 * CP, 0.0f);
+          if (want_gs && first) std::fill(acc + rows0 * CP, acc + rows1 * CP, 0.0f);
           band(a);
           if (want_gs && last) {
             const SplitStrides gss = split_strides(*grad_src, r, p.layout);
             scatter_rows(static_cast<T*>(grad_src->mutable_data()) + n * gss.batch, p.in_sizes, gss.spatial,
-                         gss.channel, r, C, CP, cf, rows0, rows1, acc.get() + rows0 * CP);
+                         gss.channel, r, C, CP, cf, rows0, rows1, acc + rows0 * CP);
           }
         }
       });
