@@ -21,7 +21,8 @@ struct BandArgs {
   const float* w = nullptr;        ///< [q][axis][K]: weight
   const float* dw = nullptr;       ///< [q][axis][K]: derivative of the weight in x
   int64_t dense[3] = {0, 0, 0};    ///< input point strides (row-major over the input axes)
-  const float* gd = nullptr;       ///< [q][CP] grad_dst
+  const int64_t* order = nullptr;  ///< per sorted position: the point's natural index
+  const float* gd = nullptr;       ///< [natural index][CP] grad_dst (rows read via order)
   const float* src = nullptr;      ///< [input point][CP] src, or null: no grid gradient
   float* acc = nullptr;            ///< [input point][CP] grad_src accumulator, or null
   float* gg = nullptr;             ///< [q][r] grid gradient in x (written for owned points)

@@ -153,7 +153,7 @@ void band_t(const BandArgs& a) {
     const int32_t* ix = a.idx + q * R * K;
     const float* w = a.w + q * R * K;
     const float* dw = a.dw + q * R * K;
-    const float* go = a.gd + q * CP;
+    const float* go = a.gd + a.order[pos] * CP;
     if (a.acc != nullptr) {
       for (int k0 = 0; k0 < K; ++k0) {
         const int64_t i0 = ix[k0];
@@ -391,35 +391,27 @@ class Arena {
   unsigned char* base_ = nullptr;
 };
 
-/// Copies n (a multiple of 4) floats; fixed-size pieces, so no library call per row.
-inline void copy_row(const float* s, int64_t n, float* d) {
-  int64_t j = 0;
-  for (; j + 16 <= n; j += 16) std::memcpy(d + j, s + j, 64);
-  for (; j < n; j += 4) std::memcpy(d + j, s + j, 16);
-}
-
-/// Positions [b, e): the taps (RK per point), lo0 and grad_dst row (CP floats) of point
-/// order[pos] copied to position pos.
+/// Positions [b, e): the taps (RK per point) and lo0 of point order[pos] copied to
+/// position pos.
 template <int RK>
-void permute_points_t(int64_t CP, const int64_t* order, int64_t b, int64_t e, const int32_t* idx,
-                      const float* w, const float* dw, const int32_t* lo0, const float* gd, int32_t* idx_s,
-                      float* w_s, float* dw_s, int32_t* lo0_s, float* gd_s) {
+void permute_points_t(const int64_t* order, int64_t b, int64_t e, const int32_t* idx, const float* w,
+                      const float* dw, const int32_t* lo0, int32_t* idx_s, float* w_s, float* dw_s,
+                      int32_t* lo0_s) {
   for (int64_t pos = b; pos < e; ++pos) {
     const int64_t q = order[pos];
     std::memcpy(idx_s + pos * RK, idx + q * RK, RK * sizeof(int32_t));
     std::memcpy(w_s + pos * RK, w + q * RK, RK * sizeof(float));
     std::memcpy(dw_s + pos * RK, dw + q * RK, RK * sizeof(float));
     lo0_s[pos] = lo0[q];
-    copy_row(gd + q * CP, CP, gd_s + pos * CP);
   }
 }
 
-void permute_points(int64_t RK, int64_t CP, const int64_t* order, int64_t b, int64_t e, const int32_t* idx,
-                    const float* w, const float* dw, const int32_t* lo0, const float* gd, int32_t* idx_s,
-                    float* w_s, float* dw_s, int32_t* lo0_s, float* gd_s) {
+void permute_points(int64_t RK, const int64_t* order, int64_t b, int64_t e, const int32_t* idx,
+                    const float* w, const float* dw, const int32_t* lo0, int32_t* idx_s, float* w_s,
+                    float* dw_s, int32_t* lo0_s) {
   switch (RK) {
 #define GRIDOPS_PERMUTE_CASE(N) \
-  case N: permute_points_t<N>(CP, order, b, e, idx, w, dw, lo0, gd, idx_s, w_s, dw_s, lo0_s, gd_s); break;
+  case N: permute_points_t<N>(order, b, e, idx, w, dw, lo0, idx_s, w_s, dw_s, lo0_s); break;
     GRIDOPS_PERMUTE_CASE(1)
     GRIDOPS_PERMUTE_CASE(2)
     GRIDOPS_PERMUTE_CASE(3)
@@ -485,7 +477,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
 
   const int64_t CP = padded_channels(C);
   const int64_t RK = static_cast<int64_t>(r) * K;
-  const int64_t point_bytes = 2 * (4 * CP + 12 * RK + 4) + 4 * 2 + 8 + (want_gg ? 4 * r : 0);
+  const int64_t point_bytes = 4 * CP + 2 * (12 * RK + 4) + 4 * 2 + 8 + (want_gg ? 4 * r : 0);
   const int64_t chunk = std::min(out_points, std::max(kMinChunk, kScratchBytes / point_bytes));
   const int64_t L0 = p.in_sizes[0];
 
@@ -512,7 +504,6 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   const size_t at_order = arena.add<int64_t>(chunk);
   const size_t at_ggb = arena.add<float>(want_gg ? chunk * r : 0);
   // The same per point, in sorted order (what the bands read).
-  const size_t at_gdt_s = arena.add<float>(chunk * CP);
   const size_t at_sidx_s = arena.add<int32_t>(chunk * RK);
   const size_t at_sw_s = arena.add<float>(chunk * RK);
   const size_t at_sdw_s = arena.add<float>(chunk * RK);
@@ -529,7 +520,6 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   int32_t* const key = arena.get<int32_t>(at_key);
   int64_t* const order = arena.get<int64_t>(at_order);
   float* const ggb = arena.get<float>(at_ggb);
-  float* const gdt_s = arena.get<float>(at_gdt_s);
   int32_t* const sidx_s = arena.get<int32_t>(at_sidx_s);
   float* const sw_s = arena.get<float>(at_sw_s);
   float* const sdw_s = arena.get<float>(at_sdw_s);
@@ -609,7 +599,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
       // The points' taps, lo0 and grad_dst rows in sorted order (parallel; the random reads
       // are independent here, the band kernel then reads sequentially).
       parallel_for(np, kGrain, [&](int64_t b, int64_t e) {
-        permute_points(RK, CP, order, b, e, sidx, sw, sdw, lo0, gdt, sidx_s, sw_s, sdw_s, lo0_s, gdt_s);
+        permute_points(RK, order, b, e, sidx, sw, sdw, lo0, sidx_s, sw_s, sdw_s, lo0_s);
       });
       // 3. Bands of axis-0 groups with about equal point counts (any split gives the same
       // result: NOTE above).
@@ -641,7 +631,8 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
           a.w = sw_s;
           a.dw = sdw_s;
           for (int d = 0; d < 3; ++d) a.dense[d] = dense[d];
-          a.gd = gdt_s;
+          a.gd = gdt;
+          a.order = order;
           a.src = want_gg ? srct : nullptr;
           a.acc = want_gs ? acc : nullptr;
           a.gg = ggb;

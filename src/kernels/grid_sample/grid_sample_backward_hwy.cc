@@ -11,6 +11,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/grid_sample/grid_sample_backward_hwy.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 HWY_BEFORE_NAMESPACE();
@@ -39,6 +40,9 @@ HWY_INLINE hn::Vec<D> Dot(D d, const float* HWY_RESTRICT v, const float* HWY_RES
   return s;
 }
 
+/// Points ahead whose grad_dst row is prefetched.
+constexpr int64_t kAhead = 8;
+
 template <class D, int R, int K>
 void BandT(D d, const BandArgs& a) {
   const int64_t CP = a.CP;
@@ -50,7 +54,11 @@ void BandT(D d, const BandArgs& a) {
     const int32_t* ix = a.idx + q * R * K;
     const float* w = a.w + q * R * K;
     const float* dw = a.dw + q * R * K;
-    const float* go = a.gd + q * CP;
+    const float* go = a.gd + a.order[pos] * CP;
+    if (pos + kAhead < a.pe) {
+      const float* next = a.gd + a.order[pos + kAhead] * CP;
+      for (int64_t j = 0; j < CP; j += 16) hwy::Prefetch(next + j);
+    }
     if (acc != nullptr) {
       for (int k0 = 0; k0 < K; ++k0) {
         const int64_t i0 = ix[k0];
