@@ -70,6 +70,30 @@ void axis_slots(const GridSampleProblem& p, float x, int64_t len, int K, AxisSlo
     s->w[k] = 0.0f;
     s->dw[k] = 0.0f;
   }
+  if (p.padding == GridPadding::kZeros && p.mode != InterpolationMode::kNearest &&
+      std::fabs(x) < 4194304.0f /* 2^22; false for NaN */) {
+    // The common case, the same results as the general code below: finite x, zeros padding
+    // (linear_derivative_floor is floor(x) with derivative 1), no padding map.
+    const float f = std::floor(x);
+    const float t = x - f;
+    const int64_t i0 = static_cast<int64_t>(f);
+    auto put = [&](int k, int64_t i, float w, float dw) {
+      if (i < 0 || i >= len) return;
+      s->idx[k] = static_cast<int32_t>(i);
+      s->w[k] = w;
+      s->dw[k] = dw;
+    };
+    if (p.mode == InterpolationMode::kLinear) {
+      put(0, i0, 1.0f - t, -1.0f);
+      put(1, i0 + 1, t, 1.0f);
+    } else {
+      float w[4], dw[4];
+      coords::cubic_weights(t, w);
+      coords::cubic_weight_derivatives(t, dw);
+      for (int k = 0; k < 4; ++k) put(k, i0 - 1 + k, w[k], dw[k]);
+    }
+    return;
+  }
   const bool deriv = std::isfinite(x) && p.mode != InterpolationMode::kNearest;
   // ERRATA GridSample 8, as in the reference (axis_taps).
   if (std::isnan(x)) {
