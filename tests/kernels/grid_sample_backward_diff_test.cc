@@ -2,7 +2,8 @@
 // problems per run (rank 1-3, every mode x padding x align_corners x layout, float32/
 // float16/bfloat16 src and grid, strided views, coordinates continuous, on a quarter-step
 // lattice that hits the kinks exactly, NaN, +-inf and huge), and 1 vs 2 vs 7 threads
-// bit-identical on problems large enough to use every channel block, point slice and chunk.
+// bit-identical on problems large enough to be split into several bands (up to 28 with 7
+// threads), in one chunk and in four.
 //
 // NOTE [ GridSample backward fast path tolerance ]
 // Both implementations compute the same per-axis weights and derivative weights bit for bit
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "gridops/gridops.h"
+#include "kernels/grid_sample/grid_sample.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -198,24 +200,33 @@ TEST(GridSampleBackwardDiff, BitIdenticalForAnyThreadCount) {
       testing::fill_random(k.src, rng, -1, 1);
       testing::fill_random(k.grad_dst, rng, -1, 1);
       testing::fill_random(k.grid, rng, -1.2, 1.2);
-      Tensor s1, g1;
-      set_num_threads(1);
-      ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &s1, &g1));
-      for (int threads : {2, 7}) {
-        set_num_threads(threads);
-        Tensor sn, gn;
-        ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &sn, &gn));
-        int64_t where = -1;
-        EXPECT_TRUE(testing::bitwise_equal(s1, sn, &where)) << threads << " threads, grad_src element " << where << " " << describe(k);
-        EXPECT_TRUE(testing::bitwise_equal(g1, gn, &where)) << threads << " threads, grad_grid element " << where << " " << describe(k);
-      }
-      set_num_threads(saved);
       Tensor rs, rg;
       ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", false, &rs, &rg));
-      ASSERT_NO_FATAL_FAILURE(expect_close(s1, rs, "grad_src " + describe(k)));
-      ASSERT_NO_FATAL_FAILURE(expect_close(g1, rg, "grad_grid " + describe(k)));
+      // Default chunks (one here), then 4 chunks (the accumulators carry over chunks; the
+      // band split differs per chunk).
+      int64_t out_points = 1;
+      for (int a = 0; a < sh.r; ++a) out_points *= sh.out;
+      for (int64_t chunk : {int64_t{0}, out_points / 4 + 1}) {
+        kernels::grid_sample_backward_fast_set_chunk_for_testing(chunk);
+        Tensor s1, g1;
+        set_num_threads(1);
+        ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &s1, &g1));
+        for (int threads : {2, 7}) {
+          set_num_threads(threads);
+          Tensor sn, gn;
+          ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &sn, &gn));
+          int64_t where = -1;
+          EXPECT_TRUE(testing::bitwise_equal(s1, sn, &where)) << threads << " threads, chunk " << chunk << ", grad_src element " << where << " " << describe(k);
+          EXPECT_TRUE(testing::bitwise_equal(g1, gn, &where)) << threads << " threads, chunk " << chunk << ", grad_grid element " << where << " " << describe(k);
+        }
+        set_num_threads(saved);
+        kernels::grid_sample_backward_fast_set_chunk_for_testing(0);
+        ASSERT_NO_FATAL_FAILURE(expect_close(s1, rs, "grad_src chunk " + std::to_string(chunk) + " " + describe(k)));
+        ASSERT_NO_FATAL_FAILURE(expect_close(g1, rg, "grad_grid chunk " + std::to_string(chunk) + " " + describe(k)));
+      }
     }
   }
+  kernels::grid_sample_backward_fast_set_chunk_for_testing(0);
   set_num_threads(saved);
 }
 

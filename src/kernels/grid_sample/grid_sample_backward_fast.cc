@@ -28,6 +28,7 @@
 // of threads or on how parallel_for splits the work. The band split itself depends on the
 // thread count (about kBandsPerThread bands per thread, balanced by point counts).
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <climits>
 #include <cmath>
@@ -271,6 +272,7 @@ constexpr int64_t kMinChunk = 4096;                   // output points per chunk
 constexpr int64_t kMaxBuckets = int64_t{1} << 20;     // counting-sort buckets, at most
 constexpr int64_t kGrain = 1024;                      // points per parallel chunk, at least
 constexpr int64_t kBandsPerThread = 4;                // bands per thread (load balance)
+constexpr int64_t kMinParallelWork = 1 << 15;  // chunk points x taps x CP below which one band
 
 /// Floats per channel row: C padded to 4 (C <= 4) or to whole vectors of the band kernel.
 int64_t padded_channels(int64_t C) {
@@ -361,6 +363,8 @@ void scatter_rows(T* base, const Dims& sizes, const Dims& sp, int64_t ch, int r,
     i += n;
   }
 }
+
+std::atomic<int64_t> chunk_for_testing{0};  // grid_sample_backward_fast_set_chunk_for_testing
 
 constexpr size_t kKeepScratch = size_t{256} << 20;  // scratch a thread keeps, at most
 
@@ -502,7 +506,8 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   const int64_t CP = padded_channels(C);
   const int64_t RK = static_cast<int64_t>(r) * K;
   const int64_t point_bytes = 4 * CP + 2 * (12 * RK + 4) + 4 * 2 + 8 + (want_gg ? 4 * r : 0);
-  const int64_t chunk = std::min(out_points, std::max(kMinChunk, kScratchBytes / point_bytes));
+  int64_t chunk = std::min(out_points, std::max(kMinChunk, kScratchBytes / point_bytes));
+  if (const int64_t cap = chunk_for_testing.load(); cap > 0) chunk = std::min(chunk, cap);
   const int64_t L0 = p.in_sizes[0];
 
   // Sort keys: (axis-0 index >> s0, rest of the lowest tap's offset >> s1), at most about
@@ -553,7 +558,10 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   float slope[3] = {0.0f, 0.0f, 0.0f};
   for (int d = 0; d < r; ++d) slope[d] = unnormalize_slope<float>(p.in_sizes[static_cast<size_t>(d)], p.align_corners);
   const int threads = std::max(1, get_num_threads());
-  const int64_t nb_max = threads <= 1 ? 1 : std::min<int64_t>(G0, kBandsPerThread * threads);
+  int64_t combos = 1;
+  for (int d = 0; d < r; ++d) combos *= K;
+  const bool small = chunk * combos * CP < kMinParallelWork;  // waking threads costs more
+  const int64_t nb_max = threads <= 1 || small ? 1 : std::min<int64_t>(G0, kBandsPerThread * threads);
   std::vector<int64_t> gb(static_cast<size_t>(nb_max + 1));
   const Dims gsp(gs.begin() + 1, gs.begin() + 1 + r);
   const int64_t coord_stride = gs[static_cast<size_t>(r) + 1];
@@ -720,6 +728,10 @@ bool elements_disjoint(const TensorView& v) {
 }
 
 }  // namespace
+
+void grid_sample_backward_fast_set_chunk_for_testing(int64_t points) {
+  chunk_for_testing.store(std::max<int64_t>(0, points));
+}
 
 std::string grid_sample_backward_fast_declines(const GridSampleProblem& p) {
   if (p.spatial_rank < 1 || p.spatial_rank > 3) {
