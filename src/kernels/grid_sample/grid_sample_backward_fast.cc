@@ -322,7 +322,14 @@ void gather_rows(const T* base, const Dims& sizes, const Dims& sp, int64_t ch, i
         for (int64_t j = 0; j < n; ++j) o[j * CP + c] = convert::load_real<float>(s[j * step + c * ch]);
       }
     } else {
-      for (int64_t j = 0; j < n; ++j) {
+      bool copied = false;
+      if constexpr (std::is_same_v<T, float>) {
+        if (ch == 1) {  // contiguous channels: whole rows
+          for (int64_t j = 0; j < n; ++j) std::memcpy(o + j * CP, s + j * step, static_cast<size_t>(C) * sizeof(float));
+          copied = true;
+        }
+      }
+      for (int64_t j = 0; j < n && !copied; ++j) {
         for (int64_t c = 0; c < C; ++c) o[j * CP + c] = convert::load_real<float>(s[j * step + c * ch]);
       }
     }
@@ -356,7 +363,14 @@ void scatter_rows(T* base, const Dims& sizes, const Dims& sp, int64_t ch, int r,
         for (int64_t j = 0; j < n; ++j) s[j * step + c * ch] = convert::store_real<T>(o[j * CP + c]);
       }
     } else {
-      for (int64_t j = 0; j < n; ++j) {
+      bool copied = false;
+      if constexpr (std::is_same_v<T, float>) {
+        if (ch == 1) {  // contiguous channels: whole rows
+          for (int64_t j = 0; j < n; ++j) std::memcpy(s + j * step, o + j * CP, static_cast<size_t>(C) * sizeof(float));
+          copied = true;
+        }
+      }
+      for (int64_t j = 0; j < n && !copied; ++j) {
         for (int64_t c = 0; c < C; ++c) s[j * step + c * ch] = convert::store_real<T>(o[j * CP + c]);
       }
     }
