@@ -230,6 +230,33 @@ TEST(GridSampleBackwardDiff, BitIdenticalForAnyThreadCount) {
   set_num_threads(saved);
 }
 
+// float32 rows of many widths, both layouts: the fast path's channel-row copies (4 x 4
+// block transposes with remainders, whole-row copies) against the reference.
+TEST(GridSampleBackwardDiff, ChannelRowCopies) {
+  std::mt19937_64 rng(testing::test_seed() + 3);
+  for (int64_t c : {1, 3, 4, 8, 13, 19, 64}) {
+    for (ChannelLayout layout : {ChannelLayout::kChannelsFirst, ChannelLayout::kChannelsLast}) {
+      Case k = random_case(rng, 2, 2, 2, 1);
+      k.desc.layout = layout;
+      k.desc.mode = static_cast<IM>(rng() % 3);
+      const bool cf = layout == ChannelLayout::kChannelsFirst;
+      const Dims ss = cf ? Dims{2, c, 21, 13} : Dims{2, 21, 13, c};
+      const Dims ds = cf ? Dims{2, c, 9, 17} : Dims{2, 9, 17, c};
+      k.src = Tensor(DType::kFloat32, ss);
+      k.grad_dst = Tensor(DType::kFloat32, ds);
+      k.grid = Tensor(DType::kFloat32, {2, 9, 17, 2});
+      testing::fill_random(k.src, rng, -1, 1);
+      testing::fill_random(k.grad_dst, rng, -1, 1);
+      testing::fill_random(k.grid, rng, -1.2, 1.2);
+      Tensor fs, fg, rs, rg;
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &fs, &fg)) << describe(k);
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", false, &rs, &rg)) << describe(k);
+      ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, "grad_src " + describe(k)));
+      ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, "grad_grid " + describe(k)));
+    }
+  }
+}
+
 // An output view with a zero stride (elements aliasing each other): the fast path hands it
 // to the reference, so both give the same bits (the reference's last write wins).
 TEST(GridSampleBackwardDiff, AliasingOutputsRunTheReference) {
