@@ -25,12 +25,12 @@ struct BandArgs {
   const float* gd = nullptr;       ///< [natural index][CP] grad_dst (rows read via order)
   const float* src = nullptr;      ///< [input point][CP] src, or null: no grid gradient
   float* acc = nullptr;            ///< [input point][CP] grad_src accumulator, or null
-  float* gg = nullptr;             ///< [q][r] grid gradient in x (written for owned points)
+  float* gg = nullptr;             ///< [natural index][r] grid gradient in x (owned points)
 };
 
 /// Visits points [pb, pe) in order: adds w * grad_dst into acc for every tap whose axis-0 index
 /// lies in [b0, b1), in the order of the positions and then of the taps; for the points it
-/// owns (lo0 >= b0), when src is set, stores gg[q][d] = sum over taps and channels of
+/// owns (lo0 >= b0), when src is set, stores gg[order[pos]][d] = sum over taps and channels of
 /// dw_d * grad_dst * src.
 void band_portable(const BandArgs& a);
 

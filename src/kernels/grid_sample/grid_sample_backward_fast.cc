@@ -240,7 +240,7 @@ void band_t(const BandArgs& a) {
       for (int d = 0; d < R; ++d) {
         float s = 0.0f;
         for (int64_t c = 0; c < CP; ++c) s += g[static_cast<size_t>(d * CP + c)];
-        a.gg[q * R + d] = s;
+        a.gg[a.order[pos] * R + d] = s;
       }
     }
   }
@@ -293,6 +293,25 @@ inline int64_t point_offset(int64_t i, const Dims& sizes, const Dims& strides, i
   for (int d = 0; d < r; ++d) off += o[d] * strides[static_cast<size_t>(d)];
   return off;
 }
+
+/// Row-major multi-index over `sizes` (r entries) stepped point by point (no division).
+struct Odometer {
+  int r;
+  const Dims& sizes;
+  int64_t o[3] = {0, 0, 0};
+  Odometer(int rank, const Dims& s, int64_t q) : r(rank), sizes(s) { unravel(q, sizes, r, o); }
+  void next() {
+    for (int d = r - 1; d >= 0; --d) {
+      if (++o[d] < sizes[static_cast<size_t>(d)]) return;
+      o[d] = 0;
+    }
+  }
+  int64_t offset(const Dims& strides) const {
+    int64_t off = 0;
+    for (int d = 0; d < r; ++d) off += o[d] * strides[static_cast<size_t>(d)];
+    return off;
+  }
+};
 
 /// Copies points [i0, i1) of a strided tensor (element offset base, per-axis strides sp,
 /// channel stride ch, C channels) into rows of CP floats, channels past C zero. Runs of
@@ -551,6 +570,10 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   const size_t at_sw_s = arena.add<float>(chunk * RK);
   const size_t at_sdw_s = arena.add<float>(chunk * RK);
   const size_t at_lo0_s = arena.add<int32_t>(chunk);
+  // Counting sort: bucket starts, and the next free position per bucket.
+  const int64_t nbuckets = G0 * M;
+  const size_t at_start = arena.add<int64_t>(nbuckets + 1);
+  const size_t at_next = arena.add<int64_t>(nbuckets);
   arena.allocate();
   float* const acc = arena.get<float>(at_acc);
   float* const srct = arena.get<float>(at_srct);
@@ -567,7 +590,8 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   float* const sw_s = arena.get<float>(at_sw_s);
   float* const sdw_s = arena.get<float>(at_sdw_s);
   int32_t* const lo0_s = arena.get<int32_t>(at_lo0_s);
-  std::vector<int64_t> start(static_cast<size_t>(G0 * M + 1));
+  int64_t* const start = arena.get<int64_t>(at_start);
+  int64_t* const next = arena.get<int64_t>(at_next);
 
   float slope[3] = {0.0f, 0.0f, 0.0f};
   for (int d = 0; d < r; ++d) slope[d] = unnormalize_slope<float>(p.in_sizes[static_cast<size_t>(d)], p.align_corners);
@@ -599,8 +623,9 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
       // 1. Per point (parallel): taps per axis, sort key, grad_dst row.
       parallel_for(np, kGrain, [&](int64_t b, int64_t e) {
         AxisSlots sl;
-        for (int64_t q = b; q < e; ++q) {
-          const int64_t goff = n * gs[0] + point_offset(q0 + q, p.out_sizes, gsp, r);
+        Odometer od(r, p.out_sizes, q0 + b);
+        for (int64_t q = b; q < e; ++q, od.next()) {
+          const int64_t goff = n * gs[0] + od.offset(gsp);
           int32_t lo[3] = {0, 0, 0};
           int32_t hi0 = 0;
           for (int d = 0; d < r; ++d) {
@@ -631,19 +656,17 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
                     q0 + e, gdt + b * CP);
       });
       // 2. Stable counting sort by key (serial; depends only on the data).
-      std::fill(start.begin(), start.end(), 0);
+      std::fill(start, start + nbuckets + 1, int64_t{0});
       int64_t max_span = 0;
       for (int64_t q = 0; q < np; ++q) {
-        ++start[static_cast<size_t>(key[q]) + 1];
+        ++start[key[q] + 1];
         max_span = std::max<int64_t>(max_span, span[q]);
       }
-      for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-      {
-        std::vector<int64_t> next(start.begin(), start.end() - 1);
-        for (int64_t q = 0; q < np; ++q) order[next[static_cast<size_t>(key[q])]++] = q;
-      }
-      // The points' taps, lo0 and grad_dst rows in sorted order (parallel; the random reads
-      // are independent here, the band kernel then reads sequentially).
+      for (int64_t b = 1; b <= nbuckets; ++b) start[b] += start[b - 1];
+      std::copy(start, start + nbuckets, next);
+      for (int64_t q = 0; q < np; ++q) order[next[key[q]]++] = q;
+      // The points' taps and lo0 in sorted order (parallel; the random reads are independent
+      // here, the band kernel then reads sequentially).
       parallel_for(np, kGrain, [&](int64_t b, int64_t e) {
         permute_points(RK, order, b, e, sidx, sw, sdw, lo0, sidx_s, sw_s, sdw_s, lo0_s);
       });
@@ -653,7 +676,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
       for (int64_t j = 1; j < nb_max; ++j) {
         const int64_t want = j * np / nb_max;
         int64_t g = gb[static_cast<size_t>(j - 1)];
-        while (g < G0 && start[static_cast<size_t>(g * M)] < want) ++g;
+        while (g < G0 && start[g * M] < want) ++g;
         gb[static_cast<size_t>(j)] = g;
       }
       gb[static_cast<size_t>(nb_max)] = G0;
@@ -670,8 +693,8 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
           a.b0 = g0 << s0;
           a.b1 = std::min(L0, g1 << s0);
           const int64_t from = std::max<int64_t>(0, a.b0 - reach) >> s0;
-          a.pb = start[static_cast<size_t>(from * M)];
-          a.pe = start[static_cast<size_t>(g1 * M)];
+          a.pb = start[from * M];
+          a.pe = start[g1 * M];
           a.lo0 = lo0_s;
           a.idx = sidx_s;
           a.w = sw_s;
@@ -698,11 +721,12 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
         const Dims& ggs = grad_grid->strides;
         const Dims ggsp(ggs.begin() + 1, ggs.begin() + 1 + r);
         parallel_for(np, kGrain, [&](int64_t b, int64_t e) {
-          for (int64_t pos = b; pos < e; ++pos) {
-            const int64_t off = n * ggs[0] + point_offset(q0 + order[pos], p.out_sizes, ggsp, r);
+          Odometer od(r, p.out_sizes, q0 + b);
+          for (int64_t q = b; q < e; ++q, od.next()) {
+            const int64_t off = n * ggs[0] + od.offset(ggsp);
             for (int d = 0; d < r; ++d) {
               gg[off + static_cast<int64_t>(r - 1 - d) * ggs[static_cast<size_t>(r) + 1]] =
-                  convert::store_real<GT>(ggb[pos * r + d] * slope[d]);
+                  convert::store_real<GT>(ggb[q * r + d] * slope[d]);
             }
           }
         });

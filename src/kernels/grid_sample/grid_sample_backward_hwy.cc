@@ -114,7 +114,7 @@ void BandT(D d, const BandArgs& a) {
           }
         }
       }
-      float* gq = a.gg + q * R;
+      float* gq = a.gg + a.order[pos] * R;
       gq[0] = hn::GetLane(hn::SumOfLanes(d, g0));
       if constexpr (R >= 2) gq[1] = hn::GetLane(hn::SumOfLanes(d, g1));
       if constexpr (R >= 3) gq[2] = hn::GetLane(hn::SumOfLanes(d, g2));
