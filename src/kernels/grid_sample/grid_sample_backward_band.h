@@ -15,11 +15,12 @@ struct BandArgs {
   int K = 0;        ///< taps per axis: 1, 2 or 4
   int64_t CP = 0;   ///< channels padded (a multiple of band_lanes() or 4, see chunk_channels)
   int64_t pb = 0, pe = 0;          ///< points (sorted positions) [pb, pe) this band visits
-  const int32_t* lo0 = nullptr;    ///< per point: its lowest valid tap index on axis 0
   int64_t b0 = 0, b1 = 0;          ///< the band: axis-0 indices [b0, b1)
-  const int32_t* idx = nullptr;    ///< [q][axis][K]: padded tap index, -1 outside (zeros)
-  const float* w = nullptr;        ///< [q][axis][K]: weight
-  const float* dw = nullptr;       ///< [q][axis][K]: derivative of the weight in x
+  /// [q][1 + r K]: the point's lowest valid tap index on axis 0 (lo0), then per axis and
+  /// tap the padded tap index, -1 outside (zeros padding).
+  const int32_t* irec = nullptr;
+  /// [q][2 r K]: per axis and tap the weight, then per axis and tap its derivative in x.
+  const float* frec = nullptr;
   int64_t dense[3] = {0, 0, 0};    ///< input point strides (row-major over the input axes)
   const int64_t* order = nullptr;  ///< per sorted position: the point's natural index
   const float* gd = nullptr;       ///< [natural index][CP] grad_dst (rows read via order)

@@ -175,9 +175,11 @@ void band_t(const BandArgs& a) {
   std::vector<float> dv(static_cast<size_t>(CP)), g(static_cast<size_t>(3 * CP));
   for (int64_t pos = a.pb; pos < a.pe; ++pos) {
     const int64_t q = pos;  // arrays in sorted order
-    const int32_t* ix = a.idx + q * R * K;
-    const float* w = a.w + q * R * K;
-    const float* dw = a.dw + q * R * K;
+    const int32_t* ir = a.irec + q * (R * K + 1);
+    const int32_t lo0 = ir[0];
+    const int32_t* ix = ir + 1;
+    const float* w = a.frec + q * (2 * R * K);
+    const float* dw = w + R * K;
     const float* go = a.gd + a.order[pos] * CP;
     if (a.acc != nullptr) {
       for (int k0 = 0; k0 < K; ++k0) {
@@ -203,7 +205,7 @@ void band_t(const BandArgs& a) {
         }
       }
     }
-    if (a.src != nullptr && a.lo0[q] >= a.b0) {
+    if (a.src != nullptr && lo0 >= a.b0) {
       std::fill(g.begin(), g.end(), 0.0f);
       auto add = [&](int d, float f) {
         for (int64_t c = 0; c < CP; ++c) g[static_cast<size_t>(d * CP + c)] += f * dv[static_cast<size_t>(c)];
@@ -452,27 +454,23 @@ class Arena {
   unsigned char* base_ = nullptr;
 };
 
-/// Positions [b, e): the taps (RK per point) and lo0 of point order[pos] copied to
-/// position pos.
+/// Positions [b, e): the records of point order[pos] (RK + 1 int32, 2 RK float) copied to
+/// position pos (fixed-size copies).
 template <int RK>
-void permute_points_t(const int64_t* order, int64_t b, int64_t e, const int32_t* idx, const float* w,
-                      const float* dw, const int32_t* lo0, int32_t* idx_s, float* w_s, float* dw_s,
-                      int32_t* lo0_s) {
+void permute_points_t(const int64_t* order, int64_t b, int64_t e, const int32_t* irec, const float* frec,
+                      int32_t* irec_s, float* frec_s) {
   for (int64_t pos = b; pos < e; ++pos) {
     const int64_t q = order[pos];
-    std::memcpy(idx_s + pos * RK, idx + q * RK, RK * sizeof(int32_t));
-    std::memcpy(w_s + pos * RK, w + q * RK, RK * sizeof(float));
-    std::memcpy(dw_s + pos * RK, dw + q * RK, RK * sizeof(float));
-    lo0_s[pos] = lo0[q];
+    std::memcpy(irec_s + pos * (RK + 1), irec + q * (RK + 1), (RK + 1) * sizeof(int32_t));
+    std::memcpy(frec_s + pos * 2 * RK, frec + q * 2 * RK, 2 * RK * sizeof(float));
   }
 }
 
-void permute_points(int64_t RK, const int64_t* order, int64_t b, int64_t e, const int32_t* idx,
-                    const float* w, const float* dw, const int32_t* lo0, int32_t* idx_s, float* w_s,
-                    float* dw_s, int32_t* lo0_s) {
+void permute_points(int64_t RK, const int64_t* order, int64_t b, int64_t e, const int32_t* irec,
+                    const float* frec, int32_t* irec_s, float* frec_s) {
   switch (RK) {
 #define GRIDOPS_PERMUTE_CASE(N) \
-  case N: permute_points_t<N>(order, b, e, idx, w, dw, lo0, idx_s, w_s, dw_s, lo0_s); break;
+  case N: permute_points_t<N>(order, b, e, irec, frec, irec_s, frec_s); break;
     GRIDOPS_PERMUTE_CASE(1)
     GRIDOPS_PERMUTE_CASE(2)
     GRIDOPS_PERMUTE_CASE(3)
@@ -557,19 +555,15 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   const size_t at_acc = arena.add<float>(want_gs ? in_points * CP : 0);
   const size_t at_srct = arena.add<float>(want_gg ? in_points * CP : 0);
   const size_t at_gdt = arena.add<float>(chunk * CP);
-  const size_t at_sidx = arena.add<int32_t>(chunk * RK);
-  const size_t at_sw = arena.add<float>(chunk * RK);
-  const size_t at_sdw = arena.add<float>(chunk * RK);
-  const size_t at_lo0 = arena.add<int32_t>(chunk);
+  const size_t at_irec = arena.add<int32_t>(chunk * (RK + 1));
+  const size_t at_frec = arena.add<float>(chunk * 2 * RK);
   const size_t at_span = arena.add<int32_t>(chunk);
   const size_t at_key = arena.add<int32_t>(chunk);
   const size_t at_order = arena.add<int64_t>(chunk);
   const size_t at_ggb = arena.add<float>(want_gg ? chunk * r : 0);
   // The same per point, in sorted order (what the bands read).
-  const size_t at_sidx_s = arena.add<int32_t>(chunk * RK);
-  const size_t at_sw_s = arena.add<float>(chunk * RK);
-  const size_t at_sdw_s = arena.add<float>(chunk * RK);
-  const size_t at_lo0_s = arena.add<int32_t>(chunk);
+  const size_t at_irec_s = arena.add<int32_t>(chunk * (RK + 1));
+  const size_t at_frec_s = arena.add<float>(chunk * 2 * RK);
   // Counting sort: bucket starts, and the next free position per bucket.
   const int64_t nbuckets = G0 * M;
   const size_t at_start = arena.add<int64_t>(nbuckets + 1);
@@ -578,18 +572,14 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   float* const acc = arena.get<float>(at_acc);
   float* const srct = arena.get<float>(at_srct);
   float* const gdt = arena.get<float>(at_gdt);
-  int32_t* const sidx = arena.get<int32_t>(at_sidx);
-  float* const sw = arena.get<float>(at_sw);
-  float* const sdw = arena.get<float>(at_sdw);
-  int32_t* const lo0 = arena.get<int32_t>(at_lo0);
+  int32_t* const irec = arena.get<int32_t>(at_irec);
+  float* const frec = arena.get<float>(at_frec);
   int32_t* const span = arena.get<int32_t>(at_span);
   int32_t* const key = arena.get<int32_t>(at_key);
   int64_t* const order = arena.get<int64_t>(at_order);
   float* const ggb = arena.get<float>(at_ggb);
-  int32_t* const sidx_s = arena.get<int32_t>(at_sidx_s);
-  float* const sw_s = arena.get<float>(at_sw_s);
-  float* const sdw_s = arena.get<float>(at_sdw_s);
-  int32_t* const lo0_s = arena.get<int32_t>(at_lo0_s);
+  int32_t* const irec_s = arena.get<int32_t>(at_irec_s);
+  float* const frec_s = arena.get<float>(at_frec_s);
   int64_t* const start = arena.get<int64_t>(at_start);
   int64_t* const next = arena.get<int64_t>(at_next);
 
@@ -634,10 +624,10 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
             axis_slots(p, coords::unnormalize(convert::load_real<float>(gv), len, p.align_corners), len, K, &sl);
             int32_t mn = INT32_MAX, mx = -1;
             for (int k = 0; k < K; ++k) {
-              const size_t at = static_cast<size_t>(q * RK + d * K + k);
-              sidx[at] = sl.idx[k];
-              sw[at] = sl.w[k];
-              sdw[at] = sl.dw[k];
+              const int64_t at = d * K + k;
+              irec[q * (RK + 1) + 1 + at] = sl.idx[k];
+              frec[q * 2 * RK + at] = sl.w[k];
+              frec[q * 2 * RK + RK + at] = sl.dw[k];
               if (sl.idx[k] >= 0) {
                 mn = std::min(mn, sl.idx[k]);
                 mx = std::max(mx, sl.idx[k]);
@@ -648,7 +638,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
           }
           int64_t inner = 0;
           for (int d = 1; d < r; ++d) inner += lo[d] * dense[d];
-          lo0[q] = lo[0];
+          irec[q * (RK + 1)] = lo[0];
           span[q] = hi0 - lo[0];
           key[q] = static_cast<int32_t>((lo[0] >> s0) * M + (inner >> s1));
         }
@@ -668,7 +658,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
       // The points' taps and lo0 in sorted order (parallel; the random reads are independent
       // here, the band kernel then reads sequentially).
       parallel_for(np, kGrain, [&](int64_t b, int64_t e) {
-        permute_points(RK, order, b, e, sidx, sw, sdw, lo0, sidx_s, sw_s, sdw_s, lo0_s);
+        permute_points(RK, order, b, e, irec, frec, irec_s, frec_s);
       });
       // 3. Bands of axis-0 groups with about equal point counts (any split gives the same
       // result: NOTE above).
@@ -695,10 +685,8 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
           const int64_t from = std::max<int64_t>(0, a.b0 - reach) >> s0;
           a.pb = start[from * M];
           a.pe = start[g1 * M];
-          a.lo0 = lo0_s;
-          a.idx = sidx_s;
-          a.w = sw_s;
-          a.dw = sdw_s;
+          a.irec = irec_s;
+          a.frec = frec_s;
           for (int d = 0; d < 3; ++d) a.dense[d] = dense[d];
           a.gd = gdt;
           a.order = order;

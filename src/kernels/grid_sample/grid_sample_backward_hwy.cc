@@ -51,9 +51,11 @@ void BandT(D d, const BandArgs& a) {
   const float* HWY_RESTRICT src = a.src;
   for (int64_t pos = a.pb; pos < a.pe; ++pos) {
     const int64_t q = pos;  // arrays in sorted order
-    const int32_t* ix = a.idx + q * R * K;
-    const float* w = a.w + q * R * K;
-    const float* dw = a.dw + q * R * K;
+    const int32_t* ir = a.irec + q * (R * K + 1);
+    const int32_t lo0 = ir[0];
+    const int32_t* ix = ir + 1;
+    const float* w = a.frec + q * (2 * R * K);
+    const float* dw = w + R * K;
     const float* go = a.gd + a.order[pos] * CP;
     if (pos + kAhead < a.pe) {
       const float* next = a.gd + a.order[pos + kAhead] * CP;
@@ -84,7 +86,7 @@ void BandT(D d, const BandArgs& a) {
         }
       }
     }
-    if (src != nullptr && a.lo0[q] >= a.b0) {
+    if (src != nullptr && lo0 >= a.b0) {
       auto g0 = hn::Zero(d), g1 = hn::Zero(d), g2 = hn::Zero(d);
       for (int k0 = 0; k0 < K; ++k0) {
         const int64_t i0 = ix[k0];
