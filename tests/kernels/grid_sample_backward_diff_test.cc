@@ -230,6 +230,58 @@ TEST(GridSampleBackwardDiff, BitIdenticalForAnyThreadCount) {
   set_num_threads(saved);
 }
 
+// The portable inner loop (builds without Highway) on 400 random problems against the
+// reference, and 1 vs 2 vs 7 threads bit-identical on one larger problem per rank.
+TEST(GridSampleBackwardDiff, PortableInnerLoop) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed + 4);
+  const int saved = get_num_threads();
+  kernels::grid_sample_backward_fast_set_portable_for_testing(true);
+  for (int it = 0; it < 400; ++it) {
+    const int r = 1 + it % 3;
+    const Case k = random_case(rng, r, r == 3 ? 4 : 7, r == 3 ? 3 : 5, 10);
+    Tensor fs, fg, rs, rg;
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", it % 5 == 0, &fs, &fg)) << describe(k);
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", it % 5 == 0, &rs, &rg)) << describe(k);
+    ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, "grad_src " + describe(k)));
+    ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, "grad_grid " + describe(k)));
+  }
+  for (int r = 1; r <= 3; ++r) {
+    Case k = random_case(rng, r, 2, 2, 1);
+    const int64_t in = r == 3 ? 10 : 30, out = r == 3 ? 20 : r == 2 ? 90 : 4000, c = 6;
+    Dims ss = {1}, ds = {1}, gs = {1};
+    const bool cf = k.desc.layout == ChannelLayout::kChannelsFirst;
+    if (cf) { ss.push_back(c); ds.push_back(c); }
+    for (int a = 0; a < r; ++a) { ss.push_back(in); ds.push_back(out); gs.push_back(out); }
+    if (!cf) { ss.push_back(c); ds.push_back(c); }
+    gs.push_back(r);
+    k.src = Tensor(k.src.dtype(), ss);
+    k.grad_dst = Tensor(k.grad_dst.dtype(), ds);
+    k.grid = Tensor(k.grid.dtype(), gs);
+    testing::fill_random(k.src, rng, -1, 1);
+    testing::fill_random(k.grad_dst, rng, -1, 1);
+    testing::fill_random(k.grid, rng, -1.2, 1.2);
+    Tensor s1, g1;
+    set_num_threads(1);
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &s1, &g1));
+    for (int threads : {2, 7}) {
+      set_num_threads(threads);
+      Tensor sn, gn;
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &sn, &gn));
+      EXPECT_TRUE(testing::bitwise_equal(s1, sn)) << threads << " threads, grad_src " << describe(k);
+      EXPECT_TRUE(testing::bitwise_equal(g1, gn)) << threads << " threads, grad_grid " << describe(k);
+    }
+    set_num_threads(saved);
+    Tensor rs, rg;
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", false, &rs, &rg));
+    ASSERT_NO_FATAL_FAILURE(expect_close(s1, rs, "grad_src " + describe(k)));
+    ASSERT_NO_FATAL_FAILURE(expect_close(g1, rg, "grad_grid " + describe(k)));
+  }
+  set_num_threads(saved);
+  kernels::grid_sample_backward_fast_set_portable_for_testing(false);
+}
+
 // float32 rows of many widths, both layouts: the fast path's channel-row copies (4 x 4
 // block transposes with remainders, whole-row copies) against the reference.
 TEST(GridSampleBackwardDiff, ChannelRowCopies) {

@@ -400,6 +400,7 @@ void scatter_rows(T* base, const Dims& sizes, const Dims& sp, int64_t ch, int r,
 }
 
 std::atomic<int64_t> chunk_for_testing{0};  // grid_sample_backward_fast_set_chunk_for_testing
+std::atomic<bool> portable_for_testing{false};  // grid_sample_backward_fast_set_portable_for_testing
 
 constexpr size_t kKeepScratch = size_t{256} << 20;  // scratch a thread keeps, at most
 
@@ -594,7 +595,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   const Dims gsp(gs.begin() + 1, gs.begin() + 1 + r);
   const int64_t coord_stride = gs[static_cast<size_t>(r) + 1];
 #ifdef GRIDOPS_HAVE_HWY
-  void (*band)(const gs_bwd::BandArgs&) = gs_bwd::band_hwy;
+  void (*band)(const gs_bwd::BandArgs&) = portable_for_testing.load() ? gs_bwd::band_portable : gs_bwd::band_hwy;
 #else
   void (*band)(const gs_bwd::BandArgs&) = gs_bwd::band_portable;
 #endif
@@ -758,6 +759,8 @@ bool elements_disjoint(const TensorView& v) {
 void grid_sample_backward_fast_set_chunk_for_testing(int64_t points) {
   chunk_for_testing.store(std::max<int64_t>(0, points));
 }
+
+void grid_sample_backward_fast_set_portable_for_testing(bool portable) { portable_for_testing.store(portable); }
 
 std::string grid_sample_backward_fast_declines(const GridSampleProblem& p) {
   if (p.spatial_rank < 1 || p.spatial_rank > 3) {
