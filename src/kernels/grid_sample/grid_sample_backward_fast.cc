@@ -35,12 +35,14 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "core/convert.h"
+#include "core/checked.h"
 #include "core/coords.h"
 #include "gridops/parallel.h"
 #include "kernels/grid_sample/grid_sample.h"
@@ -420,19 +422,27 @@ class Arena {
   /// Reserves n elements of V; returns the offset to pass to get() after allocate().
   template <class V>
   size_t add(int64_t n) {
-    const size_t at = size_;
-    size_ += (static_cast<size_t>(n) * sizeof(V) + 63) / 64 * 64;
+    const size_t at = static_cast<size_t>(size_);
+    int64_t bytes = 0;
+    if (!detail::mul_ok(n, static_cast<int64_t>(sizeof(V)), &bytes) || !detail::add_ok(bytes, 63, &bytes) ||
+        !detail::add_ok(size_, bytes / 64 * 64, &size_)) {
+      overflow_ = true;
+      size_ = 0;
+    }
     return at;
   }
+  /// Throws std::bad_alloc when the sizes overflowed or the allocation fails.
   void allocate() {
-    if (kept_scratch.cap >= size_ + 64) {
+    if (overflow_ || size_ > INT64_MAX - 64) throw std::bad_alloc();
+    const size_t need = static_cast<size_t>(size_) + 64;
+    if (kept_scratch.cap >= need) {
       buf_ = std::move(kept_scratch.buf);
       cap_ = kept_scratch.cap;
       kept_scratch.cap = 0;
     } else {
       kept_scratch.buf.reset();
       kept_scratch.cap = 0;
-      cap_ = size_ + 64;
+      cap_ = need;
       buf_.reset(new unsigned char[cap_]);
     }
     const auto addr = reinterpret_cast<uintptr_t>(buf_.get());
@@ -450,7 +460,9 @@ class Arena {
   }
 
  private:
-  size_t size_ = 0, cap_ = 0;
+  int64_t size_ = 0;
+  bool overflow_ = false;
+  size_t cap_ = 0;
   std::unique_ptr<unsigned char[]> buf_;
   unsigned char* base_ = nullptr;
 };
@@ -549,12 +561,14 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   const int64_t G0 = ((L0 - 1) >> s0) + 1;
   const int64_t max_buckets = std::max(G0, std::min(kMaxBuckets, 2 * chunk));
   int s1 = 0;
-  while (G0 * (((dense[0] - 1) >> s1) + 1) > max_buckets) ++s1;
+  while (((dense[0] - 1) >> s1) + 1 > max_buckets / G0) ++s1;  // G0 * M <= max_buckets
   const int64_t M = ((dense[0] - 1) >> s1) + 1;
 
   Arena arena;
-  const size_t at_acc = arena.add<float>(want_gs ? in_points * CP : 0);
-  const size_t at_srct = arena.add<float>(want_gg ? in_points * CP : 0);
+  int64_t rows_floats = 0;  // CP floats per input point
+  if (!detail::mul_ok(in_points, CP, &rows_floats)) throw std::bad_alloc();
+  const size_t at_acc = arena.add<float>(want_gs ? rows_floats : 0);
+  const size_t at_srct = arena.add<float>(want_gg ? rows_floats : 0);
   const size_t at_gdt = arena.add<float>(chunk * CP);
   const size_t at_irec = arena.add<int32_t>(chunk * (RK + 1));
   const size_t at_frec = arena.add<float>(chunk * 2 * RK);
