@@ -3,7 +3,8 @@
 // float16/bfloat16 src and grid, strided views, coordinates continuous, on a quarter-step
 // lattice that hits the kinks exactly, NaN, +-inf and huge), and 1 vs 2 vs 7 threads
 // bit-identical on problems large enough to be split into several bands (up to 28 with 7
-// threads), in one chunk and in four.
+// threads) or, with 4 batch entries, into whole entries per thread, in one chunk and in
+// four.
 //
 // NOTE [ GridSample backward fast path tolerance ]
 // Both implementations compute the same per-axis weights and derivative weights bit for bit
@@ -180,15 +181,17 @@ TEST(GridSampleBackwardDiff, BitIdenticalForAnyThreadCount) {
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   std::mt19937_64 rng(seed + 1);
   const int saved = get_num_threads();
+  // Batch 4: 2 threads take whole batch entries each, 7 threads split each entry into bands.
   struct Shape {
     int r;
-    int64_t in, out, c;
-  } shapes[] = {{2, 40, 100, 3}, {2, 24, 60, 20}, {3, 12, 24, 16}, {2, 16, 200, 2}, {1, 50, 3000, 5}};
+    int64_t in, out, c, n;
+  } shapes[] = {{2, 40, 100, 3, 1}, {2, 24, 60, 20, 1}, {3, 12, 24, 16, 1}, {2, 16, 200, 2, 1},
+                {1, 50, 3000, 5, 1}, {2, 20, 50, 9, 4}, {3, 10, 16, 8, 4}};
   for (const Shape& sh : shapes) {
     for (int rep = 0; rep < 2; ++rep) {
       Case k = random_case(rng, sh.r, 2, 2, 1);
       // Fixed sizes: every input axis sh.in, output axis sh.out, sh.c channels.
-      Dims ss = {1}, ds = {1}, gs = {1};
+      Dims ss = {sh.n}, ds = {sh.n}, gs = {sh.n};
       const bool cf = k.desc.layout == ChannelLayout::kChannelsFirst;
       if (cf) { ss.push_back(sh.c); ds.push_back(sh.c); }
       for (int a = 0; a < sh.r; ++a) { ss.push_back(sh.in); ds.push_back(sh.out); gs.push_back(sh.out); }

@@ -34,6 +34,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <new>
 #include <string>
@@ -564,48 +565,17 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   while (((dense[0] - 1) >> s1) + 1 > max_buckets / G0) ++s1;  // G0 * M <= max_buckets
   const int64_t M = ((dense[0] - 1) >> s1) + 1;
 
-  Arena arena;
-  int64_t rows_floats = 0;  // CP floats per input point
-  if (!detail::mul_ok(in_points, CP, &rows_floats)) throw std::bad_alloc();
-  const size_t at_acc = arena.add<float>(want_gs ? rows_floats : 0);
-  const size_t at_srct = arena.add<float>(want_gg ? rows_floats : 0);
-  const size_t at_gdt = arena.add<float>(chunk * CP);
-  const size_t at_irec = arena.add<int32_t>(chunk * (RK + 1));
-  const size_t at_frec = arena.add<float>(chunk * 2 * RK);
-  const size_t at_span = arena.add<int32_t>(chunk);
-  const size_t at_key = arena.add<int32_t>(chunk);
-  const size_t at_order = arena.add<int64_t>(chunk);
-  const size_t at_ggb = arena.add<float>(want_gg ? chunk * r : 0);
-  // The same per point, in sorted order (what the bands read).
-  const size_t at_irec_s = arena.add<int32_t>(chunk * (RK + 1));
-  const size_t at_frec_s = arena.add<float>(chunk * 2 * RK);
-  // Counting sort: bucket starts, and the next free position per bucket.
-  const int64_t nbuckets = G0 * M;
-  const size_t at_start = arena.add<int64_t>(nbuckets + 1);
-  const size_t at_next = arena.add<int64_t>(nbuckets);
-  arena.allocate();
-  float* const acc = arena.get<float>(at_acc);
-  float* const srct = arena.get<float>(at_srct);
-  float* const gdt = arena.get<float>(at_gdt);
-  int32_t* const irec = arena.get<int32_t>(at_irec);
-  float* const frec = arena.get<float>(at_frec);
-  int32_t* const span = arena.get<int32_t>(at_span);
-  int32_t* const key = arena.get<int32_t>(at_key);
-  int64_t* const order = arena.get<int64_t>(at_order);
-  float* const ggb = arena.get<float>(at_ggb);
-  int32_t* const irec_s = arena.get<int32_t>(at_irec_s);
-  float* const frec_s = arena.get<float>(at_frec_s);
-  int64_t* const start = arena.get<int64_t>(at_start);
-  int64_t* const next = arena.get<int64_t>(at_next);
-
   float slope[3] = {0.0f, 0.0f, 0.0f};
   for (int d = 0; d < r; ++d) slope[d] = unnormalize_slope<float>(p.in_sizes[static_cast<size_t>(d)], p.align_corners);
   const int threads = std::max(1, get_num_threads());
   int64_t combos = 1;
   for (int d = 0; d < r; ++d) combos *= K;
   const bool small = chunk * combos * CP < kMinParallelWork;  // waking threads costs more
-  const int64_t nb_max = threads <= 1 || small ? 1 : std::min<int64_t>(G0, kBandsPerThread * threads);
-  std::vector<int64_t> gb(static_cast<size_t>(nb_max + 1));
+  // Whole batch entries per thread (one parallel region per call) when they divide evenly
+  // enough; else entries one after the other, each split into bands. Both give the same
+  // bits (NOTE above).
+  const bool by_batch = threads > 1 && !small && p.batch >= threads &&
+                        (p.batch % threads == 0 || p.batch >= 4 * threads);
   const Dims gsp(gs.begin() + 1, gs.begin() + 1 + r);
   const int64_t coord_stride = gs[static_cast<size_t>(r) + 1];
 #ifdef GRIDOPS_HAVE_HWY
@@ -614,127 +584,178 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   void (*band)(const gs_bwd::BandArgs&) = gs_bwd::band_portable;
 #endif
 
-  for (int64_t n = 0; n < p.batch; ++n) {
-    if (want_gg) {
-      // src as rows of CP floats, in parallel over points.
-      parallel_for(in_points, kGrain, [&](int64_t b, int64_t e) {
-        gather_rows(src_base + n * ss.batch, p.in_sizes, ss.spatial, ss.channel, r, C, CP, cf, b, e,
-                    srct + b * CP);
-      });
-    }
-    const int64_t nchunks = (out_points + chunk - 1) / chunk;
-    for (int64_t ci = 0; ci < nchunks; ++ci) {
-      const int64_t q0 = ci * chunk, np = std::min(chunk, out_points - q0);
-      // 1. Per point (parallel): taps per axis, sort key, grad_dst row.
-      parallel_for(np, kGrain, [&](int64_t b, int64_t e) {
-        AxisSlots sl;
-        Odometer od(r, p.out_sizes, q0 + b);
-        for (int64_t q = b; q < e; ++q, od.next()) {
-          const int64_t goff = n * gs[0] + od.offset(gsp);
-          int32_t lo[3] = {0, 0, 0};
-          int32_t hi0 = 0;
-          for (int d = 0; d < r; ++d) {
-            const int64_t len = p.in_sizes[static_cast<size_t>(d)];
-            const GT gv = grid_base[goff + static_cast<int64_t>(r - 1 - d) * coord_stride];
-            axis_slots(p, coords::unnormalize(convert::load_real<float>(gv), len, p.align_corners), len, K, &sl);
-            int32_t mn = INT32_MAX, mx = -1;
-            for (int k = 0; k < K; ++k) {
-              const int64_t at = d * K + k;
-              irec[q * (RK + 1) + 1 + at] = sl.idx[k];
-              frec[q * 2 * RK + at] = sl.w[k];
-              frec[q * 2 * RK + RK + at] = sl.dw[k];
-              if (sl.idx[k] >= 0) {
-                mn = std::min(mn, sl.idx[k]);
-                mx = std::max(mx, sl.idx[k]);
-              }
-            }
-            if (mx >= 0) lo[d] = mn;
-            if (d == 0) hi0 = mx >= 0 ? mx : 0;
-          }
-          int64_t inner = 0;
-          for (int d = 1; d < r; ++d) inner += lo[d] * dense[d];
-          irec[q * (RK + 1)] = lo[0];
-          span[q] = hi0 - lo[0];
-          key[q] = static_cast<int32_t>((lo[0] >> s0) * M + (inner >> s1));
-        }
-        gather_rows(gd_base + n * ds.batch, p.out_sizes, ds.spatial, ds.channel, r, C, CP, cf, q0 + b,
-                    q0 + e, gdt + b * CP);
-      });
-      // 2. Stable counting sort by key (serial; depends only on the data).
-      std::fill(start, start + nbuckets + 1, int64_t{0});
-      int64_t max_span = 0;
-      for (int64_t q = 0; q < np; ++q) {
-        ++start[key[q] + 1];
-        max_span = std::max<int64_t>(max_span, span[q]);
+  int64_t rows_floats = 0;  // CP floats per input point
+  if (!detail::mul_ok(in_points, CP, &rows_floats)) throw std::bad_alloc();
+  const int64_t nbuckets = G0 * M;
+  // Batch entries [n_begin, n_end); inner: the steps run through parallel_for.
+  auto run_batches = [&](int64_t n_begin, int64_t n_end, bool inner) {
+    auto pfor = [&](int64_t count, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
+      if (inner) {
+        parallel_for(count, grain, f);
+      } else if (count > 0) {
+        f(0, count);
       }
-      for (int64_t b = 1; b <= nbuckets; ++b) start[b] += start[b - 1];
-      std::copy(start, start + nbuckets, next);
-      for (int64_t q = 0; q < np; ++q) order[next[key[q]]++] = q;
-      // The points' taps and lo0 in sorted order (parallel; the random reads are independent
-      // here, the band kernel then reads sequentially).
-      parallel_for(np, kGrain, [&](int64_t b, int64_t e) {
-        permute_points(RK, order, b, e, irec, frec, irec_s, frec_s);
-      });
-      // 3. Bands of axis-0 groups with about equal point counts (any split gives the same
-      // result: NOTE above).
-      gb[0] = 0;
-      for (int64_t j = 1; j < nb_max; ++j) {
-        const int64_t want = j * np / nb_max;
-        int64_t g = gb[static_cast<size_t>(j - 1)];
-        while (g < G0 && start[g * M] < want) ++g;
-        gb[static_cast<size_t>(j)] = g;
-      }
-      gb[static_cast<size_t>(nb_max)] = G0;
-      const bool first = ci == 0, last = ci + 1 == nchunks;
-      const int64_t reach = want_gs ? max_span : 0;  // axis-0 indices a point's taps span
-      parallel_for(nb_max, 1, [&](int64_t jb, int64_t je) {
-        for (int64_t j = jb; j < je; ++j) {
-          const int64_t g0 = gb[static_cast<size_t>(j)], g1 = gb[static_cast<size_t>(j + 1)];
-          if (g0 == g1) continue;
-          gs_bwd::BandArgs a;
-          a.r = r;
-          a.K = K;
-          a.CP = CP;
-          a.b0 = g0 << s0;
-          a.b1 = std::min(L0, g1 << s0);
-          const int64_t from = std::max<int64_t>(0, a.b0 - reach) >> s0;
-          a.pb = start[from * M];
-          a.pe = start[g1 * M];
-          a.irec = irec_s;
-          a.frec = frec_s;
-          for (int d = 0; d < 3; ++d) a.dense[d] = dense[d];
-          a.gd = gdt;
-          a.order = order;
-          a.src = want_gg ? srct : nullptr;
-          a.acc = want_gs ? acc : nullptr;
-          a.gg = ggb;
-          const int64_t rows0 = a.b0 * dense[0], rows1 = a.b1 * dense[0];
-          if (want_gs && first) std::fill(acc + rows0 * CP, acc + rows1 * CP, 0.0f);
-          band(a);
-          if (want_gs && last) {
-            const SplitStrides gss = split_strides(*grad_src, r, p.layout);
-            scatter_rows(static_cast<T*>(grad_src->mutable_data()) + n * gss.batch, p.in_sizes, gss.spatial,
-                         gss.channel, r, C, CP, cf, rows0, rows1, acc + rows0 * CP);
-          }
-        }
-      });
-      // 4. Grid gradient of the chunk: times dx/dg, stored (parallel over points).
+    };
+    Arena arena;
+    const size_t at_acc = arena.add<float>(want_gs ? rows_floats : 0);
+    const size_t at_srct = arena.add<float>(want_gg ? rows_floats : 0);
+    const size_t at_gdt = arena.add<float>(chunk * CP);
+    const size_t at_irec = arena.add<int32_t>(chunk * (RK + 1));
+    const size_t at_frec = arena.add<float>(chunk * 2 * RK);
+    const size_t at_span = arena.add<int32_t>(chunk);
+    const size_t at_key = arena.add<int32_t>(chunk);
+    const size_t at_order = arena.add<int64_t>(chunk);
+    const size_t at_ggb = arena.add<float>(want_gg ? chunk * r : 0);
+    // The same per point, in sorted order (what the bands read).
+    const size_t at_irec_s = arena.add<int32_t>(chunk * (RK + 1));
+    const size_t at_frec_s = arena.add<float>(chunk * 2 * RK);
+    // Counting sort: bucket starts, and the next free position per bucket.
+    const size_t at_start = arena.add<int64_t>(nbuckets + 1);
+    const size_t at_next = arena.add<int64_t>(nbuckets);
+    arena.allocate();
+    float* const acc = arena.get<float>(at_acc);
+    float* const srct = arena.get<float>(at_srct);
+    float* const gdt = arena.get<float>(at_gdt);
+    int32_t* const irec = arena.get<int32_t>(at_irec);
+    float* const frec = arena.get<float>(at_frec);
+    int32_t* const span = arena.get<int32_t>(at_span);
+    int32_t* const key = arena.get<int32_t>(at_key);
+    int64_t* const order = arena.get<int64_t>(at_order);
+    float* const ggb = arena.get<float>(at_ggb);
+    int32_t* const irec_s = arena.get<int32_t>(at_irec_s);
+    float* const frec_s = arena.get<float>(at_frec_s);
+    int64_t* const start = arena.get<int64_t>(at_start);
+    int64_t* const next = arena.get<int64_t>(at_next);
+
+    const int64_t nb_max = !inner || threads <= 1 || small ? 1 : std::min<int64_t>(G0, kBandsPerThread * threads);
+    std::vector<int64_t> gb(static_cast<size_t>(nb_max + 1));
+    for (int64_t n = n_begin; n < n_end; ++n) {
       if (want_gg) {
-        GT* gg = static_cast<GT*>(grad_grid->mutable_data());
-        const Dims& ggs = grad_grid->strides;
-        const Dims ggsp(ggs.begin() + 1, ggs.begin() + 1 + r);
-        parallel_for(np, kGrain, [&](int64_t b, int64_t e) {
+        // src as rows of CP floats, in parallel over points.
+        pfor(in_points, kGrain, [&](int64_t b, int64_t e) {
+          gather_rows(src_base + n * ss.batch, p.in_sizes, ss.spatial, ss.channel, r, C, CP, cf, b, e,
+                      srct + b * CP);
+        });
+      }
+      const int64_t nchunks = (out_points + chunk - 1) / chunk;
+      for (int64_t ci = 0; ci < nchunks; ++ci) {
+        const int64_t q0 = ci * chunk, np = std::min(chunk, out_points - q0);
+        // 1. Per point (parallel): taps per axis, sort key, grad_dst row.
+        pfor(np, kGrain, [&](int64_t b, int64_t e) {
+          AxisSlots sl;
           Odometer od(r, p.out_sizes, q0 + b);
           for (int64_t q = b; q < e; ++q, od.next()) {
-            const int64_t off = n * ggs[0] + od.offset(ggsp);
+            const int64_t goff = n * gs[0] + od.offset(gsp);
+            int32_t lo[3] = {0, 0, 0};
+            int32_t hi0 = 0;
             for (int d = 0; d < r; ++d) {
-              gg[off + static_cast<int64_t>(r - 1 - d) * ggs[static_cast<size_t>(r) + 1]] =
-                  convert::store_real<GT>(ggb[q * r + d] * slope[d]);
+              const int64_t len = p.in_sizes[static_cast<size_t>(d)];
+              const GT gv = grid_base[goff + static_cast<int64_t>(r - 1 - d) * coord_stride];
+              axis_slots(p, coords::unnormalize(convert::load_real<float>(gv), len, p.align_corners), len, K, &sl);
+              int32_t mn = INT32_MAX, mx = -1;
+              for (int k = 0; k < K; ++k) {
+                const int64_t at = d * K + k;
+                irec[q * (RK + 1) + 1 + at] = sl.idx[k];
+                frec[q * 2 * RK + at] = sl.w[k];
+                frec[q * 2 * RK + RK + at] = sl.dw[k];
+                if (sl.idx[k] >= 0) {
+                  mn = std::min(mn, sl.idx[k]);
+                  mx = std::max(mx, sl.idx[k]);
+                }
+              }
+              if (mx >= 0) lo[d] = mn;
+              if (d == 0) hi0 = mx >= 0 ? mx : 0;
+            }
+            int64_t inner = 0;
+            for (int d = 1; d < r; ++d) inner += lo[d] * dense[d];
+            irec[q * (RK + 1)] = lo[0];
+            span[q] = hi0 - lo[0];
+            key[q] = static_cast<int32_t>((lo[0] >> s0) * M + (inner >> s1));
+          }
+          gather_rows(gd_base + n * ds.batch, p.out_sizes, ds.spatial, ds.channel, r, C, CP, cf, q0 + b,
+                      q0 + e, gdt + b * CP);
+        });
+        // 2. Stable counting sort by key (serial; depends only on the data).
+        std::fill(start, start + nbuckets + 1, int64_t{0});
+        int64_t max_span = 0;
+        for (int64_t q = 0; q < np; ++q) {
+          ++start[key[q] + 1];
+          max_span = std::max<int64_t>(max_span, span[q]);
+        }
+        for (int64_t b = 1; b <= nbuckets; ++b) start[b] += start[b - 1];
+        std::copy(start, start + nbuckets, next);
+        for (int64_t q = 0; q < np; ++q) order[next[key[q]]++] = q;
+        // The points' taps and lo0 in sorted order (parallel; the random reads are independent
+        // here, the band kernel then reads sequentially).
+        pfor(np, kGrain, [&](int64_t b, int64_t e) {
+          permute_points(RK, order, b, e, irec, frec, irec_s, frec_s);
+        });
+        // 3. Bands of axis-0 groups with about equal point counts (any split gives the same
+        // result: NOTE above).
+        gb[0] = 0;
+        for (int64_t j = 1; j < nb_max; ++j) {
+          const int64_t want = j * np / nb_max;
+          int64_t g = gb[static_cast<size_t>(j - 1)];
+          while (g < G0 && start[g * M] < want) ++g;
+          gb[static_cast<size_t>(j)] = g;
+        }
+        gb[static_cast<size_t>(nb_max)] = G0;
+        const bool first = ci == 0, last = ci + 1 == nchunks;
+        const int64_t reach = want_gs ? max_span : 0;  // axis-0 indices a point's taps span
+        pfor(nb_max, 1, [&](int64_t jb, int64_t je) {
+          for (int64_t j = jb; j < je; ++j) {
+            const int64_t g0 = gb[static_cast<size_t>(j)], g1 = gb[static_cast<size_t>(j + 1)];
+            if (g0 == g1) continue;
+            gs_bwd::BandArgs a;
+            a.r = r;
+            a.K = K;
+            a.CP = CP;
+            a.b0 = g0 << s0;
+            a.b1 = std::min(L0, g1 << s0);
+            const int64_t from = std::max<int64_t>(0, a.b0 - reach) >> s0;
+            a.pb = start[from * M];
+            a.pe = start[g1 * M];
+            a.irec = irec_s;
+            a.frec = frec_s;
+            for (int d = 0; d < 3; ++d) a.dense[d] = dense[d];
+            a.gd = gdt;
+            a.order = order;
+            a.src = want_gg ? srct : nullptr;
+            a.acc = want_gs ? acc : nullptr;
+            a.gg = ggb;
+            const int64_t rows0 = a.b0 * dense[0], rows1 = a.b1 * dense[0];
+            if (want_gs && first) std::fill(acc + rows0 * CP, acc + rows1 * CP, 0.0f);
+            band(a);
+            if (want_gs && last) {
+              const SplitStrides gss = split_strides(*grad_src, r, p.layout);
+              scatter_rows(static_cast<T*>(grad_src->mutable_data()) + n * gss.batch, p.in_sizes, gss.spatial,
+                           gss.channel, r, C, CP, cf, rows0, rows1, acc + rows0 * CP);
             }
           }
         });
+        // 4. Grid gradient of the chunk: times dx/dg, stored (parallel over points).
+        if (want_gg) {
+          GT* gg = static_cast<GT*>(grad_grid->mutable_data());
+          const Dims& ggs = grad_grid->strides;
+          const Dims ggsp(ggs.begin() + 1, ggs.begin() + 1 + r);
+          pfor(np, kGrain, [&](int64_t b, int64_t e) {
+            Odometer od(r, p.out_sizes, q0 + b);
+            for (int64_t q = b; q < e; ++q, od.next()) {
+              const int64_t off = n * ggs[0] + od.offset(ggsp);
+              for (int d = 0; d < r; ++d) {
+                gg[off + static_cast<int64_t>(r - 1 - d) * ggs[static_cast<size_t>(r) + 1]] =
+                    convert::store_real<GT>(ggb[q * r + d] * slope[d]);
+              }
+            }
+          });
+        }
       }
     }
+  };
+  if (by_batch) {
+    parallel_for(p.batch, 1, [&](int64_t b, int64_t e) { run_batches(b, e, false); });
+  } else {
+    run_batches(0, p.batch, true);
   }
 }
 
