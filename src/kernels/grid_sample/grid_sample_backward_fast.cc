@@ -584,6 +584,10 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   void (*band)(const gs_bwd::BandArgs&) = gs_bwd::band_portable;
 #endif
 
+  GT* const gg = want_gg ? static_cast<GT*>(grad_grid->mutable_data()) : nullptr;
+  const Dims ggs = want_gg ? grad_grid->strides : Dims(static_cast<size_t>(r) + 2, 0);
+  const Dims ggsp(ggs.begin() + 1, ggs.begin() + 1 + r);
+  const int64_t gg_coord = ggs[static_cast<size_t>(r) + 1];
   int64_t rows_floats = 0;  // CP floats per input point
   if (!detail::mul_ok(in_points, CP, &rows_floats)) throw std::bad_alloc();
   const int64_t nbuckets = G0 * M;
@@ -606,6 +610,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
     const size_t at_key = arena.add<int32_t>(chunk);
     const size_t at_order = arena.add<int64_t>(chunk);
     const size_t at_ggb = arena.add<float>(want_gg ? chunk * r : 0);
+    const size_t at_ggoff = arena.add<int64_t>(want_gg ? chunk : 0);  // grad_grid offsets
     // The same per point, in sorted order (what the bands read).
     const size_t at_irec_s = arena.add<int32_t>(chunk * (RK + 1));
     const size_t at_frec_s = arena.add<float>(chunk * 2 * RK);
@@ -622,6 +627,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
     int32_t* const key = arena.get<int32_t>(at_key);
     int64_t* const order = arena.get<int64_t>(at_order);
     float* const ggb = arena.get<float>(at_ggb);
+    int64_t* const ggoff = arena.get<int64_t>(at_ggoff);
     int32_t* const irec_s = arena.get<int32_t>(at_irec_s);
     float* const frec_s = arena.get<float>(at_frec_s);
     int64_t* const start = arena.get<int64_t>(at_start);
@@ -630,18 +636,11 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
     const int64_t nb_max = !inner || threads <= 1 || small ? 1 : std::min<int64_t>(G0, kBandsPerThread * threads);
     std::vector<int64_t> gb(static_cast<size_t>(nb_max + 1));
     for (int64_t n = n_begin; n < n_end; ++n) {
-      if (want_gg) {
-        // src as rows of CP floats, in parallel over points.
-        pfor(in_points, kGrain, [&](int64_t b, int64_t e) {
-          gather_rows(src_base + n * ss.batch, p.in_sizes, ss.spatial, ss.channel, r, C, CP, cf, b, e,
-                      srct + b * CP);
-        });
-      }
       const int64_t nchunks = (out_points + chunk - 1) / chunk;
       for (int64_t ci = 0; ci < nchunks; ++ci) {
         const int64_t q0 = ci * chunk, np = std::min(chunk, out_points - q0);
-        // 1. Per point (parallel): taps per axis, sort key, grad_dst row.
-        pfor(np, kGrain, [&](int64_t b, int64_t e) {
+        // 1. Per point: taps per axis, sort key, grad_dst row.
+        auto step1 = [&](int64_t b, int64_t e) {
           AxisSlots sl;
           Odometer od(r, p.out_sizes, q0 + b);
           for (int64_t q = b; q < e; ++q, od.next()) {
@@ -669,11 +668,22 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
             int64_t inner = 0;
             for (int d = 1; d < r; ++d) inner += lo[d] * dense[d];
             irec[q * (RK + 1)] = lo[0];
+            if (want_gg) ggoff[q] = n * ggs[0] + od.offset(ggsp);
             span[q] = hi0 - lo[0];
             key[q] = static_cast<int32_t>((lo[0] >> s0) * M + (inner >> s1));
           }
           gather_rows(gd_base + n * ds.batch, p.out_sizes, ds.spatial, ds.channel, r, C, CP, cf, q0 + b,
                       q0 + e, gdt + b * CP);
+        };
+        // In parallel, with (first chunk, grid gradient) src as rows of CP floats: input
+        // points [0, ns) of the range, then the chunk's points.
+        const int64_t ns = ci == 0 && want_gg ? in_points : 0;
+        pfor(ns + np, kGrain, [&](int64_t b, int64_t e) {
+          if (b < ns) {
+            gather_rows(src_base + n * ss.batch, p.in_sizes, ss.spatial, ss.channel, r, C, CP, cf, b,
+                        std::min(e, ns), srct + b * CP);
+          }
+          if (e > ns) step1(std::max(b, ns) - ns, e - ns);
         });
         // 2. Stable counting sort by key (serial; depends only on the data).
         std::fill(start, start + nbuckets + 1, int64_t{0});
@@ -726,6 +736,16 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
             const int64_t rows0 = a.b0 * dense[0], rows1 = a.b1 * dense[0];
             if (want_gs && first) std::fill(acc + rows0 * CP, acc + rows1 * CP, 0.0f);
             band(a);
+            if (want_gg) {
+              // The grid gradient of the points this band owns: times dx/dg, stored.
+              for (int64_t pos = start[g0 * M]; pos < a.pe; ++pos) {
+                const int64_t q = order[pos];
+                for (int d = 0; d < r; ++d) {
+                  gg[ggoff[q] + static_cast<int64_t>(r - 1 - d) * gg_coord] =
+                      convert::store_real<GT>(ggb[q * r + d] * slope[d]);
+                }
+              }
+            }
             if (want_gs && last) {
               const SplitStrides gss = split_strides(*grad_src, r, p.layout);
               scatter_rows(static_cast<T*>(grad_src->mutable_data()) + n * gss.batch, p.in_sizes, gss.spatial,
@@ -733,22 +753,6 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
             }
           }
         });
-        // 4. Grid gradient of the chunk: times dx/dg, stored (parallel over points).
-        if (want_gg) {
-          GT* gg = static_cast<GT*>(grad_grid->mutable_data());
-          const Dims& ggs = grad_grid->strides;
-          const Dims ggsp(ggs.begin() + 1, ggs.begin() + 1 + r);
-          pfor(np, kGrain, [&](int64_t b, int64_t e) {
-            Odometer od(r, p.out_sizes, q0 + b);
-            for (int64_t q = b; q < e; ++q, od.next()) {
-              const int64_t off = n * ggs[0] + od.offset(ggsp);
-              for (int d = 0; d < r; ++d) {
-                gg[off + static_cast<int64_t>(r - 1 - d) * ggs[static_cast<size_t>(r) + 1]] =
-                    convert::store_real<GT>(ggb[q * r + d] * slope[d]);
-              }
-            }
-          });
-        }
       }
     }
   };
