@@ -4,29 +4,31 @@
 // Scope: spatial rank 1-3, src and grid float32/float16/bfloat16 (computed in float, as the
 // forward), input axes of length 1..2^30. Channels are stored as rows of CP floats per
 // point (C padded with zeros to 4 or to whole vectors), so that every tap is a few vector
-// operations over all channels. Per batch entry: src is copied into such rows (only for the
-// grid gradient); then per chunk of output points (natural order):
+// operations over all channels. Per batch entry, per chunk of output points (natural order):
 //   1. taps (parallel over points): per point and axis, K slots (index, weight, dw/dx) from
 //      axis_slots below, with the reference's formulas and conventions (grid_sample_taps.h),
 //      the point's grad_dst row, and a sort key: its lowest valid tap on axis 0 (lo0, the
-//      outermost input axis) and on the other axes;
+//      outermost input axis) and on the other axes. In the same parallel region (first
+//      chunk, grid gradient wanted) src is copied into rows;
 //   2. a stable counting sort of the points by key (serial; depends only on the data), so
-//      that consecutive points touch nearby input rows;
+//      that consecutive points touch nearby input rows; the taps are copied into that order;
 //   3. bands (parallel): the axis-0 indices are split into bands [b0, b1). A band visits,
 //      in sorted order, every point with lo0 in [b0 - span, b1) (span: the most axis-0
 //      indices a point's taps cover, at most 3) and adds w * grad_dst row into the
 //      accumulator row of each of its taps whose axis-0 index lies in [b0, b1); for the
 //      points it owns (lo0 in [b0, b1)) it also computes the grid gradient: per tap, the
 //      lane-wise products grad_dst * src row, times the per-axis derivative weights,
-//      summed over taps and then over lanes. The band zeroes its accumulator rows in the
-//      first chunk and stores them into grad_src (converted) after the last;
-//   4. grid gradient (parallel over points): times dx/dg, stored once.
+//      summed over taps and then over lanes, times dx/dg, stored. The band zeroes its
+//      accumulator rows in the first chunk and stores them into grad_src (converted) after
+//      the last.
+// When the batch entries divide evenly among the threads (or there are many), each thread
+// instead runs whole entries, each as one band, with no parallel region inside.
 // Determinism: every accumulator element receives its terms in the same order for any
 // split into bands (the sorted point order, then the tap order), the grid gradient of a
 // point is computed by one band with fixed operations, and chunks, padding and sort keys are
 // fixed by the problem (and the SIMD target), so the result does not depend on the number
-// of threads or on how parallel_for splits the work. The band split itself depends on the
-// thread count (about kBandsPerThread bands per thread, balanced by point counts).
+// of threads, on the band split or the batch split (both chosen from the thread count), or
+// on how parallel_for splits the work.
 #include <algorithm>
 #include <atomic>
 #include <cassert>
@@ -550,7 +552,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
 
   const int64_t CP = padded_channels(C);
   const int64_t RK = static_cast<int64_t>(r) * K;
-  const int64_t point_bytes = 4 * CP + 2 * (12 * RK + 4) + 4 * 2 + 8 + (want_gg ? 4 * r : 0);
+  const int64_t point_bytes = 4 * CP + 2 * (12 * RK + 4) + 4 * 2 + 8 + (want_gg ? 4 * r + 8 : 0);
   int64_t chunk = std::min(out_points, std::max(kMinChunk, kScratchBytes / point_bytes));
   if (const int64_t cap = chunk_for_testing.load(); cap > 0) chunk = std::min(chunk, cap);
   const int64_t L0 = p.in_sizes[0];
