@@ -312,6 +312,35 @@ TEST(GridSampleBackwardDiff, ChannelRowCopies) {
   }
 }
 
+// Empty problems the fast path takes (no channels, no output points, no batch entries):
+// it runs and gives the reference's result (zeros; outputs start zeroed here, so this does
+// not show that they are written).
+TEST(GridSampleBackwardDiff, EmptyProblems) {
+  struct Shapes {
+    Dims src, grid;
+  } cases[] = {{{2, 0, 5, 6}, {2, 3, 4, 2}}, {{2, 3, 5, 6}, {2, 0, 4, 2}}, {{0, 3, 5, 6}, {0, 3, 4, 2}},
+               {{1, 0, 4, 5, 6}, {1, 2, 3, 4, 3}}};
+  for (const Shapes& sh : cases) {
+    for (IM mode : {IM::kNearest, IM::kLinear, IM::kCubic}) {
+      Case k;
+      k.desc.mode = mode;
+      k.src = Tensor(DType::kFloat32, sh.src);
+      k.grid = Tensor(DType::kFloat32, sh.grid);
+      Dims ds = {sh.src[0], sh.src[1]};
+      for (size_t a = 1; a + 1 < sh.grid.size(); ++a) ds.push_back(sh.grid[a]);
+      k.grad_dst = Tensor(DType::kFloat32, ds);
+      std::mt19937_64 rng(5);
+      testing::fill_random(k.grid, rng, -1, 1);
+      Tensor fs, fg, rs, rg;
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &fs, &fg)) << describe(k);
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", false, &rs, &rg)) << describe(k);
+      EXPECT_TRUE(testing::bitwise_equal(fs, rs)) << describe(k);
+      EXPECT_TRUE(testing::bitwise_equal(fg, rg)) << describe(k);
+      for (int64_t i = 0; i < fg.num_elements(); ++i) ASSERT_EQ(fg.data_as<float>()[i], 0.0f) << describe(k);
+    }
+  }
+}
+
 // An output view with a zero stride (elements aliasing each other): the fast path hands it
 // to the reference, so both give the same bits (the reference's last write wins).
 TEST(GridSampleBackwardDiff, AliasingOutputsRunTheReference) {
