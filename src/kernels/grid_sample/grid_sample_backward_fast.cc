@@ -531,8 +531,9 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
     T* out = static_cast<T*>(grad_src->mutable_data());
     for (int64_t n = 0; n < p.batch; ++n) {
       for (int64_t c = 0; c < C; ++c) {
-        for (int64_t i = 0; i < in_points; ++i) {
-          out[n * gss.batch + c * gss.channel + point_offset(i, p.in_sizes, gss.spatial, r)] = convert::store_real<T>(0.0f);
+        Odometer od(r, p.in_sizes, 0);
+        for (int64_t i = 0; i < in_points; ++i, od.next()) {
+          out[n * gss.batch + c * gss.channel + od.offset(gss.spatial)] = convert::store_real<T>(0.0f);
         }
       }
     }
@@ -541,9 +542,10 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
     GT* gg = static_cast<GT*>(grad_grid->mutable_data());
     const Dims& ggs = grad_grid->strides;
     const Dims gsp(ggs.begin() + 1, ggs.begin() + 1 + r);
-    for (int64_t n = 0; n < p.batch; ++n) {
-      for (int64_t q = 0; q < out_points; ++q) {
-        const int64_t off = n * ggs[0] + point_offset(q, p.out_sizes, gsp, r);
+    for (int64_t n = 0; n < p.batch && out_points > 0; ++n) {
+      Odometer od(r, p.out_sizes, 0);
+      for (int64_t q = 0; q < out_points; ++q, od.next()) {
+        const int64_t off = n * ggs[0] + od.offset(gsp);
         for (int d = 0; d < r; ++d) gg[off + d * ggs[static_cast<size_t>(r) + 1]] = convert::store_real<GT>(0.0f);
       }
     }
