@@ -1,8 +1,9 @@
 // The fast GridSample backward's band kernel with Highway vectors (dynamic dispatch): per
 // tap, the point's channel row of grad_dst is added into the accumulator row of the tap and
-// dotted with the tap's src row, SIMD over channels. Same contract and order of operations
-// per point as band_portable (grid_sample_backward_band.h); see NOTE [ GridSample backward
-// fast path ] in grid_sample_backward_fast.cc.
+// dotted with the tap's src row, SIMD over channels. Same contract and visiting order as
+// band_portable (grid_sample_backward_band.h); the roundings differ (fused multiply-add,
+// lanes of the target's vector width), so the two are each deterministic but not bit-equal
+// to each other. See NOTE [ GridSample backward fast path ] in grid_sample_backward_fast.cc.
 #include <cstddef>
 #include <cstdint>
 
