@@ -2,7 +2,9 @@
 // problems per run (rank 1-3, every mode x padding x align_corners x layout, float32/
 // float16/bfloat16 src and grid, strided views, coordinates continuous, on a quarter-step
 // lattice that hits the kinks exactly, NaN, +-inf and huge), and 1 vs 2 vs 7 threads
-// bit-identical on problems large enough to use every channel block, point slice and chunk.
+// bit-identical on problems large enough to be split into several bands (up to 28 with 7
+// threads) or, with 4 batch entries, into whole entries per thread, in one chunk and in
+// four.
 //
 // NOTE [ GridSample backward fast path tolerance ]
 // Both implementations compute the same per-axis weights and derivative weights bit for bit
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "gridops/gridops.h"
+#include "kernels/grid_sample/grid_sample.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -178,15 +181,17 @@ TEST(GridSampleBackwardDiff, BitIdenticalForAnyThreadCount) {
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   std::mt19937_64 rng(seed + 1);
   const int saved = get_num_threads();
+  // Batch 4: 2 threads take whole batch entries each, 7 threads split each entry into bands.
   struct Shape {
     int r;
-    int64_t in, out, c;
-  } shapes[] = {{2, 40, 100, 3}, {2, 24, 60, 20}, {3, 12, 24, 16}, {2, 16, 200, 2}, {1, 50, 3000, 5}};
+    int64_t in, out, c, n;
+  } shapes[] = {{2, 40, 100, 3, 1}, {2, 24, 60, 20, 1}, {3, 12, 24, 16, 1}, {2, 16, 200, 2, 1},
+                {1, 50, 3000, 5, 1}, {2, 20, 50, 9, 4}, {3, 10, 16, 8, 4}};
   for (const Shape& sh : shapes) {
     for (int rep = 0; rep < 2; ++rep) {
       Case k = random_case(rng, sh.r, 2, 2, 1);
       // Fixed sizes: every input axis sh.in, output axis sh.out, sh.c channels.
-      Dims ss = {1}, ds = {1}, gs = {1};
+      Dims ss = {sh.n}, ds = {sh.n}, gs = {sh.n};
       const bool cf = k.desc.layout == ChannelLayout::kChannelsFirst;
       if (cf) { ss.push_back(sh.c); ds.push_back(sh.c); }
       for (int a = 0; a < sh.r; ++a) { ss.push_back(sh.in); ds.push_back(sh.out); gs.push_back(sh.out); }
@@ -198,25 +203,142 @@ TEST(GridSampleBackwardDiff, BitIdenticalForAnyThreadCount) {
       testing::fill_random(k.src, rng, -1, 1);
       testing::fill_random(k.grad_dst, rng, -1, 1);
       testing::fill_random(k.grid, rng, -1.2, 1.2);
-      Tensor s1, g1;
-      set_num_threads(1);
-      ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &s1, &g1));
-      for (int threads : {2, 7}) {
-        set_num_threads(threads);
-        Tensor sn, gn;
-        ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &sn, &gn));
-        int64_t where = -1;
-        EXPECT_TRUE(testing::bitwise_equal(s1, sn, &where)) << threads << " threads, grad_src element " << where << " " << describe(k);
-        EXPECT_TRUE(testing::bitwise_equal(g1, gn, &where)) << threads << " threads, grad_grid element " << where << " " << describe(k);
-      }
-      set_num_threads(saved);
       Tensor rs, rg;
       ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", false, &rs, &rg));
-      ASSERT_NO_FATAL_FAILURE(expect_close(s1, rs, "grad_src " + describe(k)));
-      ASSERT_NO_FATAL_FAILURE(expect_close(g1, rg, "grad_grid " + describe(k)));
+      // Default chunks (one here), then 4 chunks (the accumulators carry over chunks; the
+      // band split differs per chunk).
+      int64_t out_points = 1;
+      for (int a = 0; a < sh.r; ++a) out_points *= sh.out;
+      for (int64_t chunk : {int64_t{0}, out_points / 4 + 1}) {
+        kernels::grid_sample_backward_fast_set_chunk_for_testing(chunk);
+        Tensor s1, g1;
+        set_num_threads(1);
+        ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &s1, &g1));
+        for (int threads : {2, 7}) {
+          set_num_threads(threads);
+          Tensor sn, gn;
+          ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &sn, &gn));
+          int64_t where = -1;
+          EXPECT_TRUE(testing::bitwise_equal(s1, sn, &where)) << threads << " threads, chunk " << chunk << ", grad_src element " << where << " " << describe(k);
+          EXPECT_TRUE(testing::bitwise_equal(g1, gn, &where)) << threads << " threads, chunk " << chunk << ", grad_grid element " << where << " " << describe(k);
+        }
+        set_num_threads(saved);
+        kernels::grid_sample_backward_fast_set_chunk_for_testing(0);
+        ASSERT_NO_FATAL_FAILURE(expect_close(s1, rs, "grad_src chunk " + std::to_string(chunk) + " " + describe(k)));
+        ASSERT_NO_FATAL_FAILURE(expect_close(g1, rg, "grad_grid chunk " + std::to_string(chunk) + " " + describe(k)));
+      }
     }
   }
+  kernels::grid_sample_backward_fast_set_chunk_for_testing(0);
   set_num_threads(saved);
+}
+
+// The portable inner loop (builds without Highway) on 400 random problems against the
+// reference, and 1 vs 2 vs 7 threads bit-identical on one larger problem per rank.
+TEST(GridSampleBackwardDiff, PortableInnerLoop) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed + 4);
+  const int saved = get_num_threads();
+  kernels::grid_sample_backward_fast_set_portable_for_testing(true);
+  for (int it = 0; it < 400; ++it) {
+    const int r = 1 + it % 3;
+    const Case k = random_case(rng, r, r == 3 ? 4 : 7, r == 3 ? 3 : 5, 10);
+    Tensor fs, fg, rs, rg;
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", it % 5 == 0, &fs, &fg)) << describe(k);
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", it % 5 == 0, &rs, &rg)) << describe(k);
+    ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, "grad_src " + describe(k)));
+    ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, "grad_grid " + describe(k)));
+  }
+  for (int r = 1; r <= 3; ++r) {
+    Case k = random_case(rng, r, 2, 2, 1);
+    const int64_t in = r == 3 ? 10 : 30, out = r == 3 ? 20 : r == 2 ? 90 : 4000, c = 6;
+    Dims ss = {1}, ds = {1}, gs = {1};
+    const bool cf = k.desc.layout == ChannelLayout::kChannelsFirst;
+    if (cf) { ss.push_back(c); ds.push_back(c); }
+    for (int a = 0; a < r; ++a) { ss.push_back(in); ds.push_back(out); gs.push_back(out); }
+    if (!cf) { ss.push_back(c); ds.push_back(c); }
+    gs.push_back(r);
+    k.src = Tensor(k.src.dtype(), ss);
+    k.grad_dst = Tensor(k.grad_dst.dtype(), ds);
+    k.grid = Tensor(k.grid.dtype(), gs);
+    testing::fill_random(k.src, rng, -1, 1);
+    testing::fill_random(k.grad_dst, rng, -1, 1);
+    testing::fill_random(k.grid, rng, -1.2, 1.2);
+    Tensor s1, g1;
+    set_num_threads(1);
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &s1, &g1));
+    for (int threads : {2, 7}) {
+      set_num_threads(threads);
+      Tensor sn, gn;
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &sn, &gn));
+      EXPECT_TRUE(testing::bitwise_equal(s1, sn)) << threads << " threads, grad_src " << describe(k);
+      EXPECT_TRUE(testing::bitwise_equal(g1, gn)) << threads << " threads, grad_grid " << describe(k);
+    }
+    set_num_threads(saved);
+    Tensor rs, rg;
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", false, &rs, &rg));
+    ASSERT_NO_FATAL_FAILURE(expect_close(s1, rs, "grad_src " + describe(k)));
+    ASSERT_NO_FATAL_FAILURE(expect_close(g1, rg, "grad_grid " + describe(k)));
+  }
+  set_num_threads(saved);
+  kernels::grid_sample_backward_fast_set_portable_for_testing(false);
+}
+
+// float32 rows of many widths, both layouts: the fast path's channel-row copies (4 x 4
+// block transposes with remainders, whole-row copies) against the reference.
+TEST(GridSampleBackwardDiff, ChannelRowCopies) {
+  std::mt19937_64 rng(testing::test_seed() + 3);
+  for (int64_t c : {1, 3, 4, 8, 13, 19, 64}) {
+    for (ChannelLayout layout : {ChannelLayout::kChannelsFirst, ChannelLayout::kChannelsLast}) {
+      Case k = random_case(rng, 2, 2, 2, 1);
+      k.desc.layout = layout;
+      k.desc.mode = static_cast<IM>(rng() % 3);
+      const bool cf = layout == ChannelLayout::kChannelsFirst;
+      const Dims ss = cf ? Dims{2, c, 21, 13} : Dims{2, 21, 13, c};
+      const Dims ds = cf ? Dims{2, c, 9, 17} : Dims{2, 9, 17, c};
+      k.src = Tensor(DType::kFloat32, ss);
+      k.grad_dst = Tensor(DType::kFloat32, ds);
+      k.grid = Tensor(DType::kFloat32, {2, 9, 17, 2});
+      testing::fill_random(k.src, rng, -1, 1);
+      testing::fill_random(k.grad_dst, rng, -1, 1);
+      testing::fill_random(k.grid, rng, -1.2, 1.2);
+      Tensor fs, fg, rs, rg;
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &fs, &fg)) << describe(k);
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", false, &rs, &rg)) << describe(k);
+      ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, "grad_src " + describe(k)));
+      ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, "grad_grid " + describe(k)));
+    }
+  }
+}
+
+// Empty problems the fast path takes (no channels, no output points, no batch entries):
+// it runs and gives the reference's result (zeros; outputs start zeroed here, so this does
+// not show that they are written).
+TEST(GridSampleBackwardDiff, EmptyProblems) {
+  struct Shapes {
+    Dims src, grid;
+  } cases[] = {{{2, 0, 5, 6}, {2, 3, 4, 2}}, {{2, 3, 5, 6}, {2, 0, 4, 2}}, {{0, 3, 5, 6}, {0, 3, 4, 2}},
+               {{1, 0, 4, 5, 6}, {1, 2, 3, 4, 3}}};
+  for (const Shapes& sh : cases) {
+    for (IM mode : {IM::kNearest, IM::kLinear, IM::kCubic}) {
+      Case k;
+      k.desc.mode = mode;
+      k.src = Tensor(DType::kFloat32, sh.src);
+      k.grid = Tensor(DType::kFloat32, sh.grid);
+      Dims ds = {sh.src[0], sh.src[1]};
+      for (size_t a = 1; a + 1 < sh.grid.size(); ++a) ds.push_back(sh.grid[a]);
+      k.grad_dst = Tensor(DType::kFloat32, ds);
+      std::mt19937_64 rng(5);
+      testing::fill_random(k.grid, rng, -1, 1);
+      Tensor fs, fg, rs, rg;
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &fs, &fg)) << describe(k);
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", false, &rs, &rg)) << describe(k);
+      EXPECT_TRUE(testing::bitwise_equal(fs, rs)) << describe(k);
+      EXPECT_TRUE(testing::bitwise_equal(fg, rg)) << describe(k);
+      for (int64_t i = 0; i < fg.num_elements(); ++i) ASSERT_EQ(fg.data_as<float>()[i], 0.0f) << describe(k);
+    }
+  }
 }
 
 // An output view with a zero stride (elements aliasing each other): the fast path hands it

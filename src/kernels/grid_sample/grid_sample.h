@@ -91,6 +91,13 @@ void grid_sample_backward_fast(const GridSampleProblem& p, const TensorView& gra
                                const MutableTensorView* grad_src,
                                const MutableTensorView* grad_grid);
 
+/// Tests only: caps the fast backward's chunk of output points (points >= 1), so that small
+/// problems take several chunks; 0 restores the default.
+void grid_sample_backward_fast_set_chunk_for_testing(int64_t points);
+/// Tests only: true runs the fast backward's portable inner loop (the one of builds without
+/// Highway) instead of the Highway one; false restores the default.
+void grid_sample_backward_fast_set_portable_for_testing(bool portable);
+
 /// The backward reference: N-D, every mode and padding, single-threaded, sums in double,
 /// each output element stored once.
 void grid_sample_backward_ref(const GridSampleProblem& p, const TensorView& grad_dst,

@@ -2,41 +2,54 @@
 //
 // NOTE [ GridSample backward fast path ]
 // Scope: spatial rank 1-3, src and grid float32/float16/bfloat16 (computed in float, as the
-// forward), input axes of length 1..2^30. Channels are processed in blocks of kLanes = 8,
-// interleaved (8 consecutive floats per point; channels past C are zeros), so that each tap
-// is one short vector operation over the block's channels. Per batch entry: src is copied
-// interleaved per block (only for the grid gradient), and the output points are ordered by
-// the input row their coordinate falls in (a stable counting sort, so that consecutive
-// points touch nearby input lines; the order depends only on the data). Then per chunk of
-// points in that order:
+// forward), input axes of length 1..2^30. Channels are stored as rows of CP floats per
+// point (C padded with zeros to 4 or to whole vectors), so that every tap is a few vector
+// operations over all channels. Per batch entry, per chunk of output points (natural order):
 //   1. taps (parallel over points): per point and axis, K slots (index, weight, dw/dx) from
 //      axis_slots below, with the reference's formulas and conventions (grid_sample_taps.h),
-//      the point's valid tap combinations (dense input offset, weight, per-axis derivative
-//      weight), and its grad_dst interleaved per block;
-//   2. scatter and gather (parallel over items = channel block x point slice, run_item):
-//      points in order; per combination, acc[offset][0..8) += w * grad_dst[0..8) into the
-//      slice's interleaved accumulator, and t_d[0..8) += dw_d * src[offset][0..8); the
-//      point's grid gradient for the block is sum_c grad_dst[c] * t_d[c];
-//   3. grid gradient (parallel over points): the blocks' partial sums added in block order,
-//      times dx/dg, stored once;
-//   4. grad_src (parallel over rows): the slices' accumulators added in slice order, stored.
-// Determinism: the channel blocks (from C), the point slices (count from the problem's
-// sizes) and the chunks are fixed by the problem, every item runs its points in order with
-// the same operations, and partial results are combined in a fixed order, so the result does
-// not depend on the number of threads or on how parallel_for splits the items.
+//      the point's grad_dst row, and a sort key: its lowest valid tap on axis 0 (lo0, the
+//      outermost input axis) and on the other axes. In the same parallel region (first
+//      chunk, grid gradient wanted) src is copied into rows;
+//   2. a stable counting sort of the points by key (serial; depends only on the data), so
+//      that consecutive points touch nearby input rows; the taps are copied into that order;
+//   3. bands (parallel): the axis-0 indices are split into bands [b0, b1). A band visits,
+//      in sorted order, every point with lo0 in [b0 - span, b1) (span: the most axis-0
+//      indices a point's taps cover, at most 3) and adds w * grad_dst row into the
+//      accumulator row of each of its taps whose axis-0 index lies in [b0, b1); for the
+//      points it owns (lo0 in [b0, b1)) it also computes the grid gradient: per tap, the
+//      lane-wise products grad_dst * src row, times the per-axis derivative weights,
+//      summed over taps and then over lanes, times dx/dg, stored. The band zeroes its
+//      accumulator rows in the first chunk and stores them into grad_src (converted) after
+//      the last.
+// When the batch entries divide evenly among the threads (or there are many), each thread
+// instead runs whole entries, each as one band, with no parallel region inside.
+// Determinism: every accumulator element receives its terms in the same order for any
+// split into bands (the sorted point order, then the tap order), the grid gradient of a
+// point is computed by one band with fixed operations, and chunks, padding and sort keys are
+// fixed by the problem (and the SIMD target), so the result does not depend on the number
+// of threads, on the band split or the batch split (both chosen from the thread count), or
+// on how parallel_for splits the work.
 #include <algorithm>
+#include <atomic>
 #include <cassert>
+#include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "core/convert.h"
+#include "core/checked.h"
 #include "core/coords.h"
 #include "gridops/parallel.h"
 #include "kernels/grid_sample/grid_sample.h"
+#include "kernels/grid_sample/grid_sample_backward_band.h"
 #include "kernels/grid_sample/grid_sample_taps.h"
 
 namespace gridops::kernels {
@@ -44,12 +57,6 @@ namespace {
 
 using namespace ref_taps;
 
-constexpr int64_t kPointChunk = 32768;       // output points per chunk (bounds the scratch)
-constexpr int64_t kMinSlicePoints = 1024;    // a point slice has at least this many points
-constexpr int64_t kTargetItems = 4;          // items per chunk the slicing aims at
-constexpr int64_t kMaxAccFloats = int64_t{1} << 26;  // slice accumulators: 256 MiB at most
-constexpr int64_t kTapsGrain = 2048;         // points (or elements) per parallel chunk, at least
-constexpr int64_t kMinParallelWork = 1 << 16;  // points x channels x taps below which step 2 is serial
 
 /// One axis of one point: K slots (K = 1, 2, 4), idx -1 for a tap outside under zeros.
 struct AxisSlots {
@@ -68,6 +75,30 @@ void axis_slots(const GridSampleProblem& p, float x, int64_t len, int K, AxisSlo
     s->idx[k] = -1;
     s->w[k] = 0.0f;
     s->dw[k] = 0.0f;
+  }
+  if (p.padding == GridPadding::kZeros && p.mode != InterpolationMode::kNearest &&
+      std::fabs(x) < 4194304.0f /* 2^22; false for NaN */) {
+    // The common case, the same results as the general code below: finite x, zeros padding
+    // (linear_derivative_floor is floor(x) with derivative 1), no padding map.
+    const float f = std::floor(x);
+    const float t = x - f;
+    const int64_t i0 = static_cast<int64_t>(f);
+    auto put = [&](int k, int64_t i, float w, float dw) {
+      if (i < 0 || i >= len) return;
+      s->idx[k] = static_cast<int32_t>(i);
+      s->w[k] = w;
+      s->dw[k] = dw;
+    };
+    if (p.mode == InterpolationMode::kLinear) {
+      put(0, i0, 1.0f - t, -1.0f);
+      put(1, i0 + 1, t, 1.0f);
+    } else {
+      float w[4], dw[4];
+      coords::cubic_weights(t, w);
+      coords::cubic_weight_derivatives(t, dw);
+      for (int k = 0; k < 4; ++k) put(k, i0 - 1 + k, w[k], dw[k]);
+    }
+    return;
   }
   const bool deriv = std::isfinite(x) && p.mode != InterpolationMode::kNearest;
   // ERRATA GridSample 8, as in the reference (axis_taps).
@@ -128,72 +159,343 @@ inline void unravel(int64_t q, const Dims& sizes, int r, int64_t* o) {
   }
 }
 
-/// Channels per block: blocks are processed interleaved (8 consecutive floats per input or
-/// output point), so that every tap is one short vector operation over the block.
-constexpr int64_t kLanes = 8;
+}  // namespace
 
-/// What step 2 of one (channel block, point slice) item reads and writes. Every array is
-/// for this block: interleaved [point][kLanes] (channels past C are zeros).
-struct ItemArgs {
-  int64_t qb, qe;
-  const int* count;      ///< valid combinations per point
-  const int64_t* cd;     ///< per point x combination: dense input offset
-  const float* cw;       ///< weight
-  const float* cdw;      ///< per point x axis x combination: derivative weight
-  const float* gd;       ///< grad_dst of the chunk's points, [point][kLanes]
-  const float* src;      ///< src, [input point][kLanes], or null (no grid gradient)
-  float* acc;            ///< the slice's accumulator, [input point][kLanes], or null
-  float* gp;             ///< the block's grid gradient partial sums (point x axis), or null
-};
+namespace gs_bwd {
+namespace {
 
-/// Step 2 for one item: points in order; per tap, kLanes channels at once.
-/// R axes, at most NC combinations.
-template <int R, int NC>
-void run_item(const ItemArgs& a) {
-  for (int64_t q = a.qb; q < a.qe; ++q) {
-    const int nc = a.count[q];
-    const size_t base = static_cast<size_t>(q) * NC;
-    float go[kLanes];
-    for (int64_t c = 0; c < kLanes; ++c) go[c] = a.gd[q * kLanes + c];
+/// band_portable for R axes and K taps per axis: plain loops over the channel row.
+template <int R, int K>
+void band_t(const BandArgs& a) {
+  const int64_t CP = a.CP;
+  const int64_t d0 = a.dense[0], d1 = a.dense[1], d2 = a.dense[2];
+  auto scatter = [&](int64_t off, float w, const float* go) {
+    float* ac = a.acc + off * CP;
+    for (int64_t c = 0; c < CP; ++c) ac[c] += w * go[c];
+  };
+  auto dot = [&](int64_t off, const float* go, float* dv) {
+    const float* v = a.src + off * CP;
+    for (int64_t c = 0; c < CP; ++c) dv[c] = go[c] * v[c];
+  };
+  std::vector<float> dv(static_cast<size_t>(CP)), g(static_cast<size_t>(3 * CP));
+  for (int64_t pos = a.pb; pos < a.pe; ++pos) {
+    const int64_t q = pos;  // arrays in sorted order
+    const int32_t* ir = a.irec + q * (R * K + 1);
+    const int32_t lo0 = ir[0];
+    const int32_t* ix = ir + 1;
+    const float* w = a.frec + q * (2 * R * K);
+    const float* dw = w + R * K;
+    const float* go = a.gd + a.order[pos] * CP;
     if (a.acc != nullptr) {
-      for (int k = 0; k < nc; ++k) {
-        float* ac = a.acc + a.cd[base + static_cast<size_t>(k)] * kLanes;
-        const float w = a.cw[base + static_cast<size_t>(k)];
-        for (int64_t c = 0; c < kLanes; ++c) ac[c] += w * go[c];
+      for (int k0 = 0; k0 < K; ++k0) {
+        const int64_t i0 = ix[k0];
+        if (i0 < a.b0 || i0 >= a.b1) continue;  // also -1 (outside under zeros)
+        if constexpr (R == 1) {
+          scatter(i0 * d0, w[k0], go);
+        } else {
+          for (int k1 = 0; k1 < K; ++k1) {
+            const int64_t i1 = ix[K + k1];
+            if (i1 < 0) continue;
+            const float w01 = w[k0] * w[K + k1];
+            const int64_t o01 = i0 * d0 + i1 * d1;
+            if constexpr (R == 2) {
+              scatter(o01, w01, go);
+            } else {
+              for (int k2 = 0; k2 < K; ++k2) {
+                const int64_t i2 = ix[2 * K + k2];
+                if (i2 >= 0) scatter(o01 + i2 * d2, w01 * w[2 * K + k2], go);
+              }
+            }
+          }
+        }
       }
     }
-    if (a.gp != nullptr) {
-      float t[R][kLanes] = {};
-      const float* dwq = a.cdw + static_cast<size_t>(q) * R * NC;
-      for (int k = 0; k < nc; ++k) {
-        const float* v = a.src + a.cd[base + static_cast<size_t>(k)] * kLanes;
-        for (int d = 0; d < R; ++d) {
-          const float dw = dwq[d * NC + k];
-          for (int64_t c = 0; c < kLanes; ++c) t[d][c] += dw * v[c];
+    if (a.src != nullptr && lo0 >= a.b0) {
+      std::fill(g.begin(), g.end(), 0.0f);
+      auto add = [&](int d, float f) {
+        for (int64_t c = 0; c < CP; ++c) g[static_cast<size_t>(d * CP + c)] += f * dv[static_cast<size_t>(c)];
+      };
+      for (int k0 = 0; k0 < K; ++k0) {
+        const int64_t i0 = ix[k0];
+        if (i0 < 0) continue;
+        if constexpr (R == 1) {
+          dot(i0 * d0, go, dv.data());
+          add(0, dw[k0]);
+        } else {
+          for (int k1 = 0; k1 < K; ++k1) {
+            const int64_t i1 = ix[K + k1];
+            if (i1 < 0) continue;
+            const int64_t o01 = i0 * d0 + i1 * d1;
+            if constexpr (R == 2) {
+              dot(o01, go, dv.data());
+              add(0, dw[k0] * w[K + k1]);
+              add(1, dw[K + k1] * w[k0]);
+            } else {
+              for (int k2 = 0; k2 < K; ++k2) {
+                const int64_t i2 = ix[2 * K + k2];
+                if (i2 < 0) continue;
+                dot(o01 + i2 * d2, go, dv.data());
+                const float w0 = w[k0], w1 = w[K + k1], w2 = w[2 * K + k2];
+                add(0, (dw[k0] * w1) * w2);
+                add(1, (dw[K + k1] * w0) * w2);
+                add(2, (dw[2 * K + k2] * w0) * w1);
+              }
+            }
+          }
         }
       }
       for (int d = 0; d < R; ++d) {
-        float g = 0.0f;
-        for (int64_t c = 0; c < kLanes; ++c) g += go[c] * t[d][c];
-        a.gp[q * R + d] = g;
+        float s = 0.0f;
+        for (int64_t c = 0; c < CP; ++c) s += g[static_cast<size_t>(d * CP + c)];
+        a.gg[a.order[pos] * R + d] = s;
       }
     }
   }
 }
 
-void run_item_dispatch(int r, InterpolationMode mode, const ItemArgs& a) {
-  const int m = mode == InterpolationMode::kNearest ? 0 : mode == InterpolationMode::kLinear ? 1 : 2;
-  switch (r * 3 + m) {
-    case 3: run_item<1, 1>(a); break;
-    case 4: run_item<1, 2>(a); break;
-    case 5: run_item<1, 4>(a); break;
-    case 6: run_item<2, 1>(a); break;
-    case 7: run_item<2, 4>(a); break;
-    case 8: run_item<2, 16>(a); break;
-    case 9: run_item<3, 1>(a); break;
-    case 10: run_item<3, 8>(a); break;
-    case 11: run_item<3, 64>(a); break;
-    default: assert(false && "fast backward: rank 1-3"); break;
+}  // namespace
+
+void band_portable(const BandArgs& a) {
+  switch (a.r * 8 + a.K) {
+    case 9: band_t<1, 1>(a); break;
+    case 10: band_t<1, 2>(a); break;
+    case 12: band_t<1, 4>(a); break;
+    case 17: band_t<2, 1>(a); break;
+    case 18: band_t<2, 2>(a); break;
+    case 20: band_t<2, 4>(a); break;
+    case 25: band_t<3, 1>(a); break;
+    case 26: band_t<3, 2>(a); break;
+    case 28: band_t<3, 4>(a); break;
+    default: assert(false && "fast backward band: rank 1-3, K 1, 2 or 4"); break;
+  }
+}
+
+}  // namespace gs_bwd
+
+namespace {
+
+constexpr int64_t kScratchBytes = int64_t{96} << 20;  // per-chunk scratch aimed at
+constexpr int64_t kMinChunk = 4096;                   // output points per chunk, at least
+constexpr int64_t kMaxBuckets = int64_t{1} << 20;     // counting-sort buckets, at most
+constexpr int64_t kGrain = 1024;                      // points per parallel chunk, at least
+constexpr int64_t kBandsPerThread = 4;                // bands per thread (load balance)
+constexpr int64_t kMinParallelWork = 1 << 15;  // chunk points x taps x CP below which one band
+
+/// Floats per channel row: C padded to 4 (C <= 4) or to whole vectors of the band kernel.
+int64_t padded_channels(int64_t C) {
+  int64_t lanes = 4;
+#ifdef GRIDOPS_HAVE_HWY
+  lanes = std::max<int64_t>(1, gs_bwd::band_lanes_hwy());
+#endif
+  if (C <= 4 && 4 % lanes == 0) return 4;
+  return (C + lanes - 1) / lanes * lanes;
+}
+
+/// Offset of input (or output) point i of a row-major point numbering over `sizes`, with
+/// the given per-axis strides.
+inline int64_t point_offset(int64_t i, const Dims& sizes, const Dims& strides, int r) {
+  int64_t o[3];
+  unravel(i, sizes, r, o);
+  int64_t off = 0;
+  for (int d = 0; d < r; ++d) off += o[d] * strides[static_cast<size_t>(d)];
+  return off;
+}
+
+/// Row-major multi-index over `sizes` (r entries) stepped point by point (no division).
+struct Odometer {
+  int r;
+  const Dims& sizes;
+  int64_t o[3] = {0, 0, 0};
+  Odometer(int rank, const Dims& s, int64_t q) : r(rank), sizes(s) { unravel(q, sizes, r, o); }
+  void next() {
+    for (int d = r - 1; d >= 0; --d) {
+      if (++o[d] < sizes[static_cast<size_t>(d)]) return;
+      o[d] = 0;
+    }
+  }
+  int64_t offset(const Dims& strides) const {
+    int64_t off = 0;
+    for (int d = 0; d < r; ++d) off += o[d] * strides[static_cast<size_t>(d)];
+    return off;
+  }
+};
+
+/// Copies points [i0, i1) of a strided tensor (element offset base, per-axis strides sp,
+/// channel stride ch, C channels) into rows of CP floats, channels past C zero. Runs of
+/// the innermost axis are walked with one stride; channels-first goes channel by channel.
+template <class T>
+void gather_rows(const T* base, const Dims& sizes, const Dims& sp, int64_t ch, int r, int64_t C,
+                 int64_t CP, bool channels_first, int64_t i0, int64_t i1, float* rows) {
+  const int64_t wlen = sizes[static_cast<size_t>(r) - 1], step = sp[static_cast<size_t>(r) - 1];
+  for (int64_t i = i0; i < i1;) {
+    const int64_t n = std::min(i1 - i, wlen - i % wlen);
+    const T* s = base + point_offset(i, sizes, sp, r);
+    float* o = rows + (i - i0) * CP;
+    if (channels_first) {
+#ifdef GRIDOPS_HAVE_HWY
+      if constexpr (std::is_same_v<T, float>) {
+        if (step == 1) {
+          gs_bwd::planes_to_rows_hwy(s, ch, n, C, o, CP);
+          for (int64_t j = 0; j < n; ++j) {
+            for (int64_t c = C; c < CP; ++c) o[j * CP + c] = 0.0f;
+          }
+          i += n;
+          continue;
+        }
+      }
+#endif
+      for (int64_t c = 0; c < C; ++c) {
+        for (int64_t j = 0; j < n; ++j) o[j * CP + c] = convert::load_real<float>(s[j * step + c * ch]);
+      }
+    } else {
+      bool copied = false;
+      if constexpr (std::is_same_v<T, float>) {
+        if (ch == 1) {  // contiguous channels: whole rows
+          for (int64_t j = 0; j < n; ++j) std::memcpy(o + j * CP, s + j * step, static_cast<size_t>(C) * sizeof(float));
+          copied = true;
+        }
+      }
+      for (int64_t j = 0; j < n && !copied; ++j) {
+        for (int64_t c = 0; c < C; ++c) o[j * CP + c] = convert::load_real<float>(s[j * step + c * ch]);
+      }
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t c = C; c < CP; ++c) o[j * CP + c] = 0.0f;
+    }
+    i += n;
+  }
+}
+
+/// The inverse of gather_rows: stores channels [0, C) of rows for points [i0, i1).
+template <class T>
+void scatter_rows(T* base, const Dims& sizes, const Dims& sp, int64_t ch, int r, int64_t C,
+                  int64_t CP, bool channels_first, int64_t i0, int64_t i1, const float* rows) {
+  const int64_t wlen = sizes[static_cast<size_t>(r) - 1], step = sp[static_cast<size_t>(r) - 1];
+  for (int64_t i = i0; i < i1;) {
+    const int64_t n = std::min(i1 - i, wlen - i % wlen);
+    T* s = base + point_offset(i, sizes, sp, r);
+    const float* o = rows + (i - i0) * CP;
+    if (channels_first) {
+#ifdef GRIDOPS_HAVE_HWY
+      if constexpr (std::is_same_v<T, float>) {
+        if (step == 1) {
+          gs_bwd::rows_to_planes_hwy(o, CP, n, C, s, ch);
+          i += n;
+          continue;
+        }
+      }
+#endif
+      for (int64_t c = 0; c < C; ++c) {
+        for (int64_t j = 0; j < n; ++j) s[j * step + c * ch] = convert::store_real<T>(o[j * CP + c]);
+      }
+    } else {
+      bool copied = false;
+      if constexpr (std::is_same_v<T, float>) {
+        if (ch == 1) {  // contiguous channels: whole rows
+          for (int64_t j = 0; j < n; ++j) std::memcpy(s + j * step, o + j * CP, static_cast<size_t>(C) * sizeof(float));
+          copied = true;
+        }
+      }
+      for (int64_t j = 0; j < n && !copied; ++j) {
+        for (int64_t c = 0; c < C; ++c) s[j * step + c * ch] = convert::store_real<T>(o[j * CP + c]);
+      }
+    }
+    i += n;
+  }
+}
+
+std::atomic<int64_t> chunk_for_testing{0};  // grid_sample_backward_fast_set_chunk_for_testing
+std::atomic<bool> portable_for_testing{false};  // grid_sample_backward_fast_set_portable_for_testing
+
+constexpr size_t kKeepScratch = size_t{256} << 20;  // scratch a thread keeps, at most
+
+/// Where a thread keeps its last run's scratch for the next run (mapping and zeroing fresh
+/// pages on every call cost 5-10% of a W9 run).
+struct KeptScratch {
+  std::unique_ptr<unsigned char[]> buf;
+  size_t cap = 0;
+};
+thread_local KeptScratch kept_scratch;
+
+/// The scratch of one run: one uninitialized allocation carved into 64-byte aligned arrays
+/// (every element used is written first). Reuses and then keeps the calling thread's
+/// buffer when it is at most kKeepScratch bytes.
+class Arena {
+ public:
+  /// Reserves n elements of V; returns the offset to pass to get() after allocate().
+  template <class V>
+  size_t add(int64_t n) {
+    const size_t at = static_cast<size_t>(size_);
+    int64_t bytes = 0;
+    if (!detail::mul_ok(n, static_cast<int64_t>(sizeof(V)), &bytes) || !detail::add_ok(bytes, 63, &bytes) ||
+        !detail::add_ok(size_, bytes / 64 * 64, &size_)) {
+      overflow_ = true;
+      size_ = 0;
+    }
+    return at;
+  }
+  /// Throws std::bad_alloc when the sizes overflowed or the allocation fails.
+  void allocate() {
+    if (overflow_ || size_ > INT64_MAX - 64) throw std::bad_alloc();
+    const size_t need = static_cast<size_t>(size_) + 64;
+    if (kept_scratch.cap >= need) {
+      buf_ = std::move(kept_scratch.buf);
+      cap_ = kept_scratch.cap;
+      kept_scratch.cap = 0;
+    } else {
+      kept_scratch.buf.reset();
+      kept_scratch.cap = 0;
+      cap_ = need;
+      buf_.reset(new unsigned char[cap_]);
+    }
+    const auto addr = reinterpret_cast<uintptr_t>(buf_.get());
+    base_ = buf_.get() + ((64 - addr % 64) % 64);
+  }
+  template <class V>
+  V* get(size_t at) const {
+    return reinterpret_cast<V*>(base_ + at);
+  }
+  ~Arena() {
+    if (buf_ != nullptr && cap_ <= kKeepScratch && cap_ > kept_scratch.cap) {
+      kept_scratch.buf = std::move(buf_);
+      kept_scratch.cap = cap_;
+    }
+  }
+
+ private:
+  int64_t size_ = 0;
+  bool overflow_ = false;
+  size_t cap_ = 0;
+  std::unique_ptr<unsigned char[]> buf_;
+  unsigned char* base_ = nullptr;
+};
+
+/// Positions [b, e): the records of point order[pos] (RK + 1 int32, 2 RK float) copied to
+/// position pos (fixed-size copies).
+template <int RK>
+void permute_points_t(const int64_t* order, int64_t b, int64_t e, const int32_t* irec, const float* frec,
+                      int32_t* irec_s, float* frec_s) {
+  for (int64_t pos = b; pos < e; ++pos) {
+    const int64_t q = order[pos];
+    std::memcpy(irec_s + pos * (RK + 1), irec + q * (RK + 1), (RK + 1) * sizeof(int32_t));
+    std::memcpy(frec_s + pos * 2 * RK, frec + q * 2 * RK, 2 * RK * sizeof(float));
+  }
+}
+
+void permute_points(int64_t RK, const int64_t* order, int64_t b, int64_t e, const int32_t* irec,
+                    const float* frec, int32_t* irec_s, float* frec_s) {
+  switch (RK) {
+#define GRIDOPS_PERMUTE_CASE(N) \
+  case N: permute_points_t<N>(order, b, e, irec, frec, irec_s, frec_s); break;
+    GRIDOPS_PERMUTE_CASE(1)
+    GRIDOPS_PERMUTE_CASE(2)
+    GRIDOPS_PERMUTE_CASE(3)
+    GRIDOPS_PERMUTE_CASE(4)
+    GRIDOPS_PERMUTE_CASE(6)
+    GRIDOPS_PERMUTE_CASE(8)
+    GRIDOPS_PERMUTE_CASE(12)
+#undef GRIDOPS_PERMUTE_CASE
+    default: assert(false && "fast backward: r * K in {1, 2, 3, 4, 6, 8, 12}"); break;
   }
 }
 
@@ -203,10 +505,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
                const MutableTensorView* grad_grid) {
   const int r = p.spatial_rank;
   const int K = p.mode == InterpolationMode::kNearest ? 1 : p.mode == InterpolationMode::kLinear ? 2 : 4;
-  int combos = 1;
-  for (int d = 0; d < r; ++d) combos *= K;
-  const bool want_gg = grad_grid != nullptr && p.mode != InterpolationMode::kNearest;
-
+  const bool cf = p.layout == ChannelLayout::kChannelsFirst;
   const SplitStrides ss = split_strides(src, r, p.layout);
   const SplitStrides ds = split_strides(grad_dst, r, p.layout);
   const Dims& gs = grid.strides;
@@ -217,241 +516,254 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
 
   int64_t out_points = 1, in_points = 1;
   for (int64_t d : p.out_sizes) out_points *= d;
-  Dims dense(static_cast<size_t>(r));
+  int64_t dense[3] = {0, 0, 0};
   for (int d = r - 1; d >= 0; --d) {
-    dense[static_cast<size_t>(d)] = in_points;
+    dense[d] = in_points;
     in_points *= p.in_sizes[static_cast<size_t>(d)];  // every input axis >= 1 (scope)
   }
   const bool work = p.batch > 0 && out_points > 0 && C > 0;
+  const bool want_gs = grad_src != nullptr && work;
+  const bool want_gg = grad_grid != nullptr && work && p.mode != InterpolationMode::kNearest;
 
-  // Fixed by the problem, never by the thread count (NOTE above).
-  const int64_t nblocks = work ? (C + kLanes - 1) / kLanes : 0;
-  const int64_t CP = nblocks * kLanes;  // channels padded to whole blocks
-  // Chunks of output points; combination buffers of at most about 16 MiB.
-  const int64_t chunk = std::min(out_points, std::max<int64_t>(1024, kPointChunk * 8 / combos));
-  int64_t S = 1;
-  if (grad_src != nullptr && work && nblocks < kTargetItems) {
-    S = std::min((kTargetItems + nblocks - 1) / nblocks, std::max<int64_t>(1, chunk / kMinSlicePoints));
-    while (S > 1 && S * CP * in_points > kMaxAccFloats) --S;
-  }
-
-  // Accumulators [slice][block][input point][kLanes]; src interleaved the same way
-  // [block][input point][kLanes] (for the grid gradient only); grad_dst of a chunk
-  // [block][point][kLanes].
-  std::vector<float> acc;
-  if (grad_src != nullptr && work) acc.assign(static_cast<size_t>(S * CP * in_points), 0.0f);
-  std::vector<float> srci(want_gg && work ? static_cast<size_t>(CP * in_points) : 0);
-  // Per point of a chunk: its valid tap combinations (src offset, dense accumulator offset,
-  // weight, per-axis derivative weight), their count and the grad_dst offset.
-  const size_t cap = work ? static_cast<size_t>(chunk * combos) : 0;
-  std::vector<int64_t> cd(cap);
-  std::vector<float> gdi(work ? static_cast<size_t>(CP * chunk) : 0);
-  std::vector<float> cw(cap), cdw(want_gg ? cap * static_cast<size_t>(r) : 0);
-  std::vector<int> count(work ? static_cast<size_t>(chunk) : 0);
-  std::vector<int> digits(static_cast<size_t>(combos * r));  // combination k -> tap per axis
-  for (int k = 0; k < combos; ++k) {
-    int kk = k;
-    for (int d = r - 1; d >= 0; --d) {
-      digits[static_cast<size_t>(k * r + d)] = kk % K;
-      kk /= K;
+  // Outputs nothing is accumulated into: zeros.
+  if (grad_src != nullptr && !want_gs) {
+    const SplitStrides gss = split_strides(*grad_src, r, p.layout);
+    T* out = static_cast<T*>(grad_src->mutable_data());
+    for (int64_t n = 0; n < p.batch; ++n) {
+      for (int64_t c = 0; c < C; ++c) {
+        Odometer od(r, p.in_sizes, 0);
+        for (int64_t i = 0; i < in_points; ++i, od.next()) {
+          out[n * gss.batch + c * gss.channel + od.offset(gss.spatial)] = convert::store_real<T>(0.0f);
+        }
+      }
     }
   }
-  std::vector<float> ggp(want_gg && work ? static_cast<size_t>(nblocks * chunk * r) : 0);
+  if (grad_grid != nullptr && !want_gg) {
+    GT* gg = static_cast<GT*>(grad_grid->mutable_data());
+    const Dims& ggs = grad_grid->strides;
+    const Dims gsp(ggs.begin() + 1, ggs.begin() + 1 + r);
+    for (int64_t n = 0; n < p.batch && out_points > 0; ++n) {
+      Odometer od(r, p.out_sizes, 0);
+      for (int64_t q = 0; q < out_points; ++q, od.next()) {
+        const int64_t off = n * ggs[0] + od.offset(gsp);
+        for (int d = 0; d < r; ++d) gg[off + d * ggs[static_cast<size_t>(r) + 1]] = convert::store_real<GT>(0.0f);
+      }
+    }
+  }
+  if (!want_gs && !want_gg) return;
+
+  const int64_t CP = padded_channels(C);
+  const int64_t RK = static_cast<int64_t>(r) * K;
+  const int64_t point_bytes = 4 * CP + 2 * (12 * RK + 4) + 4 * 2 + 8 + (want_gg ? 4 * r + 8 : 0);
+  int64_t chunk = std::min(out_points, std::max(kMinChunk, kScratchBytes / point_bytes));
+  if (const int64_t cap = chunk_for_testing.load(); cap > 0) chunk = std::min(chunk, cap);
+  const int64_t L0 = p.in_sizes[0];
+
+  // Sort keys: (axis-0 index >> s0, rest of the lowest tap's offset >> s1), at most about
+  // kMaxBuckets (and not many more than points) buckets; axis-0 groups of 2^s0 indices.
+  int s0 = 0;
+  while (((L0 - 1) >> s0) + 1 > kMaxBuckets) ++s0;
+  const int64_t G0 = ((L0 - 1) >> s0) + 1;
+  const int64_t max_buckets = std::max(G0, std::min(kMaxBuckets, 2 * chunk));
+  int s1 = 0;
+  while (((dense[0] - 1) >> s1) + 1 > max_buckets / G0) ++s1;  // G0 * M <= max_buckets
+  const int64_t M = ((dense[0] - 1) >> s1) + 1;
+
   float slope[3] = {0.0f, 0.0f, 0.0f};
   for (int d = 0; d < r; ++d) slope[d] = unnormalize_slope<float>(p.in_sizes[static_cast<size_t>(d)], p.align_corners);
+  const int threads = std::max(1, get_num_threads());
+  int64_t combos = 1;
+  for (int d = 0; d < r; ++d) combos *= K;
+  const bool small = chunk * combos * CP < kMinParallelWork;  // waking threads costs more
+  // Whole batch entries per thread (one parallel region per call) when they divide evenly
+  // enough; else entries one after the other, each split into bands. Both give the same
+  // bits (NOTE above).
+  const bool by_batch = threads > 1 && !small && p.batch >= threads &&
+                        (p.batch % threads == 0 || p.batch >= 4 * threads);
+  const Dims gsp(gs.begin() + 1, gs.begin() + 1 + r);
+  const int64_t coord_stride = gs[static_cast<size_t>(r) + 1];
+#ifdef GRIDOPS_HAVE_HWY
+  void (*band)(const gs_bwd::BandArgs&) = portable_for_testing.load() ? gs_bwd::band_portable : gs_bwd::band_hwy;
+#else
+  void (*band)(const gs_bwd::BandArgs&) = gs_bwd::band_portable;
+#endif
 
-  // Points are visited in the order of the input row (all axes but the innermost) their
-  // coordinate falls in: a stable counting sort per batch entry that depends only on the
-  // data, so that consecutive points (and a thread's slice) touch nearby input lines.
-  int64_t rows = 1;
-  for (int d = 0; d + 1 < r; ++d) rows *= p.in_sizes[static_cast<size_t>(d)];
-  int shift = 0;
-  while ((rows >> shift) > (int64_t{1} << 20)) ++shift;
-  const bool sort = work && rows > 1;
-  std::vector<int64_t> order(work ? static_cast<size_t>(out_points) : 0);
-  std::vector<int32_t> key(sort ? static_cast<size_t>(out_points) : 0);
-  std::vector<int64_t> bucket(sort ? static_cast<size_t>((rows >> shift) + 2) : 0);
-
-  for (int64_t n = 0; n < p.batch; ++n) {
-    if (!acc.empty()) std::fill(acc.begin(), acc.end(), 0.0f);
-    if (!srci.empty()) {
-      // src interleaved per block: rows of the innermost input axis, in parallel.
-      const int64_t wlen = p.in_sizes[static_cast<size_t>(r) - 1];
-      const int64_t in_rows = in_points / wlen;
-      parallel_for(nblocks * in_rows, std::max<int64_t>(1, kTapsGrain / wlen), [&](int64_t b, int64_t e) {
-        int64_t o[3];
-        for (int64_t item = b; item < e; ++item) {
-          const int64_t blk = item / in_rows, row = item % in_rows;
-          unravel(row * wlen, p.in_sizes, r, o);
-          int64_t off = n * ss.batch;
-          for (int d = 0; d < r; ++d) off += o[d] * ss.spatial[static_cast<size_t>(d)];
-          const int64_t step = ss.spatial[static_cast<size_t>(r) - 1];
-          float* dst = srci.data() + (blk * in_points + row * wlen) * kLanes;
-          for (int64_t i = 0; i < wlen; ++i) {
-            for (int64_t c = 0; c < kLanes; ++c) {
-              const int64_t ch = blk * kLanes + c;
-              dst[i * kLanes + c] = ch < C ? convert::load_real<float>(src_base[off + i * step + ch * ss.channel]) : 0.0f;
-            }
-          }
-        }
-      });
-    }
-    if (sort) {
-      parallel_for(out_points, kTapsGrain, [&](int64_t b, int64_t e) {
-        int64_t o[3];
-        for (int64_t q = b; q < e; ++q) {
-          unravel(q, p.out_sizes, r, o);
-          int64_t goff = n * gs[0];
-          for (int d = 0; d < r; ++d) goff += o[d] * gs[static_cast<size_t>(d) + 1];
-          int64_t row = 0;
-          for (int d = 0; d + 1 < r; ++d) {
-            const GT gv = grid_base[goff + static_cast<int64_t>(r - 1 - d) * gs[static_cast<size_t>(r) + 1]];
-            const int64_t len = p.in_sizes[static_cast<size_t>(d)];
-            float f = std::floor(coords::unnormalize(convert::load_real<float>(gv), len, p.align_corners));
-            if (!(f >= 0.0f)) f = 0.0f;  // also NaN
-            if (f > static_cast<float>(len - 1)) f = static_cast<float>(len - 1);
-            row = row * len + static_cast<int64_t>(f);
-          }
-          key[static_cast<size_t>(q)] = static_cast<int32_t>(row >> shift);
-        }
-      });
-      std::fill(bucket.begin(), bucket.end(), 0);
-      for (int64_t q = 0; q < out_points; ++q) ++bucket[static_cast<size_t>(key[static_cast<size_t>(q)]) + 1];
-      for (size_t b = 1; b < bucket.size(); ++b) bucket[b] += bucket[b - 1];
-      for (int64_t q = 0; q < out_points; ++q) {
-        order[static_cast<size_t>(bucket[static_cast<size_t>(key[static_cast<size_t>(q)])]++)] = q;
+  GT* const gg = want_gg ? static_cast<GT*>(grad_grid->mutable_data()) : nullptr;
+  const Dims ggs = want_gg ? grad_grid->strides : Dims(static_cast<size_t>(r) + 2, 0);
+  const Dims ggsp(ggs.begin() + 1, ggs.begin() + 1 + r);
+  const int64_t gg_coord = ggs[static_cast<size_t>(r) + 1];
+  int64_t rows_floats = 0;  // CP floats per input point
+  if (!detail::mul_ok(in_points, CP, &rows_floats)) throw std::bad_alloc();
+  const int64_t nbuckets = G0 * M;
+  // Batch entries [n_begin, n_end); inner: the steps run through parallel_for.
+  auto run_batches = [&](int64_t n_begin, int64_t n_end, bool inner) {
+    auto pfor = [&](int64_t count, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
+      if (inner) {
+        parallel_for(count, grain, f);
+      } else if (count > 0) {
+        f(0, count);
       }
-    } else {
-      for (size_t q = 0; q < order.size(); ++q) order[q] = static_cast<int64_t>(q);
-    }
-    for (int64_t q0 = 0; q0 < out_points; q0 += chunk) {
-      const int64_t np = std::min(chunk, out_points - q0);
-      if (work) {
-        // 1. taps and their combinations, once per point (parallel over points).
-        parallel_for(np, kTapsGrain, [&](int64_t b, int64_t e) {
-          int64_t o[3];
-          AxisSlots sl[3];
-          for (int64_t q = b; q < e; ++q) {
-            unravel(order[static_cast<size_t>(q0 + q)], p.out_sizes, r, o);
-            int64_t goff = n * gs[0], go_off = n * ds.batch;
+    };
+    Arena arena;
+    const size_t at_acc = arena.add<float>(want_gs ? rows_floats : 0);
+    const size_t at_srct = arena.add<float>(want_gg ? rows_floats : 0);
+    const size_t at_gdt = arena.add<float>(chunk * CP);
+    const size_t at_irec = arena.add<int32_t>(chunk * (RK + 1));
+    const size_t at_frec = arena.add<float>(chunk * 2 * RK);
+    const size_t at_span = arena.add<int32_t>(chunk);
+    const size_t at_key = arena.add<int32_t>(chunk);
+    const size_t at_order = arena.add<int64_t>(chunk);
+    const size_t at_ggb = arena.add<float>(want_gg ? chunk * r : 0);
+    const size_t at_ggoff = arena.add<int64_t>(want_gg ? chunk : 0);  // grad_grid offsets
+    // The same per point, in sorted order (what the bands read).
+    const size_t at_irec_s = arena.add<int32_t>(chunk * (RK + 1));
+    const size_t at_frec_s = arena.add<float>(chunk * 2 * RK);
+    // Counting sort: bucket starts, and the next free position per bucket.
+    const size_t at_start = arena.add<int64_t>(nbuckets + 1);
+    const size_t at_next = arena.add<int64_t>(nbuckets);
+    arena.allocate();
+    float* const acc = arena.get<float>(at_acc);
+    float* const srct = arena.get<float>(at_srct);
+    float* const gdt = arena.get<float>(at_gdt);
+    int32_t* const irec = arena.get<int32_t>(at_irec);
+    float* const frec = arena.get<float>(at_frec);
+    int32_t* const span = arena.get<int32_t>(at_span);
+    int32_t* const key = arena.get<int32_t>(at_key);
+    int64_t* const order = arena.get<int64_t>(at_order);
+    float* const ggb = arena.get<float>(at_ggb);
+    int64_t* const ggoff = arena.get<int64_t>(at_ggoff);
+    int32_t* const irec_s = arena.get<int32_t>(at_irec_s);
+    float* const frec_s = arena.get<float>(at_frec_s);
+    int64_t* const start = arena.get<int64_t>(at_start);
+    int64_t* const next = arena.get<int64_t>(at_next);
+
+    const int64_t nb_max = !inner || threads <= 1 || small ? 1 : std::min<int64_t>(G0, kBandsPerThread * threads);
+    std::vector<int64_t> gb(static_cast<size_t>(nb_max + 1));
+    for (int64_t n = n_begin; n < n_end; ++n) {
+      const int64_t nchunks = (out_points + chunk - 1) / chunk;
+      for (int64_t ci = 0; ci < nchunks; ++ci) {
+        const int64_t q0 = ci * chunk, np = std::min(chunk, out_points - q0);
+        // 1. Per point: taps per axis, sort key, grad_dst row.
+        auto step1 = [&](int64_t b, int64_t e) {
+          AxisSlots sl;
+          Odometer od(r, p.out_sizes, q0 + b);
+          for (int64_t q = b; q < e; ++q, od.next()) {
+            const int64_t goff = n * gs[0] + od.offset(gsp);
+            int32_t lo[3] = {0, 0, 0};
+            int32_t hi0 = 0;
             for (int d = 0; d < r; ++d) {
-              goff += o[d] * gs[static_cast<size_t>(d) + 1];
-              go_off += o[d] * ds.spatial[static_cast<size_t>(d)];
-            }
-            for (int d = 0; d < r; ++d) {
-              const GT gv = grid_base[goff + static_cast<int64_t>(r - 1 - d) * gs[static_cast<size_t>(r) + 1]];
               const int64_t len = p.in_sizes[static_cast<size_t>(d)];
-              const float x = coords::unnormalize(convert::load_real<float>(gv), len, p.align_corners);
-              axis_slots(p, x, len, K, &sl[d]);
-            }
-            const size_t base = static_cast<size_t>(q * combos);
-            int nc = 0;
-            for (int k = 0; k < combos; ++k) {
-              const int* kd = &digits[static_cast<size_t>(k * r)];
-              bool valid = true;
-              for (int d = 0; d < r; ++d) valid = valid && sl[d].idx[kd[d]] >= 0;
-              if (!valid) continue;  // a tap outside under zeros: the combination reads nothing
-              int64_t dof = 0;
-              float w = 1.0f;
-              for (int d = 0; d < r; ++d) {
-                const int64_t i = sl[d].idx[kd[d]];
-                dof += i * dense[static_cast<size_t>(d)];
-                w *= sl[d].w[kd[d]];
-              }
-              cd[base + static_cast<size_t>(nc)] = dof;
-              cw[base + static_cast<size_t>(nc)] = w;
-              if (want_gg) {
-                for (int d = 0; d < r; ++d) {
-                  float dw = sl[d].dw[kd[d]];
-                  for (int e2 = 0; e2 < r; ++e2) {
-                    if (e2 != d) dw *= sl[e2].w[kd[e2]];
-                  }
-                  cdw[(static_cast<size_t>(q) * static_cast<size_t>(r) + static_cast<size_t>(d)) *
-                          static_cast<size_t>(combos) + static_cast<size_t>(nc)] = dw;
+              const GT gv = grid_base[goff + static_cast<int64_t>(r - 1 - d) * coord_stride];
+              axis_slots(p, coords::unnormalize(convert::load_real<float>(gv), len, p.align_corners), len, K, &sl);
+              int32_t mn = INT32_MAX, mx = -1;
+              for (int k = 0; k < K; ++k) {
+                const int64_t at = d * K + k;
+                irec[q * (RK + 1) + 1 + at] = sl.idx[k];
+                frec[q * 2 * RK + at] = sl.w[k];
+                frec[q * 2 * RK + RK + at] = sl.dw[k];
+                if (sl.idx[k] >= 0) {
+                  mn = std::min(mn, sl.idx[k]);
+                  mx = std::max(mx, sl.idx[k]);
                 }
               }
-              ++nc;
+              if (mx >= 0) lo[d] = mn;
+              if (d == 0) hi0 = mx >= 0 ? mx : 0;
             }
-            count[static_cast<size_t>(q)] = nc;
-            // The point's grad_dst, interleaved per block (zeros past C).
-            for (int64_t c = 0; c < CP; ++c) {
-              gdi[static_cast<size_t>(((c / kLanes) * chunk + q) * kLanes + c % kLanes)] =
-                  c < C ? convert::load_real<float>(gd_base[go_off + c * ds.channel]) : 0.0f;
-            }
-
+            int64_t inner = 0;
+            for (int d = 1; d < r; ++d) inner += lo[d] * dense[d];
+            irec[q * (RK + 1)] = lo[0];
+            if (want_gg) ggoff[q] = n * ggs[0] + od.offset(ggsp);
+            span[q] = hi0 - lo[0];
+            key[q] = static_cast<int32_t>((lo[0] >> s0) * M + (inner >> s1));
           }
+          gather_rows(gd_base + n * ds.batch, p.out_sizes, ds.spatial, ds.channel, r, C, CP, cf, q0 + b,
+                      q0 + e, gdt + b * CP);
+        };
+        // In parallel, with (first chunk, grid gradient) src as rows of CP floats: input
+        // points [0, ns) of the range, then the chunk's points.
+        const int64_t ns = ci == 0 && want_gg ? in_points : 0;
+        pfor(ns + np, kGrain, [&](int64_t b, int64_t e) {
+          if (b < ns) {
+            gather_rows(src_base + n * ss.batch, p.in_sizes, ss.spatial, ss.channel, r, C, CP, cf, b,
+                        std::min(e, ns), srct + b * CP);
+          }
+          if (e > ns) step1(std::max(b, ns) - ns, e - ns);
         });
-        // 2. scatter and gather: items (channel block, point slice); per point, its
-        // combinations are used for every channel of the block (run_item).
-        // Small chunks run on the calling thread (waking threads costs more than the work).
-        const bool small = np * C * combos < kMinParallelWork;
-        parallel_for(nblocks * S, small ? nblocks * S : 1, [&](int64_t b, int64_t e) {
-          for (int64_t item = b; item < e; ++item) {
-            const int64_t blk = item / S, s = item % S;
-            ItemArgs a;
-            a.qb = s * np / S;
-            a.qe = (s + 1) * np / S;
-            a.count = count.data();
-            a.cd = cd.data();
-            a.cw = cw.data();
-            a.cdw = cdw.data();
-            a.gd = gdi.data() + blk * chunk * kLanes;
-            a.src = want_gg ? srci.data() + blk * in_points * kLanes : nullptr;
-            a.acc = acc.empty() ? nullptr : acc.data() + (s * nblocks + blk) * in_points * kLanes;
-            a.gp = want_gg ? ggp.data() + blk * chunk * r : nullptr;
-            run_item_dispatch(r, p.mode, a);
-          }
-        });
-      }
-      // 3. grid gradient: blocks in order, times dx/dg, stored once (0 for nearest or C = 0).
-      if (grad_grid != nullptr) {
-        GT* gg = static_cast<GT*>(grad_grid->mutable_data());
-        const Dims& ggs = grad_grid->strides;
-        parallel_for(np, kTapsGrain, [&](int64_t b, int64_t e) {
-          int64_t o[3];
-          for (int64_t q = b; q < e; ++q) {
-            unravel(work ? order[static_cast<size_t>(q0 + q)] : q0 + q, p.out_sizes, r, o);
-            int64_t off = n * ggs[0];
-            for (int d = 0; d < r; ++d) off += o[d] * ggs[static_cast<size_t>(d) + 1];
-            for (int d = 0; d < r; ++d) {
-              float v = 0.0f;
-              if (want_gg && work) {
-                for (int64_t blk = 0; blk < nblocks; ++blk) v += ggp[static_cast<size_t>((blk * chunk + q) * r + d)];
-                v *= slope[d];
-              }
-              gg[off + static_cast<int64_t>(r - 1 - d) * ggs[static_cast<size_t>(r) + 1]] = convert::store_real<GT>(v);
-            }
-          }
-        });
-      }
-    }
-    // 4. grad_src: slices in order, stored once (zeros when nothing was scattered).
-    if (grad_src != nullptr) {
-      const SplitStrides gss = split_strides(*grad_src, r, p.layout);
-      T* out = static_cast<T*>(grad_src->mutable_data());
-      const int64_t wlen = p.in_sizes[static_cast<size_t>(r) - 1];
-      const int64_t rows = in_points / wlen;
-      parallel_for(C * rows, std::max<int64_t>(1, kTapsGrain / wlen), [&](int64_t b, int64_t e) {
-        int64_t o[3];
-        for (int64_t item = b; item < e; ++item) {
-          const int64_t c = item / rows, row = item % rows;
-          unravel(row * wlen, p.in_sizes, r, o);
-          int64_t off = n * gss.batch + c * gss.channel;
-          for (int d = 0; d < r; ++d) off += o[d] * gss.spatial[static_cast<size_t>(d)];
-          const int64_t step = gss.spatial[static_cast<size_t>(r) - 1];
-          const int64_t blk = c / kLanes, lane = c % kLanes;
-          for (int64_t i = 0; i < wlen; ++i) {
-            float v = 0.0f;
-            if (!acc.empty()) {
-              const int64_t at = (blk * in_points + row * wlen + i) * kLanes + lane;
-              v = acc[static_cast<size_t>(at)];
-              for (int64_t s = 1; s < S; ++s) v += acc[static_cast<size_t>(s * CP * in_points + at)];
-            }
-            out[off + i * step] = convert::store_real<T>(v);
-          }
+        // 2. Stable counting sort by key (serial; depends only on the data).
+        std::fill(start, start + nbuckets + 1, int64_t{0});
+        int64_t max_span = 0;
+        for (int64_t q = 0; q < np; ++q) {
+          ++start[key[q] + 1];
+          max_span = std::max<int64_t>(max_span, span[q]);
         }
-      });
+        for (int64_t b = 1; b <= nbuckets; ++b) start[b] += start[b - 1];
+        std::copy(start, start + nbuckets, next);
+        for (int64_t q = 0; q < np; ++q) order[next[key[q]]++] = q;
+        // The points' taps and lo0 in sorted order (parallel; the random reads are independent
+        // here, the band kernel then reads sequentially).
+        pfor(np, kGrain, [&](int64_t b, int64_t e) {
+          permute_points(RK, order, b, e, irec, frec, irec_s, frec_s);
+        });
+        // 3. Bands of axis-0 groups with about equal point counts (any split gives the same
+        // result: NOTE above).
+        gb[0] = 0;
+        for (int64_t j = 1; j < nb_max; ++j) {
+          const int64_t want = j * np / nb_max;
+          int64_t g = gb[static_cast<size_t>(j - 1)];
+          while (g < G0 && start[g * M] < want) ++g;
+          gb[static_cast<size_t>(j)] = g;
+        }
+        gb[static_cast<size_t>(nb_max)] = G0;
+        const bool first = ci == 0, last = ci + 1 == nchunks;
+        const int64_t reach = want_gs ? max_span : 0;  // axis-0 indices a point's taps span
+        pfor(nb_max, 1, [&](int64_t jb, int64_t je) {
+          for (int64_t j = jb; j < je; ++j) {
+            const int64_t g0 = gb[static_cast<size_t>(j)], g1 = gb[static_cast<size_t>(j + 1)];
+            if (g0 == g1) continue;
+            gs_bwd::BandArgs a;
+            a.r = r;
+            a.K = K;
+            a.CP = CP;
+            a.b0 = g0 << s0;
+            a.b1 = std::min(L0, g1 << s0);
+            const int64_t from = std::max<int64_t>(0, a.b0 - reach) >> s0;
+            a.pb = start[from * M];
+            a.pe = start[g1 * M];
+            a.irec = irec_s;
+            a.frec = frec_s;
+            for (int d = 0; d < 3; ++d) a.dense[d] = dense[d];
+            a.gd = gdt;
+            a.order = order;
+            a.src = want_gg ? srct : nullptr;
+            a.acc = want_gs ? acc : nullptr;
+            a.gg = ggb;
+            const int64_t rows0 = a.b0 * dense[0], rows1 = a.b1 * dense[0];
+            if (want_gs && first) std::fill(acc + rows0 * CP, acc + rows1 * CP, 0.0f);
+            band(a);
+            if (want_gg) {
+              // The grid gradient of the points this band owns: times dx/dg, stored.
+              for (int64_t pos = start[g0 * M]; pos < a.pe; ++pos) {
+                const int64_t q = order[pos];
+                for (int d = 0; d < r; ++d) {
+                  gg[ggoff[q] + static_cast<int64_t>(r - 1 - d) * gg_coord] =
+                      convert::store_real<GT>(ggb[q * r + d] * slope[d]);
+                }
+              }
+            }
+            if (want_gs && last) {
+              const SplitStrides gss = split_strides(*grad_src, r, p.layout);
+              scatter_rows(static_cast<T*>(grad_src->mutable_data()) + n * gss.batch, p.in_sizes, gss.spatial,
+                           gss.channel, r, C, CP, cf, rows0, rows1, acc + rows0 * CP);
+            }
+          }
+        });
+      }
     }
+  };
+  if (by_batch) {
+    parallel_for(p.batch, 1, [&](int64_t b, int64_t e) { run_batches(b, e, false); });
+  } else {
+    run_batches(0, p.batch, true);
   }
 }
 
@@ -486,6 +798,12 @@ bool elements_disjoint(const TensorView& v) {
 }
 
 }  // namespace
+
+void grid_sample_backward_fast_set_chunk_for_testing(int64_t points) {
+  chunk_for_testing.store(std::max<int64_t>(0, points));
+}
+
+void grid_sample_backward_fast_set_portable_for_testing(bool portable) { portable_for_testing.store(portable); }
 
 std::string grid_sample_backward_fast_declines(const GridSampleProblem& p) {
   if (p.spatial_rank < 1 || p.spatial_rank > 3) {
