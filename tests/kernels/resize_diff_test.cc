@@ -295,8 +295,8 @@ TEST(ResizeDiff, ThreadCountDoesNotChangeBits) {
 }
 
 TEST(ResizeDiff, FusedRowsMatchTheReference) {
-  // float32 problems on 2 or 3 consecutive axes followed by C >= 2 elements (channels-last) run
-  // in the fused-rows kernel: full vector blocks through lane permutations and through
+  // float32 and uint8 problems on 2 or 3 consecutive axes followed by C >= 2 elements
+  // (channels-last) run in the fused-rows kernel: full vector blocks through lane permutations and through
   // gathers (strong downsampling), row tails, memoized rows across thread chunks,
   // extrapolation. Against the reference with the bound above, and the same bits for 1, 2
   // and 3 threads.
@@ -307,6 +307,7 @@ TEST(ResizeDiff, FusedRowsMatchTheReference) {
     ResizeMode mode;
     ResizeCoordinateMode coords;
     bool antialias, exclude_outside;
+    DType dtype = DType::kFloat32;
   };
   using CM = ResizeCoordinateMode;
   const Setup setups[] = {
@@ -318,6 +319,9 @@ TEST(ResizeDiff, FusedRowsMatchTheReference) {
       {{2, 6, 7, 10, 5}, {1, 2, 3}, {1.5, 0.7, 1.8}, ResizeMode::kCubic, CM::kHalfPixel, false, true},
       {{3, 17, 19, 2}, {1, 2}, {1.6, 1.3}, ResizeMode::kLinear, CM::kTfCropAndResize, false, false},
       {{2, 9, 10, 40}, {1, 2, 3}, {1.5, 2.0, 0.8}, ResizeMode::kLinear, CM::kAsymmetric, false, false},
+      {{2, 13, 23, 3}, {1, 2}, {2.0, 2.0}, ResizeMode::kCubic, CM::kHalfPixel, false, false, DType::kUInt8},
+      {{1, 4, 6, 9, 4}, {1, 2, 3}, {2.0, 1.5, 2.0}, ResizeMode::kLinear, CM::kAlignCorners, false, false,
+       DType::kUInt8},
   };
   for (const Setup& su : setups) {
     Case c;
@@ -332,12 +336,14 @@ TEST(ResizeDiff, FusedRowsMatchTheReference) {
       c.desc.roi = {-0.2, 0.1, 0.9, 1.15};
       c.desc.extrapolation_value = 7;
     }
-    Tensor x(DType::kFloat32, su.shape);
-    testing::fill_random(x, rng, -100, 100);
+    c.dtype = su.dtype;
+    const bool u8 = su.dtype == DType::kUInt8;
+    Tensor x(su.dtype, su.shape);
+    testing::fill_random(x, rng, u8 ? 0 : -100, u8 ? 255 : 100);
     auto ref = run(c, x, "ref");
     ASSERT_TRUE(ref.ok()) << ref.status().to_string();
     double max_src = 0;
-    for (int64_t i = 0; i < x.num_elements(); ++i) max_src = std::max(max_src, std::fabs(static_cast<double>(x.data_as<float>()[i])));
+    for (int64_t i = 0; i < x.num_elements(); ++i) max_src = std::max(max_src, std::fabs(testing::element_as_double(x, i)));
     const int m = static_cast<int>(su.axes.size());
     int64_t tmax = 0;
     for (int64_t len : su.shape) tmax = std::max(tmax, len + 1);
@@ -346,7 +352,7 @@ TEST(ResizeDiff, FusedRowsMatchTheReference) {
     if (targets.empty()) targets.push_back(0);
     for (int64_t target : targets) {
       testing::ScopedHwyTarget scope(target);
-      const std::string what = dims_to_string(su.shape) + " " + to_string(su.mode) + " " + to_string(su.coords) +
+      const std::string what = std::string(to_string(su.dtype)) + " " + dims_to_string(su.shape) + " " + to_string(su.mode) + " " + to_string(su.coords) +
                                " on " + testing::hwy_target_name(target);
       auto fast = run(c, x, "separable");
       ASSERT_TRUE(fast.ok()) << fast.status().to_string();
@@ -359,8 +365,8 @@ TEST(ResizeDiff, FusedRowsMatchTheReference) {
       }
       set_num_threads(saved);
       for (int64_t i = 0; i < ref->num_elements(); ++i) {
-        const double r = ref->data_as<float>()[i], f = fast->data_as<float>()[i];
-        ASSERT_LE(std::fabs(r - f), bound) << what << " element " << i << ": ref " << r << " fast " << f;
+        const double r = testing::element_as_double(*ref, i), f = testing::element_as_double(*fast, i);
+        ASSERT_LE(std::fabs(r - f), u8 ? 1.0 : bound) << what << " element " << i << ": ref " << r << " fast " << f;
       }
     }
   }

@@ -54,7 +54,7 @@ struct ResizeSeparableTables {
     std::vector<float> w32;
   };
   std::vector<Axis> axes;  ///< one per ResizeProblem::tables entry
-  /// Set when the float32 fused-rows kernel takes the problem: row is the innermost resized
+  /// Set when the fused-rows kernel (float32 or uint8) takes the problem: row is the innermost resized
   /// axis's table over (position, element) pairs.
   bool fused = false;
   ResizeRowTable row;
@@ -79,6 +79,8 @@ int64_t resize_lanes_f32();
 /// out[j] = sum_k w[k] * rows[k][j] over n floats, one Mul and then MulAdds in tap order
 /// (zeros when taps == 0).
 void resize_blend_rows_f32(float* out, const float* const* rows, const float* w, int64_t taps, int64_t n);
+/// The same with uint8 rows (converted exactly to float32 on load).
+void resize_blend_rows_u8(float* out, const uint8_t* const* rows, const float* w, int64_t taps, int64_t n);
 /// out[o] = sum_k w * row[idx] over t's taps, for o < t.out_len (row holds t.in_len floats).
 /// `stream`: full blocks are written with non-temporal stores where `out` is aligned to a
 /// vector (followed by a store fence).

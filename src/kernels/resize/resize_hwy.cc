@@ -111,6 +111,29 @@ void BlendRowsF32(float* HWY_RESTRICT out, const float* const* rows, const float
   }
 }
 
+void BlendRowsU8(float* HWY_RESTRICT out, const uint8_t* const* rows, const float* w, int64_t taps, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const hn::Rebind<int32_t, decltype(d)> di;
+  const hn::Rebind<uint8_t, decltype(d)> du8;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  if (taps <= 0) {
+    std::fill(out, out + n, 0.0f);
+    return;
+  }
+  auto load = [&](const uint8_t* p) { return hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(du8, p))); };
+  int64_t j = 0;
+  for (; j + N <= n; j += N) {
+    auto acc = hn::Mul(hn::Set(d, w[0]), load(rows[0] + j));
+    for (int64_t k = 1; k < taps; ++k) acc = hn::MulAdd(hn::Set(d, w[k]), load(rows[k] + j), acc);
+    hn::StoreU(acc, d, out + j);
+  }
+  for (; j < n; ++j) {
+    float acc = w[0] * static_cast<float>(rows[0][j]);
+    for (int64_t k = 1; k < taps; ++k) acc = std::fma(w[k], static_cast<float>(rows[k][j]), acc);
+    out[j] = acc;
+  }
+}
+
 void RowPassF32(const float* HWY_RESTRICT row, float* HWY_RESTRICT out, const ResizeRowTable& t, bool stream) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
@@ -210,6 +233,11 @@ HWY_EXPORT(StoreU8FromF32);
 HWY_EXPORT(LanesF32);
 HWY_EXPORT(BlendRowsF32);
 HWY_EXPORT(RowPassF32);
+HWY_EXPORT(BlendRowsU8);
+
+void resize_blend_rows_u8(float* out, const uint8_t* const* rows, const float* w, int64_t taps, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(BlendRowsU8)(out, rows, w, taps, n);
+}
 
 int64_t resize_lanes_f32() { return HWY_DYNAMIC_DISPATCH(LanesF32)(); }
 

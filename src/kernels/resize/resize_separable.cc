@@ -410,18 +410,21 @@ void fill_outside(const ResizeProblem& p, const MutableTensorView& dst) {
 }
 
 #ifdef GRIDOPS_HAVE_HWY
-// --- float32 fused rows (2 or 3 consecutive resized axes) --------------------------------
+// --- fused rows, float32 and uint8 (2 or 3 consecutive resized axes) ---------------------
 
-/// The fused-rows kernel: float32, dense views, m = 2 or 3 resized axes that are consecutive
+/// The fused-rows kernel: float32 or uint8 (read as float32, stored as ERRATA GridSample 7
+/// says from a float32 row), dense views, m = 2 or 3 resized axes that are consecutive
 /// (axes lead .. lead + m - 1, then C elements per position), passes in axis order. Each
 /// output row (slab, o_0 [, o_1]) of out_last * C floats is computed on its own: the outer
 /// axes blend whole input rows of in_last * C floats (for m = 3 the first axis's blends are
 /// memoized per row of the second axis), then the innermost pass (resize_row_pass_f32)
 /// writes the output row. The operations and their order are those of the separate passes,
-/// so the results are the same bits; only the intermediates (a few rows per thread) differ.
+/// so the results are the same bits (but for padding taps, resize_fast.h); only the
+/// intermediates (a few rows per thread) differ.
 /// Precondition (resize_separable_prepare): the second axis's taps of one output lie within
 /// max_taps consecutive input indices, so they never share a memo slot.
-void fused_rows_f32(const ResizeProblem& p, const ResizeSeparableTables& prep, const float* src, float* dst) {
+template <class T>
+void fused_rows(const ResizeProblem& p, const ResizeSeparableTables& prep, const T* src, T* dst) {
   const size_t m = p.tables.size();
   const size_t lead = static_cast<size_t>(p.tables[0].axis);
   int64_t slabs = 1;
@@ -438,21 +441,26 @@ void fused_rows_f32(const ResizeProblem& p, const ResizeSeparableTables& prep, c
   const std::vector<float>& w1 = prep.axes[1].w;
   const int64_t taps0 = std::max<int64_t>(1, t0.max_taps), taps1 = std::max<int64_t>(1, t1.max_taps);
   const int64_t work = out_row * rt.taps + in_row * (m == 3 ? taps1 + taps0 : taps0);
-  // Outputs much larger than the last-level cache go around it (non-temporal stores).
-  const bool stream = out_rows * out_row >= kStreamFloats;
+  // float32 outputs much larger than the last-level cache go around it (non-temporal
+  // stores); uint8 rows are computed in a float32 row and stored converted.
+  constexpr bool kF32 = std::is_same_v<T, float>;
+  [[maybe_unused]] const bool stream = kF32 && out_rows * out_row >= kStreamFloats;
   parallel_for(out_rows, grain_for(work), [&](int64_t b, int64_t e) {
     std::vector<float> blended(static_cast<size_t>(in_row));
     // m = 3: memo of first-axis blends, slot = input row index of the second axis % slots.
     const int64_t slots = m == 3 ? taps1 : 0;
     std::vector<float> memo(static_cast<size_t>(slots * in_row));
     std::vector<int64_t> key(static_cast<size_t>(slots), -1);
-    std::vector<const float*> rows(static_cast<size_t>(taps0)), hrows(static_cast<size_t>(taps1));
+    std::vector<float> out_f(kF32 ? 0 : static_cast<size_t>(out_row));
+    std::vector<const T*> rows(static_cast<size_t>(taps0));
+    std::vector<const float*> hrows(static_cast<size_t>(taps1));
     for (int64_t r = b; r < e; ++r) {
       // The row blended from the outer axes, into `blended`.
-      auto blend0 = [&](int64_t o0, const float* base, int64_t stride, float* out) {
+      auto blend0 = [&](int64_t o0, const T* base, int64_t stride, float* out) {
         const int64_t a = t0.begin[static_cast<size_t>(o0)], z = t0.begin[static_cast<size_t>(o0) + 1];
         for (int64_t t = a; t < z; ++t) rows[static_cast<size_t>(t - a)] = base + t0.idx[static_cast<size_t>(t)] * stride;
-        resize_blend_rows_f32(out, rows.data(), w0.data() + a, z - a, in_row);
+        if constexpr (kF32) resize_blend_rows_f32(out, rows.data(), w0.data() + a, z - a, in_row);
+        else resize_blend_rows_u8(out, rows.data(), w0.data() + a, z - a, in_row);
       };
       if (m == 2) {
         const int64_t s = r / t0.out, o0 = r % t0.out;
@@ -460,7 +468,7 @@ void fused_rows_f32(const ResizeProblem& p, const ResizeSeparableTables& prep, c
       } else {
         const int64_t o1 = r % t1.out, q = r / t1.out;
         const int64_t o0 = q % t0.out, s = q / t0.out;
-        const float* base = src + s * slab_in;
+        const T* base = src + s * slab_in;
         const int64_t a = t1.begin[static_cast<size_t>(o1)], z = t1.begin[static_cast<size_t>(o1) + 1];
         for (int64_t t = a; t < z; ++t) {
           const int64_t hi = t1.idx[static_cast<size_t>(t)];
@@ -475,7 +483,12 @@ void fused_rows_f32(const ResizeProblem& p, const ResizeSeparableTables& prep, c
         }
         resize_blend_rows_f32(blended.data(), hrows.data(), w1.data() + a, z - a, in_row);
       }
-      resize_row_pass_f32(blended.data(), dst + r * out_row, rt, stream);
+      if constexpr (kF32) {
+        resize_row_pass_f32(blended.data(), dst + r * out_row, rt, stream);
+      } else {
+        resize_row_pass_f32(blended.data(), out_f.data(), rt, false);
+        resize_store_u8_from_f32(out_f.data(), dst + r * out_row, out_row);
+      }
     }
   });
 }
@@ -490,9 +503,9 @@ void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, 
   constexpr bool kF32 = std::is_same_v<F, float>;
   const int rank = static_cast<int>(p.dst_shape.size());
 #ifdef GRIDOPS_HAVE_HWY
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, uint8_t>) {
     if (prep.fused && dense(src) && dense(dst)) {
-      fused_rows_f32(p, prep, static_cast<const float*>(src.data), static_cast<float*>(dst.mutable_data()));
+      fused_rows<T>(p, prep, static_cast<const T*>(src.data), static_cast<T*>(dst.mutable_data()));
       fill_outside<T>(p, dst);
       return;
     }
@@ -615,10 +628,10 @@ void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, 
 }
 
 #ifdef GRIDOPS_HAVE_HWY
-/// Decides whether fused_rows_f32 takes p and builds its innermost table (t.row).
+/// Decides whether fused_rows takes p and builds its innermost table (t.row).
 void build_fused(const ResizeProblem& p, ResizeSeparableTables& t) {
   const size_t m = p.tables.size();
-  if (p.dtype != DType::kFloat32 || (m != 2 && m != 3)) return;
+  if ((p.dtype != DType::kFloat32 && p.dtype != DType::kUInt8) || (m != 2 && m != 3)) return;
   for (size_t k = 0; k < m; ++k) {
     if (p.tables[k].axis != p.tables[0].axis + static_cast<int>(k) || !t.axes[k].gather_ok) return;
   }
@@ -627,7 +640,7 @@ void build_fused(const ResizeProblem& p, ResizeSeparableTables& t) {
   std::vector<size_t> axis_order(m);
   for (size_t k = 0; k < m; ++k) axis_order[k] = k;
   if (pass_cost(p, axis_order) > 1.25 * pass_cost(p, pass_order(p))) return;
-  if (m == 3) {  // the memo slots (fused_rows_f32)
+  if (m == 3) {  // the memo slots (fused_rows)
     const ResizeAxisTable& t1 = p.tables[1];
     const int64_t slots = std::max<int64_t>(1, t1.max_taps);
     for (int64_t o = 0; o < t1.out; ++o) {
