@@ -89,9 +89,9 @@ void GatherRowF32(const float* HWY_RESTRICT row, int64_t in_len, float* HWY_REST
   }
 }
 
-int64_t LanesF32() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
+int64_t ResizeLanesF32() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
 
-void BlendRowsF32(float* HWY_RESTRICT out, const float* const* rows, const float* w, int64_t taps, int64_t n) {
+void ResizeBlendRowsF32(float* HWY_RESTRICT out, const float* const* rows, const float* w, int64_t taps, int64_t n) {
   const hn::ScalableTag<float> d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   if (taps <= 0) {
@@ -111,7 +111,7 @@ void BlendRowsF32(float* HWY_RESTRICT out, const float* const* rows, const float
   }
 }
 
-void BlendRowsU8(float* HWY_RESTRICT out, const uint8_t* const* rows, const float* w, int64_t taps, int64_t n) {
+void ResizeBlendRowsU8(float* HWY_RESTRICT out, const uint8_t* const* rows, const float* w, int64_t taps, int64_t n) {
   const hn::ScalableTag<float> d;
   const hn::Rebind<int32_t, decltype(d)> di;
   const hn::Rebind<uint8_t, decltype(d)> du8;
@@ -134,7 +134,7 @@ void BlendRowsU8(float* HWY_RESTRICT out, const uint8_t* const* rows, const floa
   }
 }
 
-void RowPassF32(const float* HWY_RESTRICT row, float* HWY_RESTRICT out, const ResizeRowTable& t, bool stream) {
+void ResizeRowPassF32(const float* HWY_RESTRICT row, float* HWY_RESTRICT out, const ResizeRowTable& t, bool stream) {
   const hn::ScalableTag<float> d;
   const hn::RebindToSigned<decltype(d)> di;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
@@ -230,23 +230,23 @@ namespace gridops::kernels {
 HWY_EXPORT(AxpyF32);
 HWY_EXPORT(GatherRowF32);
 HWY_EXPORT(StoreU8FromF32);
-HWY_EXPORT(LanesF32);
-HWY_EXPORT(BlendRowsF32);
-HWY_EXPORT(RowPassF32);
-HWY_EXPORT(BlendRowsU8);
+HWY_EXPORT(ResizeLanesF32);
+HWY_EXPORT(ResizeBlendRowsF32);
+HWY_EXPORT(ResizeRowPassF32);
+HWY_EXPORT(ResizeBlendRowsU8);
 
 void resize_blend_rows_u8(float* out, const uint8_t* const* rows, const float* w, int64_t taps, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(BlendRowsU8)(out, rows, w, taps, n);
+  HWY_DYNAMIC_DISPATCH(ResizeBlendRowsU8)(out, rows, w, taps, n);
 }
 
-int64_t resize_lanes_f32() { return HWY_DYNAMIC_DISPATCH(LanesF32)(); }
+int64_t resize_lanes_f32() { return HWY_DYNAMIC_DISPATCH(ResizeLanesF32)(); }
 
 void resize_blend_rows_f32(float* out, const float* const* rows, const float* w, int64_t taps, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(BlendRowsF32)(out, rows, w, taps, n);
+  HWY_DYNAMIC_DISPATCH(ResizeBlendRowsF32)(out, rows, w, taps, n);
 }
 
 void resize_row_pass_f32(const float* row, float* out, const ResizeRowTable& t, bool stream) {
-  HWY_DYNAMIC_DISPATCH(RowPassF32)(row, out, t, stream);
+  HWY_DYNAMIC_DISPATCH(ResizeRowPassF32)(row, out, t, stream);
 }
 
 void resize_store_u8_from_f32(const float* src, uint8_t* dst, int64_t n) {
