@@ -36,8 +36,16 @@ struct ResizeScratch {
 /// tables stay in L1. The outputs after the last full block use tail_idx and tail_w,
 /// (tap, output) with absolute indices. Padding taps have weight 0 and repeat the output's
 /// first tap, as in ResizeSeparableTables::Axis.
+///
+/// With C >= lanes (`by_position`), whole positions are combined instead: output position
+/// o (C floats) = sum over its taps t in [begin[o], begin[o + 1]) of pw[t] * the C floats of
+/// input position pidx[t] (vector loads, no padding taps); the block tables are empty.
 struct ResizeRowTable {
   int64_t lanes = 0, taps = 0, in_len = 0, out_len = 0, blocks = 0;
+  bool by_position = false;
+  int64_t C = 0;
+  std::vector<int64_t> begin, pidx;
+  std::vector<float> pw;
   std::vector<int32_t> lo, pat;
   std::vector<int32_t> idx;
   std::vector<float> w;

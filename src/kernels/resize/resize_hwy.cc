@@ -139,6 +139,38 @@ void ResizeRowPassF32(const float* HWY_RESTRICT row, float* HWY_RESTRICT out, co
   const hn::RebindToSigned<decltype(d)> di;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const int64_t T = t.taps;
+  if (t.by_position) {
+    const int64_t C = t.C, positions = t.out_len / C;
+    stream = stream && C % N == 0 &&
+             reinterpret_cast<uintptr_t>(out) % (static_cast<uintptr_t>(N) * sizeof(float)) == 0;
+    for (int64_t o = 0; o < positions; ++o) {
+      const int64_t a = t.begin[static_cast<size_t>(o)], z = t.begin[static_cast<size_t>(o) + 1];
+      float* HWY_RESTRICT dp = out + o * C;
+      if (a == z) {
+        std::fill(dp, dp + C, 0.0f);
+        continue;
+      }
+      const float* s0 = row + t.pidx[static_cast<size_t>(a)] * C;
+      const float w0 = t.pw[static_cast<size_t>(a)];
+      int64_t c = 0;
+      for (; c + N <= C; c += N) {
+        auto acc = hn::Mul(hn::Set(d, w0), hn::LoadU(d, s0 + c));
+        for (int64_t k = a + 1; k < z; ++k) {
+          acc = hn::MulAdd(hn::Set(d, t.pw[static_cast<size_t>(k)]),
+                           hn::LoadU(d, row + t.pidx[static_cast<size_t>(k)] * C + c), acc);
+        }
+        if (stream) hn::Stream(acc, d, dp + c);
+        else hn::StoreU(acc, d, dp + c);
+      }
+      for (; c < C; ++c) {
+        float acc = w0 * s0[c];
+        for (int64_t k = a + 1; k < z; ++k) acc = std::fma(t.pw[static_cast<size_t>(k)], row[t.pidx[static_cast<size_t>(k)] * C + c], acc);
+        dp[c] = acc;
+      }
+    }
+    if (stream) hwy::FlushStream();
+    return;
+  }
   if (t.lanes != N) {  // tables built for another vector length: scalar over them
     for (int64_t b = 0; b < t.blocks; ++b) {
       for (int64_t l = 0; l < t.lanes; ++l) {

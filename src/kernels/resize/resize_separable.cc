@@ -663,6 +663,16 @@ void build_fused(const ResizeProblem& p, ResizeSeparableTables& t) {
   r.taps = T;
   r.in_len = tl.in * C;
   r.out_len = tl.out * C;
+  r.C = C;
+  if (C >= N) {
+    // Whole vectors per position: plain loads of each tap's C floats, no tables per lane.
+    r.by_position = true;
+    r.begin = tl.begin;
+    r.pidx = tl.idx;
+    r.pw = ax.w;
+    t.fused = true;
+    return;
+  }
   r.blocks = r.out_len / N;
   r.lo.assign(static_cast<size_t>(r.blocks), -1);
   r.pat.assign(static_cast<size_t>(r.blocks), 0);
