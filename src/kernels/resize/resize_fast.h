@@ -26,7 +26,7 @@ struct ResizeScratch {
 /// Per resized axis, the taps in float32 and, for a pass along the innermost axis, padded
 /// to max_taps per output in tap-major order (idx32[k * out + o], w32[k * out + o]; padding
 /// has weight 0 and a valid index). `gather_ok` is false when in >= 2^31.
-/// The innermost pass of the fused float32 kernel (resize_separable.cc, "fused rows"): a row
+/// The innermost pass of the fused-rows kernel (resize_separable.cc, float32 and uint8): a row
 /// of in_len floats ((position, element) pairs, C elements per position) to out_len floats.
 /// Outputs come in blocks of `lanes` (the Highway vector length at build time). Block b
 /// uses the taps of pattern pat[b] (layout (pattern, tap, lane)): when lo[b] >= 0 they read
