@@ -297,7 +297,8 @@ TEST(ResizeDiff, ThreadCountDoesNotChangeBits) {
 TEST(ResizeDiff, FusedRowsMatchTheReference) {
   // float32 and uint8 problems on 2 or 3 consecutive axes followed by C >= 2 elements
   // (channels-last) run in the fused-rows kernel: C below the vector length through blocks
-  // of lane permutations and of gathers (strong downsampling) with row tails, C at or above
+  // of lane permutations and, where a minority of blocks span more (downsampling near 0.5
+  // on 4- and 8-lane targets), of gathers, with row tails, C at or above
   // it by whole positions (C = 37: vectors and a scalar rest), memoized rows across thread
   // chunks, extrapolation. Against the reference with the bound above, and the same bits
   // for 1, 2 and 3 threads, on every Highway target.
@@ -321,6 +322,10 @@ TEST(ResizeDiff, FusedRowsMatchTheReference) {
       {{3, 17, 19, 2}, {1, 2}, {1.6, 1.3}, ResizeMode::kLinear, CM::kTfCropAndResize, false, false},
       {{2, 9, 10, 40}, {1, 2, 3}, {1.5, 2.0, 0.8}, ResizeMode::kLinear, CM::kAsymmetric, false, false},
       {{1, 7, 9, 37}, {1, 2}, {1.7, 2.0}, ResizeMode::kCubic, CM::kHalfPixel, false, false},
+      {{1, 8, 64, 2}, {1, 2}, {0.45, 0.47}, ResizeMode::kLinear, CM::kHalfPixel, false, false},
+      {{1, 8, 64, 3}, {1, 2}, {0.45, 0.5}, ResizeMode::kLinear, CM::kHalfPixel, false, false},
+      {{1, 8, 80, 2}, {1, 2}, {0.5, 0.9}, ResizeMode::kCubic, CM::kHalfPixel, false, false},
+      {{1, 8, 64, 3}, {1, 2}, {0.5, 0.8}, ResizeMode::kLinear, CM::kHalfPixel, true, false},
       {{2, 6, 8, 20}, {1, 2}, {1.5, 1.4}, ResizeMode::kLinear, CM::kTfCropAndResize, false, false},
       {{2, 13, 23, 3}, {1, 2}, {2.0, 2.0}, ResizeMode::kCubic, CM::kHalfPixel, false, false, DType::kUInt8},
       {{1, 4, 6, 9, 4}, {1, 2, 3}, {2.0, 1.5, 2.0}, ResizeMode::kLinear, CM::kAlignCorners, false, false,

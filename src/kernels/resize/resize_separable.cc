@@ -715,6 +715,14 @@ void build_fused(const ResizeProblem& p, ResizeSeparableTables& t) {
     }
     r.pat[static_cast<size_t>(b)] = it->second;
   }
+  // Mostly gathers (strong downsampling, e.g. W8c/nhwc): the separate passes gather as
+  // much and were as fast or faster there; the fused rows pay off with lane permutations.
+  int64_t gathers = 0;
+  for (int32_t v : r.lo) gathers += v < 0 ? 1 : 0;
+  if (2 * gathers > r.blocks) {
+    t.row = ResizeRowTable{};
+    return;
+  }
   const int64_t first = r.blocks * N, tail = r.out_len - first;
   r.tail_idx.assign(static_cast<size_t>(tail * T), 0);
   r.tail_w.assign(static_cast<size_t>(tail * T), 0.0f);
