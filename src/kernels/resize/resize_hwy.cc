@@ -14,6 +14,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/resize/resize_hwy.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 HWY_BEFORE_NAMESPACE();
@@ -88,6 +89,149 @@ void GatherRowF32(const float* HWY_RESTRICT row, int64_t in_len, float* HWY_REST
   }
 }
 
+int64_t ResizeLanesF32() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
+
+void ResizeBlendRowsF32(float* HWY_RESTRICT out, const float* const* rows, const float* w, int64_t taps, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  if (taps <= 0) {
+    std::fill(out, out + n, 0.0f);
+    return;
+  }
+  int64_t j = 0;
+  for (; j + N <= n; j += N) {
+    auto acc = hn::Mul(hn::Set(d, w[0]), hn::LoadU(d, rows[0] + j));
+    for (int64_t k = 1; k < taps; ++k) acc = hn::MulAdd(hn::Set(d, w[k]), hn::LoadU(d, rows[k] + j), acc);
+    hn::StoreU(acc, d, out + j);
+  }
+  for (; j < n; ++j) {
+    float acc = w[0] * rows[0][j];
+    for (int64_t k = 1; k < taps; ++k) acc = std::fma(w[k], rows[k][j], acc);
+    out[j] = acc;
+  }
+}
+
+void ResizeBlendRowsU8(float* HWY_RESTRICT out, const uint8_t* const* rows, const float* w, int64_t taps, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const hn::Rebind<int32_t, decltype(d)> di;
+  const hn::Rebind<uint8_t, decltype(d)> du8;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  if (taps <= 0) {
+    std::fill(out, out + n, 0.0f);
+    return;
+  }
+  auto load = [&](const uint8_t* p) { return hn::ConvertTo(d, hn::PromoteTo(di, hn::LoadU(du8, p))); };
+  int64_t j = 0;
+  for (; j + N <= n; j += N) {
+    auto acc = hn::Mul(hn::Set(d, w[0]), load(rows[0] + j));
+    for (int64_t k = 1; k < taps; ++k) acc = hn::MulAdd(hn::Set(d, w[k]), load(rows[k] + j), acc);
+    hn::StoreU(acc, d, out + j);
+  }
+  for (; j < n; ++j) {
+    float acc = w[0] * static_cast<float>(rows[0][j]);
+    for (int64_t k = 1; k < taps; ++k) acc = std::fma(w[k], static_cast<float>(rows[k][j]), acc);
+    out[j] = acc;
+  }
+}
+
+void ResizeRowPassF32(const float* HWY_RESTRICT row, float* HWY_RESTRICT out, const ResizeRowTable& t, bool stream) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t T = t.taps;
+  if (t.by_position) {
+    const int64_t C = t.C, positions = t.out_len / C;
+    stream = stream && C % N == 0 &&
+             reinterpret_cast<uintptr_t>(out) % (static_cast<uintptr_t>(N) * sizeof(float)) == 0;
+    for (int64_t o = 0; o < positions; ++o) {
+      const int64_t a = t.begin[static_cast<size_t>(o)], z = t.begin[static_cast<size_t>(o) + 1];
+      float* HWY_RESTRICT dp = out + o * C;
+      if (a == z) {
+        std::fill(dp, dp + C, 0.0f);
+        continue;
+      }
+      const float* s0 = row + t.pidx[static_cast<size_t>(a)] * C;
+      const float w0 = t.pw[static_cast<size_t>(a)];
+      int64_t c = 0;
+      for (; c + N <= C; c += N) {
+        auto acc = hn::Mul(hn::Set(d, w0), hn::LoadU(d, s0 + c));
+        for (int64_t k = a + 1; k < z; ++k) {
+          acc = hn::MulAdd(hn::Set(d, t.pw[static_cast<size_t>(k)]),
+                           hn::LoadU(d, row + t.pidx[static_cast<size_t>(k)] * C + c), acc);
+        }
+        if (stream) hn::Stream(acc, d, dp + c);
+        else hn::StoreU(acc, d, dp + c);
+      }
+      for (; c < C; ++c) {
+        float acc = w0 * s0[c];
+        for (int64_t k = a + 1; k < z; ++k) acc = std::fma(t.pw[static_cast<size_t>(k)], row[t.pidx[static_cast<size_t>(k)] * C + c], acc);
+        dp[c] = acc;
+      }
+    }
+    if (stream) hwy::FlushStream();
+    return;
+  }
+  if (t.lanes != N) {  // tables built for another vector length: scalar over them
+    for (int64_t b = 0; b < t.blocks; ++b) {
+      for (int64_t l = 0; l < t.lanes; ++l) {
+        const int64_t base = t.pat[static_cast<size_t>(b)] * T * t.lanes + l, off = t.lo[static_cast<size_t>(b)] < 0 ? 0 : t.lo[static_cast<size_t>(b)];
+        float acc = t.w[static_cast<size_t>(base)] * row[off + t.idx[static_cast<size_t>(base)]];
+        for (int64_t k = 1; k < T; ++k) {
+          const size_t e = static_cast<size_t>(base + k * t.lanes);
+          acc = std::fma(t.w[e], row[off + t.idx[e]], acc);
+        }
+        out[b * t.lanes + l] = acc;
+      }
+    }
+  } else {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+    // One two-table permutation (vpermt2ps) per tap.
+    auto pick = [&](decltype(hn::Zero(d)) v0, decltype(hn::Zero(d)) v1, const int32_t* ix) {
+      return decltype(hn::Zero(d)){_mm512_permutex2var_ps(v0.raw, hn::LoadU(di, ix).raw, v1.raw)};
+    };
+#else
+    const auto vn = hn::Set(di, static_cast<int32_t>(N));
+    const auto vmask = hn::Set(di, static_cast<int32_t>(N - 1));  // N is a power of two
+    auto pick = [&](decltype(hn::Zero(d)) v0, decltype(hn::Zero(d)) v1, const int32_t* ix) {
+      const auto rel = hn::LoadU(di, ix);
+      const auto ind = hn::IndicesFromVec(d, hn::And(rel, vmask));
+      return hn::IfThenElse(hn::RebindMask(d, hn::Lt(rel, vn)), hn::TableLookupLanes(v0, ind),
+                            hn::TableLookupLanes(v1, ind));
+    };
+#endif
+    stream = stream && reinterpret_cast<uintptr_t>(out) % (static_cast<uintptr_t>(N) * sizeof(float)) == 0;
+    for (int64_t b = 0; b < t.blocks; ++b) {
+      const int64_t pb = t.pat[static_cast<size_t>(b)] * T * N;
+      const int32_t* HWY_RESTRICT ib = t.idx.data() + pb;
+      const float* HWY_RESTRICT wb = t.w.data() + pb;
+      const int32_t lo = t.lo[static_cast<size_t>(b)];
+      auto acc = hn::Zero(d);
+      if (lo >= 0) {
+        const auto v0 = hn::LoadU(d, row + lo), v1 = hn::LoadU(d, row + lo + N);
+        acc = hn::Mul(hn::LoadU(d, wb), pick(v0, v1, ib));
+        for (int64_t k = 1; k < T; ++k) acc = hn::MulAdd(hn::LoadU(d, wb + k * N), pick(v0, v1, ib + k * N), acc);
+      } else {
+        acc = hn::Mul(hn::LoadU(d, wb), hn::GatherIndex(d, row, hn::LoadU(di, ib)));
+        for (int64_t k = 1; k < T; ++k) {
+          acc = hn::MulAdd(hn::LoadU(d, wb + k * N), hn::GatherIndex(d, row, hn::LoadU(di, ib + k * N)), acc);
+        }
+      }
+      if (stream) hn::Stream(acc, d, out + b * N);
+      else hn::StoreU(acc, d, out + b * N);
+    }
+    if (stream) hwy::FlushStream();
+  }
+  const int64_t first = t.blocks * t.lanes, tail = t.out_len - first;
+  for (int64_t o = 0; o < tail; ++o) {
+    float acc = t.tail_w[static_cast<size_t>(o)] * row[t.tail_idx[static_cast<size_t>(o)]];
+    for (int64_t k = 1; k < T; ++k) {
+      const size_t e = static_cast<size_t>(k * tail + o);
+      acc = std::fma(t.tail_w[e], row[t.tail_idx[e]], acc);
+    }
+    out[first + o] = acc;
+  }
+}
+
 void StoreU8FromF32(const float* HWY_RESTRICT s, uint8_t* HWY_RESTRICT d, int64_t n) {
   // ERRATA GridSample 7: NaN -> 0, truncate toward zero, saturate to [0, 255].
   const hn::ScalableTag<float> df;
@@ -118,6 +262,24 @@ namespace gridops::kernels {
 HWY_EXPORT(AxpyF32);
 HWY_EXPORT(GatherRowF32);
 HWY_EXPORT(StoreU8FromF32);
+HWY_EXPORT(ResizeLanesF32);
+HWY_EXPORT(ResizeBlendRowsF32);
+HWY_EXPORT(ResizeRowPassF32);
+HWY_EXPORT(ResizeBlendRowsU8);
+
+void resize_blend_rows_u8(float* out, const uint8_t* const* rows, const float* w, int64_t taps, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ResizeBlendRowsU8)(out, rows, w, taps, n);
+}
+
+int64_t resize_lanes_f32() { return HWY_DYNAMIC_DISPATCH(ResizeLanesF32)(); }
+
+void resize_blend_rows_f32(float* out, const float* const* rows, const float* w, int64_t taps, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ResizeBlendRowsF32)(out, rows, w, taps, n);
+}
+
+void resize_row_pass_f32(const float* row, float* out, const ResizeRowTable& t, bool stream) {
+  HWY_DYNAMIC_DISPATCH(ResizeRowPassF32)(row, out, t, stream);
+}
 
 void resize_store_u8_from_f32(const float* src, uint8_t* dst, int64_t n) {
   HWY_DYNAMIC_DISPATCH(StoreU8FromF32)(src, dst, n);

@@ -11,6 +11,7 @@
 #include <functional>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "core/convert.h"
@@ -22,6 +23,10 @@ namespace {
 
 /// Work per parallel chunk, in multiply-adds (or element copies).
 constexpr int64_t kGrainWork = 1 << 15;
+
+/// Outputs of at least this many floats (64 MiB) are written with non-temporal stores by
+/// the fused rows.
+constexpr int64_t kStreamFloats = int64_t{1} << 24;
 
 /// Set on a thread that runs whole slab groups inside an outer parallel_for: the passes it
 /// runs then stay on that thread (no nested parallel regions).
@@ -321,6 +326,23 @@ void axis_pass_f32(const float* src, const F32Out& dst, int64_t outer, int64_t i
   });
 }
 
+/// The estimated work of running the passes in order `ord` (outputs times taps, a pass
+/// along the innermost axis counted 3 times for its gathers).
+double pass_cost(const ResizeProblem& p, const std::vector<size_t>& ord) {
+  Dims shape = p.src_shape;
+  double total = 0;
+  for (size_t k : ord) {
+    const ResizeAxisTable& tb = p.tables[k];
+    double outer = 1, inner = 1;
+    for (size_t i = 0; i < static_cast<size_t>(tb.axis); ++i) outer *= static_cast<double>(shape[i]);
+    for (size_t i = static_cast<size_t>(tb.axis) + 1; i < shape.size(); ++i) inner *= static_cast<double>(shape[i]);
+    const double taps = static_cast<double>(tb.idx.size()) / static_cast<double>(std::max<int64_t>(1, tb.out));
+    total += outer * static_cast<double>(tb.out) * inner * (taps * (inner == 1 ? 3.0 : 1.0) + 1.0);
+    shape[static_cast<size_t>(tb.axis)] = tb.out;
+  }
+  return total;
+}
+
 /// The order of the passes: the permutation of the resized axes with the least estimated
 /// work (outputs times taps, a pass along the innermost axis counted 3 times for its
 /// gathers); more than 4 axes: the axis that shrinks most first.
@@ -332,20 +354,7 @@ std::vector<size_t> pass_order(const ResizeProblem& p) {
   auto ratio = [&](size_t k) { return static_cast<double>(p.tables[k].out) / static_cast<double>(p.tables[k].in); };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ratio(a) < ratio(b); });
   if (m > 4) return order;
-  auto cost = [&](const std::vector<size_t>& ord) {
-    Dims shape = p.src_shape;
-    double total = 0;
-    for (size_t k : ord) {
-      const ResizeAxisTable& tb = p.tables[k];
-      double outer = 1, inner = 1;
-      for (size_t i = 0; i < static_cast<size_t>(tb.axis); ++i) outer *= static_cast<double>(shape[i]);
-      for (size_t i = static_cast<size_t>(tb.axis) + 1; i < shape.size(); ++i) inner *= static_cast<double>(shape[i]);
-      const double taps = static_cast<double>(tb.idx.size()) / static_cast<double>(std::max<int64_t>(1, tb.out));
-      total += outer * static_cast<double>(tb.out) * inner * (taps * (inner == 1 ? 3.0 : 1.0) + 1.0);
-      shape[static_cast<size_t>(tb.axis)] = tb.out;
-    }
-    return total;
-  };
+  auto cost = [&](const std::vector<size_t>& ord) { return pass_cost(p, ord); };
   std::vector<size_t> best = order, perm = order;
   std::sort(perm.begin(), perm.end());
   double best_cost = cost(best);
@@ -374,6 +383,118 @@ struct Buffer {
   void swap(Buffer& o) { std::swap(s, o.s); }
 };
 
+/// Extrapolated points get the exact value (the passes left a weighted sum there).
+template <class T>
+void fill_outside(const ResizeProblem& p, const MutableTensorView& dst) {
+  if (!p.any_outside) return;
+  const int rank = static_cast<int>(p.dst_shape.size());
+  const T fill = convert::store_real<T>(p.extrapolation_value);
+  T* d = static_cast<T*>(dst.mutable_data());
+  std::vector<int64_t> o(static_cast<size_t>(rank), 0);
+  const int64_t total = testing_free_product(p.dst_shape);
+  for (int64_t flat = 0; flat < total; ++flat) {
+    bool outside = false;
+    for (const ResizeAxisTable& tb : p.tables) {
+      if (!tb.outside.empty() && tb.outside[static_cast<size_t>(o[static_cast<size_t>(tb.axis)])]) outside = true;
+    }
+    if (outside) {
+      int64_t off = 0;
+      for (int a = 0; a < rank; ++a) off += o[static_cast<size_t>(a)] * dst.strides[static_cast<size_t>(a)];
+      d[off] = fill;
+    }
+    for (int a = rank - 1; a >= 0; --a) {
+      const size_t au = static_cast<size_t>(a);
+      if (++o[au] < p.dst_shape[au]) break;
+      o[au] = 0;
+    }
+  }
+}
+
+#ifdef GRIDOPS_HAVE_HWY
+// --- fused rows, float32 and uint8 (2 or 3 consecutive resized axes) ---------------------
+
+/// The fused-rows kernel: float32 or uint8 (read as float32, stored as ERRATA GridSample 7
+/// says from a float32 row), dense views, m = 2 or 3 resized axes that are consecutive
+/// (axes lead .. lead + m - 1, then C elements per position), passes in axis order. Each
+/// output row (slab, o_0 [, o_1]) of out_last * C floats is computed on its own: the outer
+/// axes blend whole input rows of in_last * C floats (for m = 3 the first axis's blends are
+/// memoized per row of the second axis), then the innermost pass (resize_row_pass_f32)
+/// writes the output row. The operations and their order are those of the separate passes,
+/// so the results are the same bits (but for padding taps, resize_fast.h); only the
+/// intermediates (a few rows per thread) differ.
+/// Precondition (resize_separable_prepare): the second axis's taps of one output lie within
+/// max_taps consecutive input indices, so they never share a memo slot.
+template <class T>
+void fused_rows(const ResizeProblem& p, const ResizeSeparableTables& prep, const T* src, T* dst) {
+  const size_t m = p.tables.size();
+  const size_t lead = static_cast<size_t>(p.tables[0].axis);
+  int64_t slabs = 1;
+  for (size_t i = 0; i < lead; ++i) slabs *= p.src_shape[i];
+  const ResizeRowTable& rt = prep.row;
+  const int64_t in_row = rt.in_len, out_row = rt.out_len;
+  const ResizeAxisTable& t0 = p.tables[0];
+  const ResizeAxisTable& t1 = p.tables[1];
+  // Rows of the input per index of the first resized axis, and of a slab.
+  const int64_t in_rows0 = m == 3 ? t1.in : 1;
+  const int64_t slab_in = t0.in * in_rows0 * in_row;
+  const int64_t out_rows = slabs * t0.out * (m == 3 ? t1.out : 1);
+  const std::vector<float>& w0 = prep.axes[0].w;
+  const std::vector<float>& w1 = prep.axes[1].w;
+  const int64_t taps0 = std::max<int64_t>(1, t0.max_taps), taps1 = std::max<int64_t>(1, t1.max_taps);
+  const int64_t work = out_row * rt.taps + in_row * (m == 3 ? taps1 + taps0 : taps0);
+  // float32 outputs much larger than the last-level cache go around it (non-temporal
+  // stores); uint8 rows are computed in a float32 row and stored converted.
+  constexpr bool kF32 = std::is_same_v<T, float>;
+  [[maybe_unused]] const bool stream = kF32 && out_rows * out_row >= kStreamFloats;
+  parallel_for(out_rows, grain_for(work), [&](int64_t b, int64_t e) {
+    std::vector<float> blended(static_cast<size_t>(in_row));
+    // m = 3: memo of first-axis blends, slot = input row index of the second axis % slots.
+    const int64_t slots = m == 3 ? taps1 : 0;
+    std::vector<float> memo(static_cast<size_t>(slots * in_row));
+    std::vector<int64_t> key(static_cast<size_t>(slots), -1);
+    std::vector<float> out_f(kF32 ? 0 : static_cast<size_t>(out_row));
+    std::vector<const T*> rows(static_cast<size_t>(taps0));
+    std::vector<const float*> hrows(static_cast<size_t>(taps1));
+    for (int64_t r = b; r < e; ++r) {
+      // The row blended from the outer axes, into `blended`.
+      auto blend0 = [&](int64_t o0, const T* base, int64_t stride, float* out) {
+        const int64_t a = t0.begin[static_cast<size_t>(o0)], z = t0.begin[static_cast<size_t>(o0) + 1];
+        for (int64_t t = a; t < z; ++t) rows[static_cast<size_t>(t - a)] = base + t0.idx[static_cast<size_t>(t)] * stride;
+        if constexpr (kF32) resize_blend_rows_f32(out, rows.data(), w0.data() + a, z - a, in_row);
+        else resize_blend_rows_u8(out, rows.data(), w0.data() + a, z - a, in_row);
+      };
+      if (m == 2) {
+        const int64_t s = r / t0.out, o0 = r % t0.out;
+        blend0(o0, src + s * slab_in, in_row, blended.data());
+      } else {
+        const int64_t o1 = r % t1.out, q = r / t1.out;
+        const int64_t o0 = q % t0.out, s = q / t0.out;
+        const T* base = src + s * slab_in;
+        const int64_t a = t1.begin[static_cast<size_t>(o1)], z = t1.begin[static_cast<size_t>(o1) + 1];
+        for (int64_t t = a; t < z; ++t) {
+          const int64_t hi = t1.idx[static_cast<size_t>(t)];
+          const size_t slot = static_cast<size_t>(hi % slots);
+          float* mrow = memo.data() + static_cast<int64_t>(slot) * in_row;
+          const int64_t k = q * t1.in + hi;  // (slab, o0, hi)
+          if (key[slot] != k) {
+            blend0(o0, base + hi * in_row, in_rows0 * in_row, mrow);
+            key[slot] = k;
+          }
+          hrows[static_cast<size_t>(t - a)] = mrow;  // distinct hi of one output: distinct slots (prepare)
+        }
+        resize_blend_rows_f32(blended.data(), hrows.data(), w1.data() + a, z - a, in_row);
+      }
+      if constexpr (kF32) {
+        resize_row_pass_f32(blended.data(), dst + r * out_row, rt, stream);
+      } else {
+        resize_row_pass_f32(blended.data(), out_f.data(), rt, false);
+        resize_store_u8_from_f32(out_f.data(), dst + r * out_row, out_row);
+      }
+    }
+  });
+}
+#endif
+
 template <class T>
 void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, const TensorView& src,
                      const MutableTensorView& dst) {
@@ -382,6 +503,15 @@ void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, 
                                double, float>;
   constexpr bool kF32 = std::is_same_v<F, float>;
   const int rank = static_cast<int>(p.dst_shape.size());
+#ifdef GRIDOPS_HAVE_HWY
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, uint8_t>) {
+    if (prep.fused && dense(src) && dense(dst)) {
+      fused_rows<T>(p, prep, static_cast<const T*>(src.data), static_cast<T*>(dst.mutable_data()));
+      fill_outside<T>(p, dst);
+      return;
+    }
+  }
+#endif
   const std::vector<size_t> order = pass_order(p);
   // The single-thread group path reuses the plan's scratch from its previous run (fresh
   // pages for large intermediates cost as much as the passes); the pool is left alone when
@@ -495,30 +625,114 @@ void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, 
     for (int64_t g = 0; g < groups; ++g) run_group(g * group, std::min(group, slabs - g * group), cur, next);
   }
   if (!direct_out) strided_copy<F, T, false>(dst, cur.data(), dst_base, nullptr);
-  if (p.any_outside) {
-    // Extrapolated points get the exact value (the passes left a weighted sum there).
-    const T fill = convert::store_real<T>(p.extrapolation_value);
-    T* d = static_cast<T*>(dst.mutable_data());
-    std::vector<int64_t> o(static_cast<size_t>(rank), 0);
-    const int64_t total = testing_free_product(p.dst_shape);
-    for (int64_t flat = 0; flat < total; ++flat) {
-      bool outside = false;
-      for (const ResizeAxisTable& tb : p.tables) {
-        if (!tb.outside.empty() && tb.outside[static_cast<size_t>(o[static_cast<size_t>(tb.axis)])]) outside = true;
-      }
-      if (outside) {
-        int64_t off = 0;
-        for (int a = 0; a < rank; ++a) off += o[static_cast<size_t>(a)] * dst.strides[static_cast<size_t>(a)];
-        d[off] = fill;
-      }
-      for (int a = rank - 1; a >= 0; --a) {
-        const size_t au = static_cast<size_t>(a);
-        if (++o[au] < p.dst_shape[au]) break;
-        o[au] = 0;
-      }
+  fill_outside<T>(p, dst);
+}
+
+#ifdef GRIDOPS_HAVE_HWY
+/// Decides whether fused_rows takes p and builds its innermost table (t.row).
+void build_fused(const ResizeProblem& p, ResizeSeparableTables& t) {
+  const size_t m = p.tables.size();
+  if ((p.dtype != DType::kFloat32 && p.dtype != DType::kUInt8) || (m != 2 && m != 3)) return;
+  for (size_t k = 0; k < m; ++k) {
+    if (p.tables[k].axis != p.tables[0].axis + static_cast<int>(k) || !t.axes[k].gather_ok) return;
+  }
+  // The fused rows run the passes in axis order: only where that order costs at most a
+  // quarter more than the best one (it saves writing and reading the intermediates).
+  std::vector<size_t> axis_order(m);
+  for (size_t k = 0; k < m; ++k) axis_order[k] = k;
+  if (pass_cost(p, axis_order) > 1.25 * pass_cost(p, pass_order(p))) return;
+  if (m == 3) {  // the memo slots (fused_rows)
+    const ResizeAxisTable& t1 = p.tables[1];
+    const int64_t slots = std::max<int64_t>(1, t1.max_taps);
+    for (int64_t o = 0; o < t1.out; ++o) {
+      const int64_t a = t1.begin[static_cast<size_t>(o)], z = t1.begin[static_cast<size_t>(o) + 1];
+      if (a == z) continue;
+      const auto mm = std::minmax_element(t1.idx.begin() + a, t1.idx.begin() + z);
+      if (*mm.second - *mm.first >= slots) return;
     }
   }
+  const ResizeAxisTable& tl = p.tables[m - 1];
+  const ResizeSeparableTables::Axis& ax = t.axes[m - 1];
+  int64_t C = 1;
+  for (size_t i = static_cast<size_t>(tl.axis) + 1; i < p.src_shape.size(); ++i) C *= p.src_shape[i];
+  // C = 1 (NCHW-like): the separate passes already run on cache-sized slab groups, and were
+  // faster on W8c/nchw (docs/BENCHMARKS.md) than these rows.
+  if (C < 2 || C > INT32_MAX / std::max(tl.in, tl.out)) return;
+  ResizeRowTable& r = t.row;
+  const int64_t N = resize_lanes_f32(), T = ax.taps;
+  r.lanes = N;
+  r.taps = T;
+  r.in_len = tl.in * C;
+  r.out_len = tl.out * C;
+  r.C = C;
+  if (C >= N) {
+    // Whole vectors per position: plain loads of each tap's C floats, no tables per lane.
+    r.by_position = true;
+    r.begin = tl.begin;
+    r.pidx = tl.idx;
+    r.pw = ax.w;
+    t.fused = true;
+    return;
+  }
+  r.blocks = r.out_len / N;
+  r.lo.assign(static_cast<size_t>(r.blocks), -1);
+  r.pat.assign(static_cast<size_t>(r.blocks), 0);
+  const int64_t out = tl.out;
+  auto tap = [&](int64_t o, int64_t k, int32_t& i, float& w) {  // output element o, tap k
+    const int64_t pos = o / C, c = o % C;
+    const size_t e = static_cast<size_t>(k * out + pos);
+    i = static_cast<int32_t>(ax.idx32[e] * C + c);
+    w = ax.w32[e];
+  };
+  const size_t bn = static_cast<size_t>(T * N);
+  std::vector<int32_t> bi(bn);
+  std::vector<float> bw(bn);
+  std::unordered_map<std::string, int32_t> seen;  // a block's (idx, w) bytes -> its pattern
+  std::string bytes;
+  for (int64_t b = 0; b < r.blocks; ++b) {
+    int32_t lo = INT32_MAX, hi = 0;
+    for (int64_t k = 0; k < T; ++k) {
+      for (int64_t l = 0; l < N; ++l) {
+        const size_t e = static_cast<size_t>(k * N + l);
+        tap(b * N + l, k, bi[e], bw[e]);
+        lo = std::min(lo, bi[e]);
+        hi = std::max(hi, bi[e]);
+      }
+    }
+    // Two vectors from lo (moved left at the row's end) must cover every tap.
+    const int64_t base = std::min<int64_t>(lo, r.in_len - 2 * N);
+    if (r.in_len >= 2 * N && hi - base < 2 * N) {
+      r.lo[static_cast<size_t>(b)] = static_cast<int32_t>(base);
+      for (int32_t& i : bi) i -= static_cast<int32_t>(base);
+    }
+    bytes.assign(reinterpret_cast<const char*>(bi.data()), bn * sizeof(int32_t));
+    bytes.append(reinterpret_cast<const char*>(bw.data()), bn * sizeof(float));
+    // Gathers (absolute indices) are only shared with an identical gather block.
+    if (r.lo[static_cast<size_t>(b)] < 0) bytes.push_back('g');
+    const auto [it, added] = seen.try_emplace(bytes, static_cast<int32_t>(seen.size()));
+    if (added) {
+      r.idx.insert(r.idx.end(), bi.begin(), bi.end());
+      r.w.insert(r.w.end(), bw.begin(), bw.end());
+    }
+    r.pat[static_cast<size_t>(b)] = it->second;
+  }
+  // Mostly gathers (strong downsampling, e.g. W8c/nhwc): the separate passes gather as
+  // much and were as fast or faster there; the fused rows pay off with lane permutations.
+  int64_t gathers = 0;
+  for (int32_t v : r.lo) gathers += v < 0 ? 1 : 0;
+  if (2 * gathers > r.blocks) {
+    t.row = ResizeRowTable{};
+    return;
+  }
+  const int64_t first = r.blocks * N, tail = r.out_len - first;
+  r.tail_idx.assign(static_cast<size_t>(tail * T), 0);
+  r.tail_w.assign(static_cast<size_t>(tail * T), 0.0f);
+  for (int64_t o = 0; o < tail; ++o) {
+    for (int64_t k = 0; k < T; ++k) tap(first + o, k, r.tail_idx[static_cast<size_t>(k * tail + o)], r.tail_w[static_cast<size_t>(k * tail + o)]);
+  }
+  t.fused = true;
 }
+#endif
 
 }  // namespace
 
@@ -565,6 +779,9 @@ std::shared_ptr<const void> resize_separable_prepare(const ResizeProblem& p) {
     }
     t->axes.push_back(std::move(a));
   }
+#ifdef GRIDOPS_HAVE_HWY
+  build_fused(p, *t);
+#endif
   return t;
 }
 
