@@ -654,7 +654,10 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
   if (dst_count > 0) {
     const auto* fp = static_cast<const ResizeProblem*>(full_plan.problem_.get());
     std::vector<bool> used(problem->tables.size(), false);
-    for (size_t k : kernels::resize_separable_pass_order(*fp)) {
+    // The full plan's tables say whether it runs the fused rows (axis order); only the
+    // separable implementation's tables are ResizeSeparableTables.
+    const void* fprep = full_plan.impl_ == impl ? full_plan.prepared_.get() : nullptr;
+    for (size_t k : kernels::resize_separable_pass_order(*fp, fprep)) {
       for (size_t j = 0; j < problem->tables.size(); ++j) {
         if (problem->tables[j].axis == fp->tables[k].axis) {
           problem->pass_order.push_back(j);

@@ -16,8 +16,10 @@ namespace gridops::kernels {
 /// Why the separable kernels decline p (empty: they take it). They take every problem
 /// except linear/cubic on complex elements.
 std::string resize_separable_declines(const ResizeProblem& p);
-/// The order in which resize_separable passes over p.tables (indices into p.tables).
-std::vector<size_t> resize_separable_pass_order(const ResizeProblem& p);
+/// The order in which resize_separable passes over p.tables (indices into p.tables), as
+/// its results round: `prepared` (resize_separable_prepare(p), or null) taking the fused
+/// rows means axis order, whose bits the fused rows reproduce.
+std::vector<size_t> resize_separable_pass_order(const ResizeProblem& p, const void* prepared);
 
 /// A scratch buffer of `bytes` bytes (16-byte aligned).
 struct ResizeScratch {

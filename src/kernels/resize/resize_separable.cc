@@ -637,10 +637,15 @@ void build_fused(const ResizeProblem& p, ResizeSeparableTables& t) {
     if (p.tables[k].axis != p.tables[0].axis + static_cast<int>(k) || !t.axes[k].gather_ok) return;
   }
   // The fused rows run the passes in axis order: only where that order costs at most a
-  // quarter more than the best one (it saves writing and reading the intermediates).
+  // quarter more than the best one (it saves writing and reading the intermediates). A
+  // window (p.pass_order set) rounds as its full problem did: fused only in axis order.
   std::vector<size_t> axis_order(m);
   for (size_t k = 0; k < m; ++k) axis_order[k] = k;
-  if (pass_cost(p, axis_order) > 1.25 * pass_cost(p, pass_order(p))) return;
+  if (!p.pass_order.empty()) {
+    if (p.pass_order != axis_order) return;
+  } else if (pass_cost(p, axis_order) > 1.25 * pass_cost(p, pass_order(p))) {
+    return;
+  }
   if (m == 3) {  // the memo slots (fused_rows)
     const ResizeAxisTable& t1 = p.tables[1];
     const int64_t slots = std::max<int64_t>(1, t1.max_taps);
@@ -736,7 +741,14 @@ void build_fused(const ResizeProblem& p, ResizeSeparableTables& t) {
 
 }  // namespace
 
-std::vector<size_t> resize_separable_pass_order(const ResizeProblem& p) { return pass_order(p); }
+std::vector<size_t> resize_separable_pass_order(const ResizeProblem& p, const void* prepared) {
+  if (prepared != nullptr && static_cast<const ResizeSeparableTables*>(prepared)->fused) {
+    std::vector<size_t> axis_order(p.tables.size());
+    for (size_t k = 0; k < axis_order.size(); ++k) axis_order[k] = k;
+    return axis_order;
+  }
+  return pass_order(p);
+}
 
 std::string resize_separable_declines(const ResizeProblem& p) {
   if (p.mode != ResizeMode::kNearest && !p.tables.empty() && is_complex(p.dtype)) {
