@@ -17,9 +17,13 @@
 
 #include "core/convert.h"
 #include "gridops/ops/grid_sample.h"
+#include "support/test_util.h"
 
 namespace gridops {
 namespace {
+
+using testing::copy_box;
+using testing::random_chunks;
 
 using IM = InterpolationMode;
 using GP = GridPadding;
@@ -44,48 +48,6 @@ void put(Tensor& t, int64_t i, double v) {
       break;
     default: FAIL() << "unexpected dtype";
   }
-}
-
-/// Row-major element strides of a shape.
-Dims dense_strides(const Dims& shape) {
-  Dims s(shape.size(), 1);
-  for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
-  return s;
-}
-
-/// A contiguous copy of the box [start, start + shape) of t (same rank).
-Tensor copy_box(const Tensor& t, const Dims& start, const Dims& shape) {
-  Tensor out(t.dtype(), shape);
-  const size_t es = dtype_size(t.dtype());
-  const Dims ts = dense_strides(t.shape());
-  Dims idx(shape.size(), 0);
-  const int64_t n = out.num_elements();
-  const auto* src = static_cast<const unsigned char*>(t.data());
-  auto* dst = static_cast<unsigned char*>(out.data());
-  for (int64_t q = 0; q < n; ++q) {
-    int64_t off = 0;
-    for (size_t d = 0; d < idx.size(); ++d) off += (start[d] + idx[d]) * ts[d];
-    std::memcpy(dst + static_cast<size_t>(q) * es, src + static_cast<size_t>(off) * es, es);
-    for (size_t d = idx.size(); d-- > 0;) {
-      if (++idx[d] < shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return out;
-}
-
-/// Random cut points of [0, len): chunk sizes 1..max(1, len/2) (uneven, often tiny).
-std::vector<std::pair<int64_t, int64_t>> random_chunks(std::mt19937_64& rng, int64_t len) {
-  std::vector<std::pair<int64_t, int64_t>> v;
-  int64_t b = 0;
-  while (b < len) {
-    const int64_t most = std::max<int64_t>(1, len / 2 + 1);
-    const int64_t sz = std::uniform_int_distribution<int64_t>(1, most)(rng);
-    const int64_t e = std::min(len, b + sz);
-    v.emplace_back(b, e);
-    b = e;
-  }
-  return v;
 }
 
 struct Case {
@@ -173,8 +135,8 @@ TEST(GridSampleWindow, ChunkedEqualsWholeBitForBit) {
       std::vector<std::vector<std::pair<int64_t, int64_t>>> ch(static_cast<size_t>(r));
       for (int d = 0; d < r; ++d) ch[static_cast<size_t>(d)] = random_chunks(rng, k.out[static_cast<size_t>(d)]);
       Dims ci(static_cast<size_t>(r), 0);
-      const Dims gst = dense_strides(grid.shape());
-      const Dims dst_st = dense_strides(chunked.shape());
+      const Dims gst = contiguous_strides(grid.shape());
+      const Dims dst_st = contiguous_strides(chunked.shape());
       const size_t first = cl ? 1 : 2;
       for (;;) {
         // The grid chunk and its dst part, as views into the whole tensors.

@@ -15,9 +15,12 @@
 
 #include "core/convert.h"
 #include "gridops/ops/resample.h"
+#include "support/test_util.h"
 
 namespace gridops {
 namespace {
+
+using testing::random_chunks;
 
 ResampleMemoryDesc md(DType dt, Dims dims, MemoryFormat f) {
   ResampleMemoryDesc m;
@@ -47,17 +50,6 @@ void for_each_index(const Dims& dims, F&& f) {
       idx[d] = 0;
     }
   }
-}
-
-std::vector<std::pair<int64_t, int64_t>> random_chunks(std::mt19937_64& rng, int64_t len) {
-  std::vector<std::pair<int64_t, int64_t>> v;
-  int64_t b = 0;
-  while (b < len) {
-    const int64_t sz = std::uniform_int_distribution<int64_t>(1, std::max<int64_t>(1, len / 2 + 1))(rng);
-    v.emplace_back(b, std::min(len, b + sz));
-    b = v.back().second;
-  }
-  return v;
 }
 
 TEST(ResampleWindow, ChunkedEqualsWholeBitForBit) {

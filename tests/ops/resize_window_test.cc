@@ -14,46 +14,14 @@
 
 #include "core/convert.h"
 #include "gridops/ops/resize.h"
+#include "support/test_util.h"
 
 namespace gridops {
 namespace {
 
-Dims dense_strides(const Dims& shape) {
-  Dims s(shape.size(), 1);
-  for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
-  return s;
-}
-
-/// A contiguous copy of the box [start, start + shape) of t.
-Tensor copy_box(const Tensor& t, const Dims& start, const Dims& shape) {
-  Tensor out(t.dtype(), shape);
-  const size_t es = dtype_size(t.dtype());
-  const Dims ts = dense_strides(t.shape());
-  Dims idx(shape.size(), 0);
-  const auto* src = static_cast<const unsigned char*>(t.data());
-  auto* dst = static_cast<unsigned char*>(out.data());
-  for (int64_t q = 0; q < out.num_elements(); ++q) {
-    int64_t off = 0;
-    for (size_t d = 0; d < idx.size(); ++d) off += (start[d] + idx[d]) * ts[d];
-    std::memcpy(dst + static_cast<size_t>(q) * es, src + static_cast<size_t>(off) * es, es);
-    for (size_t d = idx.size(); d-- > 0;) {
-      if (++idx[d] < shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return out;
-}
-
-std::vector<std::pair<int64_t, int64_t>> random_chunks(std::mt19937_64& rng, int64_t len) {
-  std::vector<std::pair<int64_t, int64_t>> v;
-  int64_t b = 0;
-  while (b < len) {
-    const int64_t sz = std::uniform_int_distribution<int64_t>(1, std::max<int64_t>(1, len / 2 + 1))(rng);
-    v.emplace_back(b, std::min(len, b + sz));
-    b = v.back().second;
-  }
-  return v;
-}
+using testing::copy_box;
+using testing::random_chunks;
+using testing::paste_box;
 
 TEST(ResizeWindow, ChunkedEqualsWholeBitForBit) {
   std::mt19937_64 rng(1116);
@@ -110,7 +78,7 @@ TEST(ResizeWindow, ChunkedEqualsWholeBitForBit) {
       Tensor chunked(dt, out_shape);
       std::memset(chunked.data(), 0x5a, chunked.nbytes());
       const size_t es = dtype_size(dt);
-      const Dims cst = dense_strides(out_shape);
+      const Dims cst = contiguous_strides(out_shape);
       std::vector<std::vector<std::pair<int64_t, int64_t>>> ch(static_cast<size_t>(rank));
       for (int a = 0; a < rank; ++a) ch[static_cast<size_t>(a)] = random_chunks(rng, out_shape[static_cast<size_t>(a)]);
       Dims ci(static_cast<size_t>(rank), 0);
@@ -238,20 +206,7 @@ TEST(ResizeWindow, FusedRowsChunksEqualWholeBitForBit) {
           ASSERT_TRUE(plan.ok()) << plan.status().message();
           Tensor out(dt, w.out_shape);
           ASSERT_TRUE(plan->run(part, out.mutable_view()).ok());
-          // Copy the chunk into place.
-          const Dims cst = dense_strides(out_shape);
-          const size_t es = dtype_size(dt);
-          Dims idx(rank, 0);
-          for (int64_t q = 0; q < out.num_elements(); ++q) {
-            int64_t off = 0;
-            for (size_t d = 0; d < rank; ++d) off += (ob[d] + idx[d]) * cst[d];
-            std::memcpy(static_cast<unsigned char*>(chunked.data()) + static_cast<size_t>(off) * es,
-                        static_cast<const unsigned char*>(out.data()) + static_cast<size_t>(q) * es, es);
-            for (size_t d = rank; d-- > 0;) {
-              if (++idx[d] < w.out_shape[d]) break;
-              idx[d] = 0;
-            }
-          }
+          paste_box(out, chunked, ob);
           size_t a = rank;
           while (a-- > 0) {
             if (++ci[a] < static_cast<int64_t>(ch[a].size())) break;

@@ -1,5 +1,6 @@
 #include "support/test_util.h"
 
+#include <algorithm>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
@@ -192,6 +193,57 @@ bool bitwise_equal(const Tensor& a, const Tensor& b, int64_t* where) {
     }
   }
   return true;
+}
+
+namespace {
+/// Calls f(offset in the box's contiguous layout, offset in t's) for every element of the
+/// box [start, start + shape) of the contiguous tensor t, in row-major order.
+template <class F>
+void for_each_in_box(const Tensor& t, const Dims& start, const Dims& shape, F&& f) {
+  const Dims ts = contiguous_strides(t.shape());
+  Dims idx(shape.size(), 0);
+  for (int64_t q = 0, n = product(shape); q < n; ++q) {
+    int64_t off = 0;
+    for (size_t d = 0; d < idx.size(); ++d) off += (start[d] + idx[d]) * ts[d];
+    f(q, off);
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+}  // namespace
+
+Tensor copy_box(const Tensor& t, const Dims& start, const Dims& shape) {
+  Tensor out(t.dtype(), shape);
+  const size_t es = dtype_size(t.dtype());
+  const auto* src = static_cast<const unsigned char*>(t.data());
+  auto* dst = static_cast<unsigned char*>(out.data());
+  for_each_in_box(t, start, shape, [&](int64_t q, int64_t off) {
+    std::memcpy(dst + static_cast<size_t>(q) * es, src + static_cast<size_t>(off) * es, es);
+  });
+  return out;
+}
+
+void paste_box(const Tensor& part, Tensor& dst, const Dims& start) {
+  const size_t es = dtype_size(dst.dtype());
+  const auto* src = static_cast<const unsigned char*>(part.data());
+  auto* out = static_cast<unsigned char*>(dst.data());
+  for_each_in_box(dst, start, part.shape(), [&](int64_t q, int64_t off) {
+    std::memcpy(out + static_cast<size_t>(off) * es, src + static_cast<size_t>(q) * es, es);
+  });
+}
+
+std::vector<std::pair<int64_t, int64_t>> random_chunks(std::mt19937_64& rng, int64_t len) {
+  std::vector<std::pair<int64_t, int64_t>> v;
+  int64_t b = 0;
+  while (b < len) {
+    const int64_t most = std::max<int64_t>(1, len / 2 + 1);
+    const int64_t e = std::min(len, b + std::uniform_int_distribution<int64_t>(1, most)(rng));
+    v.emplace_back(b, e);
+    b = e;
+  }
+  return v;
 }
 
 }  // namespace gridops::testing

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gridops/tensor.h"
@@ -66,5 +67,17 @@ Dims unravel(int64_t f, const Dims& dims);
 /// True when two tensors have the same dtype, shape and bit-identical elements (strings
 /// compared by value). Fills *where with the first differing flat index.
 bool bitwise_equal(const Tensor& a, const Tensor& b, int64_t* where = nullptr);
+
+/// A contiguous copy of the box [start, start + shape) of the contiguous tensor t (same
+/// rank; fixed-size element types).
+Tensor copy_box(const Tensor& t, const Dims& start, const Dims& shape);
+
+/// Writes the contiguous tensor part into the box of dst that starts at `start` (the
+/// inverse of copy_box).
+void paste_box(const Tensor& part, Tensor& dst, const Dims& start);
+
+/// Random cut points of [0, len): chunks [begin, end) of sizes 1..max(1, len/2 + 1), in
+/// order (uneven, often tiny), for chunked-execution tests.
+std::vector<std::pair<int64_t, int64_t>> random_chunks(std::mt19937_64& rng, int64_t len);
 
 }  // namespace gridops::testing
