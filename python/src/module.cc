@@ -360,6 +360,30 @@ ResizeDesc resize_desc(py::object scales, py::object sizes, const std::string& m
   return d;
 }
 
+/// Runs a Resize plan on src into `out` (returned) or into a new array; `out_name` names
+/// `out` in errors.
+py::object run_resize_plan(const ResizePlan& plan, const InArray& src, py::object out,
+                           const char* out_name) {
+  if (!out.is_none()) {
+    InArray dst = get_array(out, out_name, true);
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = plan.run(src.view, dst.view);
+    }
+    check(s);
+    return out;
+  }
+  Tensor t = value_or_throw(Tensor::create(plan.dtype(), plan.dst_shape()));
+  Status s;
+  {
+    py::gil_scoped_release nogil;
+    s = plan.run(src.view, t.mutable_view());
+  }
+  check(s);
+  return wrap_tensor(std::move(t), src.from_torch);
+}
+
 py::object py_resize(py::object input, py::object scales, py::object sizes, const std::string& mode,
                      const std::string& coordinate_transformation_mode,
                      const std::string& nearest_mode, double cubic_coeff_a, bool exclude_outside,
@@ -383,25 +407,8 @@ py::object py_resize(py::object input, py::object scales, py::object sizes, cons
     w.in_shape = src.view.shape;
     w.out_origin = int_list(seq[2], "resize: window output_origin");
     w.out_shape = int_list(seq[3], "resize: window output_shape");
-    ResizePlan plan = value_or_throw(make_resize_plan(d, src.view.dtype, w));
-    if (!out.is_none()) {
-      InArray dst = get_array(out, "resize: out", true);
-      Status s;
-      {
-        py::gil_scoped_release nogil;
-        s = plan.run(src.view, dst.view);
-      }
-      check(s);
-      return out;
-    }
-    Tensor t = value_or_throw(Tensor::create(plan.dtype(), plan.dst_shape()));
-    Status s;
-    {
-      py::gil_scoped_release nogil;
-      s = plan.run(src.view, t.mutable_view());
-    }
-    check(s);
-    return wrap_tensor(std::move(t), src.from_torch);
+    const ResizePlan plan = value_or_throw(make_resize_plan(d, src.view.dtype, w));
+    return run_resize_plan(plan, src, out, "resize: out");
   }
   if (!out.is_none()) {
     InArray dst = get_array(out, "resize: out", true);
@@ -424,25 +431,8 @@ py::object py_resize(py::object input, py::object scales, py::object sizes, cons
 struct PyResizePlan {
   ResizePlan plan;
   py::object run(py::object input, py::object out) const {
-    InArray src = get_array(input, "ResizePlan: input");
-    if (!out.is_none()) {
-      InArray dst = get_array(out, "ResizePlan: out", true);
-      Status s;
-      {
-        py::gil_scoped_release nogil;
-        s = plan.run(src.view, dst.view);
-      }
-      check(s);
-      return out;
-    }
-    Tensor t = value_or_throw(Tensor::create(plan.dtype(), plan.dst_shape()));
-    Status s;
-    {
-      py::gil_scoped_release nogil;
-      s = plan.run(src.view, t.mutable_view());
-    }
-    check(s);
-    return wrap_tensor(std::move(t), src.from_torch);
+    const InArray src = get_array(input, "ResizePlan: input");
+    return run_resize_plan(plan, src, out, "ResizePlan: out");
   }
 };
 
