@@ -534,7 +534,7 @@ Status GridSamplePlan::run(const TensorView& src, const TensorView& grid,
       // the fast path's zero-weight reads need a box of min(full, K) elements.
       const int64_t need = std::min<int64_t>(window_.full[d], taps_per_axis(desc_.mode));
       if (extent[d] < need) {
-        return invalid_argument(kOp, ": the window src holds is ", extent[d],
+        return invalid_argument(kOp, ": the window (src) is ", extent[d],
                                 " wide on spatial axis ", d, "; at least ", need,
                                 " (min(full size, taps per axis)) is needed");
       }
@@ -545,7 +545,7 @@ Status GridSamplePlan::run(const TensorView& src, const TensorView& grid,
           kOp, ": the grid needs input positions [", box[d].first, ", ", box[d].second,
           ") on spatial axis ", d, " of the full input (spatial sizes ",
           dims_to_string(window_.full), ", interpolation margin included: "
-          "grid_sample_input_box), but the window src holds covers only [", o, ", ",
+          "grid_sample_input_box), but the window (src) covers only [", o, ", ",
           o + extent[d], ")");
     }
   }
