@@ -1,6 +1,7 @@
 // AffineGrid with an output window (AffineGridWindow): random boxes of random grids are the
 // same bits as that part of the whole grid, for "ref" and the fast kernel, every dtype and
 // align_corners; windows outside the grid are errors.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,9 +12,13 @@
 
 #include "core/convert.h"
 #include "gridops/ops/affine_grid.h"
+#include "support/test_util.h"
 
 namespace gridops {
 namespace {
+
+using ::testing::HasSubstr;
+using testing::error_message;
 
 TEST(AffineGridWindow, BoxEqualsThatPartOfTheWholeGrid) {
   std::mt19937_64 rng(2020);
@@ -82,8 +87,10 @@ TEST(AffineGridWindow, Errors) {
   Tensor theta(DType::kFloat32, {1, 2, 3});
   AffineGridDesc desc;
   const Dims size{1, 1, 8, 8};
-  EXPECT_FALSE(affine_grid(desc, theta, size, AffineGridWindow{{6, 0}, {3, 8}}).ok());
-  EXPECT_FALSE(affine_grid(desc, theta, size, AffineGridWindow{{-1, 0}, {3, 8}}).ok());
+  EXPECT_THAT(error_message(affine_grid(desc, theta, size, AffineGridWindow{{6, 0}, {3, 8}})),
+              HasSubstr("window at (6, 0) with shape (3, 8) must lie inside the grid's spatial sizes"));
+  EXPECT_THAT(error_message(affine_grid(desc, theta, size, AffineGridWindow{{-1, 0}, {3, 8}})),
+              HasSubstr("window at (-1, 0) with shape (3, 8) must lie inside"));
   auto st = affine_grid(desc, theta, size, AffineGridWindow{{0}, {3}});
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.status().message().find("one entry per spatial axis (2)"), std::string::npos);

@@ -4,6 +4,7 @@
 // gives exactly the bits of the unwindowed operator on the whole input with the same
 // implementation ("ref" and "fast"). Plus the errors: a window that misses a needed tap,
 // a window outside the full input, mismatched window lengths; nothing is written then.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,7 +23,9 @@
 namespace gridops {
 namespace {
 
+using ::testing::HasSubstr;
 using testing::copy_box;
+using testing::error_message;
 using testing::random_chunks;
 
 using IM = InterpolationMode;
@@ -254,7 +257,8 @@ TEST(GridSampleWindow, WindowMissingATapIsAnErrorAndWritesNothing) {
     // The same window shifted to start at 5 misses row 4 and column 4.
     const Tensor part2 = copy_box(s.src, {0, 0, 5, 5}, {1, 2, 3, 3});
     GridSampleWindow w2{{12, 12}, {5, 5}};
-    EXPECT_FALSE(grid_sample(s.desc, w2, part2, s.grid, dst.mutable_view()).ok());
+    EXPECT_THAT(error_message(grid_sample(s.desc, w2, part2, s.grid, dst.mutable_view())),
+                HasSubstr("needs input positions [4, 8) on spatial axis 0"));
     // With the needed box it runs and equals the unwindowed result.
     const Tensor part3 = copy_box(s.src, {0, 0, 4, 4}, {1, 2, 4, 4});
     GridSampleWindow w3{{12, 12}, {4, 4}};
@@ -298,7 +302,7 @@ TEST(GridSampleWindow, BadWindowsAreErrors) {
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("must lie inside the full input"), std::string::npos) << st.message();
   st = grid_sample(s.desc, GridSampleWindow{{12, 12}, {-1, 4}}, part, s.grid, dst.mutable_view());
-  EXPECT_FALSE(st.ok());
+  EXPECT_THAT(error_message(st), HasSubstr("at origin (-1, 4) must lie inside the full input"));
   // Wrong number of entries.
   st = grid_sample(s.desc, GridSampleWindow{{12}, {4}}, part, s.grid, dst.mutable_view());
   ASSERT_FALSE(st.ok());
@@ -307,10 +311,13 @@ TEST(GridSampleWindow, BadWindowsAreErrors) {
   st = grid_sample(s.desc,
                    GridSampleWindow{{12, 12}, {std::numeric_limits<int64_t>::max() - 1, 4}}, part,
                    s.grid, dst.mutable_view());
-  EXPECT_FALSE(st.ok());
+  EXPECT_THAT(error_message(st),
+              HasSubstr("at origin (9223372036854775806, 4) must lie inside the full input"));
   // grid_sample_input_box: bad arguments.
-  EXPECT_FALSE(grid_sample_input_box(s.desc, Dims{12}, s.grid).ok());
-  EXPECT_FALSE(grid_sample_input_box(s.desc, Dims{12, -1}, s.grid).ok());
+  EXPECT_THAT(error_message(grid_sample_input_box(s.desc, Dims{12}, s.grid)),
+              HasSubstr("grid must have shape (N, W_out, 1) for 1 spatial axes, got (1, 1, 2, 2)"));
+  EXPECT_THAT(error_message(grid_sample_input_box(s.desc, Dims{12, -1}, s.grid)),
+              HasSubstr("full sizes must be >= 0, got (12, -1)"));
   // The output shape is the unwindowed one's (from the grid).
   auto out = grid_sample(s.desc, GridSampleWindow{{12, 12}, {4, 4}}, part, s.grid);
   ASSERT_TRUE(out.ok()) << out.status().message();

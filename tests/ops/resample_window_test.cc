@@ -4,6 +4,7 @@
 // part of the unwindowed result on the full tensors, for "ref" and "hwy". Plus the errors:
 // a src box that misses a tap, windows outside the full tensors, backward of a windowed
 // plan.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -19,6 +20,9 @@
 
 namespace gridops {
 namespace {
+
+using ::testing::HasSubstr;
+using testing::error_message;
 
 using testing::random_chunks;
 
@@ -182,8 +186,10 @@ TEST(ResampleWindow, InputBoxAndErrors) {
   box = resample_input_box(ResampleAlgorithm::kNearest, Dims{4}, Dims{8}, Dims{3}, Dims{6});
   ASSERT_TRUE(box.ok());
   EXPECT_EQ((*box)[0], std::make_pair(int64_t{1}, int64_t{3}));
-  EXPECT_FALSE(resample_input_box(ResampleAlgorithm::kLinear, Dims{8}, Dims{4}, Dims{3}, Dims{5}).ok());
-  EXPECT_FALSE(resample_input_box(ResampleAlgorithm::kLinear, Dims{0}, Dims{4}, Dims{0}, Dims{1}).ok());
+  EXPECT_THAT(error_message(resample_input_box(ResampleAlgorithm::kLinear, Dims{8}, Dims{4}, Dims{3}, Dims{5})),
+              HasSubstr("got full_in 8, full_out 4, outputs [3, 5)"));
+  EXPECT_THAT(error_message(resample_input_box(ResampleAlgorithm::kLinear, Dims{0}, Dims{4}, Dims{0}, Dims{1})),
+              HasSubstr("got full_in 0, full_out 4, outputs [0, 1)"));
 
   ResampleDesc desc;
   desc.algorithm = ResampleAlgorithm::kLinear;
@@ -196,10 +202,14 @@ TEST(ResampleWindow, InputBoxAndErrors) {
       << plan.status().message();
   EXPECT_NE(plan.status().message().find("covers only [2, 5)"), std::string::npos);
   // Outside the full tensors.
-  EXPECT_FALSE(make_resample_plan(desc, s3, d2, ResampleWindow{{8}, {4}, {6}, {1}}).ok());
-  EXPECT_FALSE(make_resample_plan(desc, s3, d2, ResampleWindow{{8}, {4}, {2}, {3}}).ok());
-  EXPECT_FALSE(make_resample_plan(desc, s3, d2, ResampleWindow{{8}, {4}, {-1}, {1}}).ok());
-  EXPECT_FALSE(make_resample_plan(desc, s3, d2, ResampleWindow{{8, 8}, {4}, {2}, {1}}).ok());
+  EXPECT_THAT(error_message(make_resample_plan(desc, s3, d2, ResampleWindow{{8}, {4}, {6}, {1}})),
+              HasSubstr("src at (6,) (dims (1, 1, 3)) must lie in the full input (8,)"));
+  EXPECT_THAT(error_message(make_resample_plan(desc, s3, d2, ResampleWindow{{8}, {4}, {2}, {3}})),
+              HasSubstr("dst at (3,) (dims (1, 1, 2)) in the full output (4,)"));
+  EXPECT_THAT(error_message(make_resample_plan(desc, s3, d2, ResampleWindow{{8}, {4}, {-1}, {1}})),
+              HasSubstr("src at (-1,)"));
+  EXPECT_THAT(error_message(make_resample_plan(desc, s3, d2, ResampleWindow{{8, 8}, {4}, {2}, {1}})),
+              HasSubstr("must have one entry per spatial axis (1), got (8, 8)"));
   // The right box works; backward of it is refused.
   const ResampleMemoryDesc s4 = md(DType::kFloat32, {1, 1, 4}, MemoryFormat::kPlain);
   plan = make_resample_plan(desc, s4, d2, ResampleWindow{{8}, {4}, {2}, {1}});

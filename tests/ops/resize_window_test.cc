@@ -3,6 +3,7 @@
 // output, each output chunk computed from only the input box resize_input_box names
 // (sometimes widened) is the same bits as that part of the unwindowed result, for "ref"
 // and "separable". Plus the errors.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -18,6 +19,9 @@
 
 namespace gridops {
 namespace {
+
+using ::testing::HasSubstr;
+using testing::error_message;
 
 using testing::copy_box;
 using testing::random_chunks;
@@ -231,14 +235,18 @@ TEST(ResizeWindow, Errors) {
   auto box = resize_input_box(desc, Dims{8}, Dims{1}, Dims{3});
   ASSERT_TRUE(box.ok()) << box.status().message();
   EXPECT_EQ((*box)[0], std::make_pair(int64_t{2}, int64_t{6}));
-  EXPECT_FALSE(resize_input_box(desc, Dims{8}, Dims{1}, Dims{5}).ok());
+  EXPECT_THAT(error_message(resize_input_box(desc, Dims{8}, Dims{1}, Dims{5})),
+              HasSubstr("output box at (1,) to (5,) must lie inside (4,)"));
   auto plan = make_resize_plan(desc, DType::kFloat32, ResizeWindow{{8}, {2}, {3}, {1}, {2}});
   ASSERT_FALSE(plan.ok());
   EXPECT_NE(plan.status().message().find("read inputs [2, 6)"), std::string::npos)
       << plan.status().message();
-  EXPECT_FALSE(make_resize_plan(desc, DType::kFloat32, ResizeWindow{{8}, {6}, {4}, {1}, {2}}).ok());
-  EXPECT_FALSE(make_resize_plan(desc, DType::kFloat32, ResizeWindow{{8}, {2}, {4}, {3}, {2}}).ok());
-  EXPECT_FALSE(make_resize_plan(desc, DType::kFloat32, ResizeWindow{{8}, {2}, {4}, {1}, {}}).ok());
+  EXPECT_THAT(error_message(make_resize_plan(desc, DType::kFloat32, ResizeWindow{{8}, {6}, {4}, {1}, {2}})),
+              HasSubstr("window src box at (6,) with shape (4,) must lie inside (8,)"));
+  EXPECT_THAT(error_message(make_resize_plan(desc, DType::kFloat32, ResizeWindow{{8}, {2}, {4}, {3}, {2}})),
+              HasSubstr("window dst box at (3,) with shape (2,) must lie inside (4,)"));
+  EXPECT_THAT(error_message(make_resize_plan(desc, DType::kFloat32, ResizeWindow{{8}, {2}, {4}, {1}, {}})),
+              HasSubstr("must have one entry per axis (1)"));
   plan = make_resize_plan(desc, DType::kFloat32, ResizeWindow{{8}, {2}, {4}, {1}, {2}});
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   const float in[4] = {2, 3, 4, 5};

@@ -80,4 +80,12 @@ void paste_box(const Tensor& part, Tensor& dst, const Dims& start);
 /// order (uneven, often tiny), for chunked-execution tests.
 std::vector<std::pair<int64_t, int64_t>> random_chunks(std::mt19937_64& rng, int64_t len);
 
+/// The message of a failed Status, or "(succeeded)" when it did not fail (so that a
+/// substring match on it fails too).
+inline std::string error_message(const Status& s) { return s.ok() ? "(succeeded)" : s.message(); }
+template <class T>
+std::string error_message(const StatusOr<T>& r) {
+  return error_message(r.status());
+}
+
 }  // namespace gridops::testing
