@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (with libtorch, OpenCV and oneDNN from Debian: scripts/setup.sh bench) and runs them;
-# JSON results go to build/bench/results/, and a markdown table of gridops against each
-# peer is printed (scripts/bench_table.py). Usage: scripts/bench.sh [FILTER_REGEX]
+# JSON results go to build/bench/results/ (or $GRIDOPS_BENCH_OUT), and a markdown table of
+# gridops against each peer is printed (scripts/bench_table.py). The copy-bandwidth
+# reference (gridops_bench_memcpy) runs first and last, into memcpy.start.json and
+# memcpy.end.json, so that scripts/bench_targets.py can show the bandwidth at both ends of
+# the run. Usage: scripts/bench.sh [FILTER_REGEX]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh bench
 filter=${1:-.}
+out=${GRIDOPS_BENCH_OUT:-build/bench/results}
 cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DGRIDOPS_BUILD_BENCH=ON -DGRIDOPS_BUILD_TESTS=OFF >/dev/null
 cmake --build build/bench -j"$(nproc)"
-mkdir -p build/bench/results
+mkdir -p "$out"
+flags=(--benchmark_format=json --benchmark_out_format=json --benchmark_min_time=0.3
+       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true)
+build/bench/bench/gridops_bench_memcpy "${flags[@]}" --benchmark_out="$out/memcpy.start.json" >/dev/null
 for b in build/bench/bench/gridops_bench_*; do
   name=$(basename "$b")
-  "$b" --benchmark_filter="$filter" --benchmark_format=json --benchmark_out="build/bench/results/$name.json" \
-    --benchmark_out_format=json --benchmark_min_time=0.3 --benchmark_repetitions=5 --benchmark_report_aggregates_only=true >/dev/null
+  [ "$name" = gridops_bench_memcpy ] && continue
+  "$b" --benchmark_filter="$filter" "${flags[@]}" --benchmark_out="$out/$name.json" >/dev/null
 done
-python3 scripts/bench_table.py build/bench/results/*.json
+build/bench/bench/gridops_bench_memcpy "${flags[@]}" --benchmark_out="$out/memcpy.end.json" >/dev/null
+python3 scripts/bench_table.py "$out"/*.json
+echo "targets: python3 scripts/bench_targets.py $out/*.json"

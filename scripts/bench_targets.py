@@ -5,6 +5,13 @@ target and row: the measured figure, the target and MET / MISSED.
 
 Usage: scripts/bench_targets.py bench/results/<run>/*.json
 
+A second table checks issue 17's rule for W1-W7: every row at >= 1.0x the best peer at 1
+and 2 threads, and >= 1.2x where that peer moves less than 0.8 of the copy bandwidth. A
+row below its bar where gridops and the peer both move at least 0.8 of the copy bandwidth
+is marked MEMORY LIMIT (with both rates) rather than MISSED. The copy bandwidth is the
+mean of memcpy.start.json and memcpy.end.json when scripts/bench.sh wrote them (both are
+printed), else the copy64MiB row of whichever file holds it.
+
 Ratios are best peer time / gridops time from the same files (bandwidth references
 memcpy, memset and memcpy_output are not peers). Rows without a peer are listed only where
 a target does not need one (W3d against gridops' own W3a, W4 against ONNX Runtime's
@@ -18,6 +25,20 @@ from collections import defaultdict
 REFS = {"memcpy", "memset", "memcpy_output"}
 # ONNX Runtime's figures from WORKLOADS.md (not in the benchmark binaries), ms, 1 thread.
 ORT_MS = {"W4a": 2.1, "W4b": 7.9}
+
+
+def copy_bandwidths(paths):
+    """{"start"|"end": {threads: GB/s}} from scripts/bench.sh's memcpy.start/end.json."""
+    out = {}
+    for p in paths:
+        m = re.search(r"memcpy\.(start|end)\.json$", p)
+        if not m:
+            continue
+        times, nbytes = load([p])
+        out[m.group(1)] = {t: nbytes[k] / (ms["memcpy"] * 1e-3) / 1e9
+                           for k, ms in times.items() for t in [k[1]]
+                           if k[0] == "copy64MiB" and "memcpy" in ms and k in nbytes}
+    return out
 
 
 def load(paths):
@@ -118,6 +139,58 @@ def main(paths):
         print(l)
     met = sum(l.endswith("| MET |") for l in out)
     print(f"\n{met} of {len(out)} target rows met.")
+
+    ends = copy_bandwidths(paths)
+    if ends:
+        for which in ("start", "end"):
+            bw = ends.get(which, {})
+            print(f"\ncopy bandwidth at the {which} of the run: " +
+                  ", ".join(f"{bw[t]:.1f} GB/s at {t} thread(s)" for t in sorted(bw)))
+        for t in (1, 2):
+            vals = [ends[w][t] for w in ends if t in ends[w]]
+            if vals:
+                copy_bw[t] = sum(vals) / len(vals)
+    never_slower(times, nbytes, copy_bw)
+
+
+def never_slower(times, nbytes, copy_bw):
+    """Issue 17: no W1-W7 row below the best peer (1.2x where the peer is below 0.8 copy)."""
+    rows = []
+    for (w, t), impls in sorted(times.items()):
+        g = impls.get("gridops")
+        if g is None or not re.match(r"W[1-7]", w):
+            continue
+        k, v = best_peer(impls)
+        if not v:
+            continue
+        ratio = v / g
+        bar, note = 1.0, ""
+        b = nbytes.get((w, t))
+        bw = copy_bw.get(t)
+        if b and bw:
+            peer_gbs, own_gbs = b / (v * 1e-3) / 1e9, b / (g * 1e-3) / 1e9
+            note = f"; gridops {own_gbs:.1f} GB/s ({own_gbs / bw:.2f}), {k} {peer_gbs:.1f} GB/s ({peer_gbs / bw:.2f}) of {bw:.1f}"
+            if peer_gbs < 0.8 * bw:
+                bar = 1.2
+            at_limit = own_gbs >= 0.8 * bw and peer_gbs >= 0.8 * bw
+        else:
+            at_limit = False
+        if ratio >= bar:
+            verdict_s = "MET"
+        elif at_limit:
+            verdict_s = "MEMORY LIMIT"
+        else:
+            verdict_s = "MISSED"
+        rows.append(f"| {w} {t}T | {ratio:.2f}x {k} (bar {bar:.1f}x){note} | {verdict_s} |")
+    if not rows:
+        return
+    print("\n| issue 17: never slower than a peer | measured (bytes/time against the copy bandwidth) | verdict |")
+    print("|---|---|---|")
+    for r in rows:
+        print(r)
+    low = sum(not r.endswith("| MET |") for r in rows)
+    print(f"\n{len(rows) - low} of {len(rows)} rows at their bar; {low} below "
+          f"({sum(r.endswith('| MEMORY LIMIT |') for r in rows)} of them at the memory limit for both).")
 
 
 if __name__ == "__main__":
