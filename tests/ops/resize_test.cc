@@ -157,6 +157,22 @@ TEST(Resize, CubicWeightsExcludeOutsideAndCoefficient) {
   }
 }
 
+TEST(Resize, ExcludeOutsideWithEveryTapOutsideIsZero) {
+  // keep_aspect_ratio_policy not_larger scales (5, 4) by min(9/5, 2/4) = 0.5: sizes (3, 2),
+  // and align_corners divides by the scaled length minus one (5 * 0.5 - 1 = 1.5 on axis 0,
+  // 4 * 0.5 - 1 = 1 on axis 1). Axis 0: o = 1 samples x = 4 / 1.5 = 8/3 (taps 2 and 3,
+  // weights 1/3 and 2/3); o = 2 samples x = 16/3, whose taps 5 and 6 both lie outside [0, 5):
+  // exclude_outside drops both and the empty sum is 0 (the ONNX reference divides 0 by 0
+  // there). Axis 1: x = 0 and 3. Once read a tap past the table (ASan, seed 150137335665).
+  Tensor x = f64({5, 4}, {});
+  for (int i = 0; i < 20; ++i) x.data_as<double>()[i] = i + 1;
+  ResizeDesc d = desc(ResizeMode::kLinear, ResizeCoordinateMode::kAlignCorners);
+  d.sizes = {9, 2};
+  d.aspect_policy = ResizeAspectPolicy::kNotLarger;
+  d.exclude_outside = true;
+  expect_resize(d, x, {3, 2}, {1, 4, 9.0 / 3 + 2 * 13.0 / 3, 12.0 / 3 + 2 * 16.0 / 3, 0, 0});
+}
+
 TEST(Resize, AntialiasLinearAndCubic) {
   // half_pixel, 4 -> 2 (scale 0.5): x = 0.5, 2.5; the tent is stretched to half-width 2:
   // weights tent(0.5 (j - x)) = .25, .75, .75, .25 on 4 taps, normalized by 2.

@@ -54,8 +54,13 @@ void run_typed(const ResizeProblem& p, const TensorView& src, const MutableTenso
         d[dst_off] = convert::store<T>(A(p.extrapolation_value));
       }
     } else {
+      // An axis whose taps were all dropped (exclude_outside with every tap outside [0, I))
+      // leaves no tap combination: the sum is empty, 0.
+      bool no_taps = false;
       for (size_t k = 0; k < m; ++k) {
-        t[k] = p.tables[k].begin[static_cast<size_t>(o[static_cast<size_t>(p.tables[k].axis)])];
+        const size_t ok = static_cast<size_t>(o[static_cast<size_t>(p.tables[k].axis)]);
+        t[k] = p.tables[k].begin[ok];
+        no_taps = no_taps || p.tables[k].begin[ok] == p.tables[k].begin[ok + 1];
       }
       if constexpr (std::is_same_v<T, std::string>) {
         // Nearest: one tap per axis.
@@ -67,7 +72,7 @@ void run_typed(const ResizeProblem& p, const TensorView& src, const MutableTenso
         d[dst_off] = s[off];
       } else {
         A acc = A(0);
-        for (;;) {
+        for (; !no_taps;) {
           double w = 1.0;
           int64_t off = base;
           for (size_t k = 0; k < m; ++k) {
