@@ -803,7 +803,8 @@ TEST(ResamplePlan, ReusableAndNamesImpl) {
   auto plan = make_resample_plan(rdesc(ResampleAlgorithm::kLinear), s, d);
   ASSERT_TRUE(plan.ok()) << plan.status().to_string();
 #ifdef GRIDOPS_HAVE_HWY
-  EXPECT_STREQ(plan->impl_name(), "hwy");  // the fast path takes float32 problems
+  // The fast path for contiguous-W (plain) float32 problems.
+  EXPECT_STREQ(plan->impl_name(), "resample.plain");
 #else
   EXPECT_STREQ(plan->impl_name(), "ref");
 #endif
@@ -1021,7 +1022,9 @@ TEST(ResampleErrors, BufferSizeOverflow) {
 TEST(ResampleErrors, UnknownImpl) {
   const auto f32 = DType::kFloat32;
 #ifdef GRIDOPS_HAVE_HWY
-  const char* want = "resample: impl must be one of {hwy, ref}, got 'avx9000'";
+  const char* want =
+      "resample: impl must be one of {resample.plain, resample.channels_vector16, "
+      "resample.channels_vector8, resample.generic, ref} or an alias {hwy}, got 'avx9000'";
 #else
   const char* want = "resample: impl must be one of {ref}, got 'avx9000'";
 #endif

@@ -1271,132 +1271,83 @@ void BwdNearestP(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
   });
 }
 
-// --- dispatch within the target ------------------------------------------------------------
+// --- entry points: one per (path, direction) ---------------------------------------------
 
-/// The channel-chunk cap for the channel-vector kernels: 16 or 8 when both tensors hold
-/// contiguous channel runs of that length (nhwc: any), else 1 (generic).
-int64_t ChannelCap(const ResampleProblem& p) {
-  auto run = [](const ResampleLayout& l) -> int64_t {
-    if (l.block == 1) return l.c_block_stride == 1 ? 16 : 0;
-    return l.c_inner_stride == 1 ? std::min<int64_t>(l.block, 16) : 0;
+/// The one dtype-and-rank ladder: calls f.template operator()<T, R>() for p's element type
+/// (float32 or bfloat16) and spatial rank (1-3).
+template <class F>
+HWY_INLINE void ByTypeRank(const ResampleProblem& p, F&& f) {
+  auto by_rank = [&]<class T>() {
+    switch (p.spatial_rank) {
+      case 1: f.template operator()<T, 1>(); return;
+      case 2: f.template operator()<T, 2>(); return;
+      default: f.template operator()<T, 3>(); return;
+    }
   };
-  const int64_t a = run(p.src), b = run(p.dst);
-  if (a == 0 || b == 0) return 1;
-  const int64_t m = std::min(a, b);
-  return m >= 16 ? 16 : (m >= 8 ? 8 : 1);
-}
-
-template <class T, int R>
-void ForwardTR(const ResampleProblem& p, const Tables& tb, const void* src, void* dst) {
-  const T* s = static_cast<const T*>(src);
-  T* o = static_cast<T*>(dst);
-  const bool lin = p.algorithm == ResampleAlgorithm::kLinear;
-  if (tb.plain) {
-    if (lin) {
-      FwdLinearP<T, R>(p, tb, s, o);
-    } else {
-      FwdNearestP<T, R>(p, tb, s, o);
-    }
-    return;
-  }
-  switch (ChannelCap(p)) {
-    case 16:
-      if (lin) {
-        FwdLinearC<T, R, 16>(p, tb, s, o);
-      } else {
-        FwdNearestC<T, R, 16>(p, tb, s, o);
-      }
-      return;
-    case 8:
-      if (lin) {
-        FwdLinearC<T, R, 8>(p, tb, s, o);
-      } else {
-        FwdNearestC<T, R, 8>(p, tb, s, o);
-      }
-      return;
-    default:
-      if (lin) {
-        FwdLinearC<T, R, 1>(p, tb, s, o);
-      } else {
-        FwdNearestC<T, R, 1>(p, tb, s, o);
-      }
-      return;
-  }
-}
-
-template <class T, int R>
-void BackwardTR(const ResampleProblem& p, const Tables& tb, const void* g, void* out) {
-  const T* s = static_cast<const T*>(g);
-  T* o = static_cast<T*>(out);
-  const bool lin = p.algorithm == ResampleAlgorithm::kLinear;
-  if (tb.plain) {
-    if (lin) {
-      BwdLinearP<T, R>(p, tb, s, o);
-    } else {
-      BwdNearestP<T, R>(p, tb, s, o);
-    }
-    return;
-  }
-  switch (ChannelCap(p)) {
-    case 16:
-      if (lin) {
-        BwdLinearC<T, R, 16>(p, tb, s, o);
-      } else {
-        BwdNearestC<T, R, 16>(p, tb, s, o);
-      }
-      return;
-    case 8:
-      if (lin) {
-        BwdLinearC<T, R, 8>(p, tb, s, o);
-      } else {
-        BwdNearestC<T, R, 8>(p, tb, s, o);
-      }
-      return;
-    default:
-      if (lin) {
-        BwdLinearC<T, R, 1>(p, tb, s, o);
-      } else {
-        BwdNearestC<T, R, 1>(p, tb, s, o);
-      }
-      return;
-  }
-}
-
-template <class T>
-void ForwardT(const ResampleProblem& p, const Tables& tb, const void* src, void* dst) {
-  switch (p.spatial_rank) {
-    case 1: ForwardTR<T, 1>(p, tb, src, dst); return;
-    case 2: ForwardTR<T, 2>(p, tb, src, dst); return;
-    default: ForwardTR<T, 3>(p, tb, src, dst); return;
-  }
-}
-template <class T>
-void BackwardT(const ResampleProblem& p, const Tables& tb, const void* g, void* out) {
-  switch (p.spatial_rank) {
-    case 1: BackwardTR<T, 1>(p, tb, g, out); return;
-    case 2: BackwardTR<T, 2>(p, tb, g, out); return;
-    default: BackwardTR<T, 3>(p, tb, g, out); return;
-  }
-}
-
-void ResampleForwardFast(const ResampleProblem& p, const void* tables, const void* src,
-                         void* dst) {
-  const Tables& tb = *static_cast<const Tables*>(tables);
   if (p.dtype == DType::kFloat32) {
-    ForwardT<float>(p, tb, src, dst);
+    by_rank.template operator()<float>();
   } else {
-    ForwardT<bfloat16>(p, tb, src, dst);
+    by_rank.template operator()<bfloat16>();
   }
 }
 
-void ResampleBackwardFast(const ResampleProblem& p, const void* tables, const void* g,
-                          void* out) {
+/// Runs kernel.template operator()<T, R>(tables, in, out) for p's type and rank.
+template <class K>
+HWY_INLINE void Run(const ResampleProblem& p, const void* tables, const void* in, void* out,
+                    K&& kernel) {
   const Tables& tb = *static_cast<const Tables*>(tables);
-  if (p.dtype == DType::kFloat32) {
-    BackwardT<float>(p, tb, g, out);
-  } else {
-    BackwardT<bfloat16>(p, tb, g, out);
-  }
+  ByTypeRank(p, [&]<class T, int R>() {
+    kernel.template operator()<T, R>(tb, static_cast<const T*>(in), static_cast<T*>(out));
+  });
+}
+
+inline bool Linear(const ResampleProblem& p) {
+  return p.algorithm == ResampleAlgorithm::kLinear;
+}
+
+// resample.plain
+void PlainForward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  Run(p, t, in, out, [&]<class T, int R>(const Tables& tb, const T* s, T* d) {
+    Linear(p) ? FwdLinearP<T, R>(p, tb, s, d) : FwdNearestP<T, R>(p, tb, s, d);
+  });
+}
+void PlainBackward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  Run(p, t, in, out, [&]<class T, int R>(const Tables& tb, const T* g, T* d) {
+    Linear(p) ? BwdLinearP<T, R>(p, tb, g, d) : BwdNearestP<T, R>(p, tb, g, d);
+  });
+}
+
+// resample.channels_vector16, resample.channels_vector8, resample.generic (kCap 1)
+template <size_t kCap>
+void ChannelsForward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  Run(p, t, in, out, [&]<class T, int R>(const Tables& tb, const T* s, T* d) {
+    Linear(p) ? FwdLinearC<T, R, kCap>(p, tb, s, d) : FwdNearestC<T, R, kCap>(p, tb, s, d);
+  });
+}
+template <size_t kCap>
+void ChannelsBackward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  Run(p, t, in, out, [&]<class T, int R>(const Tables& tb, const T* g, T* d) {
+    Linear(p) ? BwdLinearC<T, R, kCap>(p, tb, g, d) : BwdNearestC<T, R, kCap>(p, tb, g, d);
+  });
+}
+// HWY_EXPORT takes plain function names.
+void Channels16Forward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  ChannelsForward<16>(p, t, in, out);
+}
+void Channels16Backward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  ChannelsBackward<16>(p, t, in, out);
+}
+void Channels8Forward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  ChannelsForward<8>(p, t, in, out);
+}
+void Channels8Backward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  ChannelsBackward<8>(p, t, in, out);
+}
+void GenericForward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  ChannelsForward<1>(p, t, in, out);
+}
+void GenericBackward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  ChannelsBackward<1>(p, t, in, out);
 }
 
 int64_t LanesF32() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
@@ -1408,8 +1359,14 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace gridops::kernels {
-HWY_EXPORT(ResampleForwardFast);
-HWY_EXPORT(ResampleBackwardFast);
+HWY_EXPORT(PlainForward);
+HWY_EXPORT(PlainBackward);
+HWY_EXPORT(Channels16Forward);
+HWY_EXPORT(Channels16Backward);
+HWY_EXPORT(Channels8Forward);
+HWY_EXPORT(Channels8Backward);
+HWY_EXPORT(GenericForward);
+HWY_EXPORT(GenericBackward);
 HWY_EXPORT(LanesF32);
 HWY_EXPORT(LanesF64);
 
@@ -1507,6 +1464,34 @@ bool w_contiguous(const ResampleProblem& p) {
          p.src.block == 1 && p.dst.block == 1;
 }
 
+/// The longest run of contiguous channels both tensors hold at every pixel, capped at 16:
+/// channels-last: any (16), blocked: the block (8 or 16) when its channels are contiguous,
+/// plain: none (0).
+int64_t channel_run(const ResampleProblem& p) {
+  auto run = [](const ResampleLayout& l) -> int64_t {
+    if (l.block == 1) return l.c_block_stride == 1 ? 16 : 0;
+    return l.c_inner_stride == 1 ? std::min<int64_t>(l.block, 16) : 0;
+  };
+  return std::min(run(p.src), run(p.dst));
+}
+
+std::string channels_declines(const ResampleProblem& p, int64_t cap) {
+  std::string why = resample_fast_declines(p);
+  if (!why.empty()) return why;
+  if (channel_run(p) < cap) {
+    return "src and dst do not both hold runs of " + std::to_string(cap) +
+           " contiguous channels (channels-last or blocked with a block >= " +
+           std::to_string(cap) + ")";
+  }
+  return std::string();
+}
+
+std::shared_ptr<ResampleFastTables> make_tables(const ResampleProblem& p) {
+  auto t = std::make_shared<ResampleFastTables>();
+  for (int k = 0; k < p.spatial_rank; ++k) t->axis[k] = make_axis(p, k);
+  return t;
+}
+
 }  // namespace
 
 std::string resample_fast_declines(const ResampleProblem& p) {
@@ -1526,25 +1511,69 @@ std::string resample_fast_declines(const ResampleProblem& p) {
 }
 
 std::shared_ptr<const void> resample_fast_prepare(const ResampleProblem& p) {
-  auto t = std::make_shared<ResampleFastTables>();
-  for (int k = 0; k < p.spatial_rank; ++k) t->axis[k] = make_axis(p, k);
-  t->plain = w_contiguous(p);
-  if (t->plain) {
-    const bool lin = p.algorithm == ResampleAlgorithm::kLinear;
-    const int64_t lanes = lin ? HWY_DYNAMIC_DISPATCH(LanesF32)() : HWY_DYNAMIC_DISPATCH(LanesF64)();
-    t->chunks = make_chunks(t->axis[p.spatial_rank - 1], lanes);
+  return make_tables(p);
+}
+
+// --- resample.plain -----------------------------------------------------------------------
+
+std::string resample_plain_declines(const ResampleProblem& p) {
+  std::string why = resample_fast_declines(p);
+  if (!why.empty()) return why;
+  if (!w_contiguous(p)) {
+    return "src and dst are not both unblocked and contiguous along the last spatial axis";
   }
+  return std::string();
+}
+std::shared_ptr<const void> resample_plain_prepare(const ResampleProblem& p) {
+  auto t = make_tables(p);
+  const bool lin = p.algorithm == ResampleAlgorithm::kLinear;
+  const int64_t lanes = lin ? HWY_DYNAMIC_DISPATCH(LanesF32)() : HWY_DYNAMIC_DISPATCH(LanesF64)();
+  t->chunks = make_chunks(t->axis[p.spatial_rank - 1], lanes);
   return t;
 }
-
-void resample_forward_fast(const ResampleProblem& p, const void* tables, const void* src,
-                           void* dst) {
-  HWY_DYNAMIC_DISPATCH(ResampleForwardFast)(p, tables, src, dst);
+void resample_plain_forward(const ResampleProblem& p, const void* tables, const void* src,
+                            void* dst) {
+  HWY_DYNAMIC_DISPATCH(PlainForward)(p, tables, src, dst);
+}
+void resample_plain_backward(const ResampleProblem& p, const void* tables, const void* diff_dst,
+                             void* diff_src) {
+  HWY_DYNAMIC_DISPATCH(PlainBackward)(p, tables, diff_dst, diff_src);
 }
 
-void resample_backward_fast(const ResampleProblem& p, const void* tables, const void* diff_dst,
-                            void* diff_src) {
-  HWY_DYNAMIC_DISPATCH(ResampleBackwardFast)(p, tables, diff_dst, diff_src);
+// --- resample.channels_vector16 / resample.channels_vector8 -------------------------------
+
+std::string resample_channels16_declines(const ResampleProblem& p) {
+  return channels_declines(p, 16);
+}
+void resample_channels16_forward(const ResampleProblem& p, const void* tables, const void* src,
+                                 void* dst) {
+  HWY_DYNAMIC_DISPATCH(Channels16Forward)(p, tables, src, dst);
+}
+void resample_channels16_backward(const ResampleProblem& p, const void* tables,
+                                  const void* diff_dst, void* diff_src) {
+  HWY_DYNAMIC_DISPATCH(Channels16Backward)(p, tables, diff_dst, diff_src);
+}
+std::string resample_channels8_declines(const ResampleProblem& p) {
+  return channels_declines(p, 8);
+}
+void resample_channels8_forward(const ResampleProblem& p, const void* tables, const void* src,
+                                void* dst) {
+  HWY_DYNAMIC_DISPATCH(Channels8Forward)(p, tables, src, dst);
+}
+void resample_channels8_backward(const ResampleProblem& p, const void* tables,
+                                 const void* diff_dst, void* diff_src) {
+  HWY_DYNAMIC_DISPATCH(Channels8Backward)(p, tables, diff_dst, diff_src);
+}
+
+// --- resample.generic -----------------------------------------------------------------------
+
+void resample_generic_forward(const ResampleProblem& p, const void* tables, const void* src,
+                              void* dst) {
+  HWY_DYNAMIC_DISPATCH(GenericForward)(p, tables, src, dst);
+}
+void resample_generic_backward(const ResampleProblem& p, const void* tables,
+                               const void* diff_dst, void* diff_src) {
+  HWY_DYNAMIC_DISPATCH(GenericBackward)(p, tables, diff_dst, diff_src);
 }
 
 }  // namespace gridops::kernels
