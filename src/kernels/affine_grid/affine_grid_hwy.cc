@@ -378,15 +378,23 @@ std::string affine_grid_hwy_declines(const AffineGridProblem& p) {
   return {};
 }
 
+std::string affine_grid_hwy_declines_views(const MutableTensorView& grid) {
+  for (int64_t d : grid.shape) {
+    if (d == 0) return {};  // nothing is written
+  }
+  if (!provably_distinct(grid)) {
+    return "grid elements may alias each other (a zero stride or interleaved strides); "
+           "the reference defines aliasing writes";
+  }
+  return {};
+}
+
 void affine_grid_hwy(const AffineGridProblem& p, const TensorView& theta,
                      const MutableTensorView& grid) {
   assert(p.spatial_rank == 2 || p.spatial_rank == 3);
   assert(theta.dtype == p.dtype && grid.dtype == p.dtype);
   if (is_empty(p)) return;
-  if (!provably_distinct(grid)) {
-    affine_grid_ref(p, theta, grid);  // the reference defines aliasing writes
-    return;
-  }
+  assert(provably_distinct(grid));
   std::shared_ptr<const AffineGridTables> own;
   const AffineGridTables* tables = p.tables;
   if (tables == nullptr) {

@@ -16,7 +16,7 @@
 // exactly one thread (parallel_for over rows), so results never depend on the split.
 //
 // Two row kernels write the same bytes:
-// - the line writer (pad_hwy.cc, AVX-512 BW CPUs, rows of >= kLinesMinRowBytes): the rows
+// - the line writer (pad_hwy.cc, AVX-512 BW targets, rows of >= kLinesMinRowBytes): the rows
 //   of a chunk are one contiguous byte stream, assembled 64-byte line by line in a vector
 //   register and written with one aligned store per line (streaming for large outputs);
 //   the pad cells of each side are cut in the plan into pieces (PadPiece): contiguous
@@ -266,16 +266,6 @@ void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned cha
 /// Rows shorter than this go to the portable row kernel (see pad_fast_prepare).
 constexpr int64_t kLinesMinRowBytes = 128;
 
-/// Whether this CPU runs the AVX-512 line writer (pad_hwy.cc).
-bool line_writer() {
-#ifdef GRIDOPS_HAVE_HWY
-  static const bool on = pad_lines_available();
-  return on;
-#else
-  return false;
-#endif
-}
-
 /// Cuts one pad side of the innermost axis (output cells mapped to source cells `map`)
 /// into the line writer's pieces (see PadPiece).
 void build_pieces(Tables& t, const std::vector<int64_t>& map, std::vector<PadPiece>* out) {
@@ -343,16 +333,19 @@ void run_rows(const Tables& t, const char* src, char* dst, const unsigned char* 
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_bytes);
   // Large outputs bypass the cache (see nt_copy.h).
   const bool stream = t.rows * t.m * t.cell >= kStreamMinBytes;
-  const bool lines = t.lines && line_writer();
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
-    if (lines) {
 #ifdef GRIDOPS_HAVE_HWY
-      pad_rows_lines(t, src, dst, value, stream, r0, r1);
+    // The AVX-512 line writer where the dispatched target has it, else the portable kernel.
+    const bool written = t.lines && pad_rows_lines(t, src, dst, value, stream, r0, r1);
+#else
+    const bool written = false;
 #endif
-    } else if (t.mode == PadMode::kConstant) {
-      rows_kernel<Cell, true>(t, src, dst, value, zero, stream, r0, r1);
-    } else {
-      rows_kernel<Cell, false>(t, src, dst, value, zero, stream, r0, r1);
+    if (!written) {
+      if (t.mode == PadMode::kConstant) {
+        rows_kernel<Cell, true>(t, src, dst, value, zero, stream, r0, r1);
+      } else {
+        rows_kernel<Cell, false>(t, src, dst, value, zero, stream, r0, r1);
+      }
     }
     if (stream) stream_fence();
   });
@@ -441,21 +434,21 @@ std::shared_ptr<const void> pad_fast_prepare(const PadProblem& p) {
   return t;
 }
 
-void pad_fast(const PadProblem& p, const PadArgs& a) {
-  assert(p.prepared != nullptr);
+std::string pad_fast_declines_views(const PadProblem& p, const PadArgs& a) {
   const size_t rank = p.dst_shape.size();
-  bool contiguous = true;
   int64_t want_src = 1, want_dst = 1;
   for (size_t d = rank; d-- > 0;) {
-    if (p.src_shape[d] != 1 && a.src_strides[d] != want_src) contiguous = false;
-    if (p.dst_shape[d] != 1 && a.dst_strides[d] != want_dst) contiguous = false;
+    if (p.src_shape[d] != 1 && a.src_strides[d] != want_src) return "src is not contiguous";
+    if (p.dst_shape[d] != 1 && a.dst_strides[d] != want_dst) return "dst is not contiguous";
     want_src *= p.src_shape[d];
     want_dst *= p.dst_shape[d];
   }
-  if (!contiguous) {
-    pad_ref(p, a);  // any strides: the reference
-    return;
-  }
+  return {};
+}
+
+void pad_fast(const PadProblem& p, const PadArgs& a) {
+  assert(p.prepared != nullptr);
+  assert(pad_fast_declines_views(p, a).empty());
   const Tables& t = *static_cast<const Tables*>(p.prepared);
   if (t.empty) return;
   static constexpr std::array<unsigned char, 16> kZeroBytes{};

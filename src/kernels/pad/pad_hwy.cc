@@ -1,5 +1,9 @@
-// The line writer of the fast Pad kernel (AVX-512 BW; other targets report it unavailable
-// and pad_fast uses its portable row kernel). See NOTE [ Fast Pad ] in pad_fast.cc.
+// The line writer of the fast Pad kernel: the one place of raw AVX-512 BW intrinsics
+// (Highway has no byte-masked 64-byte load/store and mask-move ops of this shape). On the
+// AVX-512 targets pad_rows_lines writes the rows and returns true; on every other target
+// it writes nothing and returns false, and pad_fast runs its portable row kernel (the
+// fallback, which the differential tests run on the lower targets, PadDiff.EveryHighwayTarget).
+// See NOTE [ Fast Pad ] in pad_fast.cc.
 //
 // The output rows of a range form one contiguous byte stream. The writer keeps the
 // 64-byte line being assembled in a vector register and appends to it: runs of the
@@ -27,8 +31,6 @@ namespace kernels {
 namespace HWY_NAMESPACE {
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-
-bool LinesAvailable() { return true; }
 
 /// Lanes [lo, hi) of a 64-lane byte mask (0 <= lo <= hi <= 64).
 HWY_INLINE __mmask64 ByteRange(size_t lo, size_t hi) {
@@ -305,20 +307,21 @@ void RowsT(const Tables& t, const char* src, char* dst, const unsigned char* val
   w.Finish();
 }
 
-void Rows(const Tables& t, const char* src, char* dst, const unsigned char* value, bool stream,
+bool Rows(const Tables& t, const char* src, char* dst, const unsigned char* value, bool stream,
           int64_t r0, int64_t r1) {
   if (stream) {
     RowsT<true>(t, src, dst, value, r0, r1);
   } else {
     RowsT<false>(t, src, dst, value, r0, r1);
   }
+  return true;
 }
 
-#else  // no AVX-512 BW: the portable row kernel of pad_fast.cc
+#else  // no AVX-512 BW on this target: the caller runs the portable row kernel
 
-bool LinesAvailable() { return false; }
-
-void Rows(const Tables&, const char*, char*, const unsigned char*, bool, int64_t, int64_t) {}
+bool Rows(const Tables&, const char*, char*, const unsigned char*, bool, int64_t, int64_t) {
+  return false;
+}
 
 #endif
 
@@ -330,14 +333,11 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace gridops {
 namespace kernels {
-HWY_EXPORT(LinesAvailable);
 HWY_EXPORT(Rows);
 
-bool pad_lines_available() { return HWY_DYNAMIC_DISPATCH(LinesAvailable)(); }
-
-void pad_rows_lines(const Tables& t, const char* src, char* dst, const unsigned char* value,
+bool pad_rows_lines(const Tables& t, const char* src, char* dst, const unsigned char* value,
                     bool stream, int64_t r0, int64_t r1) {
-  HWY_DYNAMIC_DISPATCH(Rows)(t, src, dst, value, stream, r0, r1);
+  return HWY_DYNAMIC_DISPATCH(Rows)(t, src, dst, value, stream, r0, r1);
 }
 }  // namespace kernels
 }  // namespace gridops
