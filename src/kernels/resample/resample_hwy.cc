@@ -36,8 +36,10 @@
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
+#include "core/convert_hwy-inl.h"
+
 HWY_BEFORE_NAMESPACE();
-namespace gridops::kernels {
+namespace gridops::kernels::resample_hwy {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -66,10 +68,7 @@ HWY_INLINE hn::Vec<D> LoadF(D d, const float* p) {
 }
 template <class D>
 HWY_INLINE hn::Vec<D> LoadF(D d, const bfloat16* p) {
-  const hn::RebindToUnsigned<D> du32;
-  const hn::Rebind<uint16_t, D> du16;
-  const auto b = hn::LoadU(du16, reinterpret_cast<const uint16_t*>(p));
-  return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du32, b)));
+  return gridops::HWY_NAMESPACE::LoadBF16(d, p);
 }
 
 /// The first `real` elements (0 <= real <= lanes), zeros in the other lanes.
@@ -87,19 +86,7 @@ HWY_INLINE void StoreF(D d, hn::Vec<D> v, float* p) {
 /// float32 -> bfloat16 round to nearest even, NaN quieted: bit-identical to f32_to_bf16.
 template <class D>
 HWY_INLINE void StoreF(D d, hn::Vec<D> v, bfloat16* p) {
-  const hn::RebindToUnsigned<D> du32;
-  const hn::RebindToSigned<D> di32;
-  const hn::Rebind<uint16_t, D> du16;
-  const auto bits = hn::BitCast(du32, v);
-  const auto top = hn::ShiftRight<16>(bits);
-  const auto lsb = hn::And(top, hn::Set(du32, 1u));
-  const auto rounded =
-      hn::ShiftRight<16>(hn::Add(bits, hn::Add(lsb, hn::Set(du32, 0x7FFFu))));
-  const auto nan_result = hn::Or(top, hn::Set(du32, 0x40u));
-  const auto is_nan = hn::RebindMask(du32, hn::IsNaN(v));  // one float compare
-  const auto r = hn::IfThenElse(is_nan, nan_result, rounded);
-  hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, r)), du16, reinterpret_cast<uint16_t*>(p));
-  (void)d;
+  gridops::HWY_NAMESPACE::StoreBF16(d, v, p);
 }
 
 template <class D, class T>
@@ -1354,11 +1341,11 @@ int64_t LanesF32() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float
 int64_t LanesF64() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<double>())); }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace gridops::kernels
+}  // namespace gridops::kernels::resample_hwy
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gridops::kernels {
+namespace gridops::kernels::resample_hwy {
 HWY_EXPORT(PlainForward);
 HWY_EXPORT(PlainBackward);
 HWY_EXPORT(Channels16Forward);
@@ -1369,6 +1356,11 @@ HWY_EXPORT(GenericForward);
 HWY_EXPORT(GenericBackward);
 HWY_EXPORT(LanesF32);
 HWY_EXPORT(LanesF64);
+}  // namespace gridops::kernels::resample_hwy
+
+namespace gridops::kernels {
+// HWY_DYNAMIC_DISPATCH names the tables of HWY_EXPORT unqualified.
+using namespace resample_hwy;  // NOLINT(google-build-using-namespace)
 
 namespace {
 
