@@ -210,6 +210,50 @@ HWY_INLINE void OuterIndex(int64_t pos, const int64_t* len, int64_t idx[2]) {
   (void)idx;
 }
 
+/// The taps of the outer axes (all spatial axes but W) of the linear forward kernels at
+/// output position oi: source row offsets so[] (axis 0 varies fastest; unused entries 0),
+/// the weights (a: axis 0, b: axis 1 of a 3-D problem; 1 and 0 where the rank has no such
+/// axis) and the output row offset.
+struct OuterTaps {
+  int64_t so[4] = {0, 0, 0, 0};
+  float wa0 = 1, wa1 = 0, wb0 = 1, wb1 = 0;
+  int64_t doff = 0;
+};
+template <int R>
+HWY_INLINE OuterTaps MakeOuterTaps(const Tables& tb, const ResampleLayout& S,
+                                   const ResampleLayout& Dl, const int64_t oi[2]) {
+  OuterTaps t;
+  if constexpr (R == 2) {
+    const ResampleAxisTable& ah = tb.axis[0];
+    t.so[0] = ah.i0[oi[0]] * S.spatial_stride[0];
+    t.so[1] = ah.i1[oi[0]] * S.spatial_stride[0];
+    t.wa0 = ah.w0[oi[0]];
+    t.wa1 = ah.w1[oi[0]];
+    t.doff = oi[0] * Dl.spatial_stride[0];
+  } else if constexpr (R == 3) {
+    const ResampleAxisTable& ad = tb.axis[0];
+    const ResampleAxisTable& ah = tb.axis[1];
+    const int64_t d0 = ad.i0[oi[0]] * S.spatial_stride[0];
+    const int64_t d1 = ad.i1[oi[0]] * S.spatial_stride[0];
+    const int64_t h0 = ah.i0[oi[1]] * S.spatial_stride[1];
+    const int64_t h1 = ah.i1[oi[1]] * S.spatial_stride[1];
+    t.so[0] = d0 + h0;
+    t.so[1] = d1 + h0;
+    t.so[2] = d0 + h1;
+    t.so[3] = d1 + h1;
+    t.wa0 = ad.w0[oi[0]];
+    t.wa1 = ad.w1[oi[0]];
+    t.wb0 = ah.w0[oi[1]];
+    t.wb1 = ah.w1[oi[1]];
+    t.doff = oi[0] * Dl.spatial_stride[0] + oi[1] * Dl.spatial_stride[1];
+  }
+  (void)tb;
+  (void)S;
+  (void)Dl;
+  (void)oi;
+  return t;
+}
+
 /// Whether the channel-vector kernels may use non-temporal stores into `out` (layout l):
 /// a large output, whole native vectors, chunks aligned to the vector size.
 template <class T>
@@ -277,33 +321,10 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       int64_t oi[2] = {0, 0};
       OuterIndex<R>(pos, p.out, oi);
       // Source row offsets (axis 0 varies fastest) and weights of the outer axes.
-      int64_t so[4] = {0, 0, 0, 0};
-      float wa0 = 1, wa1 = 0, wb0 = 1, wb1 = 0;
-      int64_t doff = 0;
-      if constexpr (R == 2) {
-        const ResampleAxisTable& ah = tb.axis[0];
-        so[0] = ah.i0[oi[0]] * S.spatial_stride[0];
-        so[1] = ah.i1[oi[0]] * S.spatial_stride[0];
-        wa0 = ah.w0[oi[0]];
-        wa1 = ah.w1[oi[0]];
-        doff = oi[0] * Dl.spatial_stride[0];
-      } else if constexpr (R == 3) {
-        const ResampleAxisTable& ad = tb.axis[0];
-        const ResampleAxisTable& ah = tb.axis[1];
-        const int64_t d0 = ad.i0[oi[0]] * S.spatial_stride[0];
-        const int64_t d1 = ad.i1[oi[0]] * S.spatial_stride[0];
-        const int64_t h0 = ah.i0[oi[1]] * S.spatial_stride[1];
-        const int64_t h1 = ah.i1[oi[1]] * S.spatial_stride[1];
-        so[0] = d0 + h0;
-        so[1] = d1 + h0;
-        so[2] = d0 + h1;
-        so[3] = d1 + h1;
-        wa0 = ad.w0[oi[0]];
-        wa1 = ad.w1[oi[0]];
-        wb0 = ah.w0[oi[1]];
-        wb1 = ah.w1[oi[1]];
-        doff = oi[0] * Dl.spatial_stride[0] + oi[1] * Dl.spatial_stride[1];
-      }
+      const OuterTaps ot = MakeOuterTaps<R>(tb, S, Dl, oi);
+      const int64_t* so = ot.so;
+      const float wa0 = ot.wa0, wa1 = ot.wa1, wb0 = ot.wb0, wb1 = ot.wb1;
+      const int64_t doff = ot.doff;
       const auto va0 = hn::Set(d, wa0), va1 = hn::Set(d, wa1);
       const auto vb0 = hn::Set(d, wb0), vb1 = hn::Set(d, wb1);
       // Per chunk: real channels, s_base and d_base offsets.
@@ -925,33 +946,10 @@ void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       const int64_t n = nc / p.c, c = nc % p.c;
       int64_t oi[2] = {0, 0};
       OuterIndex<R>(pos, p.out, oi);
-      int64_t so[4] = {0, 0, 0, 0};
-      float wa0 = 1, wa1 = 0, wb0 = 1, wb1 = 0;
-      int64_t doff = 0;
-      if constexpr (R == 2) {
-        const ResampleAxisTable& ah = tb.axis[0];
-        so[0] = ah.i0[oi[0]] * S.spatial_stride[0];
-        so[1] = ah.i1[oi[0]] * S.spatial_stride[0];
-        wa0 = ah.w0[oi[0]];
-        wa1 = ah.w1[oi[0]];
-        doff = oi[0] * Dl.spatial_stride[0];
-      } else if constexpr (R == 3) {
-        const ResampleAxisTable& ad = tb.axis[0];
-        const ResampleAxisTable& ah = tb.axis[1];
-        const int64_t d0 = ad.i0[oi[0]] * S.spatial_stride[0];
-        const int64_t d1 = ad.i1[oi[0]] * S.spatial_stride[0];
-        const int64_t h0 = ah.i0[oi[1]] * S.spatial_stride[1];
-        const int64_t h1 = ah.i1[oi[1]] * S.spatial_stride[1];
-        so[0] = d0 + h0;
-        so[1] = d1 + h0;
-        so[2] = d0 + h1;
-        so[3] = d1 + h1;
-        wa0 = ad.w0[oi[0]];
-        wa1 = ad.w1[oi[0]];
-        wb0 = ah.w0[oi[1]];
-        wb1 = ah.w1[oi[1]];
-        doff = oi[0] * Dl.spatial_stride[0] + oi[1] * Dl.spatial_stride[1];
-      }
+      const OuterTaps ot = MakeOuterTaps<R>(tb, S, Dl, oi);
+      const int64_t* so = ot.so;
+      const float wa0 = ot.wa0, wa1 = ot.wa1, wb0 = ot.wb0, wb1 = ot.wb1;
+      const int64_t doff = ot.doff;
       const T* s = src + n * S.n_stride + c * S.c_block_stride;
       T* o = dst + n * Dl.n_stride + c * Dl.c_block_stride + doff;
       const float* row = v.data();
