@@ -89,7 +89,7 @@ struct RunArgs {
 #endif  // GRIDOPS_AFFINE_GRID_HWY_SHARED
 
 HWY_BEFORE_NAMESPACE();
-namespace gridops::kernels {
+namespace gridops::kernels::affine_grid_simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 using affine_grid_detail::kMaxVectorBytes;
@@ -283,12 +283,16 @@ void AffineGridRun(const RunArgs& a) {
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace gridops::kernels
+}  // namespace gridops::kernels::affine_grid_simd
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gridops::kernels {
+namespace gridops::kernels::affine_grid_simd {
 HWY_EXPORT(AffineGridRun);
+}  // namespace gridops::kernels::affine_grid_simd
+
+namespace gridops::kernels {
+using namespace affine_grid_simd;  // NOLINT(google-build-using-namespace): HWY_DYNAMIC_DISPATCH
 
 namespace {
 

@@ -201,7 +201,7 @@ constexpr int64_t kStageBytes = int64_t{16} << 10;
 /// ownership, one written partly by streaming stores a slow partial flush). Rows longer
 /// than half the buffer stream their middle run directly.
 template <class Cell, bool kConstant>
-void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned char* value,
+void rows_kernel(const PadTables& t, const char* src, char* dst, const unsigned char* value,
                  bool zero, bool stream, int64_t r0, int64_t r1) {
   std::array<int64_t, kMaxRank> idx{};
   int64_t r = r0;
@@ -268,7 +268,7 @@ constexpr int64_t kLinesMinRowBytes = 128;
 
 /// Cuts one pad side of the innermost axis (output cells mapped to source cells `map`)
 /// into the line writer's pieces (see PadPiece).
-void build_pieces(Tables& t, const std::vector<int64_t>& map, std::vector<PadPiece>* out) {
+void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<PadPiece>* out) {
   const int64_t cell = t.cell;
   const int64_t lane = t.perm_lane;
   const int64_t k = static_cast<int64_t>(map.size());
@@ -327,7 +327,7 @@ void build_pieces(Tables& t, const std::vector<int64_t>& map, std::vector<PadPie
 }
 
 template <class Cell>
-void run_rows(const Tables& t, const char* src, char* dst, const unsigned char* value, bool zero) {
+void run_rows(const PadTables& t, const char* src, char* dst, const unsigned char* value, bool zero) {
   const int64_t row_bytes = std::max<int64_t>(t.m * t.cell, 1);
   // Chunks of at least ~64 KiB so that thread start-up stays negligible.
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_bytes);
@@ -376,7 +376,7 @@ std::string pad_fast_declines(const PadProblem& p) {
 }
 
 std::shared_ptr<const void> pad_fast_prepare(const PadProblem& p) {
-  auto t = std::make_shared<Tables>();
+  auto t = std::make_shared<PadTables>();
   t->mode = p.mode;
   t->es = static_cast<int64_t>(dtype_size(p.dtype));
   const Merged g = merge(p);
@@ -449,7 +449,7 @@ std::string pad_fast_declines_views(const PadProblem& p, const PadArgs& a) {
 void pad_fast(const PadProblem& p, const PadArgs& a) {
   assert(p.prepared != nullptr);
   assert(pad_fast_declines_views(p, a).empty());
-  const Tables& t = *static_cast<const Tables*>(p.prepared);
+  const PadTables& t = *static_cast<const PadTables*>(p.prepared);
   if (t.empty) return;
   static constexpr std::array<unsigned char, 16> kZeroBytes{};
   const auto* value =

@@ -26,8 +26,7 @@
 #include <hwy/highway.h>
 
 HWY_BEFORE_NAMESPACE();
-namespace gridops {
-namespace kernels {
+namespace gridops::kernels::pad_simd {
 namespace HWY_NAMESPACE {
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
@@ -190,7 +189,7 @@ HWY_INLINE __m512i Rotation(int64_t lane, size_t shift) {
 }
 
 template <bool kStream>
-HWY_INLINE void Pieces(Lines<kStream>& w, const Tables& t, const std::vector<PadPiece>& pieces,
+HWY_INLINE void Pieces(Lines<kStream>& w, const PadTables& t, const std::vector<PadPiece>& pieces,
                        const int64_t* map, const char* in, bool perm_ok) {
   const int64_t cell = t.cell;
   for (const PadPiece& pc : pieces) {
@@ -250,7 +249,7 @@ HWY_INLINE void Pieces(Lines<kStream>& w, const Tables& t, const std::vector<Pad
 }
 
 template <bool kStream>
-void RowsT(const Tables& t, const char* src, char* dst, const unsigned char* value, int64_t r0,
+void RowsT(const PadTables& t, const char* src, char* dst, const unsigned char* value, int64_t r0,
            int64_t r1) {
   std::array<int64_t, kMaxRank> idx{};
   int64_t r = r0;
@@ -307,7 +306,7 @@ void RowsT(const Tables& t, const char* src, char* dst, const unsigned char* val
   w.Finish();
 }
 
-bool Rows(const Tables& t, const char* src, char* dst, const unsigned char* value, bool stream,
+bool Rows(const PadTables& t, const char* src, char* dst, const unsigned char* value, bool stream,
           int64_t r0, int64_t r1) {
   if (stream) {
     RowsT<true>(t, src, dst, value, r0, r1);
@@ -319,26 +318,26 @@ bool Rows(const Tables& t, const char* src, char* dst, const unsigned char* valu
 
 #else  // no AVX-512 BW on this target: the caller runs the portable row kernel
 
-bool Rows(const Tables&, const char*, char*, const unsigned char*, bool, int64_t, int64_t) {
+bool Rows(const PadTables&, const char*, char*, const unsigned char*, bool, int64_t, int64_t) {
   return false;
 }
 
 #endif
 
 }  // namespace HWY_NAMESPACE
-}  // namespace kernels
-}  // namespace gridops
+}  // namespace gridops::kernels::pad_simd
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gridops {
-namespace kernels {
+namespace gridops::kernels::pad_simd {
 HWY_EXPORT(Rows);
+}  // namespace gridops::kernels::pad_simd
 
-bool pad_rows_lines(const Tables& t, const char* src, char* dst, const unsigned char* value,
+namespace gridops::kernels {
+bool pad_rows_lines(const PadTables& t, const char* src, char* dst, const unsigned char* value,
                     bool stream, int64_t r0, int64_t r1) {
+  using namespace pad_simd;  // NOLINT(google-build-using-namespace): the dispatch table
   return HWY_DYNAMIC_DISPATCH(Rows)(t, src, dst, value, stream, r0, r1);
 }
-}  // namespace kernels
-}  // namespace gridops
+}  // namespace gridops::kernels
 #endif  // HWY_ONCE

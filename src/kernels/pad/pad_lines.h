@@ -26,14 +26,14 @@ struct PadPiece {
   };
   Kind kind = kCopy;
   int32_t perm = -1;   // kPerm: index of the piece's 64-byte lane index table in perm_idx
-  int64_t first = 0;   // first cell of the side (index into Tables::left / right)
+  int64_t first = 0;   // first cell of the side (index into PadTables::left / right)
   int64_t count = 0;   // cells
   int64_t src = 0;     // kCopy: first source cell; kPerm: first source cell of the window
   int64_t wlanes = 0;  // kPerm: lanes of the window that lie inside the source row
 };
 
 /// The tables built once per plan.
-struct Tables {
+struct PadTables {
   PadMode mode = PadMode::kConstant;
   bool empty = false;
   int64_t es = 0;    // bytes per dtype element
@@ -65,7 +65,7 @@ struct Tables {
 /// constant mode). Issues no fence. On other targets writes nothing and returns false: the
 /// caller then writes the rows with its portable row kernel (the same bytes). Deciding per
 /// call (not once per process) keeps the choice right when the target changes at run time.
-bool pad_rows_lines(const Tables& t, const char* src, char* dst, const unsigned char* value,
+bool pad_rows_lines(const PadTables& t, const char* src, char* dst, const unsigned char* value,
                     bool stream, int64_t r0, int64_t r1);
 
 }  // namespace gridops::kernels

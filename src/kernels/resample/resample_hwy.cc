@@ -39,7 +39,7 @@
 #include "core/convert_hwy-inl.h"
 
 HWY_BEFORE_NAMESPACE();
-namespace gridops::kernels::resample_hwy {
+namespace gridops::kernels::resample_simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -1339,11 +1339,11 @@ int64_t LanesF32() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float
 int64_t LanesF64() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<double>())); }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace gridops::kernels::resample_hwy
+}  // namespace gridops::kernels::resample_simd
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gridops::kernels::resample_hwy {
+namespace gridops::kernels::resample_simd {
 HWY_EXPORT(PlainForward);
 HWY_EXPORT(PlainBackward);
 HWY_EXPORT(Channels16Forward);
@@ -1354,11 +1354,11 @@ HWY_EXPORT(GenericForward);
 HWY_EXPORT(GenericBackward);
 HWY_EXPORT(LanesF32);
 HWY_EXPORT(LanesF64);
-}  // namespace gridops::kernels::resample_hwy
+}  // namespace gridops::kernels::resample_simd
 
 namespace gridops::kernels {
 // HWY_DYNAMIC_DISPATCH names the tables of HWY_EXPORT unqualified.
-using namespace resample_hwy;  // NOLINT(google-build-using-namespace)
+using namespace resample_simd;  // NOLINT(google-build-using-namespace)
 
 namespace {
 
