@@ -1032,6 +1032,40 @@ TEST(ResampleErrors, UnknownImpl) {
                     md(f32, {1, 1, 8}), want);
 }
 
+// Each Highway path declines at plan time what its layout facts rule out, with the reason;
+// the family alias "hwy" picks the first path that accepts, or lists every reason.
+TEST(ResampleErrors, ForcedPathsDeclineWithTheirReason) {
+#ifdef GRIDOPS_HAVE_HWY
+  const auto f32 = DType::kFloat32;
+  const auto nhwc = MemoryFormat::kChannelsLast;
+  expect_plan_error(rdesc(ResampleAlgorithm::kLinear, "resample.plain"), md(f32, {1, 3, 4}, nhwc),
+                    md(f32, {1, 3, 8}, nhwc),
+                    "resample: implementation 'resample.plain' declines this problem: src and dst "
+                    "are not both unblocked and contiguous along the last spatial axis",
+                    StatusCode::kUnimplemented);
+  expect_plan_error(rdesc(ResampleAlgorithm::kLinear, "resample.channels_vector8"),
+                    md(f32, {1, 3, 4}), md(f32, {1, 3, 8}),
+                    "resample: implementation 'resample.channels_vector8' declines this problem: "
+                    "src and dst do not both hold runs of 8 contiguous channels",
+                    StatusCode::kUnimplemented);
+  expect_plan_error(rdesc(ResampleAlgorithm::kLinear, "hwy"), md(DType::kFloat64, {1, 3, 4}),
+                    md(DType::kFloat64, {1, 3, 8}),
+                    "resample: implementation 'hwy' declines this problem (resample.plain: dtype "
+                    "float64 is not float32 or bfloat16",
+                    StatusCode::kUnimplemented);
+  auto plan = make_resample_plan(rdesc(ResampleAlgorithm::kLinear, "hwy"),
+                                 md(f32, {1, 3, 4}, nhwc), md(f32, {1, 3, 8}, nhwc));
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  EXPECT_STREQ(plan->impl_name(), "resample.channels_vector16");
+  plan = make_resample_plan(rdesc(ResampleAlgorithm::kLinear, "resample.generic"),
+                            md(f32, {1, 3, 4}, nhwc), md(f32, {1, 3, 8}));
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  EXPECT_STREQ(plan->impl_name(), "resample.generic");
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
+}
+
 TEST(ResampleErrors, NullPointers) {
   const auto lin = rdesc(ResampleAlgorithm::kLinear);
   const auto s = md(DType::kFloat32, {1, 2, 3}), d = md(DType::kFloat32, {1, 2, 5});
