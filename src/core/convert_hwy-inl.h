@@ -2,7 +2,7 @@
 // file compiled per target through foreach_target.h; Highway's per-target include guard).
 // The one vector form of the exact rounding of gridops/dtype.h's f32_to_bf16, shared by
 // core/convert_hwy.cc (bulk conversions) and the kernels that convert in registers
-// (src/kernels/resample/resample_hwy.cc). See NOTE [ bf16 rounding instructions ] in
+// (src/kernels/resample/resample_hwy-inl.h). See NOTE [ bf16 rounding instructions ] in
 // core/convert_hwy.cc for why the integer rounding rather than AVX-512 BF16.
 #if defined(GRIDOPS_CORE_CONVERT_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)  // NOLINT
 #ifdef GRIDOPS_CORE_CONVERT_HWY_INL_H_

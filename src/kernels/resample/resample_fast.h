@@ -1,5 +1,6 @@
-// The fast resampling paths (src/kernels/resample/resample_hwy.cc, Highway): their
-// plan-time tables and entry points. See docs/ops/resample.md, "Fast path", for the arithmetic.
+// The fast resampling paths: their plan-time tables (resample_tables.cc) and entry
+// points (resample_plain_hwy.cc, resample_channels_hwy.cc; Highway, shared helpers in
+// resample_hwy-inl.h). See docs/ops/resample.md, "Fast path", for the arithmetic.
 #pragma once
 
 #include <cstdint>
@@ -57,8 +58,11 @@ struct ResampleFastTables {
 // path's prepare function.
 
 /// Why every fast path declines p (dtype, sizes; empty: the paths may take it).
+/// resample_tables.cc, with the tables.
 std::string resample_fast_declines(const ResampleProblem& p);
 /// The per-axis tables of an accepted problem (may throw std::bad_alloc).
+std::shared_ptr<ResampleFastTables> resample_make_tables(const ResampleProblem& p);
+/// resample_make_tables as the list's prepare hook.
 std::shared_ptr<const void> resample_fast_prepare(const ResampleProblem& p);
 
 std::string resample_plain_declines(const ResampleProblem& p);
