@@ -4,16 +4,19 @@
 //
 // NOTE [ bf16 rounding instructions ]
 // AVX-512 BF16's VCVTNEPS2BF16 rounds to nearest even but flushes subnormal inputs and
-// outputs to zero, so it is not the exact conversion the library promises; the integer
-// rounding below (add 0x7FFF + lsb, keep the top half, quiet NaNs) is exact and costs a
-// few integer operations per vector. float16 uses the hardware converter (F16C / AVX-512),
-// which rounds to nearest even exactly as the scalar code does.
+// outputs to zero, so it is not the exact conversion the library promises; the
+// integer rounding (add 0x7FFF + lsb, keep the top half, quiet NaNs; StoreBF16 in
+// core/convert_hwy-inl.h) is exact and costs a few integer operations per vector. float16
+// uses the hardware converter (F16C / AVX-512), which rounds to nearest even exactly as the
+// scalar code does.
 #include "gridops/dtype.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "core/convert_hwy.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
+
+#include "core/convert_hwy-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gridops {
@@ -50,41 +53,17 @@ void F32ToF16(const float* src, float16* dst, size_t n) {
 
 void BF16ToF32(const bfloat16* src, float* dst, size_t n) {
   const hn::ScalableTag<float> df;
-  const hn::RebindToUnsigned<decltype(df)> du32;
-  const hn::Rebind<uint16_t, decltype(df)> du16;
   const size_t N = hn::Lanes(df);
   size_t i = 0;
-  for (; i + N <= n; i += N) {
-    const auto b = hn::LoadU(du16, reinterpret_cast<const uint16_t*>(src + i));
-    const auto w = hn::ShiftLeft<16>(hn::PromoteTo(du32, b));
-    hn::StoreU(hn::BitCast(df, w), df, dst + i);
-  }
+  for (; i + N <= n; i += N) hn::StoreU(LoadBF16(df, src + i), df, dst + i);
   for (; i < n; ++i) dst[i] = bf16_to_f32(src[i]);
 }
 
 void F32ToBF16(const float* src, bfloat16* dst, size_t n) {
   const hn::ScalableTag<float> df;
-  const hn::RebindToUnsigned<decltype(df)> du32;
-  const hn::RebindToSigned<decltype(df)> di32;
-  const hn::Rebind<uint16_t, decltype(df)> du16;
   const size_t N = hn::Lanes(df);
-  const auto abs_mask = hn::Set(du32, 0x7FFFFFFFu);
-  const auto inf_bits = hn::Set(du32, 0x7F800000u);
-  const auto round_bias = hn::Set(du32, 0x7FFFu);
-  const auto one = hn::Set(du32, 1u);
-  const auto quiet = hn::Set(du32, 0x40u);
   size_t i = 0;
-  for (; i + N <= n; i += N) {
-    const auto bits = hn::BitCast(du32, hn::LoadU(df, src + i));
-    const auto lsb = hn::And(hn::ShiftRight<16>(bits), one);
-    const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(round_bias, lsb)));
-    const auto nan_result = hn::Or(hn::ShiftRight<16>(bits), quiet);
-    const auto is_nan = hn::RebindMask(
-        du32, hn::Gt(hn::BitCast(di32, hn::And(bits, abs_mask)), hn::BitCast(di32, inf_bits)));
-    const auto r = hn::IfThenElse(is_nan, nan_result, rounded);
-    hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, r)), du16,
-               reinterpret_cast<uint16_t*>(dst + i));
-  }
+  for (; i + N <= n; i += N) StoreBF16(df, hn::LoadU(df, src + i), dst + i);
   for (; i < n; ++i) dst[i] = f32_to_bf16(src[i]);
 }
 

@@ -204,4 +204,19 @@ inline double resize_coordinate(ResizeCoord mode, int64_t o, int64_t in, int64_t
   return 0.0;
 }
 
+// --- AffineGrid -------------------------------------------------------------------------
+
+/// The base (normalized) coordinate of index i on an AffineGrid axis of length len, in F
+/// (float or double; NOTE [ AffineGrid arithmetic ] in affine_grid_ref.cc): with
+/// align_corners 2i / (len - 1) - 1, else (2i + 1) / len - 1, each operation rounded in F;
+/// 0 for len == 1 (ERRATA AffineGrid 1: the single pixel is the centre). 0 <= i < len and
+/// 2 len fits int64 (the grid holds len * r >= 2 len elements).
+template <class F>
+F affine_grid_base(int64_t i, int64_t len, bool align_corners) noexcept {
+  assert(len >= 1 && i >= 0 && i < len);
+  if (len == 1) return F(0);
+  if (align_corners) return static_cast<F>(2 * i) / static_cast<F>(len - 1) - F(1);
+  return static_cast<F>(2 * i + 1) / static_cast<F>(len) - F(1);
+}
+
 }  // namespace gridops::coords

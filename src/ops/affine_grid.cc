@@ -10,6 +10,7 @@
 #include "core/checked.h"
 #include "core/overlap.h"
 #include "kernels/affine_grid/affine_grid.h"
+#include "ops/affine_grid_impls.h"
 #include "ops/dispatch.h"
 
 namespace gridops {
@@ -17,13 +18,7 @@ namespace {
 
 constexpr const char* kOp = "affine_grid";
 
-/// One entry of the implementation list.
-struct AffineGridImpl {
-  const char* name;
-  /// Empty string: accepts the problem; otherwise why not.
-  std::string (*declines)(const kernels::AffineGridProblem&);
-  void (*run)(const kernels::AffineGridProblem&, const TensorView&, const MutableTensorView&);
-};
+using detail::AffineGridImpl;
 
 // The reference takes every problem the operator layer lets through.
 std::string ref_declines(const kernels::AffineGridProblem&) { return {}; }
@@ -31,9 +26,10 @@ std::string ref_declines(const kernels::AffineGridProblem&) { return {}; }
 // Fast kernels go before the reference; the first that accepts runs.
 constexpr AffineGridImpl kImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
-    {"hwy", &kernels::affine_grid_hwy_declines, &kernels::affine_grid_hwy},
+    {"hwy", &kernels::affine_grid_hwy_declines, &kernels::affine_grid_hwy_declines_views,
+     &kernels::affine_grid_make_tables, &kernels::affine_grid_hwy},
 #endif
-    {"ref", &ref_declines, &kernels::affine_grid_ref},
+    {"ref", &ref_declines, nullptr, nullptr, &kernels::affine_grid_ref},
 };
 
 // Tables longer than this many entries (any of W * r, H * r, D * r) are built by the kernel at run time
@@ -148,16 +144,14 @@ StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc& desc, DType
   plan.grid_shape_ = std::move(grid_shape);
   plan.impl_name_ = impl->name;
   plan.impl_ = impl;
-#ifdef GRIDOPS_HAVE_HWY
-  if (impl->run == &kernels::affine_grid_hwy) {
+  if (impl->prepare != nullptr) {
     // Non-empty: every table length (W * r, H, D) is at most the grid's element count.
     bool small = !has_zero_dim(plan.grid_shape_);
     for (int a = 0; small && a < problem.spatial_rank; ++a) {
       small = problem.spatial[a] * problem.spatial_rank <= kMaxPlanTableEntries;
     }
-    if (small) plan.tables_ = kernels::affine_grid_make_tables(problem);
+    if (small) plan.tables_ = impl->prepare(problem);
   }
-#endif
   return plan;
 }
 
@@ -192,10 +186,8 @@ StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc& desc, DType
   plan.windowed_ = true;
   plan.window_ = window;
   plan.tables_.reset();
-#ifdef GRIDOPS_HAVE_HWY
-  if (plan.impl_ != nullptr &&
-      static_cast<const AffineGridImpl*>(plan.impl_)->run == &kernels::affine_grid_hwy &&
-      !has_zero_dim(grid_shape)) {
+  const auto* impl = static_cast<const AffineGridImpl*>(plan.impl_);
+  if (impl != nullptr && impl->prepare != nullptr && !has_zero_dim(grid_shape)) {
     kernels::AffineGridProblem problem = make_problem(desc, theta_dtype, grid_shape);
     problem.windowed = true;
     for (size_t a = 0; a < r; ++a) {
@@ -206,9 +198,8 @@ StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc& desc, DType
     for (size_t a = 0; small && a < r; ++a) {
       small = problem.spatial[a] * problem.spatial_rank <= kMaxPlanTableEntries;
     }
-    if (small) plan.tables_ = kernels::affine_grid_make_tables(problem);
+    if (small) plan.tables_ = impl->prepare(problem);
   }
-#endif
   return plan;
 }
 
@@ -230,6 +221,14 @@ Status AffineGridPlan::run(const TensorView& theta, const MutableTensorView& gri
     for (size_t a = 0; a < window_.origin.size(); ++a) {
       problem.full[a] = size_[2 + a];
       problem.origin[a] = window_.origin[a];
+    }
+  }
+  if (impl->declines_views != nullptr) {
+    const std::string why = impl->declines_views(grid);
+    if (!why.empty()) {
+      detail::log_run_time_fallback(kOp, impl->name, why, std::end(kImpls)[-1].name);
+      impl = &std::end(kImpls)[-1];
+      problem.tables = nullptr;
     }
   }
   return detail::run_kernel_guarded(kOp, [&] { impl->run(problem, theta, grid); });
@@ -269,11 +268,7 @@ namespace {
 
 constexpr const char* kBwdOp = "affine_grid_backward";
 
-struct AffineGridBackwardImpl {
-  const char* name;
-  std::string (*declines)(const kernels::AffineGridProblem&);
-  kernels::AffineGridBackwardFn run;
-};
+using detail::AffineGridBackwardImpl;
 
 constexpr AffineGridBackwardImpl kBackwardImpls[] = {
     {"fast", &kernels::affine_grid_backward_fast_declines, &kernels::affine_grid_backward_fast},
@@ -290,6 +285,13 @@ Status rename_op(const Status& s) {
 }
 
 }  // namespace
+
+namespace detail {
+std::span<const AffineGridImpl> affine_grid_impls() noexcept { return kImpls; }
+std::span<const AffineGridBackwardImpl> affine_grid_backward_impls() noexcept {
+  return kBackwardImpls;
+}
+}  // namespace detail
 
 StatusOr<AffineGridBackwardPlan> make_affine_grid_backward_plan(const AffineGridDesc& desc,
                                                                 DType theta_dtype,

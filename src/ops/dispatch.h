@@ -1,6 +1,8 @@
 // Implementation lists: an ordered list per operator, reference last; the first entry that
 // accepts a problem runs it. GRIDOPS_IMPL=<name> forces an implementation by name (for the
 // operators that list one of that name); GRIDOPS_VERBOSE=dispatch logs every decision.
+// An entry may also carry an `alias` (a family name such as "hwy" for all of an operator's
+// Highway paths): forcing the alias picks the first entry of that family that accepts.
 #pragma once
 
 #include <cstdio>
@@ -57,9 +59,37 @@ StatusOr<const Impl*> select_impl(std::string_view op, std::span<const Impl> lis
                                 static_cast<int>(op.size()), op.data(), impl.name);
       return &impl;
     }
+    if constexpr (requires(const Impl& i) { i.alias; }) {
+      std::string whys;
+      for (const Impl& impl : list) {
+        if (impl.alias == nullptr || forced != impl.alias) continue;
+        std::string why = impl.declines(problem);
+        if (why.empty()) {
+          if (verbose) std::fprintf(stderr, "[gridops] %.*s: forced '%s' (alias of '%s')\n",
+                                    static_cast<int>(op.size()), op.data(), impl.alias, impl.name);
+          return &impl;
+        }
+        whys += (whys.empty() ? "" : "; ") + std::string(impl.name) + ": " + why;
+      }
+      if (!whys.empty()) {
+        return unimplemented(op, ": implementation '", forced, "' declines this problem (",
+                             whys, ")");
+      }
+    }
     if (!from_env) {
       std::string names;
       for (const Impl& impl : list) names += (names.empty() ? "" : ", ") + std::string(impl.name);
+      if constexpr (requires(const Impl& i) { i.alias; }) {
+        std::string aliases;  // each family name once, in list order
+        for (const Impl& impl : list) {
+          if (impl.alias == nullptr) continue;
+          const std::string a = impl.alias;
+          if (("," + aliases + ",").find("," + a + ",") == std::string::npos) {
+            aliases += (aliases.empty() ? "" : ",") + a;
+          }
+        }
+        if (!aliases.empty()) names += "} or an alias {" + aliases;
+      }
       return invalid_argument(op, ": impl must be one of {", names, "}, got '", forced, "'");
     }
   }
@@ -74,6 +104,16 @@ StatusOr<const Impl*> select_impl(std::string_view op, std::span<const Impl> lis
                               static_cast<int>(op.size()), op.data(), impl.name, why.c_str());
   }
   return internal_error(op, ": no implementation accepts the problem (the reference should)");
+}
+
+/// A run-time hand-off: the implementation chosen at plan time (`impl`) cannot take the
+/// views it was given (`why`, known only at run time, e.g. non-contiguous strides), so
+/// `fallback` runs instead. Logged under GRIDOPS_VERBOSE=dispatch.
+inline void log_run_time_fallback(std::string_view op, const char* impl, const std::string& why,
+                                  const char* fallback) {
+  if (!dispatch_verbose()) return;
+  std::fprintf(stderr, "[gridops] %.*s: '%s' declines these views at run time (%s): running '%s'\n",
+               static_cast<int>(op.size()), op.data(), impl, why.c_str(), fallback);
 }
 
 }  // namespace gridops::detail

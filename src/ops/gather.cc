@@ -13,6 +13,7 @@
 #include "core/overlap.h"
 #include "kernels/gather/gather.h"
 #include "ops/dispatch.h"
+#include "ops/gather_impls.h"
 
 namespace gridops {
 
@@ -20,20 +21,15 @@ namespace {
 
 constexpr const char* kOp = "gather";
 
-/// One entry of the Gather implementation list (see ops/dispatch.h).
-struct GatherImpl {
-  const char* name;
-  std::string (*declines)(const kernels::GatherProblem&);
-  void (*run)(const kernels::GatherProblem&, const TensorView&, const TensorView&,
-              const MutableTensorView&);
-};
+using detail::GatherImpl;
 
 std::string ref_declines(const kernels::GatherProblem&) { return {}; }
 
 // Fast kernels go before the reference, which accepts everything and stays last.
 constexpr std::array<GatherImpl, 2> kGatherImpls = {{
-    {"fast", &kernels::gather_fast_declines, &kernels::gather_fast},
-    {"ref", &ref_declines, &kernels::gather_ref},
+    {"fast", &kernels::gather_fast_declines, &kernels::gather_fast_declines_views,
+     &kernels::gather_fast},
+    {"ref", &ref_declines, nullptr, &kernels::gather_ref},
 }};
 
 // Checks a shape given to the plan: rank limit, non-negative dimensions, element count
@@ -114,6 +110,10 @@ Status check_indices(const TensorView& indices, int64_t s, int axis) {
 }
 
 }  // namespace
+
+namespace detail {
+std::span<const GatherImpl> gather_impls() noexcept { return kGatherImpls; }
+}  // namespace detail
 
 StatusOr<Dims> gather_output_shape(const GatherDesc& desc, std::span<const int64_t> data_shape,
                                    std::span<const int64_t> indices_shape) {
@@ -210,6 +210,13 @@ Status GatherPlan::run(const TensorView& data, const TensorView& indices,
   problem.indices_shape = indices_shape_;
   problem.dst_shape = dst_shape_;
   const auto* impl = static_cast<const GatherImpl*>(impl_);
+  if (impl->declines_views != nullptr) {
+    const std::string why = impl->declines_views(data, indices, dst);
+    if (!why.empty()) {
+      detail::log_run_time_fallback(kOp, impl->name, why, kGatherImpls.back().name);
+      impl = &kGatherImpls.back();
+    }
+  }
   if (data_dtype_ == DType::kString) {
     // Copying a std::string may allocate; report failure as a value, never throw.
     try {

@@ -11,27 +11,22 @@
 #include "core/overlap.h"
 #include "kernels/pad/pad.h"
 #include "ops/dispatch.h"
+#include "ops/pad_impls.h"
 
 namespace gridops {
 namespace {
 
 constexpr std::string_view kOp = "pad";
 
-/// One entry of the implementation list (see ops/dispatch.h for how one is chosen).
-struct PadImpl {
-  const char* name;
-  std::string (*declines)(const kernels::PadProblem&);
-  void (*run)(const kernels::PadProblem&, const kernels::PadArgs&);
-  /// Builds shape-dependent tables once per plan (nullptr: none needed).
-  std::shared_ptr<const void> (*prepare)(const kernels::PadProblem&);
-};
+using detail::PadImpl;
 
 std::string ref_declines(const kernels::PadProblem&) { return {}; }
 
 /// Fast kernels go before the reference; the reference accepts everything.
 constexpr std::array<PadImpl, 2> kPadImpls{{
-    {"fast", &kernels::pad_fast_declines, &kernels::pad_fast, &kernels::pad_fast_prepare},
-    {"ref", &ref_declines, &kernels::pad_ref, nullptr},
+    {"fast", &kernels::pad_fast_declines, &kernels::pad_fast_declines_views, &kernels::pad_fast,
+     &kernels::pad_fast_prepare},
+    {"ref", &ref_declines, nullptr, &kernels::pad_ref, nullptr},
 }};
 
 /// The largest axis length reflect/symmetric may pad: their period (2(n-1), 2n) must fit
@@ -81,6 +76,10 @@ Status check_pad_value(PadMode mode, DType dtype, const TensorView* pad_value) {
 }
 
 }  // namespace
+
+namespace detail {
+std::span<const PadImpl> pad_impls() noexcept { return kPadImpls; }
+}  // namespace detail
 
 const char* to_string(PadMode m) noexcept {
   switch (m) {
@@ -208,6 +207,13 @@ Status PadPlan::run(const TensorView& src, const MutableTensorView& dst,
                                     prepared_.get()};
   const kernels::PadArgs args{src.data, src.strides, dst.mutable_data(), dst.strides,
                               pad_value != nullptr ? pad_value->data : nullptr};
+  if (impl->declines_views != nullptr) {
+    const std::string why = impl->declines_views(problem, args);
+    if (!why.empty()) {
+      detail::log_run_time_fallback(kOp, impl->name, why, kPadImpls.back().name);
+      impl = &kPadImpls.back();
+    }
+  }
   return detail::run_kernel_guarded(kOp, [&] { impl->run(problem, args); });
 }
 

@@ -18,6 +18,7 @@
 #include "kernels/resample/resample.h"
 #include "kernels/resample/resample_fast.h"
 #include "ops/dispatch.h"
+#include "ops/resample_impls.h"
 
 namespace gridops {
 namespace {
@@ -29,32 +30,33 @@ constexpr const char* kOp = "resample";
 
 // --- implementation list ----------------------------------------------------------------
 
-/// One implementation: a name, a reason to decline (empty: accepts), the plan-time
-/// preparation of its tables (null: none) and its kernels, which receive those tables.
-struct ResampleImpl {
-  const char* name;
-  std::string (*declines)(const ResampleProblem&);
-  std::shared_ptr<const void> (*prepare)(const ResampleProblem&);
-  void (*forward)(const ResampleProblem&, const void* tables, const void* src, void* dst);
-  void (*backward)(const ResampleProblem&, const void* tables, const void* diff_dst,
-                   void* diff_src);
-};
+using detail::ResampleImpl;
 
-std::string ref_declines(const ResampleProblem&) { return std::string(); }
 void ref_forward(const ResampleProblem& p, const void*, const void* src, void* dst) {
   kernels::resample_forward_ref(p, src, dst);
 }
 void ref_backward(const ResampleProblem& p, const void*, const void* diff_dst, void* diff_src) {
   kernels::resample_backward_ref(p, diff_dst, diff_src);
 }
+std::string ref_declines(const ResampleProblem&) { return std::string(); }
 
-/// Fast kernels go before the reference, which accepts everything and stays last.
+/// Fast paths (src/kernels/resample/resample_fast.h) go before the reference, which accepts
+/// everything and stays last; the first that accepts runs. "hwy" (the name of the single
+/// fast entry before the paths were listed) forces the first Highway path that accepts.
 constexpr ResampleImpl kResampleImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
-    {"hwy", &kernels::resample_fast_declines, &kernels::resample_fast_prepare,
-     &kernels::resample_forward_fast, &kernels::resample_backward_fast},
+    {"resample.plain", "hwy", &kernels::resample_plain_declines, &kernels::resample_plain_prepare,
+     &kernels::resample_plain_forward, &kernels::resample_plain_backward},
+    {"resample.channels_vector16", "hwy", &kernels::resample_channels16_declines,
+     &kernels::resample_fast_prepare, &kernels::resample_channels16_forward,
+     &kernels::resample_channels16_backward},
+    {"resample.channels_vector8", "hwy", &kernels::resample_channels8_declines,
+     &kernels::resample_fast_prepare, &kernels::resample_channels8_forward,
+     &kernels::resample_channels8_backward},
+    {"resample.generic", "hwy", &kernels::resample_fast_declines, &kernels::resample_fast_prepare,
+     &kernels::resample_generic_forward, &kernels::resample_generic_backward},
 #endif
-    {"ref", &ref_declines, nullptr, &ref_forward, &ref_backward},
+    {"ref", nullptr, &ref_declines, nullptr, &ref_forward, &ref_backward},
 };
 
 // --- memory descs -----------------------------------------------------------------------
@@ -222,6 +224,10 @@ Status check_pointer(const void* p, int64_t elements, const ResampleMemoryDesc& 
 
 
 }  // namespace
+
+namespace detail {
+std::span<const ResampleImpl> resample_impls() noexcept { return kResampleImpls; }
+}  // namespace detail
 
 // --- names ------------------------------------------------------------------------------
 
@@ -509,6 +515,15 @@ StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const Resamp
     full.in[k] = problem.full_in[k];
     full.out[k] = problem.full_out[k];
   }
+  // The full tensors' layouts (the same formats, the full dims): the path is a fact of the
+  // full problem, and any path the full tensors take also takes the boxes.
+  ResampleMemoryDesc full_src = src, full_dst = dst;
+  for (int k = 0; k < r; ++k) {
+    full_src.dims[2 + static_cast<size_t>(k)] = full.in[k];
+    full_dst.dims[2 + static_cast<size_t>(k)] = full.out[k];
+  }
+  full.src = layout_of(full_src);
+  full.dst = layout_of(full_dst);
   // The implementation the full problem picks.
   GRIDOPS_ASSIGN_OR_RETURN(const ResampleImpl* impl,
                            detail::select_impl<ResampleImpl>(kOp, kResampleImpls, full, desc.impl));

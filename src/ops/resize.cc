@@ -17,6 +17,7 @@
 #include "kernels/resize/resize.h"
 #include "kernels/resize/resize_fast.h"
 #include "ops/dispatch.h"
+#include "ops/resize_impls.h"
 
 namespace gridops {
 namespace {
@@ -28,15 +29,7 @@ constexpr const char* kOp = "resize";
 
 // --- implementation list ----------------------------------------------------------------
 
-/// One implementation: a name, a reason to decline (empty: accepts), an optional plan-time
-/// preparation and the kernel.
-struct ResizeImpl {
-  const char* name;
-  std::string (*declines)(const ResizeProblem&);
-  std::shared_ptr<const void> (*prepare)(const ResizeProblem&);
-  void (*run)(const ResizeProblem&, const void* prepared, const TensorView&,
-              const MutableTensorView&);
-};
+using detail::ResizeImpl;
 
 std::string ref_declines(const ResizeProblem&) { return {}; }
 void ref_run(const ResizeProblem& p, const void*, const TensorView& src,
@@ -204,6 +197,10 @@ bool build_table(const ResizeDesc& d, const ResizeAxis& ax, int axis, ResizeAxis
 }
 
 }  // namespace
+
+namespace detail {
+std::span<const ResizeImpl> resize_impls() noexcept { return kImpls; }
+}  // namespace detail
 
 /// The table of axis `a` of the full problem, identity maps included (explicit taps
 /// o -> o, weight 1); *identity tells which.

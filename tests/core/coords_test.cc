@@ -147,5 +147,19 @@ TEST(Coords, ResampleLinearTaps) {
   EXPECT_EQ(t3.i1, 1);
 }
 
+// AffineGrid base coordinates: the single pixel is the centre (ERRATA AffineGrid 1);
+// align_corners puts the end pixels at -1 and 1, otherwise at their centres.
+TEST(Coords, AffineGridBase) {
+  EXPECT_EQ(affine_grid_base<float>(0, 1, true), 0.0f);
+  EXPECT_EQ(affine_grid_base<double>(0, 1, false), 0.0);
+  EXPECT_EQ(affine_grid_base<double>(0, 5, true), -1.0);
+  EXPECT_EQ(affine_grid_base<double>(4, 5, true), 1.0);
+  EXPECT_EQ(affine_grid_base<double>(2, 5, true), 0.0);
+  EXPECT_EQ(affine_grid_base<double>(0, 4, false), -0.75);
+  EXPECT_EQ(affine_grid_base<double>(3, 4, false), 0.75);
+  // Rounded in F, operation by operation: 2/3 - 1 in float.
+  EXPECT_EQ(affine_grid_base<float>(1, 4, true), 2.0f / 3.0f - 1.0f);
+}
+
 }  // namespace
 }  // namespace gridops::coords

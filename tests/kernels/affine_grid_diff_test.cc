@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -30,6 +31,7 @@
 #include "gridops/ops/affine_grid.h"
 #include "gridops/parallel.h"
 #include "kernels/affine_grid/affine_grid.h"
+#include "ops/affine_grid_impls.h"
 #include "support/test_util.h"
 
 #ifdef GRIDOPS_HAVE_HWY
@@ -42,13 +44,13 @@ namespace {
 constexpr DType kDTypes[] = {DType::kFloat16, DType::kBFloat16, DType::kFloat32,
                              DType::kFloat64};
 
-// The fast implementations (everything listed before "ref").
+// The fast implementations: every entry of the operator's list but "ref".
 std::vector<std::string> fast_impls() {
-#ifdef GRIDOPS_HAVE_HWY
-  return {"hwy"};
-#else
-  return {};
-#endif
+  std::vector<std::string> names;
+  for (const detail::AffineGridImpl& impl : detail::affine_grid_impls()) {
+    if (std::string(impl.name) != "ref") names.push_back(impl.name);
+  }
+  return names;
 }
 
 // A buffer with a strided grid view into it; `bytes` starts as a fixed sentinel so that
@@ -173,7 +175,12 @@ void run(const std::string& impl, const Problem& p, const TensorView& theta,
     kp.align_corners = p.align;
     kp.batch = p.size[0];
     for (int a = 0; a < p.r; ++a) kp.spatial[a] = p.size[static_cast<size_t>(2 + a)];
-    kernels::affine_grid_hwy(kp, theta, grid);
+    // As the plan does: a grid whose elements may alias goes to the reference.
+    if (!kernels::affine_grid_hwy_declines_views(grid).empty()) {
+      kernels::affine_grid_ref(kp, theta, grid);
+    } else {
+      kernels::affine_grid_hwy(kp, theta, grid);
+    }
     return;
   }
 #endif
@@ -412,16 +419,49 @@ TEST(AffineGridDiff, BenchmarkWorkloadsUseFastPath) {
       StatusOr<AffineGridPlan> w4a =
           make_affine_grid_plan(desc, dt, Dims{8, 2, 3}, Dims{8, 3, 512, 512});
       ASSERT_TRUE(w4a.ok());
-      EXPECT_STREQ(w4a->impl_name(), "hwy");
+      EXPECT_STREQ(w4a->impl_name(), fast_impls().at(0).c_str());
       StatusOr<AffineGridPlan> w4b =
           make_affine_grid_plan(desc, dt, Dims{2, 3, 4}, Dims{2, 1, 64, 128, 128});
       ASSERT_TRUE(w4b.ok());
-      EXPECT_STREQ(w4b->impl_name(), "hwy");
+      EXPECT_STREQ(w4b->impl_name(), fast_impls().at(0).c_str());
     }
   }
 #else
   GTEST_SKIP() << "built without Highway: only the reference exists";
 #endif
+}
+
+// A grid view whose elements alias each other (a zero stride) runs the reference, which
+// defines aliasing writes; the hand-off is logged under GRIDOPS_VERBOSE=dispatch.
+TEST(AffineGridDiff, AliasingGridFallsBackVisibly) {
+  for (const std::string& impl : fast_impls()) {
+    AffineGridDesc desc;
+    desc.impl = impl;
+    StatusOr<AffineGridPlan> plan = make_affine_grid_plan(desc, DType::kFloat32, Dims{1, 2, 3},
+                                                          Dims{1, 1, 4, 5});
+    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+    Tensor theta(DType::kFloat32, {1, 2, 3});
+    for (int64_t i = 0; i < 6; ++i) static_cast<float*>(theta.data())[i] = 0.25f * (i + 1);
+    std::vector<float> a(5 * 2, -1.0f), b(5 * 2, -1.0f);
+    const Dims shape{1, 4, 5, 2};
+    const Dims strides{0, 0, 2, 1};  // H stride 0: every row lands on the same elements
+    desc.impl = "ref";
+    StatusOr<AffineGridPlan> ref = make_affine_grid_plan(desc, DType::kFloat32, Dims{1, 2, 3},
+                                                         Dims{1, 1, 4, 5});
+    ASSERT_TRUE(ref.ok());
+    ASSERT_TRUE(ref->run(theta.view(), MutableTensorView(DType::kFloat32, a.data(), shape, strides)).ok());
+    ASSERT_EQ(setenv("GRIDOPS_VERBOSE", "dispatch", 1), 0);
+    ::testing::internal::CaptureStderr();
+    const Status st = plan->run(theta.view(), MutableTensorView(DType::kFloat32, b.data(), shape, strides));
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    unsetenv("GRIDOPS_VERBOSE");
+    ASSERT_TRUE(st.ok()) << st.to_string();
+    EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float)));
+    EXPECT_NE(log.find("affine_grid: '" + impl + "' declines these views at run time (grid "
+                       "elements may alias each other"),
+              std::string::npos)
+        << log;
+  }
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 // and int64 indices with values at -s and s-1, negative axes), bit-exact; strided views
 // (the fast entry falls back to the reference); identical errors for bad indices;
 // thread-count determinism; and the benchmark workloads really run on the fast kernel.
+#include <cctype>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -12,10 +14,27 @@
 
 #include "gridops/ops/gather.h"
 #include "gridops/parallel.h"
+#include "ops/gather_impls.h"
 #include "support/test_util.h"
 
 namespace gridops {
 namespace {
+
+/// Every fast entry of the operator's list (all but "ref").
+std::vector<std::string> fast_impls() {
+  std::vector<std::string> names;
+  for (const auto& e : detail::gather_impls()) {
+    if (std::string(e.name) != "ref") names.push_back(e.name);
+  }
+  return names;
+}
+
+/// The tests below run once per fast entry (the parameter).
+class GatherDiff : public ::testing::TestWithParam<std::string> {
+ protected:
+  const char* impl() const { return GetParam().c_str(); }
+};
+
 
 /// Runs with implementation `impl` into a dst pre-filled with 0xAB bytes; returns the status.
 Status run_impl(GatherDesc desc, const char* impl, const TensorView& data,
@@ -54,7 +73,7 @@ Tensor random_indices(DType dt, const Dims& shape, int64_t s, std::mt19937_64& r
 }
 
 // `count` random problems from `seed`, fast against ref, bitwise.
-void random_problems_against_ref(uint64_t seed, int count) {
+void random_problems_against_ref(const char* impl, uint64_t seed, int count) {
   SCOPED_TRACE("seed " + std::to_string(seed) + " (set GRIDOPS_SEED to reproduce)");
   std::mt19937_64 rng(seed);
   for (int it = 0; it < count; ++it) {
@@ -84,36 +103,36 @@ void random_problems_against_ref(uint64_t seed, int count) {
     const Tensor idx = random_indices(it_dt, ishape, s, rng);
     Tensor want, got;
     ASSERT_TRUE(run_impl(desc, "ref", data.view(), idx.view(), &want).ok());
-    ASSERT_TRUE(run_impl(desc, "fast", data.view(), idx.view(), &got).ok());
+    ASSERT_TRUE(run_impl(desc, impl, data.view(), idx.view(), &got).ok());
     int64_t where = 0;
     ASSERT_TRUE(testing::bitwise_equal(got, want, &where)) << "first difference at " << where;
     if (it % 16 == 0 && data.num_elements() > 0) {
       Tensor storage;
       const TensorView strided = testing::scrambled_copy(data, storage, it % 32 == 0);
       Tensor got2;
-      ASSERT_TRUE(run_impl(desc, "fast", strided, idx.view(), &got2).ok());
+      ASSERT_TRUE(run_impl(desc, impl, strided, idx.view(), &got2).ok());
       ASSERT_TRUE(testing::bitwise_equal(got2, want, &where)) << "strided: at " << where;
     }
   }
 }
 
-TEST(GatherDiff, FastMatchesReferenceOnRandomProblems) { random_problems_against_ref(testing::test_seed(), 2500); }
+TEST_P(GatherDiff, FastMatchesReferenceOnRandomProblems) { random_problems_against_ref(impl(), testing::test_seed(), 2500); }
 
 // The other Highway targets this CPU runs (AVX2, SSE4, ... below the best one, which the
 // test above covers): fewer problems each.
-TEST(GatherDiff, EveryHighwayTarget) {
+TEST_P(GatherDiff, EveryHighwayTarget) {
   const std::vector<int64_t> targets = testing::hwy_targets();
   if (targets.empty()) GTEST_SKIP() << "built without Highway: no Highway target to select";
   for (size_t k = 1; k < targets.size(); ++k) {
     SCOPED_TRACE("Highway target " + testing::hwy_target_name(targets[k]));
     testing::ScopedHwyTarget only(targets[k]);
-    random_problems_against_ref(testing::test_seed() + k, 500);
+    random_problems_against_ref(impl(), testing::test_seed() + k, 500);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
 // Slice sizes around the typed cases (1, 2, 4, 8, 16 bytes) and large memcpy slices.
-TEST(GatherDiff, SliceSizes) {
+TEST_P(GatherDiff, SliceSizes) {
   std::mt19937_64 rng(testing::test_seed());
   for (int64_t inner : {1, 2, 3, 4, 5, 8, 12, 16, 17, 64, 100, 333}) {
     SCOPED_TRACE("inner " + std::to_string(inner));
@@ -124,13 +143,13 @@ TEST(GatherDiff, SliceSizes) {
     desc.axis = 1;
     Tensor want, got;
     ASSERT_TRUE(run_impl(desc, "ref", data.view(), idx.view(), &want).ok());
-    ASSERT_TRUE(run_impl(desc, "fast", data.view(), idx.view(), &got).ok());
+    ASSERT_TRUE(run_impl(desc, impl(), data.view(), idx.view(), &got).ok());
     EXPECT_TRUE(testing::bitwise_equal(got, want));
   }
 }
 
 // A bad index: both implementations report the same message, and nothing is written.
-TEST(GatherDiff, SameErrorForBadIndices) {
+TEST_P(GatherDiff, SameErrorForBadIndices) {
   std::mt19937_64 rng(testing::test_seed());
   for (DType it_dt : {DType::kInt32, DType::kInt64}) {
     for (int64_t bad : {int64_t{5}, int64_t{-6}, int64_t{1000}}) {
@@ -146,7 +165,7 @@ TEST(GatherDiff, SameErrorForBadIndices) {
       GatherDesc desc;
       Tensor a, b;
       const Status sa = run_impl(desc, "ref", data.view(), idx.view(), &a);
-      const Status sb = run_impl(desc, "fast", data.view(), idx.view(), &b);
+      const Status sb = run_impl(desc, impl(), data.view(), idx.view(), &b);
       ASSERT_FALSE(sa.ok());
       EXPECT_EQ(sa.to_string(), sb.to_string());
       EXPECT_NE(sb.message().find("at position (2, 417)"), std::string::npos) << sb.to_string();
@@ -156,7 +175,7 @@ TEST(GatherDiff, SameErrorForBadIndices) {
   }
 }
 
-TEST(GatherDiff, OneAndTwoThreadsAreBitIdentical) {
+TEST_P(GatherDiff, OneAndTwoThreadsAreBitIdentical) {
   std::mt19937_64 rng(testing::test_seed());
   const int saved = get_num_threads();
   for (int64_t inner : {1, 4, 16, 40, 512}) {
@@ -168,9 +187,9 @@ TEST(GatherDiff, OneAndTwoThreadsAreBitIdentical) {
     desc.axis = 1;
     Tensor one, two, want;
     set_num_threads(1);
-    ASSERT_TRUE(run_impl(desc, "fast", data.view(), idx.view(), &one).ok());
+    ASSERT_TRUE(run_impl(desc, impl(), data.view(), idx.view(), &one).ok());
     set_num_threads(2);
-    ASSERT_TRUE(run_impl(desc, "fast", data.view(), idx.view(), &two).ok());
+    ASSERT_TRUE(run_impl(desc, impl(), data.view(), idx.view(), &two).ok());
     ASSERT_TRUE(run_impl(desc, "ref", data.view(), idx.view(), &want).ok());
     EXPECT_TRUE(testing::bitwise_equal(one, two));
     EXPECT_TRUE(testing::bitwise_equal(two, want));
@@ -179,7 +198,7 @@ TEST(GatherDiff, OneAndTwoThreadsAreBitIdentical) {
 }
 
 // Outputs of 8 MiB and more take the streaming-store path (slices of 64 bytes and more).
-TEST(GatherDiff, LargeOutputsStream) {
+TEST_P(GatherDiff, LargeOutputsStream) {
   std::mt19937_64 rng(testing::test_seed());
   for (int64_t inner : {int64_t{300}, int64_t{1024}}) {
     SCOPED_TRACE("inner " + std::to_string(inner));
@@ -188,13 +207,13 @@ TEST(GatherDiff, LargeOutputsStream) {
     const Tensor idx = random_indices(DType::kInt64, {(int64_t{9} << 20) / inner}, 1000, rng);
     Tensor want, got;
     ASSERT_TRUE(run_impl(GatherDesc{}, "ref", data.view(), idx.view(), &want).ok());
-    ASSERT_TRUE(run_impl(GatherDesc{}, "fast", data.view(), idx.view(), &got).ok());
+    ASSERT_TRUE(run_impl(GatherDesc{}, impl(), data.view(), idx.view(), &got).ok());
     EXPECT_TRUE(testing::bitwise_equal(got, want));
   }
 }
 
 // The benchmark workloads (W6a-W6c) must not silently fall back to the reference.
-TEST(GatherDiff, BenchmarkWorkloadsUseTheFastKernel) {
+TEST(GatherDispatch, BenchmarkWorkloadsUseTheFastKernel) {
   struct W {
     int64_t axis;
     Dims data, idx;
@@ -205,9 +224,44 @@ TEST(GatherDiff, BenchmarkWorkloadsUseTheFastKernel) {
     desc.axis = w.axis;
     auto p = make_gather_plan(desc, DType::kFloat32, w.data, DType::kInt64, w.idx);
     ASSERT_TRUE(p.ok());
-    EXPECT_STREQ(p->impl_name(), "fast") << dims_to_string(w.data);
+    EXPECT_STREQ(p->impl_name(), detail::gather_impls()[0].name) << dims_to_string(w.data);
   }
 }
+
+// Views the fast entry cannot take (non-contiguous) run the reference, with the same
+// bits, and the hand-off is logged under GRIDOPS_VERBOSE=dispatch.
+TEST(GatherDispatch, NonContiguousViewsFallBackVisibly) {
+  std::mt19937_64 rng(testing::test_seed());
+  Tensor data(DType::kFloat32, {5, 7});
+  testing::fill_random_bytes(data, rng);
+  const Tensor idx = random_indices(DType::kInt64, {4}, 5, rng);
+  Tensor storage;
+  const TensorView strided = testing::scrambled_copy(data, storage, true);
+  const char* fast = detail::gather_impls()[0].name;
+  Tensor want, got;
+  ASSERT_TRUE(run_impl(GatherDesc{}, "ref", data.view(), idx.view(), &want).ok());
+  ASSERT_EQ(setenv("GRIDOPS_VERBOSE", "dispatch", 1), 0);
+  ::testing::internal::CaptureStderr();
+  const Status st = run_impl(GatherDesc{}, fast, strided, idx.view(), &got);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  unsetenv("GRIDOPS_VERBOSE");
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_TRUE(testing::bitwise_equal(got, want));
+  EXPECT_NE(log.find(std::string("gather: '") + fast +
+                     "' declines these views at run time (data is not contiguous): running 'ref'"),
+            std::string::npos)
+      << log;
+}
+
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GatherDiff);
+INSTANTIATE_TEST_SUITE_P(FastImpls, GatherDiff, ::testing::ValuesIn(fast_impls()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param;
+                           for (char& c : n) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace gridops

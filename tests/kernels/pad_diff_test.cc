@@ -2,9 +2,11 @@
 // mode, every fixed-size dtype, ranks 0-5, sizes 0, 1 and odd, negative and zero pads,
 // pad values), bit-exact; strided views (the fast entry falls back to the reference);
 // thread-count determinism; and the benchmark workloads really run on the fast kernel.
+#include <cctype>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -13,10 +15,27 @@
 
 #include "gridops/ops/pad.h"
 #include "gridops/parallel.h"
+#include "ops/pad_impls.h"
 #include "support/test_util.h"
 
 namespace gridops {
 namespace {
+
+/// Every fast entry of the operator's list (all but "ref").
+std::vector<std::string> fast_impls() {
+  std::vector<std::string> names;
+  for (const auto& e : detail::pad_impls()) {
+    if (std::string(e.name) != "ref") names.push_back(e.name);
+  }
+  return names;
+}
+
+/// The tests below run once per fast entry (the parameter).
+class PadDiff : public ::testing::TestWithParam<std::string> {
+ protected:
+  const char* impl() const { return GetParam().c_str(); }
+};
+
 
 constexpr PadMode kModes[] = {PadMode::kConstant, PadMode::kEdge, PadMode::kReflect,
                               PadMode::kSymmetric, PadMode::kWrap};
@@ -76,7 +95,7 @@ RandomProblem random_problem(std::mt19937_64& rng) {
 }
 
 // `count` random problems from `seed`, fast against ref, bitwise.
-void random_problems_against_ref(uint64_t seed, int count) {
+void random_problems_against_ref(const char* impl, uint64_t seed, int count) {
   SCOPED_TRACE("seed " + std::to_string(seed) + " (set GRIDOPS_SEED to reproduce)");
   std::mt19937_64 rng(seed);
   for (int it = 0; it < count; ++it) {
@@ -94,38 +113,38 @@ void random_problems_against_ref(uint64_t seed, int count) {
     const TensorView* pv =
         p.desc.mode == PadMode::kConstant && rng() % 2 == 0 ? &value_view : nullptr;
     const Tensor want = run_impl(p.desc, "ref", src.view(), pv);
-    const Tensor got = run_impl(p.desc, "fast", src.view(), pv);
+    const Tensor got = run_impl(p.desc, impl, src.view(), pv);
     int64_t where = 0;
     ASSERT_TRUE(testing::bitwise_equal(got, want, &where)) << "first difference at " << where;
     // Now and then the same problem through strided views (the fast entry's fallback).
     if (it % 16 == 0 && src.num_elements() > 0) {
       Tensor storage;
       const TensorView strided = testing::scrambled_copy(src, storage, /*negative=*/it % 32 == 0);
-      const Tensor got2 = run_impl(p.desc, "fast", strided, pv);
+      const Tensor got2 = run_impl(p.desc, impl, strided, pv);
       ASSERT_TRUE(testing::bitwise_equal(got2, want, &where)) << "strided: first difference at "
                                                               << where;
     }
   }
 }
 
-TEST(PadDiff, FastMatchesReferenceOnRandomProblems) { random_problems_against_ref(testing::test_seed(), 2500); }
+TEST_P(PadDiff, FastMatchesReferenceOnRandomProblems) { random_problems_against_ref(impl(), testing::test_seed(), 2500); }
 
 // The other Highway targets this CPU runs (AVX2, SSE4, ... below the best one, which the
 // test above covers): fewer problems each.
-TEST(PadDiff, EveryHighwayTarget) {
+TEST_P(PadDiff, EveryHighwayTarget) {
   const std::vector<int64_t> targets = testing::hwy_targets();
   if (targets.empty()) GTEST_SKIP() << "built without Highway: no Highway target to select";
   for (size_t k = 1; k < targets.size(); ++k) {
     SCOPED_TRACE("Highway target " + testing::hwy_target_name(targets[k]));
     testing::ScopedHwyTarget only(targets[k]);
-    random_problems_against_ref(testing::test_seed() + k, 500);
+    random_problems_against_ref(impl(), testing::test_seed() + k, 500);
     if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
 // Edge cases named in issue 5: negative pads (crop, crop past the axis and pad back),
 // zero pads, size-1 axes, every mode at its bounds.
-TEST(PadDiff, EdgeCases) {
+TEST_P(PadDiff, EdgeCases) {
   struct Case {
     PadMode mode;
     Dims shape, begin, end;
@@ -154,13 +173,13 @@ TEST(PadDiff, EdgeCases) {
       Tensor src(dt, c.shape);
       testing::fill_random_bytes(src, rng);
       const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
-      const Tensor got = run_impl(desc, "fast", src.view(), nullptr);
+      const Tensor got = run_impl(desc, impl(), src.view(), nullptr);
       EXPECT_TRUE(testing::bitwise_equal(got, want));
     }
   }
 }
 
-TEST(PadDiff, OneAndTwoThreadsAreBitIdentical) {
+TEST_P(PadDiff, OneAndTwoThreadsAreBitIdentical) {
   std::mt19937_64 rng(testing::test_seed());
   const int saved = get_num_threads();
   for (PadMode mode : kModes) {
@@ -172,9 +191,9 @@ TEST(PadDiff, OneAndTwoThreadsAreBitIdentical) {
     Tensor src(DType::kFloat32, {37, 33, 41});  // ~64 rows per thread chunk minimum
     testing::fill_random_bytes(src, rng);
     set_num_threads(1);
-    const Tensor one = run_impl(desc, "fast", src.view(), nullptr);
+    const Tensor one = run_impl(desc, impl(), src.view(), nullptr);
     set_num_threads(2);
-    const Tensor two = run_impl(desc, "fast", src.view(), nullptr);
+    const Tensor two = run_impl(desc, impl(), src.view(), nullptr);
     EXPECT_TRUE(testing::bitwise_equal(one, two));
     const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
     EXPECT_TRUE(testing::bitwise_equal(two, want));
@@ -184,7 +203,7 @@ TEST(PadDiff, OneAndTwoThreadsAreBitIdentical) {
 
 // Outputs of 8 MiB and more take the streaming-store path; rows of odd lengths start
 // anywhere in a cache line.
-TEST(PadDiff, LargeOutputsStream) {
+TEST_P(PadDiff, LargeOutputsStream) {
   std::mt19937_64 rng(testing::test_seed());
   for (PadMode mode : kModes) {
     SCOPED_TRACE(to_string(mode));
@@ -194,7 +213,7 @@ TEST(PadDiff, LargeOutputsStream) {
     desc.pads_end = {2, 1, 2};
     Tensor src(DType::kComplex128, {31, 133, 129});
     testing::fill_random_bytes(src, rng);
-    const Tensor got = run_impl(desc, "fast", src.view(), nullptr);
+    const Tensor got = run_impl(desc, impl(), src.view(), nullptr);
     const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
     EXPECT_TRUE(testing::bitwise_equal(got, want));
     PadDesc wide = desc;  // ~8.5 MB out, rows of 40 KB streamed directly
@@ -202,7 +221,7 @@ TEST(PadDiff, LargeOutputsStream) {
     wide.pads_end = {0, 5};
     Tensor src2(DType::kFloat64, {210, 5003});
     testing::fill_random_bytes(src2, rng);
-    const Tensor got2 = run_impl(wide, "fast", src2.view(), nullptr);
+    const Tensor got2 = run_impl(wide, impl(), src2.view(), nullptr);
     const Tensor want2 = run_impl(wide, "ref", src2.view(), nullptr);
     EXPECT_TRUE(testing::bitwise_equal(got2, want2));
   }
@@ -211,7 +230,7 @@ TEST(PadDiff, LargeOutputsStream) {
 // Views at any byte address (the line writer assembles 64-byte lines from the output
 // address, and rotates its pad pieces by whole lanes only when the output is aligned to
 // the lane size): results match the reference and no byte outside dst is written.
-TEST(PadDiff, MisalignedViewsWriteOnlyTheirBytes) {
+TEST_P(PadDiff, MisalignedViewsWriteOnlyTheirBytes) {
   struct Case {
     Dims shape, begin, end;
   };
@@ -245,7 +264,7 @@ TEST(PadDiff, MisalignedViewsWriteOnlyTheirBytes) {
           auto* dbase = static_cast<unsigned char*>(dst_store.data());
           std::memcpy(sbase + off, src.data(), src.nbytes());
           std::memset(dbase, 0xA5, static_cast<size_t>(nb + 192));
-          desc.impl = "fast";
+          desc.impl = impl();
           auto plan = make_pad_plan(desc, dt, c.shape);
           ASSERT_TRUE(plan.ok()) << plan.status().to_string();
           const TensorView sv(dt, sbase + off, c.shape);
@@ -265,7 +284,7 @@ TEST(PadDiff, MisalignedViewsWriteOnlyTheirBytes) {
 // Any split of the rows over chunks, including chunks that start and end inside a 64-byte
 // line (the line writer stores the partial lines of a chunk with byte masks): the same
 // bytes as the reference, for small (cached stores) and large (streaming) outputs.
-TEST(PadDiff, UnevenChunksMatchTheReference) {
+TEST_P(PadDiff, UnevenChunksMatchTheReference) {
   std::mt19937_64 rng(testing::test_seed());
   std::mt19937_64 split_rng(rng());
   set_parallel_runner([&split_rng](int64_t n, int64_t,
@@ -287,7 +306,7 @@ TEST(PadDiff, UnevenChunksMatchTheReference) {
     Tensor src(p.dtype, p.shape);
     testing::fill_random_bytes(src, rng);
     const Tensor want = run_impl(p.desc, "ref", src.view(), nullptr);
-    const Tensor got = run_impl(p.desc, "fast", src.view(), nullptr);
+    const Tensor got = run_impl(p.desc, impl(), src.view(), nullptr);
     ASSERT_TRUE(testing::bitwise_equal(got, want));
   }
   for (PadMode mode : kModes) {  // > 8 MiB out: streaming stores, rows of 2,071 bytes
@@ -299,7 +318,7 @@ TEST(PadDiff, UnevenChunksMatchTheReference) {
     Tensor src(DType::kUInt8, {4100, 2049});
     testing::fill_random_bytes(src, rng);
     const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
-    const Tensor got = run_impl(desc, "fast", src.view(), nullptr);
+    const Tensor got = run_impl(desc, impl(), src.view(), nullptr);
     EXPECT_TRUE(testing::bitwise_equal(got, want));
   }
   set_parallel_runner(nullptr);
@@ -307,7 +326,7 @@ TEST(PadDiff, UnevenChunksMatchTheReference) {
 
 // Plans for shapes no buffer could hold (checked only when run) must not overflow while
 // the fast entry merges dimensions: it declines them and the reference takes the plan.
-TEST(PadDiff, HugeShapesAreDeclinedNotOverflowed) {
+TEST(PadDispatch, HugeShapesAreDeclinedNotOverflowed) {
   PadDesc desc;
   desc.mode = PadMode::kConstant;
   desc.pads_begin = {1, 0};
@@ -323,7 +342,7 @@ TEST(PadDiff, HugeShapesAreDeclinedNotOverflowed) {
 }
 
 // The benchmark workloads (W7a-W7e) must not silently fall back to the reference.
-TEST(PadDiff, BenchmarkWorkloadsUseTheFastKernel) {
+TEST(PadDispatch, BenchmarkWorkloadsUseTheFastKernel) {
   for (PadMode mode : kModes) {
     PadDesc w7a;
     w7a.mode = mode;
@@ -331,16 +350,52 @@ TEST(PadDiff, BenchmarkWorkloadsUseTheFastKernel) {
     w7a.pads_end = {0, 0, 3, 3};
     auto p = make_pad_plan(w7a, DType::kFloat32, Dims{8, 64, 128, 128});
     ASSERT_TRUE(p.ok());
-    EXPECT_STREQ(p->impl_name(), "fast") << to_string(mode);
+    EXPECT_STREQ(p->impl_name(), detail::pad_impls()[0].name) << to_string(mode);
     PadDesc w7e;
     w7e.mode = mode;
     w7e.pads_begin = {0, 0};
     w7e.pads_end = {0, 24};
     auto q = make_pad_plan(w7e, DType::kFloat32, Dims{4096, 1000});
     ASSERT_TRUE(q.ok());
-    EXPECT_STREQ(q->impl_name(), "fast") << to_string(mode);
+    EXPECT_STREQ(q->impl_name(), detail::pad_impls()[0].name) << to_string(mode);
   }
 }
+
+// Views the fast entry cannot take (non-contiguous) run the reference, with the same
+// bits, and the hand-off is logged under GRIDOPS_VERBOSE=dispatch.
+TEST(PadDispatch, NonContiguousViewsFallBackVisibly) {
+  std::mt19937_64 rng(testing::test_seed());
+  Tensor src(DType::kFloat32, {4, 6});
+  testing::fill_random_bytes(src, rng);
+  Tensor storage;
+  const TensorView strided = testing::scrambled_copy(src, storage, true);
+  PadDesc desc;
+  desc.mode = PadMode::kReflect;
+  desc.pads_begin = std::vector<int64_t>{1, 2};
+  desc.pads_end = std::vector<int64_t>{2, 1};
+  const char* fast = detail::pad_impls()[0].name;
+  const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
+  ASSERT_EQ(setenv("GRIDOPS_VERBOSE", "dispatch", 1), 0);
+  ::testing::internal::CaptureStderr();
+  const Tensor got = run_impl(desc, fast, strided, nullptr);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  unsetenv("GRIDOPS_VERBOSE");
+  EXPECT_TRUE(testing::bitwise_equal(got, want));
+  EXPECT_NE(log.find(std::string("pad: '") + fast +
+                     "' declines these views at run time (src is not contiguous): running 'ref'"),
+            std::string::npos)
+      << log;
+}
+
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PadDiff);
+INSTANTIATE_TEST_SUITE_P(FastImpls, PadDiff, ::testing::ValuesIn(fast_impls()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param;
+                           for (char& c : n) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace gridops

@@ -1,4 +1,4 @@
-// Differential test: the fast Resize implementation ("separable") against the reference
+// Differential test: every fast Resize implementation (detail::resize_impls()) against the reference
 // ("ref") over random problems: ranks 1-4, random axes subsets and orders, every mode,
 // coordinate transformation, nearest mode (with Resize-10's rule), antialias,
 // exclude_outside, cubic coefficients, scales or sizes with every aspect policy,
@@ -17,6 +17,7 @@
 //   the test allows 4 times that, plus one ulp of the output type at |ref| (both round once
 //   to it from different values) for float16 / bfloat16, and 1 for integer outputs
 //   (truncation of two values that straddle an integer).
+#include <cctype>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,10 +31,27 @@
 #include "core/convert.h"
 #include "gridops/ops/resize.h"
 #include "gridops/parallel.h"
+#include "ops/resize_impls.h"
 #include "support/test_util.h"
 
 namespace gridops {
 namespace {
+
+/// Every fast entry of the operator's list (all but "ref").
+std::vector<std::string> fast_impls() {
+  std::vector<std::string> names;
+  for (const detail::ResizeImpl& e : detail::resize_impls()) {
+    if (std::string(e.name) != "ref") names.push_back(e.name);
+  }
+  return names;
+}
+
+/// The tests below run once per fast entry (the parameter).
+class ResizeDiff : public ::testing::TestWithParam<std::string> {
+ protected:
+  const char* impl() const { return GetParam().c_str(); }
+};
+
 
 struct Case {
   ResizeDesc desc;
@@ -150,7 +168,8 @@ StatusOr<Tensor> run(const Case& c, const Tensor& x, const std::string& impl) {
 
 /// Runs `count` random problems (output size <= max_out) on ref and separable and checks
 /// the bounds above; returns the number of linear/cubic problems among them.
-int check_random_problems(std::mt19937_64& rng, int count, bool long_rows, int64_t max_out) {
+int check_random_problems(const char* impl, std::mt19937_64& rng, int count, bool long_rows,
+                          int64_t max_out) {
   int run_count = 0, interp_count = 0, tries = 0;
   while (run_count < count && tries < 20 * count) {
     ++tries;
@@ -160,7 +179,7 @@ int check_random_problems(std::mt19937_64& rng, int count, bool long_rows, int64
     Tensor x(c.dtype, c.shape);
     testing::fill_random(x, rng, -100, 100);
     auto ref = run(c, x, "ref");
-    auto fast = run(c, x, "separable");
+    auto fast = run(c, x, impl);
     EXPECT_TRUE(ref.ok()) << ref.status().to_string();
     EXPECT_TRUE(fast.ok()) << fast.status().to_string();
     if (!ref.ok() || !fast.ok()) return -1;
@@ -199,23 +218,23 @@ int check_random_problems(std::mt19937_64& rng, int count, bool long_rows, int64
   return interp_count;
 }
 
-TEST(ResizeDiff, SeparableMatchesReferenceOnRandomProblems) {
+TEST_P(ResizeDiff, SeparableMatchesReferenceOnRandomProblems) {
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  EXPECT_GE(check_random_problems(rng, 2000, false, 600), 1000);
+  EXPECT_GE(check_random_problems(impl(), rng, 2000, false, 600), 1000);
 }
 
-TEST(ResizeDiff, LongRowsUseTheRowKernels) {
+TEST_P(ResizeDiff, LongRowsUseTheRowKernels) {
   // Innermost lengths 16..24: the float32 multiply-add row kernel and the gather row kernel
   // on full vectors, not only their tails.
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed + 7);
-  EXPECT_GE(check_random_problems(rng, 60, true, 4000), 20);
+  EXPECT_GE(check_random_problems(impl(), rng, 60, true, 4000), 20);
 }
 
-TEST(ResizeDiff, SlabsLargerThanAGroupRunOneAfterAnother) {
+TEST_P(ResizeDiff, SlabsLargerThanAGroupRunOneAfterAnother) {
   // Each (N, C) plane of 130 x 130 -> 260 x 260 is more than one group of output elements
   // (2^16), so the separable path runs the planes one after another through reused buffers.
   std::mt19937_64 rng(testing::test_seed() + 3);
@@ -238,14 +257,14 @@ TEST(ResizeDiff, SlabsLargerThanAGroupRunOneAfterAnother) {
     c.desc.axes = su.axes;
     c.desc.scales = {2.0, 2.0};
     auto ref = run(c, x, "ref");
-    auto fast = run(c, x, "separable");
+    auto fast = run(c, x, impl());
     ASSERT_TRUE(ref.ok() && fast.ok());
     // Whole groups per thread (6 groups >= 2 per thread) or passes split across threads:
     // the same bits.
     const int saved = get_num_threads();
     for (int threads : {1, 2, 3}) {
       set_num_threads(threads);
-      auto again = run(c, x, "separable");
+      auto again = run(c, x, impl());
       ASSERT_TRUE(again.ok());
       EXPECT_TRUE(testing::bitwise_equal(*again, *fast)) << threads << " threads";
     }
@@ -261,7 +280,7 @@ TEST(ResizeDiff, SlabsLargerThanAGroupRunOneAfterAnother) {
   }
 }
 
-TEST(ResizeDiff, ThreadCountDoesNotChangeBits) {
+TEST_P(ResizeDiff, ThreadCountDoesNotChangeBits) {
   std::mt19937_64 rng(testing::test_seed() + 1);
   Tensor x(DType::kFloat32, {2, 3, 33, 47});
   testing::fill_random(x, rng, -1, 1);
@@ -271,7 +290,7 @@ TEST(ResizeDiff, ThreadCountDoesNotChangeBits) {
     d.axes = {2, 3};
     d.scales = {1.9, 0.45};
     d.antialias = mode != ResizeMode::kNearest;
-    d.impl = "separable";
+    d.impl = impl();
     const int saved = get_num_threads();
     set_num_threads(1);
     auto one = resize(d, x);
@@ -294,7 +313,7 @@ TEST(ResizeDiff, ThreadCountDoesNotChangeBits) {
   }
 }
 
-TEST(ResizeDiff, FusedRowsMatchTheReference) {
+TEST_P(ResizeDiff, FusedRowsMatchTheReference) {
   // float32 and uint8 problems on 2 or 3 consecutive axes followed by C >= 2 elements
   // (channels-last) run in the fused-rows kernel: C below the vector length through blocks
   // of lane permutations and, where a minority of blocks span more (downsampling near 0.5
@@ -362,12 +381,12 @@ TEST(ResizeDiff, FusedRowsMatchTheReference) {
       testing::ScopedHwyTarget scope(target);
       const std::string what = std::string(to_string(su.dtype)) + " " + dims_to_string(su.shape) + " " + to_string(su.mode) + " " + to_string(su.coords) +
                                " on " + testing::hwy_target_name(target);
-      auto fast = run(c, x, "separable");
+      auto fast = run(c, x, impl());
       ASSERT_TRUE(fast.ok()) << fast.status().to_string();
       const int saved = get_num_threads();
       for (int threads : {1, 2, 3}) {
         set_num_threads(threads);
-        auto again = run(c, x, "separable");
+        auto again = run(c, x, impl());
         ASSERT_TRUE(again.ok());
         EXPECT_TRUE(testing::bitwise_equal(*again, *fast)) << what << ", " << threads << " threads";
       }
@@ -379,6 +398,16 @@ TEST(ResizeDiff, FusedRowsMatchTheReference) {
     }
   }
 }
+
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ResizeDiff);
+INSTANTIATE_TEST_SUITE_P(FastImpls, ResizeDiff, ::testing::ValuesIn(fast_impls()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string n = info.param;
+                           for (char& c : n) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace gridops

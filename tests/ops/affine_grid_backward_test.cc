@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gridops/gridops.h"
+#include "ops/affine_grid_impls.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -121,49 +122,54 @@ TEST(AffineGridBackward, Errors) {
 // agree to a few units of 2^-52 relative to the sum of |terms| before the final rounding,
 // i.e. within one unit in the last place of the output type.
 TEST(AffineGridBackward, FastMatchesReferenceAndIsDeterministic) {
-  std::mt19937_64 rng(testing::test_seed() + 2);
-  const int saved = get_num_threads();
-  for (int it = 0; it < 300; ++it) {
-    const int r = 2 + it % 2;
-    const DType types[] = {DType::kFloat64, DType::kFloat32, DType::kFloat16, DType::kBFloat16};
-    const DType dt = types[(it / 2) % 4];
-    AffineGridDesc d;
-    d.align_corners = (it / 8) % 2;
-    const bool big = it % 25 == 0;
-    Dims size = {1 + static_cast<int64_t>(rng() % 3), 1};
-    for (int a = 0; a < r; ++a) size.push_back(1 + static_cast<int64_t>(rng() % (big ? (r == 3 ? 40 : 300) : 9)));
-    Dims gshape = {size[0]};
-    for (int a = 0; a < r; ++a) gshape.push_back(size[2 + static_cast<size_t>(a)]);
-    gshape.push_back(r);
-    Tensor g(dt, gshape);
-    testing::fill_random(g, rng, -1, 1);
-    Tensor storage;
-    const TensorView gv = (it % 3 == 0) ? testing::scrambled_copy(g, storage, true) : g.view();
-    Tensor want(dt, {size[0], r, r + 1}), got(dt, {size[0], r, r + 1});
-    AffineGridDesc dr = d, df = d;
-    dr.impl = "ref";
-    df.impl = "fast";
-    ASSERT_TRUE(affine_grid_backward(dr, gv, size, want.mutable_view()).ok());
-    set_num_threads(1);
-    ASSERT_TRUE(affine_grid_backward(df, gv, size, got.mutable_view()).ok());
-    const double ulp = dt == DType::kFloat16 ? 1.0 / 1024 : dt == DType::kBFloat16 ? 1.0 / 128
-                       : dt == DType::kFloat32 ? 1.0 / (1 << 23) : 1e-12;
-    for (int64_t i = 0; i < got.num_elements(); ++i) {
-      const double w = testing::element_as_double(want, i);
-      ASSERT_NEAR(testing::element_as_double(got, i), w, ulp * std::fabs(w) + 1e-9 * static_cast<double>(g.num_elements()))
-          << "r=" << r << " " << to_string(dt) << " grid " << dims_to_string(gshape);
+  for (const detail::AffineGridBackwardImpl& entry : detail::affine_grid_backward_impls()) {
+    const std::string impl = entry.name;
+    if (impl == "ref") continue;
+    SCOPED_TRACE(impl);
+    std::mt19937_64 rng(testing::test_seed() + 2);
+    const int saved = get_num_threads();
+    for (int it = 0; it < 300; ++it) {
+      const int r = 2 + it % 2;
+      const DType types[] = {DType::kFloat64, DType::kFloat32, DType::kFloat16, DType::kBFloat16};
+      const DType dt = types[(it / 2) % 4];
+      AffineGridDesc d;
+      d.align_corners = (it / 8) % 2;
+      const bool big = it % 25 == 0;
+      Dims size = {1 + static_cast<int64_t>(rng() % 3), 1};
+      for (int a = 0; a < r; ++a) size.push_back(1 + static_cast<int64_t>(rng() % (big ? (r == 3 ? 40 : 300) : 9)));
+      Dims gshape = {size[0]};
+      for (int a = 0; a < r; ++a) gshape.push_back(size[2 + static_cast<size_t>(a)]);
+      gshape.push_back(r);
+      Tensor g(dt, gshape);
+      testing::fill_random(g, rng, -1, 1);
+      Tensor storage;
+      const TensorView gv = (it % 3 == 0) ? testing::scrambled_copy(g, storage, true) : g.view();
+      Tensor want(dt, {size[0], r, r + 1}), got(dt, {size[0], r, r + 1});
+      AffineGridDesc dr = d, df = d;
+      dr.impl = "ref";
+      df.impl = impl;
+      ASSERT_TRUE(affine_grid_backward(dr, gv, size, want.mutable_view()).ok());
+      set_num_threads(1);
+      ASSERT_TRUE(affine_grid_backward(df, gv, size, got.mutable_view()).ok());
+      const double ulp = dt == DType::kFloat16 ? 1.0 / 1024 : dt == DType::kBFloat16 ? 1.0 / 128
+                         : dt == DType::kFloat32 ? 1.0 / (1 << 23) : 1e-12;
+      for (int64_t i = 0; i < got.num_elements(); ++i) {
+        const double w = testing::element_as_double(want, i);
+        ASSERT_NEAR(testing::element_as_double(got, i), w, ulp * std::fabs(w) + 1e-9 * static_cast<double>(g.num_elements()))
+            << "r=" << r << " " << to_string(dt) << " grid " << dims_to_string(gshape);
+      }
+      for (int threads : {2, 7}) {
+        set_num_threads(threads);
+        Tensor again(dt, {size[0], r, r + 1});
+        ASSERT_TRUE(affine_grid_backward(df, gv, size, again.mutable_view()).ok());
+        ASSERT_TRUE(testing::bitwise_equal(got, again)) << threads << " threads, grid " << dims_to_string(gshape);
+      }
+      set_num_threads(saved);
     }
-    for (int threads : {2, 7}) {
-      set_num_threads(threads);
-      Tensor again(dt, {size[0], r, r + 1});
-      ASSERT_TRUE(affine_grid_backward(df, gv, size, again.mutable_view()).ok());
-      ASSERT_TRUE(testing::bitwise_equal(got, again)) << threads << " threads, grid " << dims_to_string(gshape);
-    }
-    set_num_threads(saved);
   }
   auto plan = make_affine_grid_backward_plan(AffineGridDesc{}, DType::kFloat32, Dims{1, 2, 3}, Dims{1, 1, 4, 4});
   ASSERT_TRUE(plan.ok());
-  EXPECT_STREQ(plan->impl_name(), "fast");
+  EXPECT_STREQ(plan->impl_name(), detail::affine_grid_backward_impls()[0].name);
 }
 
 }  // namespace

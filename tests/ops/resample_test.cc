@@ -803,7 +803,8 @@ TEST(ResamplePlan, ReusableAndNamesImpl) {
   auto plan = make_resample_plan(rdesc(ResampleAlgorithm::kLinear), s, d);
   ASSERT_TRUE(plan.ok()) << plan.status().to_string();
 #ifdef GRIDOPS_HAVE_HWY
-  EXPECT_STREQ(plan->impl_name(), "hwy");  // the fast path takes float32 problems
+  // The fast path for contiguous-W (plain) float32 problems.
+  EXPECT_STREQ(plan->impl_name(), "resample.plain");
 #else
   EXPECT_STREQ(plan->impl_name(), "ref");
 #endif
@@ -1021,12 +1022,48 @@ TEST(ResampleErrors, BufferSizeOverflow) {
 TEST(ResampleErrors, UnknownImpl) {
   const auto f32 = DType::kFloat32;
 #ifdef GRIDOPS_HAVE_HWY
-  const char* want = "resample: impl must be one of {hwy, ref}, got 'avx9000'";
+  const char* want =
+      "resample: impl must be one of {resample.plain, resample.channels_vector16, "
+      "resample.channels_vector8, resample.generic, ref} or an alias {hwy}, got 'avx9000'";
 #else
   const char* want = "resample: impl must be one of {ref}, got 'avx9000'";
 #endif
   expect_plan_error(rdesc(ResampleAlgorithm::kLinear, "avx9000"), md(f32, {1, 1, 4}),
                     md(f32, {1, 1, 8}), want);
+}
+
+// Each Highway path declines at plan time what its layout facts rule out, with the reason;
+// the family alias "hwy" picks the first path that accepts, or lists every reason.
+TEST(ResampleErrors, ForcedPathsDeclineWithTheirReason) {
+#ifdef GRIDOPS_HAVE_HWY
+  const auto f32 = DType::kFloat32;
+  const auto nhwc = MemoryFormat::kChannelsLast;
+  expect_plan_error(rdesc(ResampleAlgorithm::kLinear, "resample.plain"), md(f32, {1, 3, 4}, nhwc),
+                    md(f32, {1, 3, 8}, nhwc),
+                    "resample: implementation 'resample.plain' declines this problem: src and dst "
+                    "are not both unblocked and contiguous along the last spatial axis",
+                    StatusCode::kUnimplemented);
+  expect_plan_error(rdesc(ResampleAlgorithm::kLinear, "resample.channels_vector8"),
+                    md(f32, {1, 3, 4}), md(f32, {1, 3, 8}),
+                    "resample: implementation 'resample.channels_vector8' declines this problem: "
+                    "src and dst do not both hold runs of 8 contiguous channels",
+                    StatusCode::kUnimplemented);
+  expect_plan_error(rdesc(ResampleAlgorithm::kLinear, "hwy"), md(DType::kFloat64, {1, 3, 4}),
+                    md(DType::kFloat64, {1, 3, 8}),
+                    "resample: implementation 'hwy' declines this problem (resample.plain: dtype "
+                    "float64 is not float32 or bfloat16",
+                    StatusCode::kUnimplemented);
+  auto plan = make_resample_plan(rdesc(ResampleAlgorithm::kLinear, "hwy"),
+                                 md(f32, {1, 3, 4}, nhwc), md(f32, {1, 3, 8}, nhwc));
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  EXPECT_STREQ(plan->impl_name(), "resample.channels_vector16");
+  plan = make_resample_plan(rdesc(ResampleAlgorithm::kLinear, "resample.generic"),
+                            md(f32, {1, 3, 4}, nhwc), md(f32, {1, 3, 8}));
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  EXPECT_STREQ(plan->impl_name(), "resample.generic");
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
 }
 
 TEST(ResampleErrors, NullPointers) {

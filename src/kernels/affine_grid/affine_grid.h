@@ -100,11 +100,16 @@ std::shared_ptr<const AffineGridTables> affine_grid_make_tables(const AffineGrid
 /// Why the Highway kernel declines `p` (empty: it accepts): only spatial rank 2 or 3.
 std::string affine_grid_hwy_declines(const AffineGridProblem& p);
 
+/// Why the Highway kernel cannot take this grid view (empty: it takes it): elements that
+/// may alias each other (a zero stride, or strides that interleave).
+std::string affine_grid_hwy_declines_views(const MutableTensorView& grid);
+
 /// The Highway kernel (src/kernels/affine_grid/affine_grid_hwy.cc): same preconditions
 /// and bit-identical results as affine_grid_ref, for spatial rank 2 and 3. Vectorized
 /// over the interleaved (point, k) elements of a row, threaded over (row, segment) items
-/// through parallel_for. A grid view whose elements may alias each other (a zero stride,
-/// or strides that interleave) is handed to the reference, which defines the result.
+/// through parallel_for. Takes only grid views whose elements cannot alias each other
+/// (affine_grid_hwy_declines_views; the operator layer hands the others to the reference,
+/// which defines the result, and logs it).
 /// Not noexcept: parallel_for passes on what a host runner or a chunk throws.
 void affine_grid_hwy(const AffineGridProblem& p, const TensorView& theta,
                      const MutableTensorView& grid);

@@ -15,20 +15,13 @@
 
 #include "core/convert.h"
 #include "gridops/parallel.h"
+#include "core/coords.h"
 #include "kernels/affine_grid/affine_grid.h"
 
 namespace gridops::kernels {
 namespace {
 
 constexpr int64_t kRowsPerBlock = 64;
-
-/// Base coordinate as the forward computes it (NOTE [ AffineGrid arithmetic ]).
-template <class F>
-F base(int64_t i, int64_t len, bool align_corners) {
-  if (len == 1) return F(0);
-  if (align_corners) return static_cast<F>(2 * i) / static_cast<F>(len - 1) - F(1);
-  return static_cast<F>(2 * i + 1) / static_cast<F>(len) - F(1);
-}
 
 template <class T, class F>
 void run_typed(const AffineGridProblem& p, const TensorView& grad_grid,
@@ -42,7 +35,7 @@ void run_typed(const AffineGridProblem& p, const TensorView& grad_grid,
   const int64_t nb = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
   const int64_t J = r + 1;
   std::vector<double> xs(static_cast<size_t>(W));
-  for (int64_t w = 0; w < W; ++w) xs[static_cast<size_t>(w)] = static_cast<double>(base<F>(w, W, p.align_corners));
+  for (int64_t w = 0; w < W; ++w) xs[static_cast<size_t>(w)] = static_cast<double>(coords::affine_grid_base<F>(w, W, p.align_corners));
   // Partial sums: [n][block][k][j].
   std::vector<double> part(static_cast<size_t>(p.batch * nb * r * J), 0.0);
   const Dims& gs = grad_grid.strides;
@@ -55,8 +48,8 @@ void run_typed(const AffineGridProblem& p, const TensorView& grad_grid,
       const int64_t row0 = blk * kRowsPerBlock, row1 = std::min(rows, row0 + kRowsPerBlock);
       for (int64_t row = row0; row < row1; ++row) {
         const int64_t d = row / H, h = row % H;
-        const double y = static_cast<double>(base<F>(h, H, p.align_corners));
-        const double z = r == 3 ? static_cast<double>(base<F>(d, D, p.align_corners)) : 0.0;
+        const double y = static_cast<double>(coords::affine_grid_base<F>(h, H, p.align_corners));
+        const double z = r == 3 ? static_cast<double>(coords::affine_grid_base<F>(d, D, p.align_corners)) : 0.0;
         int64_t off = n * gs[0] + h * gs[static_cast<size_t>(r) - 1];
         if (r == 3) off += d * gs[1];
         const int64_t ws = gs[static_cast<size_t>(r)], ks = gs[static_cast<size_t>(r) + 1];

@@ -44,6 +44,7 @@
 #include "core/convert.h"
 #include "gridops/dtype.h"
 #include "gridops/parallel.h"
+#include "core/coords.h"
 #include "kernels/affine_grid/affine_grid.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -89,7 +90,7 @@ struct RunArgs {
 #endif  // GRIDOPS_AFFINE_GRID_HWY_SHARED
 
 HWY_BEFORE_NAMESPACE();
-namespace gridops::kernels {
+namespace gridops::kernels::affine_grid_simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 using affine_grid_detail::kMaxVectorBytes;
@@ -283,22 +284,18 @@ void AffineGridRun(const RunArgs& a) {
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace gridops::kernels
+}  // namespace gridops::kernels::affine_grid_simd
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gridops::kernels {
+namespace gridops::kernels::affine_grid_simd {
 HWY_EXPORT(AffineGridRun);
+}  // namespace gridops::kernels::affine_grid_simd
+
+namespace gridops::kernels {
+using namespace affine_grid_simd;  // NOLINT(google-build-using-namespace): HWY_DYNAMIC_DISPATCH
 
 namespace {
-
-// Base coordinate exactly as affine_grid_ref computes it (NOTE [ AffineGrid arithmetic ]).
-template <class F>
-F base_coordinate(int64_t i, int64_t len, bool align_corners) noexcept {
-  if (len == 1) return F(0);
-  if (align_corners) return static_cast<F>(2 * i) / static_cast<F>(len - 1) - F(1);
-  return static_cast<F>(2 * i + 1) / static_cast<F>(len) - F(1);
-}
 
 template <class F>
 void fill_tables(const AffineGridProblem& p, std::vector<F> (&t)[3]) {
@@ -306,20 +303,20 @@ void fill_tables(const AffineGridProblem& p, std::vector<F> (&t)[3]) {
   const int64_t W = p.spatial[r - 1], H = p.spatial[r - 2];
   t[0].resize(static_cast<size_t>(W * r));
   for (int64_t w = 0; w < W; ++w) {
-    const F x = base_coordinate<F>(affine_grid_index(p, r - 1, w), affine_grid_length(p, r - 1),
+    const F x = coords::affine_grid_base<F>(affine_grid_index(p, r - 1, w), affine_grid_length(p, r - 1),
                                    p.align_corners);
     for (int k = 0; k < r; ++k) t[0][static_cast<size_t>(w * r + k)] = x;
   }
   t[1].resize(static_cast<size_t>(H));
   for (int64_t h = 0; h < H; ++h) {
-    t[1][static_cast<size_t>(h)] = base_coordinate<F>(affine_grid_index(p, r - 2, h),
+    t[1][static_cast<size_t>(h)] = coords::affine_grid_base<F>(affine_grid_index(p, r - 2, h),
                                                       affine_grid_length(p, r - 2), p.align_corners);
   }
   if (r == 3) {
     const int64_t D = p.spatial[0];
     t[2].resize(static_cast<size_t>(D));
     for (int64_t i = 0; i < D; ++i) {
-      t[2][static_cast<size_t>(i)] = base_coordinate<F>(affine_grid_index(p, 0, i),
+      t[2][static_cast<size_t>(i)] = coords::affine_grid_base<F>(affine_grid_index(p, 0, i),
                                                         affine_grid_length(p, 0), p.align_corners);
     }
   }
@@ -378,15 +375,23 @@ std::string affine_grid_hwy_declines(const AffineGridProblem& p) {
   return {};
 }
 
+std::string affine_grid_hwy_declines_views(const MutableTensorView& grid) {
+  for (int64_t d : grid.shape) {
+    if (d == 0) return {};  // nothing is written
+  }
+  if (!provably_distinct(grid)) {
+    return "grid elements may alias each other (a zero stride or interleaved strides); "
+           "the reference defines aliasing writes";
+  }
+  return {};
+}
+
 void affine_grid_hwy(const AffineGridProblem& p, const TensorView& theta,
                      const MutableTensorView& grid) {
   assert(p.spatial_rank == 2 || p.spatial_rank == 3);
   assert(theta.dtype == p.dtype && grid.dtype == p.dtype);
   if (is_empty(p)) return;
-  if (!provably_distinct(grid)) {
-    affine_grid_ref(p, theta, grid);  // the reference defines aliasing writes
-    return;
-  }
+  assert(provably_distinct(grid));
   std::shared_ptr<const AffineGridTables> own;
   const AffineGridTables* tables = p.tables;
   if (tables == nullptr) {

@@ -5,21 +5,11 @@
 #include <type_traits>
 
 #include "core/convert.h"
+#include "core/coords.h"
 #include "kernels/affine_grid/affine_grid.h"
 
 namespace gridops::kernels {
 namespace {
-
-// Base coordinate of index i on an axis of length len, in F. See NOTE [ AffineGrid
-// arithmetic ]. i < len, and 2 * len fits int64 because the grid holds len * r >= 2 len
-// elements and its element count fits int64.
-template <class F>
-F base_coordinate(int64_t i, int64_t len, bool align_corners) noexcept {
-  assert(len >= 1 && i >= 0 && i < len);
-  if (len == 1) return F(0);  // ERRATA AffineGrid 1: the single pixel is the centre.
-  if (align_corners) return static_cast<F>(2 * i) / static_cast<F>(len - 1) - F(1);
-  return static_cast<F>(2 * i + 1) / static_cast<F>(len) - F(1);
-}
 
 template <class T, class F>
 void run_typed(const AffineGridProblem& p, const TensorView& theta,
@@ -54,7 +44,7 @@ void run_typed(const AffineGridProblem& p, const TensorView& theta,
       // axis, c[1] = y, c[2] = z.
       F c[kAffineGridMaxSpatial];
       for (int j = 0; j < r; ++j) {
-        c[j] = base_coordinate<F>(affine_grid_index(p, r - 1 - j, s[r - 1 - j]),
+        c[j] = coords::affine_grid_base<F>(affine_grid_index(p, r - 1 - j, s[r - 1 - j]),
                                   affine_grid_length(p, r - 1 - j), p.align_corners);
       }
       gidx[0] = n;
@@ -125,7 +115,7 @@ void backward_typed(const AffineGridProblem& p, const TensorView& grad_grid,
       double c[kAffineGridMaxSpatial + 1];
       for (int j = 0; j < r; ++j) {
         c[j] = static_cast<double>(
-            base_coordinate<F>(s[r - 1 - j], p.spatial[r - 1 - j], p.align_corners));
+            coords::affine_grid_base<F>(s[r - 1 - j], p.spatial[r - 1 - j], p.align_corners));
       }
       c[r] = 1.0;
       idx[0] = n;

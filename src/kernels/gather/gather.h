@@ -58,8 +58,12 @@ void gather_ref(const GatherProblem& p, const TensorView& data, const TensorView
 
 /// The fast kernel (gather_fast.cc; see NOTE [ Fast Gather ] there): dimensions merged to
 /// (outer, s, inner bytes), slices copied by size, threaded with parallel_for. Bit-exact
-/// with gather_ref. Declines strings; falls back to gather_ref for non-contiguous views.
+/// with gather_ref. Declines strings at plan time and non-contiguous views at run time
+/// (gather_fast_declines_views; the operator layer then runs gather_ref and logs it).
 std::string gather_fast_declines(const GatherProblem& p);
+/// Why gather_fast cannot take these views (empty: it takes them).
+std::string gather_fast_declines_views(const TensorView& data, const TensorView& indices,
+                                       const MutableTensorView& dst);
 /// Vector-gather kernels for 4- and 8-byte slices (gather_hwy.cc, only built with Highway):
 /// dst slices [u0, u1) of the (outer, q) output, dst[o * q + i] = data[o * s + idx[i]] with
 /// normalized indices; data and dst aligned to the element size.
@@ -68,7 +72,7 @@ void gather_chunk32_hwy(const uint32_t* data, int64_t s, const int32_t* idx, int
 void gather_chunk64_hwy(const uint64_t* data, int64_t s, const int64_t* idx, int64_t q,
                         uint64_t* dst, int64_t u0, int64_t u1);
 
-/// Runs the fast kernel.
+/// Runs the fast kernel (views it takes only).
 void gather_fast(const GatherProblem& p, const TensorView& data, const TensorView& indices,
                  const MutableTensorView& dst);
 

@@ -101,12 +101,17 @@ std::string gather_fast_declines(const GatherProblem& p) {
   return {};
 }
 
+std::string gather_fast_declines_views(const TensorView& data, const TensorView& indices,
+                                       const MutableTensorView& dst) {
+  if (!data.is_contiguous()) return "data is not contiguous";
+  if (!indices.is_contiguous()) return "indices are not contiguous";
+  if (!dst.is_contiguous()) return "dst is not contiguous";
+  return {};
+}
+
 void gather_fast(const GatherProblem& p, const TensorView& data, const TensorView& indices,
                  const MutableTensorView& dst) {
-  if (!data.is_contiguous() || !indices.is_contiguous() || !dst.is_contiguous()) {
-    gather_ref(p, data, indices, dst);  // any strides: the reference
-    return;
-  }
+  assert(gather_fast_declines_views(data, indices, dst).empty());
   int64_t count = 1;
   for (int64_t d : p.dst_shape) count *= d;
   if (count == 0) return;

@@ -13,8 +13,7 @@
 #include <hwy/highway.h>
 
 HWY_BEFORE_NAMESPACE();
-namespace gridops {
-namespace kernels {
+namespace gridops::kernels::gather_simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -59,15 +58,17 @@ void GatherChunk64(const uint64_t* data, int64_t s, const int64_t* idx, int64_t 
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace kernels
-}  // namespace gridops
+}  // namespace gridops::kernels::gather_simd
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gridops {
-namespace kernels {
+namespace gridops::kernels::gather_simd {
 HWY_EXPORT(GatherChunk32);
 HWY_EXPORT(GatherChunk64);
+}  // namespace gridops::kernels::gather_simd
+
+namespace gridops::kernels {
+using namespace gather_simd;  // NOLINT(google-build-using-namespace): HWY_DYNAMIC_DISPATCH
 
 void gather_chunk32_hwy(const uint32_t* data, int64_t s, const int32_t* idx, int64_t q,
                         uint32_t* dst, int64_t u0, int64_t u1) {
@@ -78,6 +79,5 @@ void gather_chunk64_hwy(const uint64_t* data, int64_t s, const int64_t* idx, int
                         uint64_t* dst, int64_t u0, int64_t u1) {
   HWY_DYNAMIC_DISPATCH(GatherChunk64)(data, s, idx, q, dst, u0, u1);
 }
-}  // namespace kernels
-}  // namespace gridops
+}  // namespace gridops::kernels
 #endif  // HWY_ONCE

@@ -65,12 +65,16 @@ void pad_ref(const PadProblem& problem, const PadArgs& args);
 /// built once by pad_fast_prepare, each innermost row written as left pad + middle run +
 /// right pad (on AVX-512 CPUs, rows of 128 bytes and more assembled 64-byte line by line in
 /// registers), threaded over rows with parallel_for. Bit-exact with pad_ref. Declines strings and
-/// problems whose index tables would be unreasonably large; at run time it falls back to
-/// pad_ref for non-contiguous views. See docs/ops/pad.md, "Fast path".
+/// problems whose index tables would be unreasonably large at plan time, and non-contiguous
+/// views at run time (pad_fast_declines_views; the operator layer then runs pad_ref and
+/// logs it). See docs/ops/pad.md, "Fast path".
 std::string pad_fast_declines(const PadProblem& problem);
+/// Why pad_fast cannot take these views (empty: it takes them).
+std::string pad_fast_declines_views(const PadProblem& problem, const PadArgs& args);
 /// Builds the fast kernel's tables for an accepted problem (stored in the plan).
 std::shared_ptr<const void> pad_fast_prepare(const PadProblem& problem);
-/// Runs the fast kernel; `problem.prepared` must come from pad_fast_prepare(problem).
+/// Runs the fast kernel on views it takes; `problem.prepared` must come from
+/// pad_fast_prepare(problem).
 void pad_fast(const PadProblem& problem, const PadArgs& args);
 
 }  // namespace gridops::kernels

@@ -16,7 +16,7 @@
 // exactly one thread (parallel_for over rows), so results never depend on the split.
 //
 // Two row kernels write the same bytes:
-// - the line writer (pad_hwy.cc, AVX-512 BW CPUs, rows of >= kLinesMinRowBytes): the rows
+// - the line writer (pad_hwy.cc, AVX-512 BW targets, rows of >= kLinesMinRowBytes): the rows
 //   of a chunk are one contiguous byte stream, assembled 64-byte line by line in a vector
 //   register and written with one aligned store per line (streaming for large outputs);
 //   the pad cells of each side are cut in the plan into pieces (PadPiece): contiguous
@@ -201,7 +201,7 @@ constexpr int64_t kStageBytes = int64_t{16} << 10;
 /// ownership, one written partly by streaming stores a slow partial flush). Rows longer
 /// than half the buffer stream their middle run directly.
 template <class Cell, bool kConstant>
-void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned char* value,
+void rows_kernel(const PadTables& t, const char* src, char* dst, const unsigned char* value,
                  bool zero, bool stream, int64_t r0, int64_t r1) {
   std::array<int64_t, kMaxRank> idx{};
   int64_t r = r0;
@@ -266,19 +266,9 @@ void rows_kernel(const Tables& t, const char* src, char* dst, const unsigned cha
 /// Rows shorter than this go to the portable row kernel (see pad_fast_prepare).
 constexpr int64_t kLinesMinRowBytes = 128;
 
-/// Whether this CPU runs the AVX-512 line writer (pad_hwy.cc).
-bool line_writer() {
-#ifdef GRIDOPS_HAVE_HWY
-  static const bool on = pad_lines_available();
-  return on;
-#else
-  return false;
-#endif
-}
-
 /// Cuts one pad side of the innermost axis (output cells mapped to source cells `map`)
 /// into the line writer's pieces (see PadPiece).
-void build_pieces(Tables& t, const std::vector<int64_t>& map, std::vector<PadPiece>* out) {
+void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<PadPiece>* out) {
   const int64_t cell = t.cell;
   const int64_t lane = t.perm_lane;
   const int64_t k = static_cast<int64_t>(map.size());
@@ -337,22 +327,25 @@ void build_pieces(Tables& t, const std::vector<int64_t>& map, std::vector<PadPie
 }
 
 template <class Cell>
-void run_rows(const Tables& t, const char* src, char* dst, const unsigned char* value, bool zero) {
+void run_rows(const PadTables& t, const char* src, char* dst, const unsigned char* value, bool zero) {
   const int64_t row_bytes = std::max<int64_t>(t.m * t.cell, 1);
   // Chunks of at least ~64 KiB so that thread start-up stays negligible.
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_bytes);
   // Large outputs bypass the cache (see nt_copy.h).
   const bool stream = t.rows * t.m * t.cell >= kStreamMinBytes;
-  const bool lines = t.lines && line_writer();
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
-    if (lines) {
 #ifdef GRIDOPS_HAVE_HWY
-      pad_rows_lines(t, src, dst, value, stream, r0, r1);
+    // The AVX-512 line writer where the dispatched target has it, else the portable kernel.
+    const bool written = t.lines && pad_rows_lines(t, src, dst, value, stream, r0, r1);
+#else
+    const bool written = false;
 #endif
-    } else if (t.mode == PadMode::kConstant) {
-      rows_kernel<Cell, true>(t, src, dst, value, zero, stream, r0, r1);
-    } else {
-      rows_kernel<Cell, false>(t, src, dst, value, zero, stream, r0, r1);
+    if (!written) {
+      if (t.mode == PadMode::kConstant) {
+        rows_kernel<Cell, true>(t, src, dst, value, zero, stream, r0, r1);
+      } else {
+        rows_kernel<Cell, false>(t, src, dst, value, zero, stream, r0, r1);
+      }
     }
     if (stream) stream_fence();
   });
@@ -383,7 +376,7 @@ std::string pad_fast_declines(const PadProblem& p) {
 }
 
 std::shared_ptr<const void> pad_fast_prepare(const PadProblem& p) {
-  auto t = std::make_shared<Tables>();
+  auto t = std::make_shared<PadTables>();
   t->mode = p.mode;
   t->es = static_cast<int64_t>(dtype_size(p.dtype));
   const Merged g = merge(p);
@@ -441,22 +434,22 @@ std::shared_ptr<const void> pad_fast_prepare(const PadProblem& p) {
   return t;
 }
 
-void pad_fast(const PadProblem& p, const PadArgs& a) {
-  assert(p.prepared != nullptr);
+std::string pad_fast_declines_views(const PadProblem& p, const PadArgs& a) {
   const size_t rank = p.dst_shape.size();
-  bool contiguous = true;
   int64_t want_src = 1, want_dst = 1;
   for (size_t d = rank; d-- > 0;) {
-    if (p.src_shape[d] != 1 && a.src_strides[d] != want_src) contiguous = false;
-    if (p.dst_shape[d] != 1 && a.dst_strides[d] != want_dst) contiguous = false;
+    if (p.src_shape[d] != 1 && a.src_strides[d] != want_src) return "src is not contiguous";
+    if (p.dst_shape[d] != 1 && a.dst_strides[d] != want_dst) return "dst is not contiguous";
     want_src *= p.src_shape[d];
     want_dst *= p.dst_shape[d];
   }
-  if (!contiguous) {
-    pad_ref(p, a);  // any strides: the reference
-    return;
-  }
-  const Tables& t = *static_cast<const Tables*>(p.prepared);
+  return {};
+}
+
+void pad_fast(const PadProblem& p, const PadArgs& a) {
+  assert(p.prepared != nullptr);
+  assert(pad_fast_declines_views(p, a).empty());
+  const PadTables& t = *static_cast<const PadTables*>(p.prepared);
   if (t.empty) return;
   static constexpr std::array<unsigned char, 16> kZeroBytes{};
   const auto* value =

@@ -1,5 +1,9 @@
-// The line writer of the fast Pad kernel (AVX-512 BW; other targets report it unavailable
-// and pad_fast uses its portable row kernel). See NOTE [ Fast Pad ] in pad_fast.cc.
+// The line writer of the fast Pad kernel: the one place of raw AVX-512 BW intrinsics
+// (Highway has no byte-masked 64-byte load/store and mask-move ops of this shape). On the
+// AVX-512 targets pad_rows_lines writes the rows and returns true; on every other target
+// it writes nothing and returns false, and pad_fast runs its portable row kernel (the
+// fallback, which the differential tests run on the lower targets, PadDiff.EveryHighwayTarget).
+// See NOTE [ Fast Pad ] in pad_fast.cc.
 //
 // The output rows of a range form one contiguous byte stream. The writer keeps the
 // 64-byte line being assembled in a vector register and appends to it: runs of the
@@ -22,13 +26,10 @@
 #include <hwy/highway.h>
 
 HWY_BEFORE_NAMESPACE();
-namespace gridops {
-namespace kernels {
+namespace gridops::kernels::pad_simd {
 namespace HWY_NAMESPACE {
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-
-bool LinesAvailable() { return true; }
 
 /// Lanes [lo, hi) of a 64-lane byte mask (0 <= lo <= hi <= 64).
 HWY_INLINE __mmask64 ByteRange(size_t lo, size_t hi) {
@@ -188,7 +189,7 @@ HWY_INLINE __m512i Rotation(int64_t lane, size_t shift) {
 }
 
 template <bool kStream>
-HWY_INLINE void Pieces(Lines<kStream>& w, const Tables& t, const std::vector<PadPiece>& pieces,
+HWY_INLINE void Pieces(Lines<kStream>& w, const PadTables& t, const std::vector<PadPiece>& pieces,
                        const int64_t* map, const char* in, bool perm_ok) {
   const int64_t cell = t.cell;
   for (const PadPiece& pc : pieces) {
@@ -248,7 +249,7 @@ HWY_INLINE void Pieces(Lines<kStream>& w, const Tables& t, const std::vector<Pad
 }
 
 template <bool kStream>
-void RowsT(const Tables& t, const char* src, char* dst, const unsigned char* value, int64_t r0,
+void RowsT(const PadTables& t, const char* src, char* dst, const unsigned char* value, int64_t r0,
            int64_t r1) {
   std::array<int64_t, kMaxRank> idx{};
   int64_t r = r0;
@@ -305,40 +306,38 @@ void RowsT(const Tables& t, const char* src, char* dst, const unsigned char* val
   w.Finish();
 }
 
-void Rows(const Tables& t, const char* src, char* dst, const unsigned char* value, bool stream,
+bool Rows(const PadTables& t, const char* src, char* dst, const unsigned char* value, bool stream,
           int64_t r0, int64_t r1) {
   if (stream) {
     RowsT<true>(t, src, dst, value, r0, r1);
   } else {
     RowsT<false>(t, src, dst, value, r0, r1);
   }
+  return true;
 }
 
-#else  // no AVX-512 BW: the portable row kernel of pad_fast.cc
+#else  // no AVX-512 BW on this target: the caller runs the portable row kernel
 
-bool LinesAvailable() { return false; }
-
-void Rows(const Tables&, const char*, char*, const unsigned char*, bool, int64_t, int64_t) {}
+bool Rows(const PadTables&, const char*, char*, const unsigned char*, bool, int64_t, int64_t) {
+  return false;
+}
 
 #endif
 
 }  // namespace HWY_NAMESPACE
-}  // namespace kernels
-}  // namespace gridops
+}  // namespace gridops::kernels::pad_simd
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gridops {
-namespace kernels {
-HWY_EXPORT(LinesAvailable);
+namespace gridops::kernels::pad_simd {
 HWY_EXPORT(Rows);
+}  // namespace gridops::kernels::pad_simd
 
-bool pad_lines_available() { return HWY_DYNAMIC_DISPATCH(LinesAvailable)(); }
-
-void pad_rows_lines(const Tables& t, const char* src, char* dst, const unsigned char* value,
+namespace gridops::kernels {
+bool pad_rows_lines(const PadTables& t, const char* src, char* dst, const unsigned char* value,
                     bool stream, int64_t r0, int64_t r1) {
-  HWY_DYNAMIC_DISPATCH(Rows)(t, src, dst, value, stream, r0, r1);
+  using namespace pad_simd;  // NOLINT(google-build-using-namespace): the dispatch table
+  return HWY_DYNAMIC_DISPATCH(Rows)(t, src, dst, value, stream, r0, r1);
 }
-}  // namespace kernels
-}  // namespace gridops
+}  // namespace gridops::kernels
 #endif  // HWY_ONCE

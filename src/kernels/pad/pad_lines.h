@@ -26,14 +26,14 @@ struct PadPiece {
   };
   Kind kind = kCopy;
   int32_t perm = -1;   // kPerm: index of the piece's 64-byte lane index table in perm_idx
-  int64_t first = 0;   // first cell of the side (index into Tables::left / right)
+  int64_t first = 0;   // first cell of the side (index into PadTables::left / right)
   int64_t count = 0;   // cells
   int64_t src = 0;     // kCopy: first source cell; kPerm: first source cell of the window
   int64_t wlanes = 0;  // kPerm: lanes of the window that lie inside the source row
 };
 
 /// The tables built once per plan.
-struct Tables {
+struct PadTables {
   PadMode mode = PadMode::kConstant;
   bool empty = false;
   int64_t es = 0;    // bytes per dtype element
@@ -56,17 +56,16 @@ struct Tables {
   int64_t rows = 0;
 };
 
-/// Whether this CPU runs the line writer (AVX-512 BW); if not, pad_fast uses its portable
-/// row kernel. Defined in pad_hwy.cc, so only in builds with Highway (GRIDOPS_HAVE_HWY).
-bool pad_lines_available();
-
-/// Output rows [r0, r1) written line by line: every 64-byte line of dst that lies wholly
-/// inside these rows is assembled in a vector register and written with one aligned
-/// store (a streaming store when `stream`); the partial lines at both ends of the range
-/// with byte-masked stores, so neighbouring ranges never write each other's bytes.
-/// `value` is the pad value (es bytes, constant mode). Call only when
-/// pad_lines_available(); issues no fence.
-void pad_rows_lines(const Tables& t, const char* src, char* dst, const unsigned char* value,
+/// The line writer (pad_hwy.cc; only in builds with Highway, GRIDOPS_HAVE_HWY): on a CPU
+/// whose dispatched Highway target has AVX-512 BW, writes output rows [r0, r1) line by
+/// line and returns true: every 64-byte line of dst that lies wholly inside these rows is
+/// assembled in a vector register and written with one aligned store (a streaming store
+/// when `stream`); the partial lines at both ends of the range with byte-masked stores, so
+/// neighbouring ranges never write each other's bytes. `value` is the pad value (es bytes,
+/// constant mode). Issues no fence. On other targets writes nothing and returns false: the
+/// caller then writes the rows with its portable row kernel (the same bytes). Deciding per
+/// call (not once per process) keeps the choice right when the target changes at run time.
+bool pad_rows_lines(const PadTables& t, const char* src, char* dst, const unsigned char* value,
                     bool stream, int64_t r0, int64_t r1);
 
 }  // namespace gridops::kernels

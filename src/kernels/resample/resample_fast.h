@@ -1,5 +1,6 @@
-// The fast resampling kernels (src/kernels/resample/resample_hwy.cc): their plan-time
-// tables and entry points. See docs/ops/resample.md, "Fast path", for the arithmetic.
+// The fast resampling paths: their plan-time tables (resample_tables.cc) and entry
+// points (resample_plain_hwy.cc, resample_channels_hwy.cc; Highway, shared helpers in
+// resample_hwy-inl.h). See docs/ops/resample.md, "Fast path", for the arithmetic.
 #pragma once
 
 #include <cstdint>
@@ -41,19 +42,52 @@ struct ResampleChunkTable {
 /// Everything the fast kernels precompute for one plan.
 struct ResampleFastTables {
   ResampleAxisTable axis[kResampleMaxSpatialRank];
-  ResampleChunkTable chunks;  ///< plain kernels only
-  bool plain = false;         ///< both tensors contiguous along the innermost spatial axis
+  ResampleChunkTable chunks;  ///< resample.plain only (built by resample_plain_prepare)
 };
 
-/// Why the fast kernels decline p (empty: they take it).
+// The paths (each an entry of the implementation list in src/ops/resample.cc; all need
+// Highway). Every path computes the same values (NOTE [ Fast resample arithmetic ]):
+// - resample.plain: both tensors unblocked and contiguous along the last spatial axis;
+//   vectors run along W with in-register taps.
+// - resample.channels_vector16 / resample.channels_vector8: both tensors hold runs of 16 / 8
+//   contiguous channels at every pixel (channels-last, blocked16, blocked8); vectors run
+//   along the channels.
+// - resample.generic: any layout, one channel at a time.
+// Forward: dst = A src in float32 arithmetic (nearest: a copy). Backward: diff_src =
+// A^T diff_dst (linear: float32 arithmetic; nearest: double, bit-exact). `tables` from the
+// path's prepare function.
+
+/// Why every fast path declines p (dtype, sizes; empty: the paths may take it).
+/// resample_tables.cc, with the tables.
 std::string resample_fast_declines(const ResampleProblem& p);
-/// Builds the tables of an accepted problem (may throw std::bad_alloc).
+/// The per-axis tables of an accepted problem (may throw std::bad_alloc).
+std::shared_ptr<ResampleFastTables> resample_make_tables(const ResampleProblem& p);
+/// resample_make_tables as the list's prepare hook.
 std::shared_ptr<const void> resample_fast_prepare(const ResampleProblem& p);
-/// dst = A src in float32 arithmetic (nearest: a copy). `tables` from resample_fast_prepare.
-void resample_forward_fast(const ResampleProblem& p, const void* tables, const void* src,
-                           void* dst);
-/// diff_src = A^T diff_dst (linear: float32 arithmetic; nearest: double, bit-exact).
-void resample_backward_fast(const ResampleProblem& p, const void* tables, const void* diff_dst,
-                            void* diff_src);
+
+std::string resample_plain_declines(const ResampleProblem& p);
+/// The per-axis tables plus the W adjoint in vector-chunk form.
+std::shared_ptr<const void> resample_plain_prepare(const ResampleProblem& p);
+void resample_plain_forward(const ResampleProblem& p, const void* tables, const void* src,
+                            void* dst);
+void resample_plain_backward(const ResampleProblem& p, const void* tables, const void* diff_dst,
+                             void* diff_src);
+
+std::string resample_channels16_declines(const ResampleProblem& p);
+void resample_channels16_forward(const ResampleProblem& p, const void* tables, const void* src,
+                                 void* dst);
+void resample_channels16_backward(const ResampleProblem& p, const void* tables,
+                                  const void* diff_dst, void* diff_src);
+std::string resample_channels8_declines(const ResampleProblem& p);
+void resample_channels8_forward(const ResampleProblem& p, const void* tables, const void* src,
+                                void* dst);
+void resample_channels8_backward(const ResampleProblem& p, const void* tables,
+                                 const void* diff_dst, void* diff_src);
+
+/// resample.generic declines what resample_fast_declines declines.
+void resample_generic_forward(const ResampleProblem& p, const void* tables, const void* src,
+                              void* dst);
+void resample_generic_backward(const ResampleProblem& p, const void* tables,
+                               const void* diff_dst, void* diff_src);
 
 }  // namespace gridops::kernels

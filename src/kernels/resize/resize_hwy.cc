@@ -18,7 +18,7 @@
 #include <hwy/highway.h>
 
 HWY_BEFORE_NAMESPACE();
-namespace gridops::kernels {
+namespace gridops::kernels::resize_simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -253,11 +253,11 @@ void StoreU8FromF32(const float* HWY_RESTRICT s, uint8_t* HWY_RESTRICT d, int64_
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace gridops::kernels
+}  // namespace gridops::kernels::resize_simd
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gridops::kernels {
+namespace gridops::kernels::resize_simd {
 
 HWY_EXPORT(AxpyF32);
 HWY_EXPORT(GatherRowF32);
@@ -266,6 +266,10 @@ HWY_EXPORT(ResizeLanesF32);
 HWY_EXPORT(ResizeBlendRowsF32);
 HWY_EXPORT(ResizeRowPassF32);
 HWY_EXPORT(ResizeBlendRowsU8);
+}  // namespace gridops::kernels::resize_simd
+
+namespace gridops::kernels {
+using namespace resize_simd;  // NOLINT(google-build-using-namespace): HWY_DYNAMIC_DISPATCH
 
 void resize_blend_rows_u8(float* out, const uint8_t* const* rows, const float* w, int64_t taps, int64_t n) {
   HWY_DYNAMIC_DISPATCH(ResizeBlendRowsU8)(out, rows, w, taps, n);

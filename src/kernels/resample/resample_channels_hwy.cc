@@ -1,0 +1,687 @@
+// The channel-vector paths of fast resampling: resample.channels_vector16,
+// resample.channels_vector8 and resample.generic (one channel per chunk), forward and
+// backward, float32 and bfloat16, written once with Highway.
+// See NOTE [ Fast resample arithmetic ] in resample_hwy-inl.h and docs/ops/resample.md.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gridops/parallel.h"
+#include "kernels/resample/resample.h"
+#include "kernels/resample/resample_fast.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/resample/resample_channels_hwy.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "kernels/resample/resample_hwy-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace gridops::kernels::resample_simd {
+namespace HWY_NAMESPACE {
+
+// =====================================================================================
+// Channel-vector kernels: both tensors hold runs of contiguous channels (nhwc, blocked,
+// any mix of them; kCap == 1 is the generic per-channel path for any other mix).
+// =====================================================================================
+
+template <class T, int R, size_t kCap>
+void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {
+  const hn::CappedTag<float, kCap> d;
+  using DV = decltype(d);
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const ResampleLayout& S = p.src;
+  const ResampleLayout& Dl = p.dst;
+  const int64_t nq = (Dl.padded_c + L - 1) / L;
+  const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
+  const int64_t G = std::clamp<int64_t>((64 * 1024) / std::max<int64_t>(Iw * L, 1), 1, nq);
+  const int64_t ngroups = (nq + G - 1) / G;
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
+  const int64_t tasks = p.n * ngroups * outer;
+  const ResampleAxisTable& aw = tb.axis[R - 1];
+  const int64_t ssw = S.spatial_stride[R - 1], dsw = Dl.spatial_stride[R - 1];
+  const int32_t* i0p = aw.i0.data();
+  const int32_t* i1p = aw.i1.data();
+  const float* w0p = aw.w0.data();
+  const float* w1p = aw.w1.data();
+  const bool stream = StreamOK(p, Dl, dst, L, kCap);
+  // Both tensors channels-last: the chunks of a group are adjacent in memory on both sides,
+  // so a group's chunks at one pixel form one run of G * L elements.
+  const bool flat_layout =
+      S.block == 1 && Dl.block == 1 && S.c_block_stride == 1 && Dl.c_block_stride == 1;
+  const bool fuse = Iw >= 2 * Ow;
+  parallel_for(tasks, GrainFor(Ow * G * L), [&](int64_t begin, int64_t end) {
+    // Everything the loops use is a local here, not a closure member: vector stores may
+    // alias anything, so values read through the closure would be reloaded after each store.
+    const int64_t lanes = L, iw_n = Iw, ow_n = Ow, s_w = ssw, d_w = dsw;
+    const int32_t* const t_i0 = i0p;
+    const int32_t* const t_i1 = i1p;
+    const float* const t_w0 = w0p;
+    const float* const t_w1 = w1p;
+    const T* const s_base = src;
+    T* const d_base = dst;
+    const bool strm = stream, fuse_l = fuse, flat_l = flat_layout;
+    std::vector<float> v(static_cast<size_t>(iw_n * G * lanes));
+    std::vector<int64_t> qreal(static_cast<size_t>(G)), qs(qreal.size()), qd(qreal.size());
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer;
+      const int64_t rest = task / outer;
+      const int64_t g = rest % ngroups, n = rest / ngroups;
+      const int64_t q0 = g * G, q1 = std::min(nq, q0 + G);
+      int64_t oi[2] = {0, 0};
+      OuterIndex<R>(pos, p.out, oi);
+      // Source row offsets (axis 0 varies fastest) and weights of the outer axes.
+      const OuterTaps ot = MakeOuterTaps<R>(tb, S, Dl, oi);
+      const int64_t* so = ot.so;
+      const float wa0 = ot.wa0, wa1 = ot.wa1, wb0 = ot.wb0, wb1 = ot.wb1;
+      const int64_t doff = ot.doff;
+      const auto va0 = hn::Set(d, wa0), va1 = hn::Set(d, wa1);
+      const auto vb0 = hn::Set(d, wb0), vb1 = hn::Set(d, wb1);
+      // Per chunk: real channels, s_base and d_base offsets.
+      const int64_t nql = q1 - q0;
+      for (int64_t j = 0; j < nql; ++j) {
+        const int64_t c0 = (q0 + j) * lanes;
+        qreal[j] = std::min(lanes, p.c - c0);
+        qs[j] = qreal[j] > 0 ? n * S.n_stride + ChanOff(S, c0) : 0;
+        qd[j] = n * Dl.n_stride + ChanOff(Dl, c0) + doff;
+      }
+      // The loops below keep everything they use in locals: vector stores may alias
+      // anything, so values read through references would be reloaded after each store.
+      const int64_t GL = nql * lanes;  // v's stride per input column
+      float* const vp = v.data();
+      const bool flat = flat_l && q1 * lanes <= p.c;
+      // Downsampling by 2 or more with full chunks: each input column feeds at most about
+      // one output, so the outer interpolation is computed at both W taps of each output
+      // directly (the same operations on the same values as the two steps below, without
+      // the round trip through v).
+      if (fuse_l && q1 * lanes <= p.c) {
+        auto fused = [&](auto st) {
+          constexpr bool kStream = decltype(st)::value;
+          const int64_t runs = flat ? 1 : nql;  // runs of contiguous chunks
+          const int64_t run_len = flat ? GL : lanes;
+          for (int64_t j = 0; j < runs; ++j) {
+            const T* sb = s_base + qs[j];
+            const T* r0 = sb + so[0];
+            const T* r1 = sb + so[1];
+            const T* r2 = sb + so[2];
+            const T* r3 = sb + so[3];
+            T* db = d_base + qd[j];
+            auto at = [&](int64_t off) {
+              if constexpr (R == 1) {
+                return LoadF(d, r0 + off);
+              } else if constexpr (R == 2) {
+                return Lerp<DV>(va0, va1, LoadF(d, r0 + off), LoadF(d, r1 + off));
+              } else {
+                const auto lo = Lerp<DV>(va0, va1, LoadF(d, r0 + off), LoadF(d, r1 + off));
+                const auto hi = Lerp<DV>(va0, va1, LoadF(d, r2 + off), LoadF(d, r3 + off));
+                return Lerp<DV>(vb0, vb1, lo, hi);
+              }
+            };
+            for (int64_t ow = 0; ow < ow_n; ++ow) {
+              const int64_t o0 = t_i0[ow] * s_w, o1 = t_i1[ow] * s_w;
+              const auto w0 = hn::Set(d, t_w0[ow]), w1 = hn::Set(d, t_w1[ow]);
+              T* dp = db + ow * d_w;
+              for (int64_t k = 0; k < run_len; k += lanes) {
+                const auto a = at(o0 + k);
+                const auto b = at(o1 + k);
+                StoreOut(d, Lerp<DV>(w0, w1, a, b), dp + k, kStream);
+              }
+            }
+          }
+        };
+        if (strm) {
+          fused(std::true_type{});
+        } else {
+          fused(std::false_type{});
+        }
+        continue;
+      }
+      // Step 1: v[iw][chunk] = the outer axes' interpolation at input column iw.
+      // Groups of full channel-last chunks on both sides (the common case) run flat vector
+      // loops; other groups (blocked, partial or padding-only chunks) go chunk by chunk.
+      if (flat) {
+        const T* sb = s_base + qs[0];
+        const T* r0 = sb + so[0];
+        const T* r1 = sb + so[1];
+        const T* r2 = sb + so[2];
+        const T* r3 = sb + so[3];
+        for (int64_t iw = 0; iw < iw_n; ++iw) {
+          float* out = vp + iw * GL;
+          const int64_t off = iw * s_w;
+          for (int64_t k = 0; k < GL; k += lanes) {
+            hn::Vec<DV> r;
+            if constexpr (R == 1) {
+              r = LoadF(d, r0 + off + k);
+            } else if constexpr (R == 2) {
+              r = Lerp<DV>(va0, va1, LoadF(d, r0 + off + k), LoadF(d, r1 + off + k));
+            } else {
+              const auto lo = Lerp<DV>(va0, va1, LoadF(d, r0 + off + k), LoadF(d, r1 + off + k));
+              const auto hi = Lerp<DV>(va0, va1, LoadF(d, r2 + off + k), LoadF(d, r3 + off + k));
+              r = Lerp<DV>(vb0, vb1, lo, hi);
+            }
+            hn::StoreU(r, d, out + k);
+          }
+        }
+      } else {
+        for (int64_t j = 0; j < nql; ++j) {
+          const int64_t real = qreal[j];
+          const T* sb = s_base + qs[j];
+          const T* r0 = sb + so[0];
+          const T* r1 = sb + so[1];
+          const T* r2 = sb + so[2];
+          const T* r3 = sb + so[3];
+          float* out = vp + j * lanes;
+          auto col = [&](auto ld) {
+            for (int64_t iw = 0; iw < iw_n; ++iw) {
+              const int64_t off = iw * s_w;
+              hn::Vec<DV> r;
+              if constexpr (R == 1) {
+                r = ld(r0 + off);
+              } else if constexpr (R == 2) {
+                r = Lerp<DV>(va0, va1, ld(r0 + off), ld(r1 + off));
+              } else {
+                const auto lo = Lerp<DV>(va0, va1, ld(r0 + off), ld(r1 + off));
+                const auto hi = Lerp<DV>(va0, va1, ld(r2 + off), ld(r3 + off));
+                r = Lerp<DV>(vb0, vb1, lo, hi);
+              }
+              hn::StoreU(r, d, out + iw * GL);
+            }
+          };
+          if (real == lanes) {
+            col([d](const T* ptr) { return LoadF(d, ptr); });
+          } else if (real <= 0) {
+            for (int64_t iw = 0; iw < iw_n; ++iw) hn::StoreU(hn::Zero(d), d, out + iw * GL);
+          } else {
+            col([d, real](const T* ptr) { return LoadPartialF(d, ptr, real); });
+          }
+        }
+      }
+      // Step 2: the W lerp, stored in the d_base layout.
+      auto step2 = [&](auto st) {
+        constexpr bool kStream = decltype(st)::value;
+        if (flat) {
+          T* db = d_base + qd[0];
+          for (int64_t ow = 0; ow < ow_n; ++ow) {
+            const float* va = vp + t_i0[ow] * GL;
+            const float* vb = vp + t_i1[ow] * GL;
+            const auto w0 = hn::Set(d, t_w0[ow]), w1 = hn::Set(d, t_w1[ow]);
+            T* dp = db + ow * d_w;
+            for (int64_t k = 0; k < GL; k += lanes) {
+              const auto r = Lerp<DV>(w0, w1, hn::LoadU(d, va + k), hn::LoadU(d, vb + k));
+              StoreOut(d, r, dp + k, kStream);
+            }
+          }
+          return;
+        }
+        for (int64_t j = 0; j < nql; ++j) {
+          const int64_t real = qreal[j];
+          const float* vj = vp + j * lanes;
+          T* db = d_base + qd[j];
+          if (real >= lanes || Dl.block > 1) {
+            for (int64_t ow = 0; ow < ow_n; ++ow) {
+              const auto r = Lerp<DV>(hn::Set(d, t_w0[ow]), hn::Set(d, t_w1[ow]),
+                                      hn::LoadU(d, vj + t_i0[ow] * GL), hn::LoadU(d, vj + t_i1[ow] * GL));
+              StoreOut(d, r, db + ow * d_w, kStream);
+            }
+          } else {
+            for (int64_t ow = 0; ow < ow_n; ++ow) {
+              const auto r = Lerp<DV>(hn::Set(d, t_w0[ow]), hn::Set(d, t_w1[ow]),
+                                      hn::LoadU(d, vj + t_i0[ow] * GL), hn::LoadU(d, vj + t_i1[ow] * GL));
+              StorePartialF(d, r, db + ow * d_w, real);
+            }
+          }
+        }
+      };
+      if (strm) {
+        step2(std::true_type{});
+      } else {
+        step2(std::false_type{});
+      }
+    }
+    if (strm) hwy::FlushStream();
+  });
+}
+
+template <class T, int R, size_t kCap>
+void BwdLinearC(const ResampleProblem& p, const Tables& tb, const T* gsrc, T* out) {
+  const hn::CappedTag<float, kCap> d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const ResampleLayout& Gl = p.dst;  // diff_dst
+  const ResampleLayout& Ol = p.src;  // diff_src
+  const int64_t nq = (Ol.padded_c + L - 1) / L;
+  const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
+  const int64_t G = std::clamp<int64_t>((64 * 1024) / std::max<int64_t>(Ow * L, 1), 1, nq);
+  const int64_t ngroups = (nq + G - 1) / G;
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.in[k];
+  const int64_t tasks = p.n * ngroups * outer;
+  const ResampleAxisTable& aw = tb.axis[R - 1];
+  const int64_t gsw = Gl.spatial_stride[R - 1], osw = Ol.spatial_stride[R - 1];
+  const int64_t* bp = aw.begin.data();
+  const int32_t* uop = aw.use_o.data();
+  const float* uwp = aw.use_w.data();
+  const bool stream = StreamOK(p, Ol, out, L, kCap);
+  parallel_for(tasks, GrainFor(Ow * G * L), [&](int64_t begin, int64_t end) {
+    std::vector<float> t(static_cast<size_t>(Ow * G * L));
+    std::vector<int64_t> qreal(static_cast<size_t>(G)), qs(qreal.size()), qd(qreal.size());
+    std::vector<int64_t> hoff, doffs;
+    std::vector<float> hw, dw;
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer;
+      const int64_t rest = task / outer;
+      const int64_t g = rest % ngroups, n = rest / ngroups;
+      const int64_t q0 = g * G, q1 = std::min(nq, q0 + G);
+      int64_t ii[2] = {0, 0};
+      OuterIndex<R>(pos, p.in, ii);
+      int64_t ooff = 0;
+      bool empty = false;
+      const ResampleAxisTable* ad = nullptr;
+      const ResampleAxisTable* ah = nullptr;
+      int64_t hb = 0, he = 0, db = 0, de = 0;
+      if constexpr (R == 2) {
+        ah = &tb.axis[0];
+        hb = ah->begin[ii[0]];
+        he = ah->begin[ii[0] + 1];
+        empty = hb == he;
+        ooff = ii[0] * Ol.spatial_stride[0];
+      } else if constexpr (R == 3) {
+        ad = &tb.axis[0];
+        ah = &tb.axis[1];
+        db = ad->begin[ii[0]];
+        de = ad->begin[ii[0] + 1];
+        hb = ah->begin[ii[1]];
+        he = ah->begin[ii[1] + 1];
+        empty = db == de || hb == he;
+        ooff = ii[0] * Ol.spatial_stride[0] + ii[1] * Ol.spatial_stride[1];
+      }
+      const int64_t nql = q1 - q0;
+      for (int64_t j = 0; j < nql; ++j) {
+        const int64_t c0 = (q0 + j) * L;
+        qreal[j] = empty ? 0 : std::min(L, p.c - c0);
+        qs[j] = qreal[j] > 0 ? n * Gl.n_stride + ChanOff(Gl, c0) : 0;
+        qd[j] = n * Ol.n_stride + ChanOff(Ol, c0) + ooff;
+      }
+      // Offsets and weights of the outer uses.
+      hoff.clear();
+      hw.clear();
+      doffs.clear();
+      dw.clear();
+      for (int64_t u = hb; u < he; ++u) {
+        hoff.push_back(ah->use_o[u] * Gl.spatial_stride[R - 2]);
+        hw.push_back(ah->use_w[u]);
+      }
+      for (int64_t u = db; u < de; ++u) {
+        doffs.push_back(ad->use_o[u] * Gl.spatial_stride[0]);
+        dw.push_back(ad->use_w[u]);
+      }
+      const int64_t nh = static_cast<int64_t>(hoff.size());
+      const int64_t ndd = static_cast<int64_t>(doffs.size());
+      auto sum = [&](auto ld, const T* px) {
+        if constexpr (R == 1) {
+          return ld(px);
+        } else if constexpr (R == 2) {
+          auto r = hn::Mul(hn::Set(d, hw[0]), ld(px + hoff[0]));
+          for (int64_t u = 1; u < nh; ++u) r = hn::MulAdd(hn::Set(d, hw[u]), ld(px + hoff[u]), r);
+          return r;
+        } else {
+          hn::Vec<decltype(d)> r = hn::Zero(d);
+          for (int64_t uh = 0; uh < nh; ++uh) {
+            const T* ph = px + hoff[uh];
+            auto in = hn::Mul(hn::Set(d, dw[0]), ld(ph + doffs[0]));
+            for (int64_t ud = 1; ud < ndd; ++ud) {
+              in = hn::MulAdd(hn::Set(d, dw[ud]), ld(ph + doffs[ud]), in);
+            }
+            const auto wh = hn::Set(d, hw[uh]);
+            r = uh == 0 ? hn::Mul(wh, in) : hn::MulAdd(wh, in, r);
+          }
+          return r;
+        }
+      };
+      float* tp = t.data();
+      for (int64_t ow = 0; ow < Ow; ++ow) {
+        for (int64_t j = 0; j < nql; ++j) {
+          const T* px = gsrc + qs[j] + ow * gsw;
+          const int64_t real = qreal[j];
+          hn::Vec<decltype(d)> r;
+          if (real == L) {
+            r = sum([&](const T* ptr) { return LoadF(d, ptr); }, px);
+          } else if (real <= 0) {
+            r = hn::Zero(d);
+          } else {
+            r = sum([&](const T* ptr) { return LoadPartialF(d, ptr, real); }, px);
+          }
+          hn::StoreU(r, d, tp + (ow * G + j) * L);
+        }
+      }
+      for (int64_t iw = 0; iw < Iw; ++iw) {
+        const int64_t ub = bp[iw], ue = bp[iw + 1];
+        for (int64_t j = 0; j < nql; ++j) {
+          auto r = hn::Zero(d);
+          if (ub < ue) {
+            r = hn::Mul(hn::Set(d, uwp[ub]), hn::LoadU(d, tp + (uop[ub] * G + j) * L));
+            for (int64_t u = ub + 1; u < ue; ++u) {
+              r = hn::MulAdd(hn::Set(d, uwp[u]), hn::LoadU(d, tp + (uop[u] * G + j) * L), r);
+            }
+          }
+          T* op = out + qd[j] + iw * osw;
+          const int64_t real = std::min(L, p.c - (q0 + j) * L);
+          if (real >= L || Ol.block > 1) {
+            StoreOut(d, r, op, stream);
+          } else {
+            StorePartialF(d, r, op, real);
+          }
+        }
+      }
+    }
+    if (stream) hwy::FlushStream();
+  });
+}
+
+/// Nearest forward: copies of elements (raw bits).
+template <class T, int R, size_t kCap>
+void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>;
+  const hn::CappedTag<float, kCap> df;
+  const hn::Rebind<U, decltype(df)> du;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(df));
+  const ResampleLayout& S = p.src;
+  const ResampleLayout& Dl = p.dst;
+  const int64_t nq = (Dl.padded_c + L - 1) / L;
+  const int64_t Ow = p.out[R - 1];
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
+  const int64_t tasks = p.n * outer;
+  const ResampleAxisTable& aw = tb.axis[R - 1];
+  const int64_t ssw = S.spatial_stride[R - 1], dsw = Dl.spatial_stride[R - 1];
+  // Both channels-last: a pixel is C contiguous elements in both.
+  const bool stream = StreamOK(p, Dl, dst, L, kCap);
+  const bool pixel_copy = S.block == 1 && Dl.block == 1 && kCap > 1 && !stream;
+  const U* s = reinterpret_cast<const U*>(src);
+  U* o = reinterpret_cast<U*>(dst);
+  parallel_for(tasks, GrainFor(Ow * Dl.padded_c), [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer, n = task / outer;
+      int64_t oi[2] = {0, 0};
+      OuterIndex<R>(pos, p.out, oi);
+      int64_t so = 0, doff = 0;
+      for (int k = 0; k < R - 1; ++k) {
+        so += tb.axis[k].i0[oi[k]] * S.spatial_stride[k];
+        doff += oi[k] * Dl.spatial_stride[k];
+      }
+      if (pixel_copy) {
+        const U* sp = s + n * S.n_stride + so;
+        U* dp = o + n * Dl.n_stride + doff;
+        const size_t bytes = static_cast<size_t>(p.c) * sizeof(U);
+        for (int64_t ow = 0; ow < Ow; ++ow) std::memcpy(dp + ow * dsw, sp + aw.i0[ow] * ssw, bytes);
+        continue;
+      }
+      if (stream && S.block == 1 && Dl.block == 1) {  // channels-last, C a multiple of L
+        const U* sp = s + n * S.n_stride + so;
+        U* dp = o + n * Dl.n_stride + doff;
+        for (int64_t ow = 0; ow < Ow; ++ow) {
+          const U* a = sp + aw.i0[ow] * ssw;
+          U* b = dp + ow * dsw;
+          for (int64_t q = 0; q < nq; ++q) hn::Stream(hn::LoadU(du, a + q * L), du, b + q * L);
+        }
+        continue;
+      }
+      for (int64_t q = 0; q < nq; ++q) {
+        const int64_t c0 = q * L;
+        const int64_t real = std::min(L, p.c - c0);
+        U* dq = o + n * Dl.n_stride + ChanOff(Dl, c0) + doff;
+        if (real <= 0) {
+          for (int64_t ow = 0; ow < Ow; ++ow) hn::StoreU(hn::Zero(du), du, dq + ow * dsw);
+          continue;
+        }
+        const U* sq = s + n * S.n_stride + ChanOff(S, c0) + so;
+        if (real == L) {
+          for (int64_t ow = 0; ow < Ow; ++ow) {
+            const auto v = hn::LoadU(du, sq + aw.i0[ow] * ssw);
+            if (stream) {
+              hn::Stream(v, du, dq + ow * dsw);
+            } else {
+              hn::StoreU(v, du, dq + ow * dsw);
+            }
+          }
+        } else {
+          const int64_t count = Dl.block > 1 ? L : real;
+          for (int64_t ow = 0; ow < Ow; ++ow) {
+            const U* sp = sq + aw.i0[ow] * ssw;
+            U* dp = dq + ow * dsw;
+            for (int64_t i = 0; i < count; ++i) dp[i] = i < real ? sp[i] : U{0};
+          }
+        }
+      }
+    }
+    if (stream) hwy::FlushStream();
+  });
+}
+
+/// Nearest backward in double, flat lexicographic order over the outputs (bit-exact).
+template <class T, int R, size_t kCap>
+void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out) {
+  const hn::CappedTag<double, (kCap > 8 ? 8 : kCap)> dd;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(dd));
+  const ResampleLayout& Gl = p.dst;
+  const ResampleLayout& Ol = p.src;
+  const int64_t nq = (Ol.padded_c + L - 1) / L;
+  const int64_t Iw = p.in[R - 1];
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.in[k];
+  const int64_t tasks = p.n * outer;
+  const ResampleAxisTable& aw = tb.axis[R - 1];
+  const int64_t gsw = Gl.spatial_stride[R - 1], osw = Ol.spatial_stride[R - 1];
+  const hn::Rebind<float, decltype(dd)> df;
+  const bool flat = Gl.block == 1 && Ol.block == 1 && Gl.c_block_stride == 1 &&
+                    Ol.c_block_stride == 1 && p.c % L == 0;
+  const int64_t C = p.c;
+  parallel_for(tasks, GrainFor(Iw * Ol.padded_c * 2), [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> qreal(static_cast<size_t>(nq)), qo(qreal.size()), qg(qreal.size());
+    std::vector<int64_t> offs;
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer, n = task / outer;
+      int64_t ii[2] = {0, 0};
+      OuterIndex<R>(pos, p.in, ii);
+      int64_t ooff = 0;
+      // Outer uses: ranges of axis 0 and axis 1 (one element when absent).
+      int64_t b0 = 0, e0 = 1, b1 = 0, e1 = 1;
+      if constexpr (R >= 2) {
+        b0 = tb.axis[0].begin[ii[0]];
+        e0 = tb.axis[0].begin[ii[0] + 1];
+        ooff += ii[0] * Ol.spatial_stride[0];
+      }
+      if constexpr (R == 3) {
+        b1 = tb.axis[1].begin[ii[1]];
+        e1 = tb.axis[1].begin[ii[1] + 1];
+        ooff += ii[1] * Ol.spatial_stride[1];
+      }
+      for (int64_t q = 0; q < nq; ++q) {
+        const int64_t c0 = q * L;
+        qreal[q] = std::min(L, p.c - c0);
+        qo[q] = n * Ol.n_stride + ChanOff(Ol, c0) + ooff;
+        qg[q] = qreal[q] > 0 ? n * Gl.n_stride + ChanOff(Gl, c0) : 0;
+      }
+      for (int64_t iw = 0; iw < Iw; ++iw) {
+        // The offsets of every output that read this input, in the reference's order.
+        offs.clear();
+        const int64_t ub = aw.begin[iw], ue = aw.begin[iw + 1];
+        for (int64_t u0 = b0; u0 < e0; ++u0) {
+          const int64_t off0 = R >= 2 ? tb.axis[0].use_o[u0] * Gl.spatial_stride[0] : 0;
+          for (int64_t u1 = b1; u1 < e1; ++u1) {
+            const int64_t off1 = R == 3 ? tb.axis[1].use_o[u1] * Gl.spatial_stride[1] : 0;
+            for (int64_t u = ub; u < ue; ++u) offs.push_back(off0 + off1 + aw.use_o[u] * gsw);
+          }
+        }
+        const size_t no = offs.size();
+        // Channels-last on both sides with whole chunks: one run of C channels per pixel;
+        // the common use counts (1, 2, 4: nearest up by 1 or 2 per axis) are unrolled.
+        if (flat && no >= 1 && no <= 4 && no != 3) {
+          const T* gq = g + qg[0];
+          T* op = out + qo[0] + iw * osw;
+          const int64_t o0 = offs[0], o1 = offs[no > 1 ? 1 : 0];
+          const int64_t o2 = offs[no > 2 ? 2 : 0], o3 = offs[no > 2 ? 3 : 0];
+          const int64_t cl = C, lanes = L;
+          auto run = [&](auto count) {
+            constexpr int kN = decltype(count)::value;
+            for (int64_t k = 0; k < cl; k += lanes) {
+              const T* gk = gq + k;
+              auto acc = hn::PromoteTo(dd, LoadF(df, gk + o0));
+              if constexpr (kN >= 2) acc = hn::Add(acc, hn::PromoteTo(dd, LoadF(df, gk + o1)));
+              if constexpr (kN >= 4) {
+                acc = hn::Add(acc, hn::PromoteTo(dd, LoadF(df, gk + o2)));
+                acc = hn::Add(acc, hn::PromoteTo(dd, LoadF(df, gk + o3)));
+              }
+              StoreD(dd, acc, op + k);
+            }
+          };
+          if (no == 1) {
+            run(std::integral_constant<int, 1>{});
+          } else if (no == 2) {
+            run(std::integral_constant<int, 2>{});
+          } else {
+            run(std::integral_constant<int, 4>{});
+          }
+          continue;
+        }
+        for (int64_t q = 0; q < nq; ++q) {
+          const int64_t real = qreal[q];
+          auto acc = hn::Zero(dd);
+          if (real > 0 && no > 0) {
+            const T* gq = g + qg[q];
+            acc = LoadD(dd, gq + offs[0], real, L);
+            for (size_t k = 1; k < no; ++k) acc = hn::Add(acc, LoadD(dd, gq + offs[k], real, L));
+          }
+          T* op = out + qo[q] + iw * osw;
+          if (real >= L || Ol.block > 1) {
+            StoreD(dd, acc, op);
+          } else {
+            StorePartialD(dd, acc, op, std::max<int64_t>(real, 0));
+          }
+        }
+      }
+    }
+  });
+}
+
+
+// --- entry points ---------------------------------------------------------------------------
+
+// resample.channels_vector16, resample.channels_vector8, resample.generic (kCap 1)
+template <size_t kCap>
+void ChannelsForward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  Run(p, t, in, out, [&]<class T, int R>(const Tables& tb, const T* s, T* d) {
+    Linear(p) ? FwdLinearC<T, R, kCap>(p, tb, s, d) : FwdNearestC<T, R, kCap>(p, tb, s, d);
+  });
+}
+template <size_t kCap>
+void ChannelsBackward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  Run(p, t, in, out, [&]<class T, int R>(const Tables& tb, const T* g, T* d) {
+    Linear(p) ? BwdLinearC<T, R, kCap>(p, tb, g, d) : BwdNearestC<T, R, kCap>(p, tb, g, d);
+  });
+}
+// HWY_EXPORT takes plain function names.
+void Channels16Forward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  ChannelsForward<16>(p, t, in, out);
+}
+void Channels16Backward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  ChannelsBackward<16>(p, t, in, out);
+}
+void Channels8Forward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  ChannelsForward<8>(p, t, in, out);
+}
+void Channels8Backward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  ChannelsBackward<8>(p, t, in, out);
+}
+void GenericForward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  ChannelsForward<1>(p, t, in, out);
+}
+void GenericBackward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  ChannelsBackward<1>(p, t, in, out);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gridops::kernels::resample_simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace gridops::kernels::resample_simd {
+HWY_EXPORT(Channels16Forward);
+HWY_EXPORT(Channels16Backward);
+HWY_EXPORT(Channels8Forward);
+HWY_EXPORT(Channels8Backward);
+HWY_EXPORT(GenericForward);
+HWY_EXPORT(GenericBackward);
+}  // namespace gridops::kernels::resample_simd
+
+namespace gridops::kernels {
+// HWY_DYNAMIC_DISPATCH names the tables of HWY_EXPORT unqualified.
+using namespace resample_simd;  // NOLINT(google-build-using-namespace)
+
+namespace {
+
+/// The longest run of contiguous channels both tensors hold at every pixel, capped at 16:
+/// channels-last: any (16), blocked: the block (8 or 16) when its channels are contiguous,
+/// plain: none (0).
+int64_t channel_run(const ResampleProblem& p) {
+  auto run = [](const ResampleLayout& l) -> int64_t {
+    if (l.block == 1) return l.c_block_stride == 1 ? 16 : 0;
+    return l.c_inner_stride == 1 ? std::min<int64_t>(l.block, 16) : 0;
+  };
+  return std::min(run(p.src), run(p.dst));
+}
+
+std::string channels_declines(const ResampleProblem& p, int64_t cap) {
+  std::string why = resample_fast_declines(p);
+  if (!why.empty()) return why;
+  if (channel_run(p) < cap) {
+    return "src and dst do not both hold runs of " + std::to_string(cap) +
+           " contiguous channels (channels-last or blocked with a block >= " +
+           std::to_string(cap) + ")";
+  }
+  return std::string();
+}
+
+}  // namespace
+
+// --- resample.channels_vector16 / resample.channels_vector8 -------------------------------
+
+std::string resample_channels16_declines(const ResampleProblem& p) {
+  return channels_declines(p, 16);
+}
+void resample_channels16_forward(const ResampleProblem& p, const void* tables, const void* src,
+                                 void* dst) {
+  HWY_DYNAMIC_DISPATCH(Channels16Forward)(p, tables, src, dst);
+}
+void resample_channels16_backward(const ResampleProblem& p, const void* tables,
+                                  const void* diff_dst, void* diff_src) {
+  HWY_DYNAMIC_DISPATCH(Channels16Backward)(p, tables, diff_dst, diff_src);
+}
+std::string resample_channels8_declines(const ResampleProblem& p) {
+  return channels_declines(p, 8);
+}
+void resample_channels8_forward(const ResampleProblem& p, const void* tables, const void* src,
+                                void* dst) {
+  HWY_DYNAMIC_DISPATCH(Channels8Forward)(p, tables, src, dst);
+}
+void resample_channels8_backward(const ResampleProblem& p, const void* tables,
+                                 const void* diff_dst, void* diff_src) {
+  HWY_DYNAMIC_DISPATCH(Channels8Backward)(p, tables, diff_dst, diff_src);
+}
+
+// --- resample.generic -----------------------------------------------------------------------
+
+void resample_generic_forward(const ResampleProblem& p, const void* tables, const void* src,
+                              void* dst) {
+  HWY_DYNAMIC_DISPATCH(GenericForward)(p, tables, src, dst);
+}
+void resample_generic_backward(const ResampleProblem& p, const void* tables,
+                               const void* diff_dst, void* diff_src) {
+  HWY_DYNAMIC_DISPATCH(GenericBackward)(p, tables, diff_dst, diff_src);
+}
+
+}  // namespace gridops::kernels
+#endif  // HWY_ONCE

@@ -1,0 +1,313 @@
+// Shared by the Highway translation units of the fast resampling paths
+// (resample_plain_hwy.cc, resample_channels_hwy.cc): loads and stores as float32, the
+// double results of nearest backward, layout helpers and the one dtype-and-rank ladder.
+// Included once per Highway target (Highway's per-target include guard).
+//
+// Fast resampling, forward and backward, float32 and bfloat16, written once with Highway.
+//
+// NOTE [ Fast resample arithmetic ]
+// Every output element is computed by exactly one thread with the same operations in the
+// same order whatever the layout, the vector width used for it, or the thread split, so
+// results are identical across memory formats and thread counts. Per element:
+// - linear forward, f32 arithmetic, axes reduced from the first spatial axis (D) to the
+//   last (W): lerp(a, b) = MulAdd(w1, b, Mul(w0, a)), with the float32 weights of the plan;
+//   2-D: lerp_w(lerp_h(x00, x10), lerp_h(x01, x11)); 3-D: lerp_w(lerp_h(lerp_d(..))).
+//   Computed as: one "row" v[iw] = lerp_h(lerp_d(..)) over the input width, then the W lerp.
+// - linear backward (the adjoint, from the same tables): sums over the CSR uses in
+//   increasing output order, first term a Mul, then MulAdd; axis D innermost, W outermost:
+//   diff_src[i] = sum_w ww * (sum_h wh * (sum_d wd * g)). Empty sums give +0.
+// - nearest forward: a copy of the element (bit-exact).
+// - nearest backward: the sum of the gradients in double, in the lexicographic order of
+//   the output index, first term assigned, then rounded once (bf16: round-to-odd to f32,
+//   then to nearest even), which is exactly what the reference does: bit-exact.
+// Accuracy of linear: see docs/ops/resample.md "Fast path".
+#if defined(GRIDOPS_KERNELS_RESAMPLE_RESAMPLE_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)  // NOLINT
+#ifdef GRIDOPS_KERNELS_RESAMPLE_RESAMPLE_HWY_INL_H_
+#undef GRIDOPS_KERNELS_RESAMPLE_RESAMPLE_HWY_INL_H_
+#else
+#define GRIDOPS_KERNELS_RESAMPLE_RESAMPLE_HWY_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include <hwy/cache_control.h>
+#include <hwy/highway.h>
+
+#include "core/convert_hwy-inl.h"
+#include "gridops/dtype.h"
+#include "kernels/resample/resample.h"
+#include "kernels/resample/resample_fast.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace gridops::kernels::resample_simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using Tables = ResampleFastTables;
+
+constexpr size_t kMaxF32Lanes = HWY_MAX_BYTES / 4;
+
+inline float ToF32(float x) { return x; }
+inline float ToF32(bfloat16 x) { return bf16_to_f32(x); }
+template <class T>
+inline T FromF32(float x);
+template <>
+inline float FromF32<float>(float x) {
+  return x;
+}
+template <>
+inline bfloat16 FromF32<bfloat16>(float x) {
+  return f32_to_bf16(x);
+}
+
+// --- loads and stores as float32 ---------------------------------------------------------
+
+template <class D>
+HWY_INLINE hn::Vec<D> LoadF(D d, const float* p) {
+  return hn::LoadU(d, p);
+}
+template <class D>
+HWY_INLINE hn::Vec<D> LoadF(D d, const bfloat16* p) {
+  return gridops::HWY_NAMESPACE::LoadBF16(d, p);
+}
+
+/// The first `real` elements (0 <= real <= lanes), zeros in the other lanes.
+template <class D, class T>
+HWY_INLINE hn::Vec<D> LoadPartialF(D d, const T* p, int64_t real) {
+  HWY_ALIGN float buf[kMaxF32Lanes] = {};
+  for (int64_t i = 0; i < real; ++i) buf[i] = ToF32(p[i]);
+  return hn::LoadU(d, buf);
+}
+
+template <class D>
+HWY_INLINE void StoreF(D d, hn::Vec<D> v, float* p) {
+  hn::StoreU(v, d, p);
+}
+/// float32 -> bfloat16 round to nearest even, NaN quieted: bit-identical to f32_to_bf16.
+template <class D>
+HWY_INLINE void StoreF(D d, hn::Vec<D> v, bfloat16* p) {
+  gridops::HWY_NAMESPACE::StoreBF16(d, v, p);
+}
+
+template <class D, class T>
+HWY_INLINE void StorePartialF(D d, hn::Vec<D> v, T* p, int64_t count) {
+  HWY_ALIGN float buf[kMaxF32Lanes] = {};
+  hn::StoreU(v, d, buf);
+  for (int64_t i = 0; i < count; ++i) p[i] = FromF32<T>(buf[i]);
+}
+
+/// A full-vector store, non-temporal when `stream` (the caller guarantees alignment to the
+/// vector size and a full native vector: kCap >= 8).
+template <class D>
+HWY_INLINE void StoreOut(D d, hn::Vec<D> v, float* p, bool stream) {
+  if (stream) {
+    hn::Stream(v, d, p);
+  } else {
+    hn::StoreU(v, d, p);
+  }
+}
+template <class D>
+HWY_INLINE void StoreOut(D d, hn::Vec<D> v, bfloat16* p, bool stream) {
+  if (!stream) {
+    StoreF(d, v, p);
+    return;
+  }
+  HWY_ALIGN bfloat16 buf[kMaxF32Lanes];
+  StoreF(d, v, buf);
+  const hn::Rebind<uint16_t, D> du16;
+  hn::Stream(hn::Load(du16, reinterpret_cast<const uint16_t*>(buf)), du16,
+             reinterpret_cast<uint16_t*>(p));
+}
+
+/// Copies n elements of a scratch row to p: whole vectors streamed when `stream` and p is
+/// aligned to the vector size, the rest (everything otherwise) with ordinary stores.
+template <class D, class T>
+HWY_INLINE void CopyRowOut(D d, const T* HWY_RESTRICT row, T* p, int64_t n, bool stream) {
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  const bool st = stream && reinterpret_cast<uintptr_t>(p) % (N * sizeof(T)) == 0;
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto v = hn::LoadU(d, row + i);
+    if (st) {
+      hn::Stream(v, d, p + i);
+    } else {
+      hn::StoreU(v, d, p + i);
+    }
+  }
+  for (; i < n; ++i) p[i] = row[i];
+}
+
+/// Non-temporal stores pay off for outputs well beyond the caches.
+constexpr int64_t kStreamBytes = int64_t{4} << 20;
+
+template <class D>
+HWY_INLINE hn::Vec<D> Lerp(hn::Vec<D> w0, hn::Vec<D> w1, hn::Vec<D> a, hn::Vec<D> b) {
+  return hn::MulAdd(w1, b, hn::Mul(w0, a));
+}
+
+// --- double results of nearest backward -----------------------------------------------------
+
+template <class DD>
+HWY_INLINE void StoreD(DD /* dd */, hn::Vec<DD> acc, float* p) {
+  const hn::Rebind<float, DD> df;
+  hn::StoreU(hn::DemoteTo(df, acc), df, p);
+}
+/// double -> bfloat16 with one rounding: round to odd in float32 (the last bit records
+/// inexactness), then to nearest even; the same steps as f64_to_bf16.
+template <class DD>
+HWY_INLINE void StoreD(DD dd, hn::Vec<DD> acc, bfloat16* p) {
+  const hn::Rebind<float, DD> df;
+  const hn::RebindToUnsigned<decltype(df)> du;
+  const auto f = hn::DemoteTo(df, acc);
+  const auto back = hn::PromoteTo(dd, f);
+  // Masks move from double to float lanes through 0/1 values (same lane count).
+  const auto one = hn::Set(dd, 1.0);
+  const auto inexact_d = hn::IfThenZeroElse(hn::Eq(back, acc), one);
+  const auto away_d = hn::IfThenElseZero(hn::Gt(hn::Abs(back), hn::Abs(acc)), one);
+  const auto zero_f = hn::Zero(df);
+  const auto inexact = hn::RebindMask(du, hn::Gt(hn::DemoteTo(df, inexact_d), zero_f));
+  const auto away = hn::RebindMask(du, hn::Gt(hn::DemoteTo(df, away_d), zero_f));
+  auto bits = hn::BitCast(du, f);
+  bits = hn::IfThenElse(away, hn::Sub(bits, hn::Set(du, 1u)), bits);
+  bits = hn::IfThenElse(inexact, hn::Or(bits, hn::Set(du, 1u)), bits);
+  StoreF(df, hn::BitCast(df, bits), p);
+}
+template <class DD, class T>
+HWY_INLINE void StorePartialD(DD dd, hn::Vec<DD> acc, T* p, int64_t count) {
+  HWY_ALIGN T buf[kMaxF32Lanes] = {};
+  StoreD(dd, acc, buf);
+  for (int64_t i = 0; i < count; ++i) p[i] = buf[i];
+}
+template <class DD, class T>
+HWY_INLINE hn::Vec<DD> LoadD(DD dd, const T* p, int64_t real, int64_t lanes) {
+  const hn::Rebind<float, DD> df;
+  if (real == lanes) return hn::PromoteTo(dd, LoadF(df, p));
+  return hn::PromoteTo(dd, LoadPartialF(df, p, real));
+}
+
+// --- helpers ----------------------------------------------------------------------------------
+
+inline int64_t ChanOff(const ResampleLayout& l, int64_t c) {
+  return (c / l.block) * l.c_block_stride + (c % l.block) * l.c_inner_stride;
+}
+
+inline int64_t GrainFor(int64_t work_per_task) {
+  const int64_t g = 16384 / std::max<int64_t>(work_per_task, 1);
+  return std::max<int64_t>(g, 1);
+}
+
+/// Decomposes an outer position (all spatial axes but the last, row-major) into indices.
+template <int R>
+HWY_INLINE void OuterIndex(int64_t pos, const int64_t* len, int64_t idx[2]) {
+  if constexpr (R == 3) {
+    idx[0] = pos / len[1];
+    idx[1] = pos % len[1];
+  } else if constexpr (R == 2) {
+    idx[0] = pos;
+  }
+  (void)pos;
+  (void)len;
+  (void)idx;
+}
+
+/// The taps of the outer axes (all spatial axes but W) of the linear forward kernels at
+/// output position oi: source row offsets so[] (axis 0 varies fastest; unused entries 0),
+/// the weights (a: axis 0, b: axis 1 of a 3-D problem; 1 and 0 where the rank has no such
+/// axis) and the output row offset.
+struct OuterTaps {
+  int64_t so[4] = {0, 0, 0, 0};
+  float wa0 = 1, wa1 = 0, wb0 = 1, wb1 = 0;
+  int64_t doff = 0;
+};
+template <int R>
+HWY_INLINE OuterTaps MakeOuterTaps(const Tables& tb, const ResampleLayout& S,
+                                   const ResampleLayout& Dl, const int64_t oi[2]) {
+  OuterTaps t;
+  if constexpr (R == 2) {
+    const ResampleAxisTable& ah = tb.axis[0];
+    t.so[0] = ah.i0[oi[0]] * S.spatial_stride[0];
+    t.so[1] = ah.i1[oi[0]] * S.spatial_stride[0];
+    t.wa0 = ah.w0[oi[0]];
+    t.wa1 = ah.w1[oi[0]];
+    t.doff = oi[0] * Dl.spatial_stride[0];
+  } else if constexpr (R == 3) {
+    const ResampleAxisTable& ad = tb.axis[0];
+    const ResampleAxisTable& ah = tb.axis[1];
+    const int64_t d0 = ad.i0[oi[0]] * S.spatial_stride[0];
+    const int64_t d1 = ad.i1[oi[0]] * S.spatial_stride[0];
+    const int64_t h0 = ah.i0[oi[1]] * S.spatial_stride[1];
+    const int64_t h1 = ah.i1[oi[1]] * S.spatial_stride[1];
+    t.so[0] = d0 + h0;
+    t.so[1] = d1 + h0;
+    t.so[2] = d0 + h1;
+    t.so[3] = d1 + h1;
+    t.wa0 = ad.w0[oi[0]];
+    t.wa1 = ad.w1[oi[0]];
+    t.wb0 = ah.w0[oi[1]];
+    t.wb1 = ah.w1[oi[1]];
+    t.doff = oi[0] * Dl.spatial_stride[0] + oi[1] * Dl.spatial_stride[1];
+  }
+  (void)tb;
+  (void)S;
+  (void)Dl;
+  (void)oi;
+  return t;
+}
+
+/// Whether the channel-vector kernels may use non-temporal stores into `out` (layout l):
+/// a large output, whole native vectors, chunks aligned to the vector size.
+template <class T>
+bool StreamOK(const ResampleProblem& p, const ResampleLayout& l, const T* out, int64_t L,
+              size_t cap) {
+  if (cap < 8) return false;
+  int64_t elems = p.n * l.padded_c;
+  for (int k = 0; k < p.spatial_rank; ++k) elems *= (&l == &p.src ? p.in[k] : p.out[k]);
+  if (elems * static_cast<int64_t>(sizeof(T)) < kStreamBytes) return false;
+  if (reinterpret_cast<uintptr_t>(out) % 64 != 0) return false;
+  // Every chunk start must be a multiple of L elements: blocked (block multiple of L) or
+  // channels-last with C a multiple of L.
+  return l.block > 1 ? l.block % L == 0 : p.c % L == 0;
+}
+
+// --- the dtype-and-rank ladder of the entry points ----------------------------------------
+
+/// The one dtype-and-rank ladder: calls f.template operator()<T, R>() for p's element type
+/// (float32 or bfloat16) and spatial rank (1-3).
+template <class F>
+HWY_INLINE void ByTypeRank(const ResampleProblem& p, F&& f) {
+  auto by_rank = [&]<class T>() {
+    switch (p.spatial_rank) {
+      case 1: f.template operator()<T, 1>(); return;
+      case 2: f.template operator()<T, 2>(); return;
+      default: f.template operator()<T, 3>(); return;
+    }
+  };
+  if (p.dtype == DType::kFloat32) {
+    by_rank.template operator()<float>();
+  } else {
+    by_rank.template operator()<bfloat16>();
+  }
+}
+
+/// Runs kernel.template operator()<T, R>(tables, in, out) for p's type and rank.
+template <class K>
+HWY_INLINE void Run(const ResampleProblem& p, const void* tables, const void* in, void* out,
+                    K&& kernel) {
+  const Tables& tb = *static_cast<const Tables*>(tables);
+  ByTypeRank(p, [&]<class T, int R>() {
+    kernel.template operator()<T, R>(tb, static_cast<const T*>(in), static_cast<T*>(out));
+  });
+}
+
+inline bool Linear(const ResampleProblem& p) {
+  return p.algorithm == ResampleAlgorithm::kLinear;
+}
+
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gridops::kernels::resample_simd
+HWY_AFTER_NAMESPACE();
+
+#endif  // GRIDOPS_KERNELS_RESAMPLE_RESAMPLE_HWY_INL_H_

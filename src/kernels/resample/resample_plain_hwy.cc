@@ -1,0 +1,572 @@
+// The plain path of fast resampling, resample.plain (both tensors unblocked and contiguous
+// along W; vectors along W), forward and backward, float32 and bfloat16, written once with
+// Highway.
+// See NOTE [ Fast resample arithmetic ] in resample_hwy-inl.h and docs/ops/resample.md.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gridops/parallel.h"
+#include "kernels/resample/resample.h"
+#include "kernels/resample/resample_fast.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/resample/resample_plain_hwy.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "kernels/resample/resample_hwy-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace gridops::kernels::resample_simd {
+namespace HWY_NAMESPACE {
+
+// =====================================================================================
+// Plain kernels: both tensors contiguous along the innermost spatial axis (nchw, ...);
+// vectors run along that axis, taps come from gathers out of a row in cache.
+// =====================================================================================
+
+// --- in-register taps for the plain kernels -----------------------------------------------
+
+/// For the plain kernels: how each vector of N outputs along W fetches its taps from a
+/// source row of length Iw. Chunk k (outputs [k N, k N + N)) loads one vector (mode 1) or
+/// two adjacent vectors (mode 2) at row[start] and picks every lane's taps with a lane
+/// permutation (rel0/rel1: tap index - start, in [0, N) or [0, 2 N)); mode 0 chunks (taps
+/// spread wider, or rows shorter than the window) use gathers. Loads stay inside
+/// [0, Iw), so the row may be the tensor itself. Built per call (O(Ow)).
+struct TapChunks {
+  std::vector<int32_t> start, mode, rel0, rel1;
+};
+
+inline TapChunks MakeTapChunks(const ResampleAxisTable& a, int64_t N, bool two_taps) {
+  const int64_t Iw = a.in, Ow = a.out;
+  const int64_t nch = (Ow + N - 1) / N;
+  TapChunks t;
+  t.start.assign(static_cast<size_t>(nch), 0);
+  t.mode.assign(t.start.size(), 0);
+  t.rel0.assign(static_cast<size_t>(nch * N), 0);
+  t.rel1.assign(t.rel0.size(), 0);
+  for (int64_t k = 0; k < nch; ++k) {
+    const int64_t o0 = k * N, o1 = std::min(Ow, o0 + N);
+    int64_t lo = a.i0[o0], hi = a.i0[o0];
+    for (int64_t o = o0; o < o1; ++o) {
+      lo = std::min<int64_t>({lo, a.i0[o], two_taps ? a.i1[o] : a.i0[o]});
+      hi = std::max<int64_t>({hi, a.i0[o], two_taps ? a.i1[o] : a.i0[o]});
+    }
+    for (int64_t width = N; width <= 2 * N; width += N) {
+      if (Iw < width) break;
+      const int64_t start = std::min(lo, Iw - width);
+      if (hi - start >= width) continue;
+      t.start[k] = static_cast<int32_t>(start);
+      t.mode[k] = static_cast<int32_t>(width / N);
+      for (int64_t o = o0; o < o1; ++o) {
+        t.rel0[o] = static_cast<int32_t>(a.i0[o] - start);
+        t.rel1[o] = static_cast<int32_t>((two_taps ? a.i1[o] : a.i0[o]) - start);
+      }
+      break;
+    }
+  }
+  return t;
+}
+
+/// Lane i of the result: lane idx[i] of lo (idx < N) or lane idx[i] - N of hi (idx >= N),
+/// idx in [0, 2 N).
+template <class D>
+HWY_INLINE hn::Vec<D> Lookup2(D d, hn::Vec<D> lo, hn::Vec<D> hi,
+                              hn::Vec<hn::RebindToSigned<D>> idx) {
+#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && HWY_ARCH_X86
+  if constexpr (sizeof(hn::Vec<D>) == 64 && sizeof(hn::TFromD<D>) == 4) {
+    using RawV = decltype(lo.raw);
+    if constexpr (std::is_same_v<RawV, __m512>) {
+      return hn::Vec<D>{_mm512_permutex2var_ps(lo.raw, idx.raw, hi.raw)};
+    } else {
+      return hn::Vec<D>{_mm512_permutex2var_epi32(lo.raw, idx.raw, hi.raw)};
+    }
+  }
+#endif
+  const hn::RebindToSigned<D> di;
+  const int32_t n = static_cast<int32_t>(hn::Lanes(d));
+  const auto i = hn::IndicesFromVec(d, hn::And(idx, hn::Set(di, n - 1)));
+  const auto in_lo = hn::RebindMask(d, hn::Lt(idx, hn::Set(di, n)));
+  return hn::IfThenElse(in_lo, hn::TableLookupLanes(lo, i), hn::TableLookupLanes(hi, i));
+}
+
+/// Lane i of the result: lane idx[i] of v, idx in [0, N).
+template <class D>
+HWY_INLINE hn::Vec<D> Lookup1(D d, hn::Vec<D> v, hn::Vec<hn::RebindToSigned<D>> idx) {
+  return hn::TableLookupLanes(v, hn::IndicesFromVec(d, idx));
+}
+
+/// v[0, Iw) = the outer axes' interpolation of the src rows at so[] (float32).
+template <class T, int R, class D>
+HWY_INLINE void OuterRowsF(D d, const T* s, const int64_t* so, float wa0, float wa1, float wb0,
+                           float wb1, int64_t Iw, float* v) {
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const hn::CappedTag<float, 1> d1;
+  auto one = [&](auto dt, int64_t i) {
+    using DT = decltype(dt);
+    const auto a0 = hn::Set(dt, wa0), a1 = hn::Set(dt, wa1);
+    hn::Vec<DT> r;
+    if constexpr (R == 1) {
+      r = LoadF(dt, s + i);
+    } else if constexpr (R == 2) {
+      r = Lerp<DT>(a0, a1, LoadF(dt, s + so[0] + i), LoadF(dt, s + so[1] + i));
+    } else {
+      const auto lo = Lerp<DT>(a0, a1, LoadF(dt, s + so[0] + i), LoadF(dt, s + so[1] + i));
+      const auto hi = Lerp<DT>(a0, a1, LoadF(dt, s + so[2] + i), LoadF(dt, s + so[3] + i));
+      r = Lerp<DT>(hn::Set(dt, wb0), hn::Set(dt, wb1), lo, hi);
+    }
+    hn::StoreU(r, dt, v + i);
+  };
+  int64_t i = 0;
+  for (; i + N <= Iw; i += N) one(d, i);
+  for (; i < Iw; ++i) one(d1, i);
+}
+
+template <class T, int R>
+void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const ResampleLayout& S = p.src;
+  const ResampleLayout& Dl = p.dst;
+  const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
+  const int64_t tasks = p.n * p.c * outer;
+  const ResampleAxisTable& aw = tb.axis[R - 1];
+  const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+  // W taps by lane permutations of one or two loaded vectors (gathers where they spread).
+  const TapChunks tc = MakeTapChunks(aw, N, /*two_taps=*/true);
+  const int32_t* tc_start = tc.start.data();
+  const int32_t* tc_mode = tc.mode.data();
+  const int32_t* tc_rel0 = tc.rel0.data();
+  const int32_t* tc_rel1 = tc.rel1.data();
+  const int32_t* i0p = aw.i0.data();
+  const int32_t* i1p = aw.i1.data();
+  const float* w0p = aw.w0.data();
+  const float* w1p = aw.w1.data();
+  parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
+    std::vector<float> v(static_cast<size_t>(Iw + N));
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer;
+      const int64_t nc = task / outer;
+      const int64_t n = nc / p.c, c = nc % p.c;
+      int64_t oi[2] = {0, 0};
+      OuterIndex<R>(pos, p.out, oi);
+      const OuterTaps ot = MakeOuterTaps<R>(tb, S, Dl, oi);
+      const int64_t* so = ot.so;
+      const float wa0 = ot.wa0, wa1 = ot.wa1, wb0 = ot.wb0, wb1 = ot.wb1;
+      const int64_t doff = ot.doff;
+      const T* s = src + n * S.n_stride + c * S.c_block_stride;
+      T* o = dst + n * Dl.n_stride + c * Dl.c_block_stride + doff;
+      const float* row = v.data();
+      if constexpr (R == 1 && sizeof(T) == 4) {
+        row = reinterpret_cast<const float*>(s);
+      } else {
+        OuterRowsF<T, R>(d, s, so, wa0, wa1, wb0, wb1, Iw, v.data());
+      }
+      const bool st = stream && reinterpret_cast<uintptr_t>(o) % (N * sizeof(T)) == 0;
+      for (int64_t k = 0, ow = 0; ow < Ow; ++k, ow += N) {
+        hn::Vec<decltype(d)> a, b;
+        const int32_t mode = tc_mode[k];
+        if (mode == 2) {
+          const float* rp = row + tc_start[k];
+          const auto lo = hn::LoadU(d, rp), hi = hn::LoadU(d, rp + N);
+          a = Lookup2(d, lo, hi, hn::LoadU(di, tc_rel0 + ow));
+          b = Lookup2(d, lo, hi, hn::LoadU(di, tc_rel1 + ow));
+        } else if (mode == 1) {
+          const auto x = hn::LoadU(d, row + tc_start[k]);
+          a = Lookup1(d, x, hn::LoadU(di, tc_rel0 + ow));
+          b = Lookup1(d, x, hn::LoadU(di, tc_rel1 + ow));
+        } else {
+          a = hn::GatherIndex(d, row, hn::LoadU(di, i0p + ow));
+          b = hn::GatherIndex(d, row, hn::LoadU(di, i1p + ow));
+        }
+        const auto r = Lerp<decltype(d)>(hn::LoadU(d, w0p + ow), hn::LoadU(d, w1p + ow), a, b);
+        if (ow + N <= Ow) {
+          StoreOut(d, r, o + ow, st);
+        } else {
+          StorePartialF(d, r, o + ow, Ow - ow);
+        }
+      }
+    }
+    if (stream) hwy::FlushStream();
+  });
+}
+
+template <class T, int R>
+void BwdLinearP(const ResampleProblem& p, const Tables& tb, const T* g, T* out) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const hn::CappedTag<float, 1> d1;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const ResampleLayout& Gl = p.dst;
+  const ResampleLayout& Ol = p.src;
+  const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.in[k];
+  const int64_t tasks = p.n * p.c * outer;
+  const ResampleChunkTable& ct = tb.chunks;
+  const bool stream = tasks * Iw * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+  parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
+    std::vector<float> t(static_cast<size_t>(Ow + N));
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer;
+      const int64_t nc = task / outer;
+      const int64_t n = nc / p.c, c = nc % p.c;
+      int64_t ii[2] = {0, 0};
+      OuterIndex<R>(pos, p.in, ii);
+      const T* gs = g + n * Gl.n_stride + c * Gl.c_block_stride;
+      T* o = out + n * Ol.n_stride + c * Ol.c_block_stride;
+      bool empty = false;
+      const float* row = t.data();
+      if constexpr (R == 1) {
+        if constexpr (sizeof(T) == 4) {
+          row = reinterpret_cast<const float*>(gs);
+        } else {
+          int64_t i = 0;
+          for (; i + N <= Ow; i += N) hn::StoreU(LoadF(d, gs + i), d, t.data() + i);
+          for (; i < Ow; ++i) t[i] = ToF32(gs[i]);
+        }
+      } else {
+        const ResampleAxisTable& ah = tb.axis[R - 2];
+        const int64_t hb = ah.begin[ii[R - 2]], he = ah.begin[ii[R - 2] + 1];
+        int64_t db = 0, de = 1;
+        if constexpr (R == 3) {
+          db = tb.axis[0].begin[ii[0]];
+          de = tb.axis[0].begin[ii[0] + 1];
+          o += ii[0] * Ol.spatial_stride[0] + ii[1] * Ol.spatial_stride[1];
+        } else {
+          o += ii[0] * Ol.spatial_stride[0];
+        }
+        empty = hb == he || db == de;
+        if (!empty) {
+          auto one = [&](auto dt, int64_t i) {
+            using DT = decltype(dt);
+            hn::Vec<DT> r = hn::Zero(dt);
+            for (int64_t uh = hb; uh < he; ++uh) {
+              const T* ph = gs + ah.use_o[uh] * Gl.spatial_stride[R - 2] + i;
+              hn::Vec<DT> in;
+              if constexpr (R == 3) {
+                const ResampleAxisTable& ad = tb.axis[0];
+                in = hn::Mul(hn::Set(dt, ad.use_w[db]),
+                             LoadF(dt, ph + ad.use_o[db] * Gl.spatial_stride[0]));
+                for (int64_t ud = db + 1; ud < de; ++ud) {
+                  in = hn::MulAdd(hn::Set(dt, ad.use_w[ud]),
+                                  LoadF(dt, ph + ad.use_o[ud] * Gl.spatial_stride[0]), in);
+                }
+              } else {
+                in = LoadF(dt, ph);
+              }
+              const auto wh = hn::Set(dt, ah.use_w[uh]);
+              r = uh == hb ? hn::Mul(wh, in) : hn::MulAdd(wh, in, r);
+            }
+            hn::StoreU(r, dt, t.data() + i);
+          };
+          int64_t i = 0;
+          for (; i + N <= Ow; i += N) one(d, i);
+          for (; i < Ow; ++i) one(d1, i);
+        }
+      }
+      for (int64_t k = 0, iw = 0; iw < Iw; ++k, iw += N) {
+        auto r = hn::Zero(d);
+        if (!empty) {
+          for (int64_t sl = ct.slot_begin[k]; sl < ct.slot_begin[k + 1]; ++sl) {
+            const size_t at = static_cast<size_t>(sl * N);
+            const auto idx = hn::LoadU(di, ct.idx.data() + at);
+            const auto w = hn::LoadU(d, ct.w.data() + at);
+            const auto valid =
+                hn::RebindMask(d, hn::Gt(hn::LoadU(di, ct.valid.data() + at), hn::Zero(di)));
+            const auto x = hn::GatherIndex(d, row, idx);
+            r = sl == ct.slot_begin[k] ? hn::IfThenElseZero(valid, hn::Mul(w, x))
+                                       : hn::IfThenElse(valid, hn::MulAdd(w, x, r), r);
+          }
+        }
+        if (iw + N <= Iw) {
+          StoreOut(d, r, o + iw, stream && reinterpret_cast<uintptr_t>(o) % (N * sizeof(T)) == 0);
+        } else {
+          StorePartialF(d, r, o + iw, Iw - iw);
+        }
+      }
+    }
+    if (stream) hwy::FlushStream();
+  });
+}
+
+template <class T, int R>
+void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {
+  const ResampleLayout& S = p.src;
+  const ResampleLayout& Dl = p.dst;
+  const int64_t Ow = p.out[R - 1];
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
+  const int64_t tasks = p.n * p.c * outer;
+  const ResampleAxisTable& aw = tb.axis[R - 1];
+  const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
+  const int64_t padded_ow = (Ow + 15) / 16 * 16;  // the index table's padded length
+  // f32: source rows are fetched by lane permutations (gathers where the taps spread).
+  const hn::ScalableTag<uint32_t> du_outer;
+  const TapChunks tc = MakeTapChunks(aw, static_cast<int64_t>(hn::Lanes(du_outer)),
+                                     /*two_taps=*/false);
+  const int32_t* tc_start = tc.start.data();
+  const int32_t* tc_mode = tc.mode.data();
+  const int32_t* tc_rel0 = tc.rel0.data();
+  const int32_t* i0p = aw.i0.data();
+  const int64_t Iw = p.in[R - 1];
+  // The 32-bit elements of output chunk j (outputs [k, k + N)) from the source row `r`.
+  const auto fetch = [&](auto du, const uint32_t* r, int64_t j, int64_t k) {
+    const hn::RebindToSigned<decltype(du)> di;
+    const int64_t N = static_cast<int64_t>(hn::Lanes(du));
+    const int32_t mode = tc_mode[j];
+    if (mode == 2) {
+      const uint32_t* rp = r + tc_start[j];
+      return Lookup2(du, hn::LoadU(du, rp), hn::LoadU(du, rp + N), hn::LoadU(di, tc_rel0 + k));
+    }
+    if (mode == 1) return Lookup1(du, hn::LoadU(du, r + tc_start[j]), hn::LoadU(di, tc_rel0 + k));
+    return hn::GatherIndex(du, r, hn::LoadU(di, i0p + k));
+  };
+  parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
+    std::vector<uint32_t> row(sizeof(T) == 4 ? static_cast<size_t>(padded_ow) : 0);
+    const uint32_t* last = nullptr;
+    // 2-byte elements: the source row widened to 32-bit lanes (then fetched exactly as the
+    // f32 rows are) and the output row narrowed back; bits are copied, never converted.
+    std::vector<uint32_t> wide(sizeof(T) == 2 ? static_cast<size_t>(Iw) : 0);
+    std::vector<uint16_t> row16(sizeof(T) == 2 ? static_cast<size_t>(padded_ow) : 0);
+    const uint16_t* last16 = nullptr;
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer;
+      const int64_t nc = task / outer;
+      const int64_t n = nc / p.c, c = nc % p.c;
+      int64_t oi[2] = {0, 0};
+      OuterIndex<R>(pos, p.out, oi);
+      int64_t so = 0, doff = 0;
+      for (int k = 0; k < R - 1; ++k) {
+        so += tb.axis[k].i0[oi[k]] * S.spatial_stride[k];
+        doff += oi[k] * Dl.spatial_stride[k];
+      }
+      const T* s = src + n * S.n_stride + c * S.c_block_stride + so;
+      T* o = dst + n * Dl.n_stride + c * Dl.c_block_stride + doff;
+      if constexpr (sizeof(T) == 4) {
+        const hn::ScalableTag<uint32_t> du;
+        const int64_t N = static_cast<int64_t>(hn::Lanes(du));
+        const auto* s32 = reinterpret_cast<const uint32_t*>(s);
+        // Gather a source row once into the scratch row; output rows that repeat it (an
+        // upsampled outer axis) are plain copies of the scratch row.
+        if (s32 != last) {
+          for (int64_t k = 0, j = 0; k < Ow; k += N, ++j) hn::StoreU(fetch(du, s32, j, k), du, row.data() + k);
+          last = s32;
+        }
+        CopyRowOut(du, row.data(), reinterpret_cast<uint32_t*>(o), Ow, stream);
+      } else if constexpr (sizeof(T) == 2) {
+        const hn::ScalableTag<uint32_t> du;
+        const hn::RebindToSigned<decltype(du)> di;
+        const hn::Rebind<uint16_t, decltype(du)> dh;  // N uint16 lanes
+        const hn::ScalableTag<uint16_t> d16;          // a full vector of uint16
+        const int64_t N = static_cast<int64_t>(hn::Lanes(du));
+        const auto* s16 = reinterpret_cast<const uint16_t*>(s);
+        auto* o16 = reinterpret_cast<uint16_t*>(o);
+        if (s16 != last16) {
+          int64_t k = 0;
+          for (; k + N <= Iw; k += N) hn::StoreU(hn::PromoteTo(du, hn::LoadU(dh, s16 + k)), du, wide.data() + k);
+          for (; k < Iw; ++k) wide[static_cast<size_t>(k)] = s16[k];
+          const uint32_t* w32 = wide.data();
+          // Every lane holds a value below 2^16: the saturating narrowing is exact.
+          for (int64_t kk = 0, j = 0; kk < Ow; kk += N, ++j) {
+            hn::StoreU(hn::DemoteTo(dh, hn::BitCast(di, fetch(du, w32, j, kk))), dh, row16.data() + kk);
+          }
+          last16 = s16;
+        }
+        CopyRowOut(d16, row16.data(), o16, Ow, stream);
+      } else {
+        for (int64_t ow = 0; ow < Ow; ++ow) o[ow] = s[aw.i0[ow]];
+      }
+    }
+    if (stream) hwy::FlushStream();
+  });
+}
+
+template <class T, int R>
+void BwdNearestP(const ResampleProblem& p, const Tables& tb, const T* g, T* out) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const hn::Rebind<int32_t, decltype(dd)> di;
+  const hn::ScalableTag<float> dfull;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(dd));
+  const ResampleLayout& Gl = p.dst;
+  const ResampleLayout& Ol = p.src;
+  const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= p.in[k];
+  const int64_t tasks = p.n * p.c * outer;
+  const ResampleChunkTable& ct = tb.chunks;
+  const int64_t nchunks = (Iw + N - 1) / N;
+  parallel_for(tasks, GrainFor(Ow * 2), [&](int64_t begin, int64_t end) {
+    std::vector<double> acc(static_cast<size_t>(nchunks * N));
+    std::vector<float> conv(sizeof(T) == 4 ? 0 : static_cast<size_t>(Ow + 16));
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t pos = task % outer;
+      const int64_t nc = task / outer;
+      const int64_t n = nc / p.c, c = nc % p.c;
+      int64_t ii[2] = {0, 0};
+      OuterIndex<R>(pos, p.in, ii);
+      const T* gs = g + n * Gl.n_stride + c * Gl.c_block_stride;
+      T* o = out + n * Ol.n_stride + c * Ol.c_block_stride;
+      int64_t b0 = 0, e0 = 1, b1 = 0, e1 = 1;
+      if constexpr (R >= 2) {
+        b0 = tb.axis[0].begin[ii[0]];
+        e0 = tb.axis[0].begin[ii[0] + 1];
+        o += ii[0] * Ol.spatial_stride[0];
+      }
+      if constexpr (R == 3) {
+        b1 = tb.axis[1].begin[ii[1]];
+        e1 = tb.axis[1].begin[ii[1] + 1];
+        o += ii[1] * Ol.spatial_stride[1];
+      }
+      std::fill(acc.begin(), acc.end(), 0.0);
+      bool first = true;
+      for (int64_t u0 = b0; u0 < e0; ++u0) {
+        const int64_t off0 = R >= 2 ? tb.axis[0].use_o[u0] * Gl.spatial_stride[0] : 0;
+        for (int64_t u1 = b1; u1 < e1; ++u1) {
+          const int64_t off1 = R == 3 ? tb.axis[1].use_o[u1] * Gl.spatial_stride[1] : 0;
+          const T* grow = gs + off0 + off1;
+          const float* row;
+          if constexpr (sizeof(T) == 4) {
+            row = reinterpret_cast<const float*>(grow);
+          } else {
+            const int64_t NF = static_cast<int64_t>(hn::Lanes(dfull));
+            int64_t i = 0;
+            for (; i + NF <= Ow; i += NF) hn::StoreU(LoadF(dfull, grow + i), dfull, conv.data() + i);
+            for (; i < Ow; ++i) conv[i] = ToF32(grow[i]);
+            row = conv.data();
+          }
+          for (int64_t k = 0; k < nchunks; ++k) {
+            double* ak = acc.data() + k * N;
+            auto a = hn::LoadU(dd, ak);
+            for (int64_t sl = ct.slot_begin[k]; sl < ct.slot_begin[k + 1]; ++sl) {
+              const size_t at = static_cast<size_t>(sl * N);
+              const auto idx = hn::LoadU(di, ct.idx.data() + at);
+              const auto valid = hn::RebindMask(
+                  dd, hn::Gt(hn::PromoteTo(dd, hn::LoadU(df, ct.w.data() + at)), hn::Zero(dd)));
+              const auto x = hn::PromoteTo(dd, hn::GatherIndex(df, row, idx));
+              a = first && sl == ct.slot_begin[k] ? hn::IfThenElseZero(valid, x)
+                                                  : hn::IfThenElse(valid, hn::Add(a, x), a);
+            }
+            hn::StoreU(a, dd, ak);
+          }
+          first = false;
+        }
+      }
+      int64_t iw = 0;
+      for (int64_t k = 0; iw + N <= Iw; ++k, iw += N) StoreD(dd, hn::LoadU(dd, acc.data() + k * N), o + iw);
+      if (iw < Iw) StorePartialD(dd, hn::LoadU(dd, acc.data() + iw), o + iw, Iw - iw);
+    }
+  });
+}
+
+
+// --- entry points ---------------------------------------------------------------------------
+
+// resample.plain
+void PlainForward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  Run(p, t, in, out, [&]<class T, int R>(const Tables& tb, const T* s, T* d) {
+    Linear(p) ? FwdLinearP<T, R>(p, tb, s, d) : FwdNearestP<T, R>(p, tb, s, d);
+  });
+}
+void PlainBackward(const ResampleProblem& p, const void* t, const void* in, void* out) {
+  Run(p, t, in, out, [&]<class T, int R>(const Tables& tb, const T* g, T* d) {
+    Linear(p) ? BwdLinearP<T, R>(p, tb, g, d) : BwdNearestP<T, R>(p, tb, g, d);
+  });
+}
+
+int64_t LanesF32() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
+int64_t LanesF64() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<double>())); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gridops::kernels::resample_simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace gridops::kernels::resample_simd {
+HWY_EXPORT(PlainForward);
+HWY_EXPORT(PlainBackward);
+HWY_EXPORT(LanesF32);
+HWY_EXPORT(LanesF64);
+}  // namespace gridops::kernels::resample_simd
+
+namespace gridops::kernels {
+// HWY_DYNAMIC_DISPATCH names the tables of HWY_EXPORT unqualified.
+using namespace resample_simd;  // NOLINT(google-build-using-namespace)
+
+namespace {
+
+ResampleChunkTable make_chunks(const ResampleAxisTable& a, int64_t lanes) {
+  ResampleChunkTable t;
+  t.lanes = lanes;
+  const int64_t nchunks = (a.in + lanes - 1) / lanes;
+  t.slot_begin.assign(static_cast<size_t>(nchunks) + 1, 0);
+  for (int64_t k = 0; k < nchunks; ++k) {
+    int64_t m = 0;
+    for (int64_t l = 0; l < lanes; ++l) {
+      const int64_t i = k * lanes + l;
+      if (i < a.in) m = std::max(m, a.begin[i + 1] - a.begin[i]);
+    }
+    t.slot_begin[k + 1] = t.slot_begin[k] + m;
+  }
+  const size_t total = static_cast<size_t>(t.slot_begin[nchunks] * lanes);
+  t.idx.assign(total, 0);
+  t.w.assign(total, 0.0f);
+  t.valid.assign(total, 0);
+  for (int64_t k = 0; k < nchunks; ++k) {
+    for (int64_t l = 0; l < lanes; ++l) {
+      const int64_t i = k * lanes + l;
+      if (i >= a.in) continue;
+      for (int64_t j = 0; j < a.begin[i + 1] - a.begin[i]; ++j) {
+        const size_t at = static_cast<size_t>((t.slot_begin[k] + j) * lanes + l);
+        t.idx[at] = a.use_o[a.begin[i] + j];
+        t.w[at] = a.use_w[a.begin[i] + j];
+        t.valid[at] = 1;
+      }
+    }
+  }
+  return t;
+}
+
+bool w_contiguous(const ResampleProblem& p) {
+  const int r = p.spatial_rank;
+  return p.src.spatial_stride[r - 1] == 1 && p.dst.spatial_stride[r - 1] == 1 &&
+         p.src.block == 1 && p.dst.block == 1;
+}
+
+}  // namespace
+
+// --- resample.plain -----------------------------------------------------------------------
+
+std::string resample_plain_declines(const ResampleProblem& p) {
+  std::string why = resample_fast_declines(p);
+  if (!why.empty()) return why;
+  if (!w_contiguous(p)) {
+    return "src and dst are not both unblocked and contiguous along the last spatial axis";
+  }
+  return std::string();
+}
+std::shared_ptr<const void> resample_plain_prepare(const ResampleProblem& p) {
+  auto t = resample_make_tables(p);
+  const bool lin = p.algorithm == ResampleAlgorithm::kLinear;
+  const int64_t lanes = lin ? HWY_DYNAMIC_DISPATCH(LanesF32)() : HWY_DYNAMIC_DISPATCH(LanesF64)();
+  t->chunks = make_chunks(t->axis[p.spatial_rank - 1], lanes);
+  return t;
+}
+void resample_plain_forward(const ResampleProblem& p, const void* tables, const void* src,
+                            void* dst) {
+  HWY_DYNAMIC_DISPATCH(PlainForward)(p, tables, src, dst);
+}
+void resample_plain_backward(const ResampleProblem& p, const void* tables, const void* diff_dst,
+                             void* diff_src) {
+  HWY_DYNAMIC_DISPATCH(PlainBackward)(p, tables, diff_dst, diff_src);
+}
+
+}  // namespace gridops::kernels
+#endif  // HWY_ONCE

@@ -1,0 +1,30 @@
+// The Resample implementation list (defined in src/ops/resample.cc), exported to the
+// differential tests and the benchmarks, which iterate it. See ops/dispatch.h.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include "kernels/resample/resample.h"
+
+namespace gridops::detail {
+
+/// One implementation: a name, a family alias (null: none; "hwy" for the Highway paths),
+/// a reason to decline (empty: accepts), the plan-time preparation of its tables (null:
+/// none) and its kernels, which receive those tables.
+struct ResampleImpl {
+  const char* name;
+  const char* alias;
+  std::string (*declines)(const kernels::ResampleProblem&);
+  std::shared_ptr<const void> (*prepare)(const kernels::ResampleProblem&);
+  void (*forward)(const kernels::ResampleProblem&, const void* tables, const void* src,
+                  void* dst);
+  void (*backward)(const kernels::ResampleProblem&, const void* tables, const void* diff_dst,
+                   void* diff_src);
+};
+
+/// The list in dispatch order (forward and backward share it), the reference "ref" last.
+std::span<const ResampleImpl> resample_impls() noexcept;
+
+}  // namespace gridops::detail
