@@ -589,32 +589,32 @@ def _warp_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, theta: np.nd
                out_size: Sequence[int], mode: str, padding_mode: str, align_corners: bool,
                full: Sequence[int], threads: Optional[int]) -> np.ndarray:
     _set_threads(threads)
-    # This chunk's part of the whole grid (affine_grid's output window: the same bits).
-    grid = _g.affine_grid(theta, [theta.shape[0], 1] + list(out_size), align_corners,
-                          window=([a for a, _ in ranges], [b - a for a, b in ranges]))
     arr = _box_from_pieces(pieces, rel, box)
-    return _g.grid_sample(arr, grid, mode, padding_mode, align_corners, full_size=list(full),
-                          origin=[lo for lo, _ in box[2:]])
+    # The fused operator on this chunk's output window, reading the input box: the same
+    # bits as gridops.affine_warp on the whole arrays.
+    return _g.affine_warp(arr, theta, list(out_size), mode, padding_mode, align_corners,
+                          window=([a for a, _ in ranges], [b - a for a, b in ranges]),
+                          full_size=list(full), origin=[lo for lo, _ in box[2:]])
 
 
 def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool = False, output_chunks: Any = None, *,
                 threads: Optional[int] = None) -> da.Array:
-    """AffineGrid + GridSample of a dask array x (N, C, H, W) or (N, C, D, H, W), per output
-    chunk.
+    """gridops.affine_warp (AffineGrid + GridSample, fused) of a dask array x (N, C, W),
+    (N, C, H, W) or (N, C, D, H, W), per output chunk.
 
-    theta: NumPy (N, r, r + 1), float32 or float64 (the grid's dtype). output_shape: the
-    output's spatial sizes (default x's). output_chunks: the output's spatial chunks
-    (default: x's when the sizes agree, else dask's "auto"). Each task computes its part of
-    the grid (gridops.affine_grid(..., window=): the same bits as that part of the whole grid) and
-    reads only the input box it touches (from the 2^r corners of its grid part, which
-    bound an affine grid, widened by one pixel; gridops checks it in the task): the
-    same bits as gridops.grid_sample(x, gridops.affine_grid(theta, ...)) in memory.
+    theta: NumPy (N, r, r + 1), float16/bfloat16/float32/float64. output_shape: the output's
+    spatial sizes (default x's). output_chunks: the output's spatial chunks (default: x's
+    when the sizes agree, else dask's "auto"). Each task runs gridops.affine_warp on its
+    output window (coordinates of the whole output) reading only the input box
+    gridops.affine_warp_input_box names for it (the exact hull of its taps, from the
+    window's corners): the same bits as gridops.affine_warp(x.compute(), theta, ...).
     """
     x = _as_dask(x, "affine_warp")
     r = x.ndim - 2
-    if r not in (2, 3):
-        raise ValueError(f"gridops.dask.affine_warp: x must be (N, C, H, W) or (N, C, D, H, W), got {x.shape}")
+    if r not in (1, 2, 3):
+        raise ValueError(f"gridops.dask.affine_warp: x must be (N, C, W), (N, C, H, W) or (N, C, D, H, W), "
+                         f"got {x.shape}")
     theta = np.asarray(theta)
     full_in = [int(v) for v in x.shape[2:]]
     out_size = [int(v) for v in (output_shape if output_shape is not None else full_in)]
@@ -640,22 +640,9 @@ def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None
             continue
         ck = (oi[0],) + tuple(oi[2:])
         if ck not in box_cache:
-            corners = affine_grid_points(theta[n0:n1], [np.array([a, b - 1]) for a, b in ranges], out_size,
-                                         align_corners)
-            # The grid is monotone along each output axis (affine, each operation rounded
-            # monotonically), so its extremes over the chunk are at the corners, and with
-            # border padding the taps are monotone too: the corners' border box contains
-            # every tap of the chunk under zeros or border padding. Reflection folds taps
-            # back only where the border box reaches an edge: then the whole axis. Widened
-            # by one pixel as a margin; gridops checks the real need in the task.
-            sbox = _g.grid_sample_input_box(corners, full_in, mode, "border", align_corners)
-            b2 = []
-            for (a, b), L in zip(sbox, full_in):
-                a, b = max(0, int(a) - 1), min(L, int(b) + 1)
-                if padding_mode == "reflection" and (a == 0 or b == L):
-                    a, b = 0, L
-                b2.append((a, b))
-            box_cache[ck] = b2
+            sbox = _g.affine_warp_input_box(theta[n0:n1], full_in, out_size, [a for a, _ in ranges],
+                                            [b - a for a, b in ranges], mode, padding_mode, align_corners)
+            box_cache[ck] = [(int(a), int(b)) for a, b in sbox]
         box = [(n0, n1), (c0, c1)] + box_cache[ck]
         pieces, rel = _fetch_box(x, box)
         dsk[(name,) + oi] = (_warp_task, pieces, rel, box, theta[n0:n1], ranges, out_size, mode,
