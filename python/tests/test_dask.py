@@ -60,12 +60,32 @@ def test_resample_random_chunkings():
         ref = gridops.resample(x, size=size, mode=mode)
         dx = rand_dask(rng, x)
         out_chunks = tuple(rand_chunks(rng, s, rng.random() < 0.5) for s in size) if it % 2 else None
-        y = gd.resample(dx, size=size, mode=mode, chunks=out_chunks)
+        tb = [None, 1, 300, 3000][it % 4]  # default grouping, one task per input block, small groups
+        y = gd.resample(dx, size=size, mode=mode, chunks=out_chunks, task_bytes=tb)
         assert tasks(y) == int(np.prod(y.numblocks))
         same_bits(y.compute(scheduler="sync"), ref)
     # scale_factor as in gridops.resample: floor(in * factor)
     x = rng.standard_normal((1, 2, 13, 7)).astype(np.float32)
     same_bits(gd.resample(rand_dask(rng, x), scale_factor=1.7).compute(), gridops.resample(x, scale_factor=1.7))
+
+
+def test_resample_aligned_blocks_are_read_alone_and_grouped():
+    # x0.5 of 8 x 8 blocks: each block's outputs read exactly that block (no halo, no copy);
+    # the default groups blocks into tasks of about task_bytes of input.
+    x = np.arange(2 * 32 * 32, dtype=np.float32).reshape(1, 2, 32, 32)
+    dx = da.from_array(x, chunks=(1, 1, 8, 8))
+    ref = gridops.resample(x, size=[16, 16])
+    one = gd.resample(dx, size=[16, 16], task_bytes=1)
+    assert one.chunks[2:] == ((4,) * 4, (4,) * 4)
+    assert all(len(d) == 1 for d in key_deps(one).values())
+    same_bits(one.compute(), ref)
+    grouped = gd.resample(dx, size=[16, 16], task_bytes=8 * 8 * 4 * 8)  # 8 blocks per task
+    assert grouped.chunks[2:] == ((16,), (8, 8))
+    assert all(len(d) == 8 for d in key_deps(grouped).values())
+    same_bits(grouped.compute(), ref)
+    big = gd.resample(dx, size=[16, 16])  # 64 MiB: one task per (N, C) chunk
+    assert big.chunks[2:] == ((16,), (16,)) and tasks(big) == 2
+    same_bits(big.compute(), ref)
 
 
 def test_resize_random_chunkings():
