@@ -1,10 +1,12 @@
 """gridops.dask against the SciPy recipe on Dask (docs/dask.md; table in docs/BENCHMARKS.md).
 
-A float32 volume (1, 1, D, H, W) held in worker memory is resampled to half size (linear,
+A float32 volume (1, 1, D, H, W) held in worker memory (aligned blocks, as a worker holds
+data it loaded) is resampled to half size (linear,
 half-pixel) and affine-warped (a rotation, trilinear, border padding) through Dask on a
 distributed.LocalCluster with worker processes (1 and 2 workers, 1 thread each):
 
-- gridops: gridops.dask.resample / affine_warp (threads=1 per task);
+- gridops: gridops.dask.resample (default output chunks: 64 MiB of input per task) /
+  affine_warp (output chunks = input chunks), threads=1 per task;
 - SciPy: the dask-image recipe (dask_image.ndinterp.affine_transform, written out here since
   Debian has no dask-image): per output chunk, the input slice its transformed corners
   need plus a halo of 1, then scipy.ndimage.affine_transform(order=1, mode="nearest") on it;
@@ -138,7 +140,11 @@ def main() -> int:
         client = distributed.Client(cluster)
         try:
             x = da.from_array(vol, chunks=(1, 1) + (args.chunk,) * 3)
-            x = client.persist(x)
+            # Blocks shipped from the client are deserialized in place, about a third of them
+            # at odd byte offsets, which gridops (and the box assembly) would copy in every
+            # task; a worker that loads or computes its data (Zarr, an earlier step) holds
+            # aligned blocks, so the volume is copied once in the workers, as such data.
+            x = client.persist(x.map_blocks(np.copy))
             distributed.wait(x)
 
             def timed(arr):
