@@ -137,16 +137,18 @@ using VF = hn::Vec<DF>;
 using VI = hn::Vec<DI>;
 using MI = hn::Mask<DI>;
 
-/// coords::unnormalize in vector form, the same operations in the same order.
+/// coords::unnormalize in vector form, the same operations in the same order; the
+/// division by 2 is a multiplication by 0.5 (the same correctly rounded value of the same
+/// real number, so the same bits, and much cheaper).
 HWY_INLINE VF Unnormalize(VF g, float L, bool align_corners) {
   const DF df;
   if (align_corners) {
-    return hn::Mul(hn::Div(hn::Add(g, hn::Set(df, 1.0f)), hn::Set(df, 2.0f)),
+    return hn::Mul(hn::Mul(hn::Add(g, hn::Set(df, 1.0f)), hn::Set(df, 0.5f)),
                    hn::Set(df, L - 1.0f));
   }
-  return hn::Div(hn::Sub(hn::Mul(hn::Add(g, hn::Set(df, 1.0f)), hn::Set(df, L)),
+  return hn::Mul(hn::Sub(hn::Mul(hn::Add(g, hn::Set(df, 1.0f)), hn::Set(df, L)),
                          hn::Set(df, 1.0f)),
-                 hn::Set(df, 2.0f));
+                 hn::Set(df, 0.5f));
 }
 
 /// Tap index vector -> window-relative, clamped into the window.
