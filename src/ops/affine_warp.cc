@@ -120,13 +120,14 @@ kernels::AffineWarpProblem make_problem(const AffineWarpDesc& desc, DType src_dt
 
 /// The grid points at the 2^r corners of the output box, shape (N, 2, .., 2, r), theta's
 /// dtype, written by AffineGrid's reference (1-point output windows).
-Tensor corner_grid(const TensorView& theta, bool align_corners, std::span<const int64_t> size,
-                   std::span<const int64_t> out_origin, std::span<const int64_t> out_shape) {
+StatusOr<Tensor> corner_grid(const TensorView& theta, bool align_corners,
+                             std::span<const int64_t> size, std::span<const int64_t> out_origin,
+                             std::span<const int64_t> out_shape) {
   const int r = static_cast<int>(size.size());
   Dims shape{theta.shape[0]};
   for (int a = 0; a < r; ++a) shape.push_back(2);
   shape.push_back(r);
-  Tensor g(theta.dtype, shape);
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor g, Tensor::create(theta.dtype, shape));
   if (theta.shape[0] == 0) return g;
   const MutableTensorView gv = g.mutable_view();
   for (int corner = 0; corner < (1 << r); ++corner) {
@@ -186,7 +187,8 @@ StatusOr<std::vector<std::pair<int64_t, int64_t>>> input_box(
   for (int a = 0; a < r; ++a) {
     if (out_shape[static_cast<size_t>(a)] == 0) return box;  // nothing is read
   }
-  const Tensor g = corner_grid(theta, desc.align_corners == 1, size, out_origin, out_shape);
+  GRIDOPS_ASSIGN_OR_RETURN(const Tensor g, corner_grid(theta, desc.align_corners == 1, size,
+                                                       out_origin, out_shape));
   if (!all_finite(theta) || !all_finite(g.view())) {
     for (int a = 0; a < r; ++a) box[static_cast<size_t>(a)] = {0, in_full[static_cast<size_t>(a)]};
     return box;
