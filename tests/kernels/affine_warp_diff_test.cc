@@ -255,6 +255,11 @@ TEST(AffineWarpDiff, WindowMissingATapIsAnErrorAndWritesNothing) {
   for (int i = 0; i < 16 * 4; ++i) {
     EXPECT_EQ(static_cast<unsigned char*>(out.data())[i], 0x5a) << "byte " << i << " written";
   }
+  // dst may not overlap an input.
+  Tensor sq(DType::kFloat32, Dims{1, 1, 8, 8});
+  const Status ov = affine_warp(d, sq, theta, size, sq.mutable_view());
+  EXPECT_NE(testing::error_message(ov).find("dst must not overlap src"), std::string::npos)
+      << testing::error_message(ov);
   // Bad arguments name what is wrong.
   EXPECT_NE(testing::error_message(affine_warp(d, src, theta, Dims{8})).find("size must have one entry"),
             std::string::npos);
