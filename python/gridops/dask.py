@@ -4,7 +4,7 @@ Every function takes and returns ``dask.array.Array`` and builds a small graph: 
 output chunk, which depends directly on the input chunks its input box touches (no
 per-element tasks, no overlap layer). Coordinates are always computed for the whole array
 (the operators' window options: ``grid_sample(..., full_size=, origin=)``,
-``resample(..., window=)``), so chunking changes only which memory is read and the result
+``resample(..., window=)``, ``affine_warp(..., window=, full_size=, origin=)``), so chunking changes only which memory is read and the result
 is bit-identical to the in-memory operator on the whole array with the same
 implementation, for any chunking. See docs/dask.md.
 
