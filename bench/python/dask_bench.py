@@ -19,7 +19,7 @@ values in [0, 2]; gridops.dask against gridops in memory: bit-identical). Times 
 best of --repeat runs of compute() of the whole result into worker memory (persist, wait).
 
     PYTHONPATH=build/release/python /usr/bin/python3 bench/python/dask_bench.py [--shape 1024 512 512]
-        [--chunk 128] [--repeat 2] [--json out.json]
+        [--chunk 128] [--repeat 2] [--json out.json] [--default-malloc]
 """
 
 import argparse
@@ -107,6 +107,8 @@ def main() -> int:
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--skip-scipy-above", type=float, default=1e9, help="GiB")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--default-malloc", action="store_true",
+                    help="keep distributed's worker malloc settings (MALLOC_TRIM_THRESHOLD_=65536)")
     args = ap.parse_args()
     D, H, W = args.shape
     gib = D * H * W * 4 / 2**30
@@ -118,7 +120,8 @@ def main() -> int:
                        [0.0, 0.0, 1.0, 0.0]]], np.float32)
     half = [D // 2, H // 2, W // 2]
     rows = []
-    print(f"volume {D} x {H} x {W} float32 ({gib:.2f} GiB), chunks {args.chunk}^3")
+    print(f"volume {D} x {H} x {W} float32 ({gib:.2f} GiB), chunks {args.chunk}^3, worker malloc "
+          + ("distributed's default" if args.default_malloc else "tuned (MALLOC_TRIM_THRESHOLD_=1 GiB, MALLOC_MMAP_THRESHOLD_=32 MiB)"))
 
     # gridops in memory, whole volume.
     mem = {}
@@ -135,8 +138,18 @@ def main() -> int:
     o_r = np.array([0.5, 0.5, 0.5])
     M_w, o_w = theta_to_pixels(theta[0].astype(np.float64), (D, H, W), (D, H, W))
     for nw in args.workers:
-        cluster = distributed.LocalCluster(n_workers=nw, threads_per_worker=1, processes=True,
-                                           memory_limit=0, dashboard_address=None, silence_logs=40)
+        # distributed starts workers with MALLOC_TRIM_THRESHOLD_=65536, which also fixes
+        # glibc's mmap threshold at 128 KiB: every task's output (MiBs) is then a fresh
+        # mmap whose pages fault in on first write (measured in a worker on a 128^3 chunk:
+        # affine_warp 14 ms instead of 9, resample 0.75 ms instead of 0.22). Unless
+        # --default-malloc, the workers keep freed memory for reuse instead (both the
+        # gridops and the SciPy tasks run in these workers); docs/dask.md, "Performance".
+        environ = {} if args.default_malloc else {
+            "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": 2**30,
+            "distributed.nanny.pre-spawn-environ.MALLOC_MMAP_THRESHOLD_": 2**25}
+        with dask.config.set(environ):
+            cluster = distributed.LocalCluster(n_workers=nw, threads_per_worker=1, processes=True,
+                                               memory_limit=0, dashboard_address=None, silence_logs=40)
         client = distributed.Client(cluster)
         try:
             x = da.from_array(vol, chunks=(1, 1) + (args.chunk,) * 3)
