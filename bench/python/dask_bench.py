@@ -1,22 +1,25 @@
 """gridops.dask against the SciPy recipe on Dask (docs/dask.md; table in docs/BENCHMARKS.md).
 
-A float32 volume (1, 1, D, H, W) held in worker memory is resampled to half size (linear,
+A float32 volume (1, 1, D, H, W) held in worker memory (aligned blocks, as a worker holds
+data it loaded) is resampled to half size (linear,
 half-pixel) and affine-warped (a rotation, trilinear, border padding) through Dask on a
 distributed.LocalCluster with worker processes (1 and 2 workers, 1 thread each):
 
-- gridops: gridops.dask.resample / affine_warp (threads=1 per task);
+- gridops: gridops.dask.resample (default output chunks: 64 MiB of input per task) /
+  affine_warp (output chunks = input chunks), threads=1 per task;
 - SciPy: the dask-image recipe (dask_image.ndinterp.affine_transform, written out here since
   Debian has no dask-image): per output chunk, the input slice its transformed corners
   need plus a halo of 1, then scipy.ndimage.affine_transform(order=1, mode="nearest") on it;
 - gridops in memory on the whole volume (1 and 2 threads), when it fits, for the overhead
-  of the chunking.
+  of the chunking: gridops.resample and gridops.affine_warp (the fused AffineGrid +
+  GridSample that gridops.dask.affine_warp runs per chunk).
 
 The results are checked against each other (SciPy computes in float64: |diff| <= 1e-3 on
 values in [0, 2]; gridops.dask against gridops in memory: bit-identical). Times are the
 best of --repeat runs of compute() of the whole result into worker memory (persist, wait).
 
     PYTHONPATH=build/release/python /usr/bin/python3 bench/python/dask_bench.py [--shape 1024 512 512]
-        [--chunk 128] [--repeat 2] [--json out.json]
+        [--chunk 128] [--repeat 2] [--json out.json] [--default-malloc]
 """
 
 import argparse
@@ -104,6 +107,8 @@ def main() -> int:
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--skip-scipy-above", type=float, default=1e9, help="GiB")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--default-malloc", action="store_true",
+                    help="keep distributed's worker malloc settings (MALLOC_TRIM_THRESHOLD_=65536)")
     args = ap.parse_args()
     D, H, W = args.shape
     gib = D * H * W * 4 / 2**30
@@ -115,15 +120,17 @@ def main() -> int:
                        [0.0, 0.0, 1.0, 0.0]]], np.float32)
     half = [D // 2, H // 2, W // 2]
     rows = []
-    print(f"volume {D} x {H} x {W} float32 ({gib:.2f} GiB), chunks {args.chunk}^3")
+    print(f"volume {D} x {H} x {W} float32 ({gib:.2f} GiB), chunks {args.chunk}^3, worker malloc "
+          + ("distributed's default" if args.default_malloc else "tuned (MALLOC_TRIM_THRESHOLD_=1 GiB, MALLOC_MMAP_THRESHOLD_=32 MiB)"))
 
     # gridops in memory, whole volume.
     mem = {}
     for t in (1, 2):
         gridops.set_num_threads(t)
         tr, ref_r = best(lambda: gridops.resample(vol, size=half, mode="linear"), args.repeat)
-        tw, ref_w = best(lambda: gridops.grid_sample(
-            vol, gridops.affine_grid(theta, vol.shape, False), "bilinear", "border"), args.repeat)
+        # The same operator the Dask path runs per chunk: the fused affine_warp.
+        tw, ref_w = best(lambda: gridops.affine_warp(vol, theta, (D, H, W), "bilinear", "border"),
+                         args.repeat)
         mem[t] = (tr, tw)
         rows.append({"impl": "gridops in memory", "threads": t, "resample_s": tr, "warp_s": tw})
         print(f"gridops in memory, {t} thread(s): resample {tr:.2f} s, warp {tw:.2f} s")
@@ -131,12 +138,26 @@ def main() -> int:
     o_r = np.array([0.5, 0.5, 0.5])
     M_w, o_w = theta_to_pixels(theta[0].astype(np.float64), (D, H, W), (D, H, W))
     for nw in args.workers:
-        cluster = distributed.LocalCluster(n_workers=nw, threads_per_worker=1, processes=True,
-                                           memory_limit=0, dashboard_address=None, silence_logs=40)
+        # distributed starts workers with MALLOC_TRIM_THRESHOLD_=65536, which also fixes
+        # glibc's mmap threshold at 128 KiB: every task's output (MiBs) is then a fresh
+        # mmap whose pages fault in on first write (measured in a worker on a 128^3 chunk:
+        # affine_warp 14 ms instead of 9, resample 0.75 ms instead of 0.22). Unless
+        # --default-malloc, the workers keep freed memory for reuse instead (both the
+        # gridops and the SciPy tasks run in these workers); docs/dask.md, "Performance".
+        environ = {} if args.default_malloc else {
+            "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": 2**30,
+            "distributed.nanny.pre-spawn-environ.MALLOC_MMAP_THRESHOLD_": 2**25}
+        with dask.config.set(environ):
+            cluster = distributed.LocalCluster(n_workers=nw, threads_per_worker=1, processes=True,
+                                               memory_limit=0, dashboard_address=None, silence_logs=40)
         client = distributed.Client(cluster)
         try:
             x = da.from_array(vol, chunks=(1, 1) + (args.chunk,) * 3)
-            x = client.persist(x)
+            # Blocks shipped from the client are deserialized in place, about a third of them
+            # at odd byte offsets, which gridops (and the box assembly) would copy in every
+            # task; a worker that loads or computes its data (Zarr, an earlier step) holds
+            # aligned blocks, so the volume is copied once in the workers, as such data.
+            x = client.persist(x.map_blocks(np.copy))
             distributed.wait(x)
 
             def timed(arr):

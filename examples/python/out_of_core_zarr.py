@@ -115,12 +115,10 @@ def main() -> int:
         for _ in range(args.checks):
             size = [int(rng.integers(1, 40)) for _ in range(3)]
             o = [int(rng.integers(0, n - s + 1)) for n, s in zip((D, H, W), size)]
-            ranges = [np.arange(b, b + s) for b, s in zip(o, size)]
-            grid = gd.affine_grid_points(theta, ranges, (D, H, W))
-            box = gridops.grid_sample_input_box(grid, (D, H, W), "bilinear", "border")
+            box = gridops.affine_warp_input_box(theta, (D, H, W), (D, H, W), o, size, "bilinear", "border")
             part = zin[(0, slice(0, 1)) + tuple(slice(lo, hi) for lo, hi in box)][None]
-            want = gridops.grid_sample(part, grid, "bilinear", "border", full_size=(D, H, W),
-                                       origin=[lo for lo, _ in box])
+            want = gridops.affine_warp(part, theta, (D, H, W), "bilinear", "border", window=(o, size),
+                                       full_size=(D, H, W), origin=[lo for lo, _ in box])
             got = zw[(slice(0, 1), slice(0, 1)) + tuple(slice(b, b + s) for b, s in zip(o, size))]
             assert np.array_equal(want.view(np.uint32), got.view(np.uint32)), "warp: sub-volume differs"
             od = [n // 2 for n in (D, H, W)]

@@ -7,6 +7,7 @@
 #include "gridops/status.h"
 #include "gridops/tensor.h"
 #include "gridops/ops/affine_grid.h"
+#include "gridops/ops/affine_warp.h"
 #include "gridops/ops/gather.h"
 #include "gridops/ops/grid_sample.h"
 #include "gridops/ops/pad.h"

@@ -1,6 +1,6 @@
 """gridops: spatial sampling and data-movement operators for NumPy and PyTorch.
 
-GridSample and AffineGrid (forward and backward), Resample (forward and backward), ONNX
+GridSample and AffineGrid (forward and backward), AffineWarp (the two fused), Resample (forward and backward), ONNX
 Resize, Gather and Pad from the gridops
 C++ library, taking NumPy arrays (any strides), PyTorch CPU tensors (through DLPack,
 bfloat16 included) and anything with the buffer protocol without copying, and releasing the
@@ -19,6 +19,8 @@ from ._gridops import (
     ResizePlan,
     affine_grid,
     affine_grid_backward,
+    affine_warp,
+    affine_warp_input_box,
     gather,
     get_num_threads,
     grid_sample,
@@ -45,6 +47,8 @@ __all__ = [
     "__version__",
     "affine_grid",
     "affine_grid_backward",
+    "affine_warp",
+    "affine_warp_input_box",
     "dask",
     "gather",
     "get_num_threads",

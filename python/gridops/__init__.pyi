@@ -50,6 +50,24 @@ def affine_grid(theta: _ArrayIn, size: _Shape, align_corners: _AlignCorners = ..
 def affine_grid(theta: _ArrayIn, size: _Shape, align_corners: _AlignCorners = ..., *, out: None = ...,
                 window: Optional[Tuple[_Shape, _Shape]] = ...) -> Any: ...
 @overload
+def affine_warp(input: _NDArray, theta: _ArrayIn, size: _Shape, mode: str = ..., padding_mode: str = ...,
+                align_corners: _AlignCorners = ..., *, layout: str = ..., out: None = ...,
+                window: Optional[Tuple[_Shape, _Shape]] = ..., full_size: Optional[_Shape] = ...,
+                origin: Optional[_Shape] = ..., threads: Optional[int] = ...) -> _NDArray: ...
+@overload
+def affine_warp(input: _ArrayIn, theta: _ArrayIn, size: _Shape, mode: str = ..., padding_mode: str = ...,
+                align_corners: _AlignCorners = ..., *, layout: str = ..., out: _Out,
+                window: Optional[Tuple[_Shape, _Shape]] = ..., full_size: Optional[_Shape] = ...,
+                origin: Optional[_Shape] = ..., threads: Optional[int] = ...) -> _Out: ...
+@overload
+def affine_warp(input: _ArrayIn, theta: _ArrayIn, size: _Shape, mode: str = ..., padding_mode: str = ...,
+                align_corners: _AlignCorners = ..., *, layout: str = ..., out: None = ...,
+                window: Optional[Tuple[_Shape, _Shape]] = ..., full_size: Optional[_Shape] = ...,
+                origin: Optional[_Shape] = ..., threads: Optional[int] = ...) -> Any: ...
+def affine_warp_input_box(theta: _ArrayIn, full_size: _Shape, size: _Shape, out_origin: _Shape,
+                          out_shape: _Shape, mode: str = ..., padding_mode: str = ...,
+                          align_corners: _AlignCorners = ...) -> list[Tuple[int, int]]: ...
+@overload
 def gather(data: _NDArray, indices: _ArrayIn, axis: int = ..., *, out: None = ...) -> _NDArray: ...
 @overload
 def gather(data: _ArrayIn, indices: _ArrayIn, axis: int = ..., *, out: _Out) -> _Out: ...

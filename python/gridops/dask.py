@@ -4,7 +4,7 @@ Every function takes and returns ``dask.array.Array`` and builds a small graph: 
 output chunk, which depends directly on the input chunks its input box touches (no
 per-element tasks, no overlap layer). Coordinates are always computed for the whole array
 (the operators' window options: ``grid_sample(..., full_size=, origin=)``,
-``resample(..., window=)``), so chunking changes only which memory is read and the result
+``resample(..., window=)``, ``affine_warp(..., window=, full_size=, origin=)``), so chunking changes only which memory is read and the result
 is bit-identical to the in-memory operator on the whole array with the same
 implementation, for any chunking. See docs/dask.md.
 
@@ -337,22 +337,55 @@ def gather(x: Any, indices: Any, axis: int = 0, *, threads: Optional[int] = None
 # --- resample ----------------------------------------------------------------------------
 
 
-def _resample_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, size: Sequence[int], mode: str,
-                   window: Tuple[Any, ...], threads: Optional[int]) -> np.ndarray:
+def _resample_task(subs: Sequence[Tuple[Any, Sequence[Sequence[int]], Box, Sequence[int], Sequence[int]]],
+                   shape: Tuple[int, ...], out_begin: Sequence[int], full_in: Sequence[int],
+                   full_out: Sequence[int], mode: str, dtype: Any, threads: Optional[int]) -> np.ndarray:
+    """One output chunk from its sub-windows (one per input block it covers, see
+    resample()): each runs gridops.resample on its input box with the whole array's
+    coordinates; one sub-window is returned as is, several are copied into the chunk."""
     _set_threads(threads)
-    arr = _box_from_pieces(pieces, rel, box)
-    return _g.resample(arr, size=list(size), mode=mode, window=window)
+    out = None
+    for pieces, rel, box, ob, oe in subs:
+        arr = _box_from_pieces(pieces, rel, box)
+        part = _g.resample(arr, size=[e - b for b, e in zip(ob, oe)], mode=mode,
+                           window=(list(full_in), list(full_out), [a for a, _ in box[2:]], list(ob)))
+        if len(subs) == 1:
+            return part
+        if out is None:
+            out = np.empty(shape, dtype=dtype)
+        out[(slice(None), slice(None)) + tuple(slice(b - o, e - o) for b, e, o in zip(ob, oe, out_begin))] = part
+    assert out is not None
+    return out
+
+
+def _group_chunks(tiles: Sequence[Tuple[int, ...]], tile_bytes: float, target: float) -> List[Tuple[int, ...]]:
+    """Merges consecutive tiles of each axis (outermost first) while a merged chunk's
+    input stays within target bytes (tile_bytes: the input bytes of one tile)."""
+    groups = [1] * len(tiles)
+    for k in range(len(tiles)):
+        while groups[k] < len(tiles[k]) and tile_bytes * np.prod(groups) * 2 <= target:
+            groups[k] = min(len(tiles[k]), groups[k] * 2)
+        if tile_bytes * np.prod(groups) * 2 > target:
+            break
+    out = []
+    for t, g in zip(tiles, groups):
+        out.append(tuple(int(sum(t[i:i + g])) for i in range(0, len(t), g)))
+    return out
 
 
 def resample(x: Any, size: Any = None, scale_factor: Any = None, mode: str = "linear", *,
-             chunks: Any = None, threads: Optional[int] = None) -> da.Array:
+             chunks: Any = None, threads: Optional[int] = None, task_bytes: Optional[int] = None) -> da.Array:
     """gridops.resample on a dask array (N, C, D1..Dr), r = 1..3, channels first.
 
-    size / scale_factor as in gridops.resample (exactly one). Each output chunk reads only
-    the input box its taps need (gridops.resample_input_box) and computes its taps from
-    the whole array's sizes (resample(..., window=...)): the same bits as
-    gridops.resample(x.compute(), ...). chunks: the output's spatial chunks (default:
-    x's chunk boundaries scaled); N and C keep x's chunks.
+    size / scale_factor as in gridops.resample (exactly one). Each output chunk is
+    computed from sub-windows, one per input block its outputs map to (x's chunk
+    boundaries scaled): each sub-window reads only the input box its taps need
+    (gridops.resample_input_box; for aligned blocks exactly one input block, used without
+    a copy) and computes its taps from the whole array's sizes (resample(..., window=...)):
+    the same bits as gridops.resample(x.compute(), ...). chunks: the output's spatial
+    chunks; default: the scaled input blocks merged (outermost axis first) until a task
+    reads about task_bytes of input (default 64 MiB: a few large tasks instead of many
+    small ones, Dask's per-task cost being ~1 ms). N and C keep x's chunks.
     """
     x = _as_dask(x, "resample")
     r = x.ndim - 2
@@ -373,13 +406,18 @@ def resample(x: Any, size: Any = None, scale_factor: Any = None, mode: str = "li
         full_out = [int(math.floor(i * fk)) for i, fk in zip(full_in, f)]
     if len(full_out) != r:
         raise ValueError(f"gridops.dask.resample: size must have {r} entries, got {len(full_out)}")
+    tiles = [_scaled_chunks(x.chunks[2 + k], full_in[k], full_out[k]) for k in range(r)]
     if chunks is None:
-        sp = tuple(_scaled_chunks(x.chunks[2 + k], full_in[k], full_out[k]) for k in range(r))
+        nc = max(x.chunks[0]) * max(x.chunks[1]) if x.size else 0
+        tile_bytes = float(nc * x.dtype.itemsize * np.prod([max(c) if c else 0 for c in x.chunks[2:]]))
+        target = float(task_bytes if task_bytes is not None else 64 * 2**20)
+        sp = tuple(_group_chunks(tiles, tile_bytes, target))
     else:
         sp = da.core.normalize_chunks(chunks, tuple(full_out), dtype=x.dtype)
     out_chunks = (x.chunks[0], x.chunks[1]) + tuple(sp)
     name = "gridops-resample-" + tokenize(x, full_out, mode, out_chunks)
     ost = [_starts(c) for c in out_chunks]
+    tst = [_starts(t) for t in tiles]
     dsk = {}
     for oi in itertools.product(*(range(len(c)) for c in out_chunks)):
         ob = [int(ost[2 + k][oi[2 + k]]) for k in range(r)]
@@ -390,12 +428,21 @@ def resample(x: Any, size: Any = None, scale_factor: Any = None, mode: str = "li
         if any(v == 0 for v in shape):
             dsk[(name,) + oi] = (np.empty, shape, x.dtype)
             continue
-        sbox = _g.resample_input_box(full_in, full_out, ob, oe, mode)
-        box = [(n0, n1), (c0, c1)] + [(int(a), int(b)) for a, b in sbox]
-        pieces, rel = _fetch_box(x, box)
-        window = (full_in, full_out, [a for a, _ in box[2:]], ob)
-        dsk[(name,) + oi] = (_resample_task, pieces, rel, box, [e - b for b, e in zip(ob, oe)],
-                             mode, window, threads)
+        # Sub-windows: the chunk cut at the scaled input block boundaries.
+        cuts = []
+        for k in range(r):
+            inner = [int(v) for v in tst[k] if ob[k] < v < oe[k]]
+            edges = [ob[k]] + inner + [oe[k]]
+            cuts.append(list(zip(edges[:-1], edges[1:])))
+        subs = []
+        for sub in itertools.product(*cuts):
+            sb = [a for a, _ in sub]
+            se = [b for _, b in sub]
+            sbox = _g.resample_input_box(full_in, full_out, sb, se, mode)
+            box = [(n0, n1), (c0, c1)] + [(int(a), int(b)) for a, b in sbox]
+            pieces, rel = _fetch_box(x, box)
+            subs.append([pieces, rel, box, sb, se])  # a list: dask substitutes the keys inside
+        dsk[(name,) + oi] = (_resample_task, subs, shape, ob, full_in, full_out, mode, x.dtype, threads)
     return _new_array(name, dsk, [x], out_chunks, x.dtype)
 
 
@@ -589,32 +636,32 @@ def _warp_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, theta: np.nd
                out_size: Sequence[int], mode: str, padding_mode: str, align_corners: bool,
                full: Sequence[int], threads: Optional[int]) -> np.ndarray:
     _set_threads(threads)
-    # This chunk's part of the whole grid (affine_grid's output window: the same bits).
-    grid = _g.affine_grid(theta, [theta.shape[0], 1] + list(out_size), align_corners,
-                          window=([a for a, _ in ranges], [b - a for a, b in ranges]))
     arr = _box_from_pieces(pieces, rel, box)
-    return _g.grid_sample(arr, grid, mode, padding_mode, align_corners, full_size=list(full),
-                          origin=[lo for lo, _ in box[2:]])
+    # The fused operator on this chunk's output window, reading the input box: the same
+    # bits as gridops.affine_warp on the whole arrays.
+    return _g.affine_warp(arr, theta, list(out_size), mode, padding_mode, align_corners,
+                          window=([a for a, _ in ranges], [b - a for a, b in ranges]),
+                          full_size=list(full), origin=[lo for lo, _ in box[2:]])
 
 
 def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool = False, output_chunks: Any = None, *,
                 threads: Optional[int] = None) -> da.Array:
-    """AffineGrid + GridSample of a dask array x (N, C, H, W) or (N, C, D, H, W), per output
-    chunk.
+    """gridops.affine_warp (AffineGrid + GridSample, fused) of a dask array x (N, C, W),
+    (N, C, H, W) or (N, C, D, H, W), per output chunk.
 
-    theta: NumPy (N, r, r + 1), float32 or float64 (the grid's dtype). output_shape: the
-    output's spatial sizes (default x's). output_chunks: the output's spatial chunks
-    (default: x's when the sizes agree, else dask's "auto"). Each task computes its part of
-    the grid (gridops.affine_grid(..., window=): the same bits as that part of the whole grid) and
-    reads only the input box it touches (from the 2^r corners of its grid part, which
-    bound an affine grid, widened by one pixel; gridops checks it in the task): the
-    same bits as gridops.grid_sample(x, gridops.affine_grid(theta, ...)) in memory.
+    theta: NumPy (N, r, r + 1), float16/bfloat16/float32/float64. output_shape: the output's
+    spatial sizes (default x's). output_chunks: the output's spatial chunks (default: x's
+    when the sizes agree, else dask's "auto"). Each task runs gridops.affine_warp on its
+    output window (coordinates of the whole output) reading only the input box
+    gridops.affine_warp_input_box names for it (the exact hull of its taps, from the
+    window's corners): the same bits as gridops.affine_warp(x.compute(), theta, ...).
     """
     x = _as_dask(x, "affine_warp")
     r = x.ndim - 2
-    if r not in (2, 3):
-        raise ValueError(f"gridops.dask.affine_warp: x must be (N, C, H, W) or (N, C, D, H, W), got {x.shape}")
+    if r not in (1, 2, 3):
+        raise ValueError(f"gridops.dask.affine_warp: x must be (N, C, W), (N, C, H, W) or (N, C, D, H, W), "
+                         f"got {x.shape}")
     theta = np.asarray(theta)
     full_in = [int(v) for v in x.shape[2:]]
     out_size = [int(v) for v in (output_shape if output_shape is not None else full_in)]
@@ -640,22 +687,9 @@ def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None
             continue
         ck = (oi[0],) + tuple(oi[2:])
         if ck not in box_cache:
-            corners = affine_grid_points(theta[n0:n1], [np.array([a, b - 1]) for a, b in ranges], out_size,
-                                         align_corners)
-            # The grid is monotone along each output axis (affine, each operation rounded
-            # monotonically), so its extremes over the chunk are at the corners, and with
-            # border padding the taps are monotone too: the corners' border box contains
-            # every tap of the chunk under zeros or border padding. Reflection folds taps
-            # back only where the border box reaches an edge: then the whole axis. Widened
-            # by one pixel as a margin; gridops checks the real need in the task.
-            sbox = _g.grid_sample_input_box(corners, full_in, mode, "border", align_corners)
-            b2 = []
-            for (a, b), L in zip(sbox, full_in):
-                a, b = max(0, int(a) - 1), min(L, int(b) + 1)
-                if padding_mode == "reflection" and (a == 0 or b == L):
-                    a, b = 0, L
-                b2.append((a, b))
-            box_cache[ck] = b2
+            sbox = _g.affine_warp_input_box(theta[n0:n1], full_in, out_size, [a for a, _ in ranges],
+                                            [b - a for a, b in ranges], mode, padding_mode, align_corners)
+            box_cache[ck] = [(int(a), int(b)) for a, b in sbox]
         box = [(n0, n1), (c0, c1)] + box_cache[ck]
         pieces, rel = _fetch_box(x, box)
         dsk[(name,) + oi] = (_warp_task, pieces, rel, box, theta[n0:n1], ranges, out_size, mode,

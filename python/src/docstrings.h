@@ -117,6 +117,32 @@ window: (origin, shape), spatial, outermost first: only that box of the grid, (N
   r), the same bits as that part of the whole grid.
 )";
 
+inline constexpr const char* kAffineWarp = R"(affine_warp(input, theta, size, mode="bilinear", padding_mode="zeros", align_corners=False, *, layout="channels_first", out=None, window=None, full_size=None, origin=None, threads=None)
+
+grid_sample(input, affine_grid(theta, (N, C, *size), align_corners), mode, padding_mode,
+align_corners) fused: no grid is materialized; the grid values are AffineGrid's bits.
+docs/ops/affine_warp.md.
+
+input: (N, C, W), (N, C, H, W) or (N, C, D, H, W) (channels_last: channels at the end).
+theta: (N, r, r + 1), float16/bfloat16/float32/float64.
+size: the r output spatial sizes, or (N, C, *spatial) (a torch.Size works).
+window: (origin, shape), spatial: only that box of the output, with the whole output's
+  coordinates (the same bits as that part of the whole result).
+full_size=, origin=: input is only the box at origin of a full input of spatial sizes
+  full_size; it must contain affine_warp_input_box(...) (else an error, nothing written).
+threads: gridops threads for this call (process-wide while it runs); None: the current.
+The fast kernel takes float32 input and theta, channels-first, bilinear and nearest;
+the rest runs the reference (nearest bit-exact, linear within 2^-19 * max|input|).
+)";
+
+inline constexpr const char* kAffineWarpInputBox = R"(affine_warp_input_box(theta, full_size, size, out_origin, out_shape, mode="bilinear", padding_mode="zeros", align_corners=False) -> list of (lo, hi)
+
+The part of a full input of spatial sizes full_size that affine_warp reads for the output
+box at out_origin with shape out_shape of an output of spatial sizes size: per spatial axis
+[lo, hi), the exact hull of the taps (from the box's corners) widened by K - 1 (K = 1, 2, 4
+for nearest, linear, cubic) and clipped. Pass it as full_size= and origin= to affine_warp.
+)";
+
 inline constexpr const char* kGather = R"(gather(data, indices, axis=0, *, out=None)
 
 Takes slices of data along axis at indices (ONNX Gather; numpy.take(data, indices, axis)

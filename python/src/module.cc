@@ -229,6 +229,128 @@ py::object py_grid_sample_backward(py::object grad_output, py::object input, py:
   return py::make_tuple(r_in, r_grid);
 }
 
+// --- AffineWarp --------------------------------------------------------------------------
+
+// Sets gridops' thread count for one call and restores it.
+struct ScopedThreads {
+  int saved = -1;
+  explicit ScopedThreads(py::handle threads) {
+    if (threads.is_none()) return;
+    const int64_t n = threads.cast<int64_t>();
+    if (n < 0 || n > kMaxThreads) {
+      throw PyError{PyExc_ValueError, "threads must be None or 0.." + std::to_string(kMaxThreads) +
+                                          " (0: the default), got " + std::to_string(n)};
+    }
+    saved = get_num_threads();
+    set_num_threads(static_cast<int>(n));
+  }
+  ~ScopedThreads() {
+    if (saved >= 0) set_num_threads(saved);
+  }
+  ScopedThreads(const ScopedThreads&) = delete;
+  ScopedThreads& operator=(const ScopedThreads&) = delete;
+};
+
+AffineWarpDesc affine_warp_desc(const std::string& mode, const std::string& padding_mode,
+                                py::handle align_corners, const std::string& layout) {
+  AffineWarpDesc d;
+  d.mode = value_or_throw(parse_interpolation_mode(mode));
+  d.padding = value_or_throw(parse_grid_padding(padding_mode));
+  d.align_corners = align_flag(align_corners, "affine_warp");
+  d.layout = parse_layout(layout, "affine_warp");
+  return d;
+}
+
+py::object py_affine_warp(py::object input, py::object theta, py::object size,
+                          const std::string& mode, const std::string& padding_mode,
+                          py::object align_corners, const std::string& layout, py::object out,
+                          py::object window, py::object full_size, py::object origin,
+                          py::object threads) {
+  const AffineWarpDesc d = affine_warp_desc(mode, padding_mode, align_corners, layout);
+  if (full_size.is_none() != origin.is_none()) {
+    throw PyError{PyExc_ValueError,
+                  "affine_warp: give both full_size and origin (an input window) or neither"};
+  }
+  InArray src = get_array(input, "affine_warp: input");
+  InArray th = get_array(theta, "affine_warp: theta");
+  const int rank = static_cast<int>(src.view.shape.size());
+  const int r = rank - 2;
+  Dims sz = int_list(size, "affine_warp: size");
+  if (static_cast<int>(sz.size()) == rank && rank >= 3) {
+    sz.erase(sz.begin(), sz.begin() + 2);  // (N, C, *spatial): the N and C are input's
+  }
+  const bool cf = d.layout == ChannelLayout::kChannelsFirst;
+  const size_t fs = cf ? 2 : 1;
+  Dims out_origin(sz.size(), 0), out_shape = sz;
+  const bool windowed = !window.is_none() || !full_size.is_none();
+  AffineWarpWindow w;
+  if (!window.is_none()) {
+    const py::sequence seq = window.cast<py::sequence>();
+    if (seq.size() != 2) {
+      throw PyError{PyExc_ValueError, "affine_warp: window must be (origin, shape), spatial"};
+    }
+    out_origin = int_list(seq[0], "affine_warp: window origin");
+    out_shape = int_list(seq[1], "affine_warp: window shape");
+  }
+  w.out_origin = out_origin;
+  if (!full_size.is_none()) {
+    w.in_full = int_list(full_size, "affine_warp: full_size");
+    w.in_origin = int_list(origin, "affine_warp: origin");
+  } else if (rank >= 3 && r <= 3) {
+    w.in_full.assign(src.view.shape.begin() + static_cast<std::ptrdiff_t>(fs),
+                     src.view.shape.begin() + static_cast<std::ptrdiff_t>(fs) + r);
+    w.in_origin.assign(static_cast<size_t>(r), 0);
+  }
+  StatusOr<AffineWarpPlan> plan = Status(StatusCode::kInternal, "unset");
+  if (windowed) {
+    plan = make_affine_warp_plan(d, src.view.dtype, src.view.shape, th.view.dtype, th.view.shape,
+                                 sz, out_shape, w);
+  } else {
+    plan = make_affine_warp_plan(d, src.view.dtype, src.view.shape, th.view.dtype, th.view.shape,
+                                 sz);
+  }
+  const AffineWarpPlan p = value_or_throw(std::move(plan));
+  ScopedThreads scoped(threads);
+  if (!out.is_none()) {
+    InArray dst = get_array(out, "affine_warp: out", true);
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = p.run(src.view, th.view, dst.view);
+    }
+    check(s);
+    return py::reinterpret_borrow<py::object>(out);
+  }
+  Tensor t = value_or_throw(Tensor::create(src.view.dtype, p.dst_shape()));
+  Status s;
+  {
+    py::gil_scoped_release nogil;
+    s = p.run(src.view, th.view, t.mutable_view());
+  }
+  check(s);
+  return wrap_tensor(std::move(t), src.from_torch);
+}
+
+py::object py_affine_warp_input_box(py::object theta, py::object full_size, py::object size,
+                                    py::object out_origin, py::object out_shape,
+                                    const std::string& mode, const std::string& padding_mode,
+                                    py::object align_corners) {
+  const AffineWarpDesc d = affine_warp_desc(mode, padding_mode, align_corners, "channels_first");
+  const Dims full = int_list(full_size, "affine_warp_input_box: full_size");
+  const Dims sz = int_list(size, "affine_warp_input_box: size");
+  const Dims oo = int_list(out_origin, "affine_warp_input_box: out_origin");
+  const Dims os = int_list(out_shape, "affine_warp_input_box: out_shape");
+  InArray th = get_array(theta, "affine_warp_input_box: theta");
+  StatusOr<std::vector<std::pair<int64_t, int64_t>>> r = Status(StatusCode::kInternal, "unset");
+  {
+    py::gil_scoped_release nogil;
+    r = gridops::affine_warp_input_box(d, th.view, full, sz, oo, os);
+  }
+  py::list res;
+  for (const auto& [lo, hi] : value_or_throw(std::move(r))) res.append(py::make_tuple(lo, hi));
+  return res;
+}
+
 // --- AffineGrid --------------------------------------------------------------------------
 
 py::object py_affine_grid(py::object theta, py::object size, py::object align_corners,
@@ -1102,6 +1224,14 @@ PYBIND11_MODULE(_gridops, m) {
   m.def("affine_grid", &py_affine_grid, arg("theta"), arg("size"), arg("align_corners") = false,
         py::kw_only(), arg("out") = py::none(), arg("window") = py::none(),
         with_arrays(doc::kAffineGrid));
+  m.def("affine_warp", &py_affine_warp, arg("input"), arg("theta"), arg("size"),
+        arg("mode") = "bilinear", arg("padding_mode") = "zeros", arg("align_corners") = false,
+        py::kw_only(), arg("layout") = "channels_first", arg("out") = py::none(),
+        arg("window") = py::none(), arg("full_size") = py::none(), arg("origin") = py::none(),
+        arg("threads") = py::none(), with_arrays(doc::kAffineWarp));
+  m.def("affine_warp_input_box", &py_affine_warp_input_box, arg("theta"), arg("full_size"),
+        arg("size"), arg("out_origin"), arg("out_shape"), arg("mode") = "bilinear",
+        arg("padding_mode") = "zeros", arg("align_corners") = false, doc::kAffineWarpInputBox);
   m.def("grid_sample_backward", &py_grid_sample_backward, arg("grad_output"), arg("input"),
         arg("grid"), arg("mode") = "bilinear", arg("padding_mode") = "zeros",
         arg("align_corners") = false, py::kw_only(), arg("layout") = "channels_first",

@@ -60,12 +60,32 @@ def test_resample_random_chunkings():
         ref = gridops.resample(x, size=size, mode=mode)
         dx = rand_dask(rng, x)
         out_chunks = tuple(rand_chunks(rng, s, rng.random() < 0.5) for s in size) if it % 2 else None
-        y = gd.resample(dx, size=size, mode=mode, chunks=out_chunks)
+        tb = [None, 1, 300, 3000][it % 4]  # default grouping, one task per input block, small groups
+        y = gd.resample(dx, size=size, mode=mode, chunks=out_chunks, task_bytes=tb)
         assert tasks(y) == int(np.prod(y.numblocks))
         same_bits(y.compute(scheduler="sync"), ref)
     # scale_factor as in gridops.resample: floor(in * factor)
     x = rng.standard_normal((1, 2, 13, 7)).astype(np.float32)
     same_bits(gd.resample(rand_dask(rng, x), scale_factor=1.7).compute(), gridops.resample(x, scale_factor=1.7))
+
+
+def test_resample_aligned_blocks_are_read_alone_and_grouped():
+    # x0.5 of 8 x 8 blocks: each block's outputs read exactly that block (no halo, no copy);
+    # the default groups blocks into tasks of about task_bytes of input.
+    x = np.arange(2 * 32 * 32, dtype=np.float32).reshape(1, 2, 32, 32)
+    dx = da.from_array(x, chunks=(1, 1, 8, 8))
+    ref = gridops.resample(x, size=[16, 16])
+    one = gd.resample(dx, size=[16, 16], task_bytes=1)
+    assert one.chunks[2:] == ((4,) * 4, (4,) * 4)
+    assert all(len(d) == 1 for d in key_deps(one).values())
+    same_bits(one.compute(), ref)
+    grouped = gd.resample(dx, size=[16, 16], task_bytes=8 * 8 * 4 * 8)  # 8 blocks per task
+    assert grouped.chunks[2:] == ((16,), (8, 8))
+    assert all(len(d) == 8 for d in key_deps(grouped).values())
+    same_bits(grouped.compute(), ref)
+    big = gd.resample(dx, size=[16, 16])  # 64 MiB: one task per (N, C) chunk
+    assert big.chunks[2:] == ((16,), (16,)) and tasks(big) == 2
+    same_bits(big.compute(), ref)
 
 
 def test_resize_random_chunkings():
@@ -128,7 +148,9 @@ def test_affine_grid_points_are_affine_grid():
 
 
 def rotation(rng, r, dt):
-    if r == 2:
+    if r == 1:
+        m = np.array([[rng.uniform(0.6, 1.4)]])
+    elif r == 2:
         a = rng.uniform(-0.6, 0.6)
         m = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) * rng.uniform(0.7, 1.3)
     else:
@@ -140,18 +162,24 @@ def rotation(rng, r, dt):
 
 def test_affine_warp_random_chunkings():
     rng = np.random.default_rng(19)
-    for it in range(12):
-        r = 2 if it < 8 else 3
+    for it in range(15):
+        r = 2 if it < 8 else (3 if it < 12 else 1)
         shape = (int(rng.integers(1, 3)), int(rng.integers(1, 3))) + tuple(
-            int(rng.integers(2, 24 if r == 2 else 10)) for _ in range(r))
+            int(rng.integers(2, 10 if r == 3 else 24)) for _ in range(r))
         x = rng.standard_normal(shape).astype(np.float32)
         dt = np.float64 if it % 4 == 3 else np.float32
         theta = np.stack([rotation(rng, r, dt) for _ in range(shape[0])])
-        out = tuple(int(rng.integers(1, 20 if r == 2 else 9)) for _ in range(r))
+        out = tuple(int(rng.integers(1, 9 if r == 3 else 20)) for _ in range(r))
         mode = ["bilinear", "nearest", "bicubic"][it % 3]
         pm = ["zeros", "border", "reflection"][(it // 2) % 3]
         ac = bool(it % 2)
-        ref = gridops.grid_sample(x, gridops.affine_grid(theta, shape[:2] + out, ac), mode, pm, ac)
+        ref = gridops.affine_warp(x, theta, out, mode, pm, ac)
+        if r >= 2:  # the fused operator is the composition (nearest bit-exact, linear within its bound)
+            comp = gridops.grid_sample(x, gridops.affine_grid(theta, shape[:2] + out, ac), mode, pm, ac)
+            if mode == "nearest":
+                same_bits(ref, comp)
+            else:
+                np.testing.assert_allclose(ref, comp, rtol=0, atol=2.0 ** -17 * np.abs(x).max())
         oc = tuple(rand_chunks(rng, s, rng.random() < 0.5) for s in out)
         y = gd.affine_warp(rand_dask(rng, x), theta, out, mode, pm, ac, output_chunks=oc, threads=1)
         assert tasks(y) == int(np.prod(y.numblocks))
@@ -168,7 +196,7 @@ def test_affine_warp_reads_only_the_needed_chunks():
     deps = list(key_deps(y).values())
     assert len(deps) == 16 and max(len(d) for d in deps) <= 9, [len(d) for d in deps]
     assert len(key_deps(y)[(y.name, 0, 0, 0, 0)]) <= 4
-    same_bits(y.compute(), gridops.grid_sample(x, gridops.affine_grid(theta, x.shape, False)))
+    same_bits(y.compute(), gridops.affine_warp(x, theta, x.shape[2:]))
 
 
 @pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric", "wrap"])
@@ -253,17 +281,20 @@ def test_distributed_local_cluster_with_processes(client):
     x = rng.standard_normal((2, 3, 40, 36)).astype(np.float32)
     dx = da.from_array(x, chunks=(1, 2, 11, 7))
     theta = np.stack([rotation(rng, 2, np.float32) for _ in range(2)])
-    ref_w = gridops.grid_sample(x, gridops.affine_grid(theta, (2, 3, 30, 33), False), "bicubic", "reflection")
+    ref_w = gridops.affine_warp(x, theta, (30, 33), "bicubic", "reflection")
+    ref_b = gridops.affine_warp(x, theta, (30, 33), "bilinear", "border")
     ref_r = gridops.resample(x, size=[17, 50])
     ref_p = gridops.pad(x, [(0, 0), (0, 0), (4, 9), (13, 2)], "wrap")
     w = gd.affine_warp(dx, theta, (30, 33), "bicubic", "reflection", output_chunks=(8, 9), threads=1)
     rs = gd.resample(dx, size=[17, 50], threads=1)
     p = gd.pad(dx, [(0, 0), (0, 0), (4, 9), (13, 2)], "wrap")
-    got = client.compute([w, rs, p], sync=True)
+    b = gd.affine_warp(dx, theta, (30, 33), "bilinear", "border", output_chunks=(7, 12), threads=1)
+    got = client.compute([w, rs, p, b], sync=True)
     assert len(client.scheduler_info()["workers"]) == 2
     same_bits(got[0], ref_w)
     same_bits(got[1], ref_r)
     same_bits(got[2], ref_p)
+    same_bits(got[3], ref_b)
     # both worker processes ran tasks
     who = client.run(lambda: __import__("os").getpid())
     assert len(set(who.values())) == 2

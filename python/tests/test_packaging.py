@@ -71,7 +71,7 @@ def test_stubs_cover_the_runtime_api():
     # the keyword names of the stubs are those of the signature line of the docstrings
     # (pybind11 checks the same names when it binds keyword arguments)
     for name in ("grid_sample", "affine_grid", "gather", "pad", "resample", "resample_backward",
-                 "grid_sample_backward", "affine_grid_backward", "resize"):
+                 "grid_sample_backward", "affine_grid_backward", "resize", "affine_warp"):
         first_line = getattr(gridops, name).__doc__.splitlines()[0]
         with open(os.path.join(src, "__init__.pyi")) as f:
             stub = f.read()
@@ -90,6 +90,13 @@ def test_every_keyword_of_the_docs_is_accepted():
                         layout="channels_first", out=np.empty((1, 2, 3, 3), np.float32))
     gridops.affine_grid(theta=np.zeros((1, 2, 3), np.float32), size=(1, 2, 4, 4), align_corners=True,
                         out=np.empty((1, 4, 4, 2), np.float32))
+    gridops.affine_warp(input=x, theta=np.zeros((1, 2, 3), np.float32), size=(3, 3), mode="bilinear",
+                        padding_mode="zeros", align_corners=False, layout="channels_first",
+                        out=np.empty((1, 2, 3, 3), np.float32), window=None, full_size=None, origin=None,
+                        threads=1)
+    gridops.affine_warp_input_box(theta=np.zeros((1, 2, 3), np.float32), full_size=(4, 4), size=(3, 3),
+                                  out_origin=(0, 0), out_shape=(3, 3), mode="bilinear", padding_mode="zeros",
+                                  align_corners=False)
     gridops.gather(data=x, indices=np.array([0]), axis=1, out=np.empty((1, 1, 4, 4), np.float32))
     gridops.pad(input=x, pads=[1, 1], mode="constant", value=0.0, axes=[2], out=np.empty((1, 2, 6, 4), np.float32))
     gridops.resample(input=x, size=None, scale_factor=2.0, mode="linear", layout="channels_first", channels=None,

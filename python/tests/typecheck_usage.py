@@ -64,6 +64,10 @@ def chunked(x: npt.NDArray[np.float32], theta: npt.NDArray[np.float32]) -> Any:
     rbox: List[Tuple[int, int]] = gridops.resample_input_box((8,), (4,), (0,), (2,))
     y = gridops.grid_sample(x, np.zeros((1, 2, 2, 2), np.float32), full_size=(8, 8), origin=(box[0][0], box[1][0]))
     z = gridops.resample(x, size=[2], window=((8,), (4,), (rbox[0][0],), (0,)))
-    del y, z
+    wbox: List[Tuple[int, int]] = gridops.affine_warp_input_box(theta, (8, 8), (4, 4), (0, 0), (2, 2))
+    v: npt.NDArray[Any] = gridops.affine_warp(x, theta, (4, 4), "bilinear", "border", False, threads=1,
+                                              window=((0, 0), (2, 2)), full_size=(8, 8),
+                                              origin=(wbox[0][0], wbox[1][0]))
+    del y, z, v
     w = gridops.dask.affine_warp(x, theta, (4, 4), "bilinear", "zeros", False, output_chunks=(2, 2), threads=1)
     return gridops.dask.pad(gridops.dask.resample(w, size=[3, 3]), 1, "wrap")
