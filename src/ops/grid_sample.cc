@@ -18,6 +18,7 @@
 #include "core/overlap.h"
 #include "kernels/grid_sample/grid_sample.h"
 #include "ops/dispatch.h"
+#include "ops/grid_sample_impls.h"
 
 namespace gridops {
 
@@ -25,20 +26,16 @@ namespace {
 
 constexpr const char* kOp = "grid_sample";
 
-// --- the implementation list (reference last) -----------------------------------------
-
-/// One entry of the implementation list: a name, the reason it declines a problem (empty:
-/// accepts) and the kernel.
-struct GridSampleImpl {
-  const char* name;
-  std::string (*declines)(const kernels::GridSampleProblem&);
-  void (*run)(const kernels::GridSampleProblem&, const TensorView&, const TensorView&,
-              const MutableTensorView&);
-};
-
 /// The reference takes every valid problem.
 std::string ref_declines(const kernels::GridSampleProblem&) { return {}; }
 
+}  // namespace
+
+// --- the implementation lists (reference last) ----------------------------------------
+
+namespace detail {
+
+namespace {
 /// Fast kernels go before the reference; the first that accepts runs.
 constexpr GridSampleImpl kImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
@@ -47,6 +44,25 @@ constexpr GridSampleImpl kImpls[] = {
 #endif
     {"ref", ref_declines, kernels::grid_sample_ref},
 };
+
+constexpr GridSampleBackwardImpl kBackwardImpls[] = {
+    // Threaded, deterministic; see docs/ops/grid_sample.md, "Backward".
+    {"fast", kernels::grid_sample_backward_fast_declines, kernels::grid_sample_backward_fast},
+    {"ref", ref_declines, kernels::grid_sample_backward_ref},
+};
+}  // namespace
+
+std::span<const GridSampleImpl> grid_sample_impls() noexcept { return kImpls; }
+std::span<const GridSampleBackwardImpl> grid_sample_backward_impls() noexcept {
+  return kBackwardImpls;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::GridSampleBackwardImpl;
+using detail::GridSampleImpl;
 
 // --- validation helpers -------------------------------------------------------------
 
@@ -488,7 +504,7 @@ StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType
       make_problem(desc, src_dtype, src_shape, grid_dtype, dst_shape);
   GRIDOPS_ASSIGN_OR_RETURN(
       const GridSampleImpl* impl,
-      detail::select_impl<GridSampleImpl>(kOp, std::span<const GridSampleImpl>(kImpls), problem,
+      detail::select_impl<GridSampleImpl>(kOp, detail::grid_sample_impls(), problem,
                                           desc.impl));
 
   GridSamplePlan plan;
@@ -648,19 +664,6 @@ namespace {
 
 constexpr const char* kBwdOp = "grid_sample_backward";
 
-/// One entry of the backward implementation list.
-struct GridSampleBackwardImpl {
-  const char* name;
-  std::string (*declines)(const kernels::GridSampleProblem&);
-  kernels::GridSampleBackwardFn run;
-};
-
-constexpr GridSampleBackwardImpl kBackwardImpls[] = {
-    // Threaded, deterministic; see docs/ops/grid_sample.md, "Backward".
-    {"fast", kernels::grid_sample_backward_fast_declines, kernels::grid_sample_backward_fast},
-    {"ref", ref_declines, kernels::grid_sample_backward_ref},
-};
-
 bool is_backward_dtype(DType dt) {
   return dt == DType::kFloat16 || dt == DType::kBFloat16 || dt == DType::kFloat32 ||
          dt == DType::kFloat64;
@@ -692,7 +695,7 @@ StatusOr<GridSampleBackwardPlan> make_grid_sample_backward_plan(const GridSample
   GRIDOPS_ASSIGN_OR_RETURN(
       const GridSampleBackwardImpl* impl,
       detail::select_impl<GridSampleBackwardImpl>(
-          kBwdOp, std::span<const GridSampleBackwardImpl>(kBackwardImpls), problem, desc.impl));
+          kBwdOp, detail::grid_sample_backward_impls(), problem, desc.impl));
   GridSampleBackwardPlan plan;
   plan.desc_ = desc;
   plan.src_dtype_ = src_dtype;
