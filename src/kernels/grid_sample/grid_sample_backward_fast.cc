@@ -101,14 +101,8 @@ void axis_slots(const GridSampleProblem& p, float x, int64_t len, int K, AxisSlo
     return;
   }
   const bool deriv = std::isfinite(x) && p.mode != InterpolationMode::kNearest;
-  // ERRATA GridSample 8, as in the reference (axis_taps).
-  if (std::isnan(x)) {
-    if (p.padding == GridPadding::kZeros) return;
-    x = 0.0f;
-  } else if (std::isinf(x)) {
-    if (p.padding == GridPadding::kZeros) return;
-    x = (p.padding == GridPadding::kBorder && x > 0.0f) ? static_cast<float>(len - 1) : 0.0f;
-  }
+  // ERRATA GridSample 8, as in the reference (coords::grid_axis_taps).
+  if (!coords::grid_finite_coordinate(&x, len, p.padding)) return;
   const int64_t period = reflection_period(p, len);
   auto put = [&](int k, int64_t i, float w, float dw) {
     int64_t j;

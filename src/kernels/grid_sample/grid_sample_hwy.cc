@@ -39,6 +39,8 @@
 #include <hwy/aligned_allocator.h>
 #include <hwy/highway.h>
 
+#include "core/coords_hwy-inl.h"
+
 #ifndef GRIDOPS_GRID_SAMPLE_HWY_ONCE
 #define GRIDOPS_GRID_SAMPLE_HWY_ONCE
 namespace gridops::kernels::gs_fast {
@@ -116,14 +118,7 @@ using DI = hn::RebindToSigned<DF>;
 using VF = hn::Vec<DF>;
 using VI = hn::Vec<DI>;
 
-/// Keeps the compiler from fusing the product into a following add or subtract (an FMA
-/// rounds once, the reference twice): the unnormalized coordinate must match it exactly.
-HWY_INLINE VF Opaque(VF v) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
-  asm("" : "+v"(v.raw));
-#endif
-  return v;
-}
+namespace gc = gridops::coords::HWY_NAMESPACE;  // coords_hwy-inl.h
 
 /// Per-block scratch of one thread.
 /// Per-block scratch of one thread. Steps 1-3 run on sub-blocks of kSub points (their
@@ -244,31 +239,15 @@ class AxisStep {
         len_(c.len[d]),
         L_(hn::Set(DF(), static_cast<float>(len_))),
         Lm1_(hn::Set(DF(), static_cast<float>(len_ - 1))),
-        len_i_(hn::Set(DI(), static_cast<int32_t>(len_))),
-        lenm1_i_(hn::Set(DI(), static_cast<int32_t>(len_ - 1))),
+        pad_(c.padding, c.align_corners, len_),
         windowed_(c.windowed),
         org_i_(hn::Set(DI(), static_cast<int32_t>(c.origin[d]))),
-        extm1_i_(hn::Set(DI(), static_cast<int32_t>(c.ext[d] - 1))) {
-    // Reflection: period and whether the axis degenerates to index 0 (reflect with len 1).
-    refl_single_ = padding_ == GridPadding::kReflection && align_ && len_ == 1;
-    const int64_t period = align_ ? 2 * (len_ - 1) : 2 * len_;
-    per_f_ = hn::Set(DF(), static_cast<float>(period > 0 ? period : 1));
-    inv_per_ = hn::Set(DF(), 1.0f / static_cast<float>(period > 0 ? period : 1));
-    per_i_ = hn::Set(DI(), static_cast<int32_t>(period > 0 ? period : 1));
-    per_m1_i_ = hn::Set(DI(), static_cast<int32_t>(period - 1));
-  }
+        extm1_i_(hn::Set(DI(), static_cast<int32_t>(c.ext[d] - 1))) {}
 
   HWY_INLINE void operator()(VF gv, VI* iv_out, VF* wv_out) const {
     const DF df;
     const DI di;
-    const VF one = hn::Set(df, 1.0f);
-    const VF gp1 = hn::Add(gv, one);
-    VF x;
-    if (align_) {
-      x = hn::Mul(hn::Mul(gp1, hn::Set(df, 0.5f)), Lm1_);
-    } else {
-      x = hn::Mul(hn::Sub(Opaque(hn::Mul(gp1, L_)), one), hn::Set(df, 0.5f));
-    }
+    const VF x = gc::UnnormalizeV(df, gv, L_, Lm1_, align_);
     Vector(x, iv_out, wv_out);
     const auto nice = hn::Lt(hn::Abs(x), hn::Set(df, 4194304.0f));  // 2^22; false for NaN, inf
     if (HWY_UNLIKELY(!hn::AllTrue(df, nice))) {
@@ -333,22 +312,7 @@ class AxisStep {
       iv[0] = i0;
       iv[1] = hn::Add(i0, hn::Set(di, 1));
     } else {
-      // coords::cubic_weights: near(d) for |d| <= 1, far(d) for 1 < |d| < 2.
-      const VF A = hn::Set(df, -0.75f);
-      const VF Ap2 = hn::Set(df, -0.75f + 2.0f), Ap3 = hn::Set(df, -0.75f + 3.0f);
-      const VF A5 = hn::Set(df, 5.0f * -0.75f), A8 = hn::Set(df, 8.0f * -0.75f),
-               A4 = hn::Set(df, 4.0f * -0.75f);
-      auto near = [&](VF dd) {
-        return hn::Add(hn::Mul(hn::Mul(hn::Sub(hn::Mul(Ap2, dd), Ap3), dd), dd), one);
-      };
-      auto far = [&](VF dd) {
-        return hn::Sub(hn::Mul(hn::Add(hn::Mul(hn::Sub(hn::Mul(A, dd), A5), dd), A8), dd), A4);
-      };
-      const VF two = hn::Set(df, 2.0f);
-      wv[0] = far(hn::Add(t, one));
-      wv[1] = near(t);
-      wv[2] = near(hn::Sub(one, t));
-      wv[3] = far(hn::Sub(two, t));
+      gc::CubicWeightsV(df, t, wv);  // coords::cubic_weights
       for (int k = 0; k < 4; ++k) iv[k] = hn::Add(i0, hn::Set(di, k - 1));
     }
     for (int k = 0; k < K_; ++k) {
@@ -360,31 +324,9 @@ class AxisStep {
     }
   }
 
-  // Pads integer tap indices; returns the index (0 when outside under zeros) and sets
-  // *inside for zeros padding.
-  HWY_INLINE VI Pad(VI i, hn::Mask<DI>* inside) const {
-    const DF df;
-    const DI di;
-    const VI zero_i = hn::Zero(di);
-    switch (padding_) {
-      case GridPadding::kZeros: {
-        *inside = hn::And(hn::Gt(i, hn::Set(di, -1)), hn::Lt(i, len_i_));  // 1.0.3: no Ge
-        return hn::IfThenElseZero(*inside, i);
-      }
-      case GridPadding::kBorder: return hn::Min(hn::Max(i, zero_i), lenm1_i_);
-      case GridPadding::kReflection: {
-        if (refl_single_) return zero_i;
-        const VF fi = hn::ConvertTo(df, i);
-        const VF q = hn::Floor(hn::Mul(fi, inv_per_));
-        VI m = hn::ConvertTo(di, hn::Sub(fi, hn::Mul(q, per_f_)));  // exact: |values| < 2^24
-        m = hn::IfThenElse(hn::Lt(m, zero_i), hn::Add(m, per_i_), m);
-        m = hn::IfThenElse(hn::Gt(m, per_m1_i_), hn::Sub(m, per_i_), m);
-        const VI mirrored = align_ ? hn::Sub(per_i_, m) : hn::Sub(per_m1_i_, m);
-        return hn::IfThenElse(hn::Lt(m, len_i_), m, mirrored);
-      }
-    }
-    return zero_i;
-  }
+  // Pads integer tap indices (coords::grid_pad_index); returns the index (0 when outside
+  // under zeros) and sets *inside for zeros padding.
+  HWY_INLINE VI Pad(VI i, hn::Mask<DI>* inside) const { return pad_(i, inside); }
 
   InterpolationMode mode_;
   GridPadding padding_;
@@ -392,12 +334,9 @@ class AxisStep {
   int K_;
   int64_t len_;
   VF L_, Lm1_;
-  VI len_i_, lenm1_i_;
+  gc::GridPadV<DF> pad_;
   bool windowed_;
   VI org_i_, extm1_i_;
-  bool refl_single_ = false;
-  VF per_f_, inv_per_;
-  VI per_i_, per_m1_i_;
 };
 
 /// Step 2 for axis d over Pv points.
