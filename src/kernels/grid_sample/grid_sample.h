@@ -60,7 +60,7 @@ void grid_sample_ref(const GridSampleProblem& p, const TensorView& src, const Te
 /// 1..2^22-1.
 std::string grid_sample_fast_declines(const GridSampleProblem& p);
 
-/// The fast forward's paths (grid_sample_hwy.cc; docs/ops/grid_sample.md, "Fast path"),
+/// The fast forward's paths (all in grid_sample_hwy.cc; docs/ops/grid_sample.md, "Fast path"),
 /// in the order of the implementation list: each is an entry `grid_sample.<name>`.
 enum class GridSamplePath {
   kBlocked,     ///< channel-blocked copy of src: NOTE [ GridSample channel blocks ]
@@ -72,6 +72,7 @@ enum class GridSamplePath {
   kGeneric,     ///< any fast dtype and view, scalar stores
 };
 
+#ifdef GRIDOPS_HAVE_HWY
 /// The entry name of a path ("grid_sample.blocked", ...).
 const char* grid_sample_path_name(GridSamplePath path) noexcept;
 
@@ -80,7 +81,6 @@ const char* grid_sample_path_name(GridSamplePath path) noexcept;
 /// layout (the stride facts are checked when it runs, see grid_sample_path_run).
 std::string grid_sample_path_declines(GridSamplePath path, const GridSampleProblem& p);
 
-#ifdef GRIDOPS_HAVE_HWY
 /// Runs a path that grid_sample_path_declines accepted. Where the views' strides rule it
 /// out (fused: dense dst and grid and unit src x or channel stride; pairs: unit src x
 /// stride; channels, channels-last: unit src channel stride) it runs the next path in
