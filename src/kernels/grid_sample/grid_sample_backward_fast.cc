@@ -34,6 +34,7 @@
 #include <cassert>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -51,6 +52,7 @@
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_backward_band.h"
 #include "kernels/grid_sample/grid_sample_taps.h"
+#include "ops/dispatch.h"
 
 namespace gridops::kernels {
 namespace {
@@ -826,6 +828,10 @@ void grid_sample_backward_fast(const GridSampleProblem& p, const TensorView& gra
   // write in its order wins).
   if ((grad_src != nullptr && !elements_disjoint(*grad_src)) ||
       (grad_grid != nullptr && !elements_disjoint(*grad_grid))) {
+    if (detail::dispatch_verbose()) {
+      std::fprintf(stderr, "[gridops] grid_sample_backward: 'fast' cannot take these views "
+                           "(output elements alias each other): running 'ref'\n");
+    }
     grid_sample_backward_ref(p, grad_dst, src, grid, grad_src, grad_grid);
     return;
   }
