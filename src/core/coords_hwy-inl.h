@@ -1,6 +1,8 @@
 // The Highway forms of coords.h's GridSample coordinate math, beside the scalar ones:
-// unnormalization, Keys' cubic weights and the padding maps of tap indices, for float
-// vectors (int32 indices). Each mirrors its scalar function by name and operation order
+// unnormalization and Keys' cubic weights, for float vectors. (The vector padding map of
+// tap indices stays in the fast kernel's AxisStep::Pad, which mirrors
+// coords::grid_pad_index: as a separate object here it made GCC 12 reload its constants
+// in the fused path's inner loop.) Each mirrors its scalar function by name and operation order
 // (so that a lane gives the scalar function's result, up to the FMAs the compiler may
 // form in the cubic polynomials: NOTE [ GridSample fast path tolerance ]), valid for
 // |x| < 2^22; callers redo other lanes (non-finite or huge coordinates) with the scalar
@@ -67,64 +69,6 @@ HWY_INLINE void CubicWeightsV(DF df, VF t, VF w[4]) {
   w[2] = near(hn::Sub(one, t));
   w[3] = far(hn::Sub(two, t));
 }
-
-/// coords::grid_pad_index for int32 tap indices of one axis (length len, 1 <= len < 2^22,
-/// |index| < 2^24): zeros -> index 0 and *inside false when outside; border -> clamp;
-/// reflection -> the period reduction in float (exact below 2^24), then the mirror.
-template <class DF>
-class GridPadV {
- public:
-  using DI = hn::RebindToSigned<DF>;
-  using VF = hn::Vec<DF>;
-  using VI = hn::Vec<DI>;
-
-  GridPadV(GridPadding padding, bool align_corners, int64_t len)
-      : padding_(padding),
-        align_(align_corners),
-        len_i_(hn::Set(DI(), static_cast<int32_t>(len))),
-        lenm1_i_(hn::Set(DI(), static_cast<int32_t>(len - 1))) {
-    // Reflection: period and whether the axis degenerates to index 0 (reflect with len 1).
-    refl_single_ = padding == GridPadding::kReflection && align_corners && len == 1;
-    const int64_t period = align_corners ? 2 * (len - 1) : 2 * len;
-    per_f_ = hn::Set(DF(), static_cast<float>(period > 0 ? period : 1));
-    inv_per_ = hn::Set(DF(), 1.0f / static_cast<float>(period > 0 ? period : 1));
-    per_i_ = hn::Set(DI(), static_cast<int32_t>(period > 0 ? period : 1));
-    per_m1_i_ = hn::Set(DI(), static_cast<int32_t>(period - 1));
-  }
-
-  /// The padded index; *inside is set for zeros padding only.
-  HWY_INLINE VI operator()(VI i, hn::Mask<DI>* inside) const {
-    const DF df;
-    const DI di;
-    const VI zero_i = hn::Zero(di);
-    switch (padding_) {
-      case GridPadding::kZeros: {
-        *inside = hn::And(hn::Gt(i, hn::Set(di, -1)), hn::Lt(i, len_i_));  // 1.0.3: no Ge
-        return hn::IfThenElseZero(*inside, i);
-      }
-      case GridPadding::kBorder: return hn::Min(hn::Max(i, zero_i), lenm1_i_);
-      case GridPadding::kReflection: {
-        if (refl_single_) return zero_i;
-        const VF fi = hn::ConvertTo(df, i);
-        const VF q = hn::Floor(hn::Mul(fi, inv_per_));
-        VI m = hn::ConvertTo(di, hn::Sub(fi, hn::Mul(q, per_f_)));  // exact: |values| < 2^24
-        m = hn::IfThenElse(hn::Lt(m, zero_i), hn::Add(m, per_i_), m);
-        m = hn::IfThenElse(hn::Gt(m, per_m1_i_), hn::Sub(m, per_i_), m);
-        const VI mirrored = align_ ? hn::Sub(per_i_, m) : hn::Sub(per_m1_i_, m);
-        return hn::IfThenElse(hn::Lt(m, len_i_), m, mirrored);
-      }
-    }
-    return zero_i;
-  }
-
- private:
-  GridPadding padding_;
-  bool align_;
-  VI len_i_, lenm1_i_;
-  bool refl_single_ = false;
-  VF per_f_, inv_per_;
-  VI per_i_, per_m1_i_;
-};
 
 }  // namespace HWY_NAMESPACE
 }  // namespace gridops::coords

@@ -244,10 +244,19 @@ class AxisStep {
         len_(c.len[d]),
         L_(hn::Set(DF(), static_cast<float>(len_))),
         Lm1_(hn::Set(DF(), static_cast<float>(len_ - 1))),
-        pad_(c.padding, c.align_corners, len_),
+        len_i_(hn::Set(DI(), static_cast<int32_t>(len_))),
+        lenm1_i_(hn::Set(DI(), static_cast<int32_t>(len_ - 1))),
         windowed_(c.windowed),
         org_i_(hn::Set(DI(), static_cast<int32_t>(c.origin[d]))),
-        extm1_i_(hn::Set(DI(), static_cast<int32_t>(c.ext[d] - 1))) {}
+        extm1_i_(hn::Set(DI(), static_cast<int32_t>(c.ext[d] - 1))) {
+    // Reflection: period and whether the axis degenerates to index 0 (reflect with len 1).
+    refl_single_ = padding_ == GridPadding::kReflection && align_ && len_ == 1;
+    const int64_t period = align_ ? 2 * (len_ - 1) : 2 * len_;
+    per_f_ = hn::Set(DF(), static_cast<float>(period > 0 ? period : 1));
+    inv_per_ = hn::Set(DF(), 1.0f / static_cast<float>(period > 0 ? period : 1));
+    per_i_ = hn::Set(DI(), static_cast<int32_t>(period > 0 ? period : 1));
+    per_m1_i_ = hn::Set(DI(), static_cast<int32_t>(period - 1));
+  }
 
   HWY_INLINE void operator()(VF gv, VI* iv_out, VF* wv_out) const {
     const DF df;
@@ -329,9 +338,32 @@ class AxisStep {
     }
   }
 
-  // Pads integer tap indices (coords::grid_pad_index); returns the index (0 when outside
-  // under zeros) and sets *inside for zeros padding.
-  HWY_INLINE VI Pad(VI i, hn::Mask<DI>* inside) const { return pad_(i, inside); }
+  // Pads integer tap indices, the vector form of coords::grid_pad_index (int32, |i| < 2^24:
+  // zeros -> index 0 when outside, border -> clamp, reflection -> the period reduction in
+  // float, exact below 2^24); returns the index and sets *inside for zeros padding.
+  HWY_INLINE VI Pad(VI i, hn::Mask<DI>* inside) const {
+    const DF df;
+    const DI di;
+    const VI zero_i = hn::Zero(di);
+    switch (padding_) {
+      case GridPadding::kZeros: {
+        *inside = hn::And(hn::Gt(i, hn::Set(di, -1)), hn::Lt(i, len_i_));  // 1.0.3: no Ge
+        return hn::IfThenElseZero(*inside, i);
+      }
+      case GridPadding::kBorder: return hn::Min(hn::Max(i, zero_i), lenm1_i_);
+      case GridPadding::kReflection: {
+        if (refl_single_) return zero_i;
+        const VF fi = hn::ConvertTo(df, i);
+        const VF q = hn::Floor(hn::Mul(fi, inv_per_));
+        VI m = hn::ConvertTo(di, hn::Sub(fi, hn::Mul(q, per_f_)));  // exact: |values| < 2^24
+        m = hn::IfThenElse(hn::Lt(m, zero_i), hn::Add(m, per_i_), m);
+        m = hn::IfThenElse(hn::Gt(m, per_m1_i_), hn::Sub(m, per_i_), m);
+        const VI mirrored = align_ ? hn::Sub(per_i_, m) : hn::Sub(per_m1_i_, m);
+        return hn::IfThenElse(hn::Lt(m, len_i_), m, mirrored);
+      }
+    }
+    return zero_i;
+  }
 
   InterpolationMode mode_;
   GridPadding padding_;
@@ -339,9 +371,12 @@ class AxisStep {
   int K_;
   int64_t len_;
   VF L_, Lm1_;
-  gc::GridPadV<DF> pad_;
+  VI len_i_, lenm1_i_;
   bool windowed_;
   VI org_i_, extm1_i_;
+  bool refl_single_ = false;
+  VF per_f_, inv_per_;
+  VI per_i_, per_m1_i_;
 };
 
 /// Step 2 for axis d over Pv points.
