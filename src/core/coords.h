@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "gridops/ops/grid_sample.h"  // InterpolationMode, GridPadding
+
 namespace gridops::coords {
 
 __extension__ typedef __int128 int128_t;  // GCC/Clang extension; exact 64x64-bit products
@@ -94,11 +96,16 @@ int64_t to_index(F v, int64_t period = 0) noexcept {
   return static_cast<int64_t>(d);
 }
 
-/// Keys' cubic convolution weights with A = -0.75 for the 4 taps floor(x)-1 .. floor(x)+2,
+/// Keys' cubic coefficient A of GridSample's cubic mode (ERRATA GridSample 6). The one
+/// place it is written: cubic_weights, cubic_weight_derivatives and the Highway forms in
+/// coords_hwy-inl.h use it.
+inline constexpr double kCubicA = -0.75;
+
+/// Keys' cubic convolution weights with A = kCubicA for the 4 taps floor(x)-1 .. floor(x)+2,
 /// given t = x - floor(x) in [0, 1).
 template <class F>
 void cubic_weights(F t, F w[4]) noexcept {
-  constexpr F A = F(-0.75);
+  constexpr F A = F(kCubicA);
   auto near = [](F d) { return ((A + F(2)) * d - (A + F(3))) * d * d + F(1); };   // |d| <= 1
   auto far = [](F d) { return ((A * d - F(5) * A) * d + F(8) * A) * d - F(4) * A; };  // 1<|d|<2
   w[0] = far(t + F(1));
@@ -112,13 +119,102 @@ void cubic_weights(F t, F w[4]) noexcept {
 /// derivative at integer x (Keys' kernel is C1, so left and right agree there).
 template <class F>
 void cubic_weight_derivatives(F t, F dw[4]) noexcept {
-  constexpr F A = F(-0.75);
+  constexpr F A = F(kCubicA);
   auto near = [](F d) { return (F(3) * (A + F(2)) * d - F(2) * (A + F(3))) * d; };  // W'(d), 0 <= d <= 1
   auto far = [](F d) { return (F(3) * A * d - F(10) * A) * d + F(8) * A; };        // W'(d), 1 < d < 2
   dw[0] = far(t + F(1));    // d = x - i = t + 1
   dw[1] = near(t);          // d = t
   dw[2] = -near(F(1) - t);  // d = i - x = 1 - t; W is even, so d/dx W(x - i) = -W'(1 - t)
   dw[3] = -far(F(2) - t);   // d = 2 - t
+}
+
+// --- GridSample's per-axis taps (docs/ops/grid_sample.md, "Formulas") -----------------
+// The reference, the fast forward (its lanes with non-finite or huge coordinates) and the
+// fast backward all take their taps from these; the Highway form of the finite case is
+// coords_hwy-inl.h (GridAxisTapsV and its helpers).
+
+/// Maps tap index i on an axis of length len >= 1 through a GridSample padding mode
+/// (NOTE [ Index padding ]): zeros -> false when outside (ERRATA GridSample 4), border ->
+/// clamp, reflection -> reflect (align_corners) or symmetric.
+inline bool grid_pad_index(int64_t i, int64_t len, GridPadding padding, bool align_corners,
+                           int64_t* out) noexcept {
+  switch (padding) {
+    case GridPadding::kZeros:
+      if (i < 0 || i >= len) return false;
+      *out = i;
+      return true;
+    case GridPadding::kBorder:
+      *out = clamp_index(i, len);
+      return true;
+    case GridPadding::kReflection:
+      *out = align_corners ? reflect_index(i, len) : symmetric_index(i, len);
+      return true;
+  }
+  return false;
+}
+
+/// The period of GridSample's reflection map on an axis of length len (2 (len - 1) with
+/// align_corners, 2 len without), used to reduce huge coordinates exactly before they are
+/// converted to int64 (to_index); 0 ("no reduction") for the other paddings.
+inline int64_t grid_reflection_period(GridPadding padding, bool align_corners,
+                                      int64_t len) noexcept {
+  if (padding != GridPadding::kReflection) return 0;
+  return align_corners ? 2 * (len - 1) : 2 * len;
+}
+
+/// ERRATA GridSample 8: a non-finite unnormalized coordinate never reaches a float-to-int
+/// conversion. Returns false when no tap contributes (zeros padding: outside); else
+/// replaces a NaN by 0, and an infinity by the nearest edge (border) or 0 (reflection of
+/// an infinite distance has no value: like NaN). Finite coordinates are left alone.
+template <class G>
+bool grid_finite_coordinate(G* x, int64_t len, GridPadding padding) noexcept {
+  if (std::isnan(*x)) {
+    if (padding == GridPadding::kZeros) return false;
+    *x = G(0);
+  } else if (std::isinf(*x)) {
+    if (padding == GridPadding::kZeros) return false;
+    *x = padding == GridPadding::kBorder && *x > G(0) ? static_cast<G>(len - 1) : G(0);
+  }
+  return true;
+}
+
+/// The taps of one axis of length len >= 1 for the unnormalized coordinate x (grid
+/// precision G), weights in the compute precision F: calls put(k, index, weight) for each
+/// tap k (0 .. K-1, K = 1, 2, 4 for nearest, linear, cubic) that contributes, with the
+/// index padded; a tap outside under zeros padding, and every tap of a non-finite x under
+/// zeros padding, is not put (ERRATA GridSample 3-8).
+template <class F, class G, class Put>
+void grid_axis_taps(InterpolationMode mode, GridPadding padding, bool align_corners, G x,
+                    int64_t len, Put&& put) {
+  if (!grid_finite_coordinate(&x, len, padding)) return;
+  const int64_t period = grid_reflection_period(padding, align_corners, len);
+  auto add = [&](int k, int64_t i, F w) {
+    int64_t j;
+    if (grid_pad_index(i, len, padding, align_corners, &j)) put(k, j, w);
+  };
+  switch (mode) {
+    case InterpolationMode::kNearest:
+      // ERRATA GridSample 3, 5: round half to even first, then pad the integer index.
+      add(0, to_index(round_half_even(x), period), F(1));
+      break;
+    case InterpolationMode::kLinear: {
+      const G f = std::floor(x);
+      const F t = static_cast<F>(x - f);  // exact in G, exact widening to F
+      const int64_t i0 = to_index(f, period);
+      add(0, i0, F(1) - t);
+      add(1, i0 + 1, t);
+      break;
+    }
+    case InterpolationMode::kCubic: {
+      const G f = std::floor(x);
+      const F t = static_cast<F>(x - f);
+      const int64_t i0 = to_index(f, period);
+      F w[4];
+      cubic_weights(t, w);  // ERRATA GridSample 6: Keys, A = kCubicA
+      for (int k = 0; k < 4; ++k) add(k, i0 - 1 + k, w[k]);
+      break;
+    }
+  }
 }
 
 /// Resample nearest (ERRATA Resampling 1): i = floor((2o + 1) * I / (2O)), exact.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -18,6 +19,7 @@
 #include "core/overlap.h"
 #include "kernels/grid_sample/grid_sample.h"
 #include "ops/dispatch.h"
+#include "ops/grid_sample_impls.h"
 
 namespace gridops {
 
@@ -25,28 +27,52 @@ namespace {
 
 constexpr const char* kOp = "grid_sample";
 
-// --- the implementation list (reference last) -----------------------------------------
-
-/// One entry of the implementation list: a name, the reason it declines a problem (empty:
-/// accepts) and the kernel.
-struct GridSampleImpl {
-  const char* name;
-  std::string (*declines)(const kernels::GridSampleProblem&);
-  void (*run)(const kernels::GridSampleProblem&, const TensorView&, const TensorView&,
-              const MutableTensorView&);
-};
-
 /// The reference takes every valid problem.
 std::string ref_declines(const kernels::GridSampleProblem&) { return {}; }
 
+}  // namespace
+
+// --- the implementation lists (reference last) ----------------------------------------
+
+namespace detail {
+
+namespace {
 /// Fast kernels go before the reference; the first that accepts runs.
 constexpr GridSampleImpl kImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
-    // Highway SIMD, threaded; see docs/ops/grid_sample.md, "Fast path".
-    {"fast", kernels::grid_sample_fast_declines, kernels::grid_sample_fast},
+// One entry per path of the fast kernel (Highway SIMD, threaded; docs/ops/grid_sample.md,
+// "Fast path"), most specialized first. The names are grid_sample_path_name's.
+#define GRIDOPS_GRID_SAMPLE_PATH(name, path)                          \
+  {name, kernels::grid_sample_path_declines_t<kernels::GridSamplePath::path>, \
+   kernels::grid_sample_path_run_t<kernels::GridSamplePath::path>}
+    GRIDOPS_GRID_SAMPLE_PATH("grid_sample.blocked", kBlocked),
+    GRIDOPS_GRID_SAMPLE_PATH("grid_sample.fused_small_c", kFusedSmallC),
+    GRIDOPS_GRID_SAMPLE_PATH("grid_sample.pairs", kPairs),
+    GRIDOPS_GRID_SAMPLE_PATH("grid_sample.channels", kChannels),
+    GRIDOPS_GRID_SAMPLE_PATH("grid_sample.generic", kGeneric),
+#undef GRIDOPS_GRID_SAMPLE_PATH
 #endif
     {"ref", ref_declines, kernels::grid_sample_ref},
 };
+
+constexpr GridSampleBackwardImpl kBackwardImpls[] = {
+    // Threaded, deterministic; see docs/ops/grid_sample.md, "Backward".
+    {"fast", kernels::grid_sample_backward_fast_declines, kernels::grid_sample_backward_fast},
+    {"ref", ref_declines, kernels::grid_sample_backward_ref},
+};
+}  // namespace
+
+std::span<const GridSampleImpl> grid_sample_impls() noexcept { return kImpls; }
+std::span<const GridSampleBackwardImpl> grid_sample_backward_impls() noexcept {
+  return kBackwardImpls;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::GridSampleBackwardImpl;
+using detail::GridSampleImpl;
 
 // --- validation helpers -------------------------------------------------------------
 
@@ -458,12 +484,40 @@ StatusOr<Dims> grid_sample_output_shape(const GridSampleDesc& desc, std::span<co
   return output_shape(kOp, desc, src_shape, grid_shape);
 }
 
+namespace {
+
+/// Picks the forward entry for a problem (detail::select_impl), with one alias: "fast"
+/// (the single fast entry's name before each path became an entry; scripts and users may
+/// still force it) picks the first fast entry that takes the problem.
+StatusOr<const GridSampleImpl*> select_forward(std::string_view forced,
+                                               const kernels::GridSampleProblem& problem) {
+  const std::span<const GridSampleImpl> list = detail::grid_sample_impls();
+  const std::string_view name = forced.empty() ? detail::forced_impl_from_env() : forced;
+  if (name == "fast" && list.size() > 1) {
+    std::string why;
+    for (const GridSampleImpl& impl : list.first(list.size() - 1)) {
+      why = impl.declines(problem);
+      if (!why.empty()) continue;
+      if (detail::dispatch_verbose()) {
+        std::fprintf(stderr, "[gridops] %s: forced 'fast': using '%s'\n", kOp, impl.name);
+      }
+      return &impl;
+    }
+    return unimplemented(kOp, ": implementation 'fast' declines this problem: ", why);
+  }
+  return detail::select_impl<GridSampleImpl>(kOp, list, problem, forced);
+}
+
+}  // namespace
+
 // --- plan -----------------------------------------------------------------------------
 
-StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType src_dtype,
-                                               std::span<const int64_t> src_shape,
-                                               DType grid_dtype,
-                                               std::span<const int64_t> grid_shape) {
+namespace {
+
+/// Everything make_grid_sample_plan checks; returns the output shape.
+StatusOr<Dims> validate_plan(const GridSampleDesc& desc, DType src_dtype,
+                             std::span<const int64_t> src_shape, DType grid_dtype,
+                             std::span<const int64_t> grid_shape) {
   GRIDOPS_RETURN_IF_ERROR(validate_desc(desc));
   if (static_cast<int>(src_dtype) >= kNumDTypes) {
     return invalid_argument(kOp, ": src dtype code ", static_cast<int>(src_dtype),
@@ -482,14 +536,21 @@ StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType
     return invalid_argument(kOp, ": mode ", to_string(desc.mode),
                             " is not supported for string src (strings support nearest only)");
   }
-  GRIDOPS_ASSIGN_OR_RETURN(Dims dst_shape, grid_sample_output_shape(desc, src_shape, grid_shape));
+  return grid_sample_output_shape(desc, src_shape, grid_shape);
+}
+
+}  // namespace
+
+StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType src_dtype,
+                                               std::span<const int64_t> src_shape,
+                                               DType grid_dtype,
+                                               std::span<const int64_t> grid_shape) {
+  GRIDOPS_ASSIGN_OR_RETURN(Dims dst_shape,
+                           validate_plan(desc, src_dtype, src_shape, grid_dtype, grid_shape));
 
   const kernels::GridSampleProblem problem =
       make_problem(desc, src_dtype, src_shape, grid_dtype, dst_shape);
-  GRIDOPS_ASSIGN_OR_RETURN(
-      const GridSampleImpl* impl,
-      detail::select_impl<GridSampleImpl>(kOp, std::span<const GridSampleImpl>(kImpls), problem,
-                                          desc.impl));
+  GRIDOPS_ASSIGN_OR_RETURN(const GridSampleImpl* impl, select_forward(desc.impl, problem));
 
   GridSamplePlan plan;
   plan.desc_ = desc;
@@ -587,11 +648,24 @@ StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType
                               dims_to_string(window.full), " (axis ", d, ")");
     }
   }
-  // Validated and planned as the full problem, so that the implementation is the one the
-  // unwindowed operator on the full input would pick.
+  // Validated as the full problem; the implementation is chosen for the full problem with
+  // the window, so that a path that takes no window (grid_sample.blocked) declines it.
   const Dims full_shape = with_spatial(src_shape, desc.layout, window.full);
-  GRIDOPS_ASSIGN_OR_RETURN(GridSamplePlan plan, make_grid_sample_plan(desc, src_dtype, full_shape,
-                                                                      grid_dtype, grid_shape));
+  GRIDOPS_ASSIGN_OR_RETURN(Dims dst_shape,
+                           validate_plan(desc, src_dtype, full_shape, grid_dtype, grid_shape));
+  kernels::GridSampleProblem problem =
+      make_problem(desc, src_dtype, full_shape, grid_dtype, dst_shape);
+  problem.window_origin = window.origin;
+  problem.window_extent = extent;
+  GRIDOPS_ASSIGN_OR_RETURN(const GridSampleImpl* impl, select_forward(desc.impl, problem));
+  GridSamplePlan plan;
+  plan.desc_ = desc;
+  plan.src_dtype_ = src_dtype;
+  plan.grid_dtype_ = grid_dtype;
+  plan.grid_shape_.assign(grid_shape.begin(), grid_shape.end());
+  plan.dst_shape_ = std::move(dst_shape);
+  plan.impl_name_ = impl->name;
+  plan.impl_ = impl;
   plan.src_shape_.assign(src_shape.begin(), src_shape.end());
   plan.windowed_ = true;
   plan.window_ = window;
@@ -648,19 +722,6 @@ namespace {
 
 constexpr const char* kBwdOp = "grid_sample_backward";
 
-/// One entry of the backward implementation list.
-struct GridSampleBackwardImpl {
-  const char* name;
-  std::string (*declines)(const kernels::GridSampleProblem&);
-  kernels::GridSampleBackwardFn run;
-};
-
-constexpr GridSampleBackwardImpl kBackwardImpls[] = {
-    // Threaded, deterministic; see docs/ops/grid_sample.md, "Backward".
-    {"fast", kernels::grid_sample_backward_fast_declines, kernels::grid_sample_backward_fast},
-    {"ref", ref_declines, kernels::grid_sample_backward_ref},
-};
-
 bool is_backward_dtype(DType dt) {
   return dt == DType::kFloat16 || dt == DType::kBFloat16 || dt == DType::kFloat32 ||
          dt == DType::kFloat64;
@@ -692,7 +753,7 @@ StatusOr<GridSampleBackwardPlan> make_grid_sample_backward_plan(const GridSample
   GRIDOPS_ASSIGN_OR_RETURN(
       const GridSampleBackwardImpl* impl,
       detail::select_impl<GridSampleBackwardImpl>(
-          kBwdOp, std::span<const GridSampleBackwardImpl>(kBackwardImpls), problem, desc.impl));
+          kBwdOp, detail::grid_sample_backward_impls(), problem, desc.impl));
   GridSampleBackwardPlan plan;
   plan.desc_ = desc;
   plan.src_dtype_ = src_dtype;

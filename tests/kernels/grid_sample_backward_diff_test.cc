@@ -1,4 +1,5 @@
-// Differential tests of the GridSample backward: "fast" against "ref" on 2,400 random
+// Differential tests of the GridSample backward: the fast entry of the implementation
+// list (fast_impl()) against "ref" on 2,400 random
 // problems per run (rank 1-3, every mode x padding x align_corners x layout, float32/
 // float16/bfloat16 src and grid, strided views, coordinates continuous, on a quarter-step
 // lattice that hits the kinks exactly, NaN, +-inf and huge), and 1 vs 2 vs 7 threads
@@ -26,10 +27,20 @@
 
 #include "gridops/gridops.h"
 #include "kernels/grid_sample/grid_sample.h"
+#include "ops/grid_sample_impls.h"
 #include "support/test_util.h"
 
 namespace gridops {
 namespace {
+
+/// The backward list's fast entry (it has one: the entry before "ref"), by its name in
+/// the list, so that these tests follow the list.
+const char* fast_impl() {
+  const auto list = detail::grid_sample_backward_impls();
+  EXPECT_EQ(list.size(), 2u);
+  EXPECT_STREQ(list.back().name, "ref");
+  return list.front().name;
+}
 
 using IM = InterpolationMode;
 using GP = GridPadding;
@@ -158,7 +169,7 @@ TEST(GridSampleBackwardDiff, FastMatchesReference) {
     const Case k = random_case(rng, r, r == 3 ? 4 : 7, r == 3 ? 3 : 5, 10);
     const bool strided = it % 5 == 0;
     Tensor fs, fg, rs, rg;
-    ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", strided, &fs, &fg)) << describe(k);
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), strided, &fs, &fg)) << describe(k);
     ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", strided, &rs, &rg)) << describe(k);
     ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, "grad_src " + describe(k)));
     ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, "grad_grid " + describe(k)));
@@ -169,7 +180,7 @@ TEST(GridSampleBackwardDiff, FastMatchesReference) {
   auto plan = make_grid_sample_backward_plan(GridSampleDesc{}, DType::kFloat32, Dims{1, 1, 4, 4},
                                              DType::kFloat32, Dims{1, 2, 2, 2});
   ASSERT_TRUE(plan.ok());
-  EXPECT_STREQ(plan->impl_name(), "fast");
+  EXPECT_STREQ(plan->impl_name(), fast_impl());
   plan = make_grid_sample_backward_plan(GridSampleDesc{}, DType::kFloat64, Dims{1, 1, 4, 4},
                                         DType::kFloat32, Dims{1, 2, 2, 2});
   ASSERT_TRUE(plan.ok());
@@ -213,11 +224,11 @@ TEST(GridSampleBackwardDiff, BitIdenticalForAnyThreadCount) {
         kernels::grid_sample_backward_fast_set_chunk_for_testing(chunk);
         Tensor s1, g1;
         set_num_threads(1);
-        ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &s1, &g1));
+        ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), false, &s1, &g1));
         for (int threads : {2, 7}) {
           set_num_threads(threads);
           Tensor sn, gn;
-          ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &sn, &gn));
+          ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), false, &sn, &gn));
           int64_t where = -1;
           EXPECT_TRUE(testing::bitwise_equal(s1, sn, &where)) << threads << " threads, chunk " << chunk << ", grad_src element " << where << " " << describe(k);
           EXPECT_TRUE(testing::bitwise_equal(g1, gn, &where)) << threads << " threads, chunk " << chunk << ", grad_grid element " << where << " " << describe(k);
@@ -245,7 +256,7 @@ TEST(GridSampleBackwardDiff, PortableInnerLoop) {
     const int r = 1 + it % 3;
     const Case k = random_case(rng, r, r == 3 ? 4 : 7, r == 3 ? 3 : 5, 10);
     Tensor fs, fg, rs, rg;
-    ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", it % 5 == 0, &fs, &fg)) << describe(k);
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), it % 5 == 0, &fs, &fg)) << describe(k);
     ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", it % 5 == 0, &rs, &rg)) << describe(k);
     ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, "grad_src " + describe(k)));
     ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, "grad_grid " + describe(k)));
@@ -267,11 +278,11 @@ TEST(GridSampleBackwardDiff, PortableInnerLoop) {
     testing::fill_random(k.grid, rng, -1.2, 1.2);
     Tensor s1, g1;
     set_num_threads(1);
-    ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &s1, &g1));
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), false, &s1, &g1));
     for (int threads : {2, 7}) {
       set_num_threads(threads);
       Tensor sn, gn;
-      ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &sn, &gn));
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), false, &sn, &gn));
       EXPECT_TRUE(testing::bitwise_equal(s1, sn)) << threads << " threads, grad_src " << describe(k);
       EXPECT_TRUE(testing::bitwise_equal(g1, gn)) << threads << " threads, grad_grid " << describe(k);
     }
@@ -304,7 +315,7 @@ TEST(GridSampleBackwardDiff, ChannelRowCopies) {
       testing::fill_random(k.grad_dst, rng, -1, 1);
       testing::fill_random(k.grid, rng, -1.2, 1.2);
       Tensor fs, fg, rs, rg;
-      ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &fs, &fg)) << describe(k);
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), false, &fs, &fg)) << describe(k);
       ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", false, &rs, &rg)) << describe(k);
       ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, "grad_src " + describe(k)));
       ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, "grad_grid " + describe(k)));
@@ -332,7 +343,7 @@ TEST(GridSampleBackwardDiff, EmptyProblems) {
       std::mt19937_64 rng(5);
       testing::fill_random(k.grid, rng, -1, 1);
       Tensor fs, fg, rs, rg;
-      ASSERT_NO_FATAL_FAILURE(run_impl(k, "fast", false, &fs, &fg)) << describe(k);
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), false, &fs, &fg)) << describe(k);
       ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", false, &rs, &rg)) << describe(k);
       EXPECT_TRUE(testing::bitwise_equal(fs, rs)) << describe(k);
       EXPECT_TRUE(testing::bitwise_equal(fg, rg)) << describe(k);
@@ -358,7 +369,7 @@ TEST(GridSampleBackwardDiff, AliasingOutputsRunTheReference) {
     Tensor outs[2][2];
     for (int impl = 0; impl < 2; ++impl) {
       GridSampleDesc d = k.desc;
-      d.impl = impl ? "ref" : "fast";
+      d.impl = impl ? "ref" : fast_impl();
       outs[impl][0] = Tensor(k.src.dtype(), {6});
       outs[impl][1] = Tensor(k.grid.dtype(), {2});
       // grad_src: every (n, c, h) row on the same 6 elements; grad_grid: every point on one pair.

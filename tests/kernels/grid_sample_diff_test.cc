@@ -30,6 +30,7 @@
 #include "core/convert.h"
 #include "gridops/ops/grid_sample.h"
 #include "gridops/parallel.h"
+#include "ops/grid_sample_impls.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -38,13 +39,24 @@ namespace {
 using IM = InterpolationMode;
 using GP = GridPadding;
 
-/// The fast implementations to test (the implementation list before "ref").
+/// The fast implementations to test: every entry of the implementation list but "ref".
 std::vector<std::string> fast_impls() {
-#ifdef GRIDOPS_HAVE_HWY
-  return {"fast"};
-#else
-  return {};
-#endif
+  std::vector<std::string> names;
+  for (const detail::GridSampleImpl& impl : detail::grid_sample_impls()) {
+    if (std::string(impl.name) != "ref") names.emplace_back(impl.name);
+  }
+  return names;
+}
+
+/// A path's own test runs its entry and the automatic choice ("": what an unforced plan
+/// picks for the same problems); the random and thread tests cover every entry.
+std::vector<std::string> entry_and_automatic(const std::string& name) {
+  std::vector<std::string> v;
+  for (const std::string& impl : fast_impls()) {
+    if (impl == name) v.push_back(impl);
+  }
+  if (!v.empty()) v.emplace_back();
+  return v;
 }
 
 void put_float(Tensor& t, int64_t i, float v) {
@@ -147,7 +159,18 @@ void fill_grid(Tensor& g, std::mt19937_64& rng, const Problem& p) {
   }
 }
 
-/// Runs `impl` on the problem into a fresh contiguous dst.
+/// True when the entry `impl` declines the problem at plan time (an unimplemented status);
+/// any other plan error fails the test.
+bool declines(const Problem& p, const std::string& impl) {
+  GridSampleDesc desc = p.desc;
+  desc.impl = impl;
+  auto plan = make_grid_sample_plan(desc, p.src_dtype, p.src_shape, p.grid_dtype, p.grid_shape);
+  if (plan.ok()) return false;
+  EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented) << plan.status().to_string();
+  return true;
+}
+
+/// Runs `impl` ("": the automatic choice) on the problem into a fresh contiguous dst.
 Tensor run_impl(const Problem& p, const std::string& impl, const TensorView& src,
                 const TensorView& grid) {
   GridSampleDesc desc = p.desc;
@@ -155,7 +178,9 @@ Tensor run_impl(const Problem& p, const std::string& impl, const TensorView& src
   auto plan = make_grid_sample_plan(desc, p.src_dtype, p.src_shape, p.grid_dtype, p.grid_shape);
   EXPECT_TRUE(plan.ok()) << plan.status().to_string();
   if (!plan.ok()) return Tensor(p.src_dtype, {0});
-  EXPECT_EQ(std::string(plan.value().impl_name()), impl);
+  if (!impl.empty()) {
+    EXPECT_EQ(std::string(plan.value().impl_name()), impl);
+  }
   Tensor dst(p.src_dtype, plan.value().dst_shape());
   if (!p.strided_dst) {
     const Status st = plan.value().run(src, grid, dst.mutable_view());
@@ -229,31 +254,37 @@ void expect_close(const Problem& p, const Tensor& ref, const Tensor& fast, doubl
   }
 }
 
-// `count` random problems from `seed`, each checked fast against ref.
+// `count` random problems from `seed`, each checked against ref with every fast entry
+// that takes it (an entry that declines a problem at plan time skips it).
 void random_problems_against_ref(uint64_t seed, int count) {
   SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  for (const std::string& impl : fast_impls()) {
-    int taken = 0;
-    for (int i = 0; i < count; ++i) {
-      const Problem p = random_problem(rng, i);
-      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p) + " impl " + impl);
-      Tensor src(p.src_dtype, p.src_shape), grid(p.grid_dtype, p.grid_shape);
-      testing::fill_random(src, rng, -1.0, 1.0);
-      fill_grid(grid, rng, p);
-      Tensor storage, grid_storage;
-      const TensorView src_view =
-          p.strided_src ? testing::scrambled_copy(src, storage, p.negative) : src.view();
-      const TensorView grid_view =
-          p.strided_grid ? testing::scrambled_copy(grid, grid_storage, !p.negative) : grid.view();
-      const Tensor ref = run_impl(p, "ref", src_view, grid_view);
-      const Tensor fast = run_impl(p, impl, src_view, grid_view);
+  const std::vector<std::string> impls = fast_impls();
+  if (impls.empty()) return;
+  std::vector<int> taken(impls.size(), 0);
+  for (int i = 0; i < count; ++i) {
+    const Problem p = random_problem(rng, i);
+    SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
+    Tensor src(p.src_dtype, p.src_shape), grid(p.grid_dtype, p.grid_shape);
+    testing::fill_random(src, rng, -1.0, 1.0);
+    fill_grid(grid, rng, p);
+    Tensor storage, grid_storage;
+    const TensorView src_view =
+        p.strided_src ? testing::scrambled_copy(src, storage, p.negative) : src.view();
+    const TensorView grid_view =
+        p.strided_grid ? testing::scrambled_copy(grid, grid_storage, !p.negative) : grid.view();
+    const Tensor ref = run_impl(p, "ref", src_view, grid_view);
+    for (size_t k = 0; k < impls.size(); ++k) {
+      SCOPED_TRACE("impl " + impls[k]);
+      if (declines(p, impls[k])) continue;
+      const Tensor fast = run_impl(p, impls[k], src_view, grid_view);
       expect_close(p, ref, fast, 1.0);
-      ++taken;
+      ++taken[k];
       if (::testing::Test::HasFailure()) return;  // the first failing problem is enough
     }
-    EXPECT_EQ(taken, count);
   }
+  // The catch-all fast entry (last before "ref") takes every problem of the generator.
+  EXPECT_EQ(taken.back(), count) << impls.back();
 }
 
 #define GRIDOPS_SKIP_WITHOUT_HWY() \
@@ -301,7 +332,8 @@ TEST(GridSampleDiff, OneAndTwoThreadsBitIdentical) {
       if (p.desc.layout == ChannelLayout::kChannelsLast) p.src_shape.push_back(c);
       for (int64_t v : out) p.grid_shape.push_back(v);
       p.grid_shape.push_back(r);
-      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
+      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p) + " impl " + impl);
+      if (declines(p, impl)) continue;
       Tensor src(p.src_dtype, p.src_shape), grid(p.grid_dtype, p.grid_shape);
       testing::fill_random(src, rng, -1.0, 1.0);
       fill_grid(grid, rng, p);
@@ -352,7 +384,7 @@ TEST(GridSampleDiff, ChannelBlockedPath) {
   SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed + 2);
   const int64_t channels[] = {8, 16, 17, 35};
-  for (const std::string& impl : fast_impls()) {
+  for (const std::string& impl : entry_and_automatic("grid_sample.blocked")) {
     for (int i = 0; i < 72; ++i) {
       Problem p = random_problem(rng, 1);
       const int r = i % 4 == 3 ? 3 : 2;
@@ -373,7 +405,8 @@ TEST(GridSampleDiff, ChannelBlockedPath) {
       p.grid_shape.push_back(r);
       p.strided_src = i % 5 == 1;
       p.strided_dst = i % 7 == 2;
-      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
+      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p) + " impl " + impl);
+      if (declines(p, impl)) continue;
       Tensor src(p.src_dtype, p.src_shape), grid(p.grid_dtype, p.grid_shape);
       testing::fill_random(src, rng, -1.0, 1.0);
       fill_grid(grid, rng, p);
@@ -394,7 +427,7 @@ TEST(GridSampleDiff, ChannelBlockedPath) {
       q.src_shape = to_channels_last(src).shape();
       q.strided_src = q.strided_dst = false;
       const Tensor src_cl = to_channels_last(src);
-      const Tensor last = run_impl(q, impl, src_cl.view(), grid.view());
+      const Tensor last = run_impl(q, "", src_cl.view(), grid.view());  // channels-last's path
       EXPECT_TRUE(testing::bitwise_equal(to_channels_last(one), last, &where))
           << "channels-first vs channels-last at " << where;
       if (::testing::Test::HasFailure()) return;
@@ -417,7 +450,7 @@ TEST(GridSampleDiff, FusedSmallChannelPath) {
   std::mt19937_64 rng(seed + 4);
   const Dims ins[] = {{1, 1}, {7, 1}, {1, 3}, {9, 13}, {40, 37}};
   const Dims outs[] = {{3, 5}, {1, 70}, {33, 47}, {64, 64}, {150, 170}};
-  for (const std::string& impl : fast_impls()) {
+  for (const std::string& impl : entry_and_automatic("grid_sample.fused_small_c")) {
     for (int i = 0; i < 90; ++i) {
       Problem p;
       p.desc.mode = static_cast<IM>(i % 3);
@@ -429,7 +462,8 @@ TEST(GridSampleDiff, FusedSmallChannelPath) {
       const Dims& out = outs[(i / 5) % 5];
       p.src_shape = {1 + i % 2, c, in[0], in[1]};
       p.grid_shape = {1 + i % 2, out[0], out[1], 2};
-      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
+      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p) + " impl " + impl);
+      if (declines(p, impl)) continue;
       Tensor src(p.src_dtype, p.src_shape), grid(p.grid_dtype, p.grid_shape);
       testing::fill_random(src, rng, -1.0, 1.0);
       fill_grid(grid, rng, p);
@@ -439,16 +473,18 @@ TEST(GridSampleDiff, FusedSmallChannelPath) {
       // grid read through a strided view) bit for bit; returns the 1-thread result.
       auto check = [&](const Problem& pb, const TensorView& sv, const char* layout) -> Tensor {
         SCOPED_TRACE(layout);
+        // An entry of one layout only (grid_sample.pairs) runs the other one automatically.
+        const std::string impl_here = declines(pb, impl) ? std::string() : impl;
         const Tensor ref = run_impl(pb, "ref", sv, grid.view());
         set_num_threads(1);
-        Tensor one = run_impl(pb, impl, sv, grid.view());
+        Tensor one = run_impl(pb, impl_here, sv, grid.view());
         set_num_threads(2);
-        const Tensor two = run_impl(pb, impl, sv, grid.view());
+        const Tensor two = run_impl(pb, impl_here, sv, grid.view());
         set_num_threads(0);
         expect_close(pb, ref, one, 1.0);
         int64_t where = -1;
         EXPECT_TRUE(testing::bitwise_equal(one, two, &where)) << "1 vs 2 threads at " << where;
-        const Tensor block = run_impl(pb, impl, sv, strided_grid);
+        const Tensor block = run_impl(pb, impl_here, sv, strided_grid);
         EXPECT_TRUE(testing::bitwise_equal(one, block, &where))
             << "fused vs per-block path at " << where;
         return one;
@@ -558,7 +594,7 @@ TEST(GridSampleDiff, FastPathTakesTheBenchmarkWorkloads) {
             desc.layout = w.layout;
             auto plan = make_grid_sample_plan(desc, dt, w.src, DType::kFloat32, w.grid);
             ASSERT_TRUE(plan.ok()) << plan.status().to_string();
-            EXPECT_STREQ(plan.value().impl_name(), "fast")
+            EXPECT_STRNE(plan.value().impl_name(), "ref")
                 << dims_to_string(w.src) << " mode " << m << " padding " << pad;
           }
         }

@@ -14,6 +14,8 @@
 
 #include "core/convert.h"
 #include "gridops/ops/grid_sample.h"
+#include "kernels/grid_sample/grid_sample.h"
+#include "ops/grid_sample_impls.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -616,11 +618,83 @@ TEST(GridSamplePlan, ForcedRefAndPlanReuse) {
   ASSERT_TRUE(p2.ok());
 #ifdef GRIDOPS_HAVE_HWY
   const char* forced = std::getenv("GRIDOPS_IMPL");
-  EXPECT_STREQ(p2->impl_name(), forced != nullptr && *forced != '\0' ? forced : "fast");
+  if (forced != nullptr && *forced != '\0' && std::string(forced) != "fast") {
+    EXPECT_STREQ(p2->impl_name(), forced);
+  } else {
+    // A fast entry of the implementation list (they come before "ref"); "fast" forces the
+    // first fast entry that takes the problem, the automatic choice too.
+    EXPECT_STRNE(p2->impl_name(), "ref");
+    bool listed = false;
+    for (const detail::GridSampleImpl& impl : detail::grid_sample_impls()) {
+      listed = listed || std::string(impl.name) == p2->impl_name();
+    }
+    EXPECT_TRUE(listed) << p2->impl_name();
+  }
 #else
   EXPECT_STREQ(p2->impl_name(), "ref");
 #endif
 }
+
+#ifdef GRIDOPS_HAVE_HWY
+// Every path of the fast kernel is an entry: forced by name (desc.impl and GRIDOPS_IMPL),
+// declining at plan time with the reason, "fast" as the first fast entry that takes the
+// problem, and the run-time fallback for views a path cannot take logged under
+// GRIDOPS_VERBOSE=dispatch (and giving the same bits).
+TEST(GridSamplePlan, EveryPathIsAnEntry) {
+  if (!kernels::grid_sample_target_has_pairs()) GTEST_SKIP() << "no pair gathers on this CPU";
+  const Dims ss = {1, 3, 9, 11}, gs = {1, 6, 7, 2};
+  GridSampleDesc d = make_desc(IM::kLinear, GP::kBorder, 0);
+  d.impl = "grid_sample.fused_small_c";
+  auto fused = make_grid_sample_plan(d, DType::kFloat32, ss, DType::kFloat32, gs);
+  ASSERT_TRUE(fused.ok()) << fused.status().to_string();
+  EXPECT_STREQ(fused->impl_name(), "grid_sample.fused_small_c");
+  d.impl = "grid_sample.blocked";  // 3 channels: declines
+  auto blocked = make_grid_sample_plan(d, DType::kFloat32, ss, DType::kFloat32, gs);
+  ASSERT_FALSE(blocked.ok());
+  EXPECT_EQ(blocked.status().code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(blocked.status().message(),
+              HasSubstr("implementation 'grid_sample.blocked' declines this problem: fewer "
+                        "than 8 channels"));
+  d.impl = "grid_sample.channels";  // float16 src: declines
+  auto half = make_grid_sample_plan(d, DType::kFloat16, ss, DType::kFloat32, gs);
+  ASSERT_FALSE(half.ok());
+  EXPECT_THAT(half.status().message(), HasSubstr("float32 src only"));
+  d.impl = "fast";
+  auto fast = make_grid_sample_plan(d, DType::kFloat16, ss, DType::kFloat32, gs);
+  ASSERT_TRUE(fast.ok());
+  EXPECT_STREQ(fast->impl_name(), "grid_sample.generic");
+  d.impl.clear();
+  const char* saved = std::getenv("GRIDOPS_IMPL");
+  const std::string saved_value = saved ? saved : "";
+  ASSERT_EQ(setenv("GRIDOPS_IMPL", "grid_sample.generic", 1), 0);
+  auto env = make_grid_sample_plan(d, DType::kFloat32, ss, DType::kFloat32, gs);
+  ASSERT_TRUE(env.ok());
+  EXPECT_STREQ(env->impl_name(), "grid_sample.generic");
+  if (saved) setenv("GRIDOPS_IMPL", saved_value.c_str(), 1); else unsetenv("GRIDOPS_IMPL");
+
+  // The fused path needs a dense grid: with a strided one it runs the next path, logged.
+  Tensor src(DType::kFloat32, ss), grid(DType::kFloat32, gs);
+  for (int64_t i = 0; i < src.num_elements(); ++i) src.data_as<float>()[i] = static_cast<float>(i % 13) * 0.25f;
+  for (int64_t i = 0; i < grid.num_elements(); ++i) {
+    grid.data_as<float>()[i] = static_cast<float>(i % 17) / 8.0f - 1.0f;
+  }
+  std::vector<float> wide(static_cast<size_t>(2 * grid.num_elements()));
+  for (int64_t i = 0; i < grid.num_elements(); ++i) wide[static_cast<size_t>(2 * i)] = grid.data_as<float>()[i];
+  const TensorView strided_grid(DType::kFloat32, wide.data(), gs, {2 * 6 * 7 * 2, 2 * 7 * 2, 2 * 2, 2});
+  Tensor dense_out(DType::kFloat32, fused->dst_shape()), strided_out(DType::kFloat32, fused->dst_shape());
+  ASSERT_TRUE(fused->run(src.view(), grid.view(), dense_out.mutable_view()).ok());
+  const char* verbose = std::getenv("GRIDOPS_VERBOSE");
+  const std::string verbose_value = verbose ? verbose : "";
+  ASSERT_EQ(setenv("GRIDOPS_VERBOSE", "dispatch", 1), 0);
+  ::testing::internal::CaptureStderr();
+  const Status st = fused->run(src.view(), strided_grid, strided_out.mutable_view());
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  if (verbose) setenv("GRIDOPS_VERBOSE", verbose_value.c_str(), 1); else unsetenv("GRIDOPS_VERBOSE");
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_THAT(log, HasSubstr("'grid_sample.fused_small_c' cannot take these views (grid is not dense)"));
+  EXPECT_EQ(0, std::memcmp(dense_out.data(), strided_out.data(), dense_out.nbytes()));
+}
+#endif
 
 // --- errors ---------------------------------------------------------------------------------------
 

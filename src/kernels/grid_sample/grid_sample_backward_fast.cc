@@ -34,6 +34,7 @@
 #include <cassert>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -51,6 +52,7 @@
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_backward_band.h"
 #include "kernels/grid_sample/grid_sample_taps.h"
+#include "ops/dispatch.h"
 
 namespace gridops::kernels {
 namespace {
@@ -101,14 +103,8 @@ void axis_slots(const GridSampleProblem& p, float x, int64_t len, int K, AxisSlo
     return;
   }
   const bool deriv = std::isfinite(x) && p.mode != InterpolationMode::kNearest;
-  // ERRATA GridSample 8, as in the reference (axis_taps).
-  if (std::isnan(x)) {
-    if (p.padding == GridPadding::kZeros) return;
-    x = 0.0f;
-  } else if (std::isinf(x)) {
-    if (p.padding == GridPadding::kZeros) return;
-    x = (p.padding == GridPadding::kBorder && x > 0.0f) ? static_cast<float>(len - 1) : 0.0f;
-  }
+  // ERRATA GridSample 8, as in the reference (coords::grid_axis_taps).
+  if (!coords::grid_finite_coordinate(&x, len, p.padding)) return;
   const int64_t period = reflection_period(p, len);
   auto put = [&](int k, int64_t i, float w, float dw) {
     int64_t j;
@@ -832,6 +828,10 @@ void grid_sample_backward_fast(const GridSampleProblem& p, const TensorView& gra
   // write in its order wins).
   if ((grad_src != nullptr && !elements_disjoint(*grad_src)) ||
       (grad_grid != nullptr && !elements_disjoint(*grad_grid))) {
+    if (detail::dispatch_verbose()) {
+      std::fprintf(stderr, "[gridops] grid_sample_backward: 'fast' cannot take these views "
+                           "(output elements alias each other): running 'ref'\n");
+    }
     grid_sample_backward_ref(p, grad_dst, src, grid, grad_src, grad_grid);
     return;
   }

@@ -1,9 +1,8 @@
-// The fast GridSample kernel's scalar parts, compiled without target-specific flags: its
-// scope (declines) and the exact per-axis taps for lanes the SIMD code does not take
-// (non-finite or huge coordinates). The latter mirrors the reference's axis_taps
-// (grid_sample_ref.cc) in float, so such lanes give exactly the reference's taps and
-// weights. See docs/ops/grid_sample.md, "Fast path".
-#include <cmath>
+// The fast GridSample kernel's scalar parts, compiled without target-specific flags: the
+// scope all its paths share (grid_sample_fast_declines) and the exact per-axis taps for lanes the SIMD code does not take
+// (non-finite or huge coordinates). The latter are coords::grid_axis_taps in float, the
+// reference's taps (grid_sample_taps.h), so such lanes give exactly the reference's taps
+// and weights. See docs/ops/grid_sample.md, "Fast path".
 #include <string>
 
 #include "core/coords.h"
@@ -40,59 +39,14 @@ void grid_sample_axis_taps_exact(InterpolationMode mode, GridPadding padding, bo
                     : mode == InterpolationMode::kLinear ? 2
                                                           : 4;
   for (int k = 0; k < count; ++k) {
-    idx[k] = 0;
+    idx[k] = 0;  // a tap not put (outside under zeros) keeps index 0 and weight 0
     w[k] = 0.0f;
   }
-  // ERRATA GridSample 8, as in the reference.
-  if (std::isnan(x)) {
-    if (padding == GridPadding::kZeros) return;
-    x = 0.0f;
-  } else if (std::isinf(x)) {
-    if (padding == GridPadding::kZeros) return;
-    if (padding == GridPadding::kBorder) {
-      x = x > 0.0f ? static_cast<float>(len - 1) : 0.0f;
-    } else {
-      x = 0.0f;
-    }
-  }
-  const int64_t period = padding == GridPadding::kReflection
-                             ? (align_corners ? 2 * (len - 1) : 2 * len)
-                             : 0;
-  auto put = [&](int k, int64_t i, float wk) {
-    switch (padding) {
-      case GridPadding::kZeros:
-        if (i < 0 || i >= len) return;  // stays idx 0, weight 0
-        break;
-      case GridPadding::kBorder: i = coords::clamp_index(i, len); break;
-      case GridPadding::kReflection:
-        i = align_corners ? coords::reflect_index(i, len) : coords::symmetric_index(i, len);
-        break;
-    }
-    idx[k] = static_cast<int32_t>(i);
-    w[k] = wk;
-  };
-  switch (mode) {
-    case InterpolationMode::kNearest:
-      put(0, coords::to_index(coords::round_half_even(x), period), 1.0f);
-      break;
-    case InterpolationMode::kLinear: {
-      const float f = std::floor(x);
-      const float t = x - f;
-      const int64_t i0 = coords::to_index(f, period);
-      put(0, i0, 1.0f - t);
-      put(1, i0 + 1, t);
-      break;
-    }
-    case InterpolationMode::kCubic: {
-      const float f = std::floor(x);
-      const float t = x - f;
-      const int64_t i0 = coords::to_index(f, period);
-      float cw[4];
-      coords::cubic_weights(t, cw);
-      for (int k = 0; k < 4; ++k) put(k, i0 - 1 + k, cw[k]);
-      break;
-    }
-  }
+  coords::grid_axis_taps<float>(mode, padding, align_corners, x, len,
+                                [&](int k, int64_t i, float wk) {
+                                  idx[k] = static_cast<int32_t>(i);
+                                  w[k] = wk;
+                                });
 }
 
 }  // namespace gridops::kernels

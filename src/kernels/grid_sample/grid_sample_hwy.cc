@@ -24,7 +24,9 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <new>
 #include <type_traits>
 #include <vector>
@@ -32,12 +34,15 @@
 #include "core/convert.h"
 #include "gridops/parallel.h"
 #include "kernels/grid_sample/grid_sample.h"
+#include "ops/dispatch.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/grid_sample/grid_sample_hwy.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/aligned_allocator.h>
 #include <hwy/highway.h>
+
+#include "core/coords_hwy-inl.h"
 
 #ifndef GRIDOPS_GRID_SAMPLE_HWY_ONCE
 #define GRIDOPS_GRID_SAMPLE_HWY_ONCE
@@ -83,7 +88,9 @@ struct Ctx {
   bool window;     // 2-D linear/cubic with W >= K: taps on the x window (CombineWindow)
   bool pair_ok;    // 2-D channels-first float32 linear/cubic with unit x stride and
                    // W >= K: see NOTE [ GridSample x-window gathers ]
-  bool fused;      // NOTE [ GridSample fused small-channel path ]
+  bool fused;      // path kFusedSmallC: NOTE [ GridSample fused small-channel path ]
+  bool pairs;      // path kPairs: NOTE [ GridSample x-window gathers ]
+  bool vector_channels;  // path kChannels: vector loads/gathers of float32 channels
   int64_t tile_h, tile_w, tiles_x;  // fused: items are tiles of output points
   bool dst_dense;  // point offset (in elements) == point index (channels-first) or
                    // point index * C (channels-last, with d_channel == 1)
@@ -116,14 +123,7 @@ using DI = hn::RebindToSigned<DF>;
 using VF = hn::Vec<DF>;
 using VI = hn::Vec<DI>;
 
-/// Keeps the compiler from fusing the product into a following add or subtract (an FMA
-/// rounds once, the reference twice): the unnormalized coordinate must match it exactly.
-HWY_INLINE VF Opaque(VF v) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
-  asm("" : "+v"(v.raw));
-#endif
-  return v;
-}
+namespace gc = gridops::coords::HWY_NAMESPACE;  // coords_hwy-inl.h
 
 /// Per-block scratch of one thread.
 /// Per-block scratch of one thread. Steps 1-3 run on sub-blocks of kSub points (their
@@ -146,7 +146,7 @@ struct Work {
     off.resize(static_cast<size_t>(c.NT) * P);
     w.resize(static_cast<size_t>(c.NT) * P);
     doff.resize(P);
-    if (c.pair_ok) off64.resize(static_cast<size_t>(c.NT / 2) * P);
+    if (c.pairs) off64.resize(static_cast<size_t>(c.NT / 2) * P);
   }
 };
 
@@ -261,14 +261,7 @@ class AxisStep {
   HWY_INLINE void operator()(VF gv, VI* iv_out, VF* wv_out) const {
     const DF df;
     const DI di;
-    const VF one = hn::Set(df, 1.0f);
-    const VF gp1 = hn::Add(gv, one);
-    VF x;
-    if (align_) {
-      x = hn::Mul(hn::Mul(gp1, hn::Set(df, 0.5f)), Lm1_);
-    } else {
-      x = hn::Mul(hn::Sub(Opaque(hn::Mul(gp1, L_)), one), hn::Set(df, 0.5f));
-    }
+    const VF x = gc::UnnormalizeV(df, gv, L_, Lm1_, align_);
     Vector(x, iv_out, wv_out);
     const auto nice = hn::Lt(hn::Abs(x), hn::Set(df, 4194304.0f));  // 2^22; false for NaN, inf
     if (HWY_UNLIKELY(!hn::AllTrue(df, nice))) {
@@ -333,22 +326,7 @@ class AxisStep {
       iv[0] = i0;
       iv[1] = hn::Add(i0, hn::Set(di, 1));
     } else {
-      // coords::cubic_weights: near(d) for |d| <= 1, far(d) for 1 < |d| < 2.
-      const VF A = hn::Set(df, -0.75f);
-      const VF Ap2 = hn::Set(df, -0.75f + 2.0f), Ap3 = hn::Set(df, -0.75f + 3.0f);
-      const VF A5 = hn::Set(df, 5.0f * -0.75f), A8 = hn::Set(df, 8.0f * -0.75f),
-               A4 = hn::Set(df, 4.0f * -0.75f);
-      auto near = [&](VF dd) {
-        return hn::Add(hn::Mul(hn::Mul(hn::Sub(hn::Mul(Ap2, dd), Ap3), dd), dd), one);
-      };
-      auto far = [&](VF dd) {
-        return hn::Sub(hn::Mul(hn::Add(hn::Mul(hn::Sub(hn::Mul(A, dd), A5), dd), A8), dd), A4);
-      };
-      const VF two = hn::Set(df, 2.0f);
-      wv[0] = far(hn::Add(t, one));
-      wv[1] = near(t);
-      wv[2] = near(hn::Sub(one, t));
-      wv[3] = far(hn::Sub(two, t));
+      gc::CubicWeightsV(df, t, wv);  // coords::cubic_weights
       for (int k = 0; k < 4; ++k) iv[k] = hn::Add(i0, hn::Set(di, k - 1));
     }
     for (int k = 0; k < K_; ++k) {
@@ -360,8 +338,9 @@ class AxisStep {
     }
   }
 
-  // Pads integer tap indices; returns the index (0 when outside under zeros) and sets
-  // *inside for zeros padding.
+  // Pads integer tap indices, the vector form of coords::grid_pad_index (int32, |i| < 2^24:
+  // zeros -> index 0 when outside, border -> clamp, reflection -> the period reduction in
+  // float, exact below 2^24); returns the index and sets *inside for zeros padding.
   HWY_INLINE VI Pad(VI i, hn::Mask<DI>* inside) const {
     const DF df;
     const DI di;
@@ -775,7 +754,9 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
           acc[ch] = a;
         }
 #else
-        for (int64_t ch = 0; ch < C; ++ch) acc[ch] = hn::Zero(df);  // never selected
+        // Not instantiated (RunItems): grid_sample_path_declines gives channels-first
+        // linear/cubic to the fused path only on targets with the pair gathers.
+        static_assert(K == 1 || kLast, "fused channels-first linear/cubic needs AVX2 and up");
 #endif
       }
     }
@@ -1243,9 +1224,8 @@ void RunItems(const Ctx& c, int64_t begin, int64_t end) {
   const DF df;
   const auto N = static_cast<int64_t>(hn::Lanes(df));
   Work wk(c);
-  const bool f32 = c.src_dtype == DType::kFloat32;
-  const bool vector_channels = f32 && (!c.channels_last || c.s_channel == 1);
-  const bool pairs = kHavePairs && c.pair_ok;
+  const bool vector_channels = c.vector_channels;
+  const bool pairs = kHavePairs && c.pairs;
   const AxisStep ystep(c, 0), xstep(c, c.r > 1 ? 1 : 0);  // for the fused path
   for (int64_t item = begin; item < end; ++item) {
     const int64_t n = item / c.blocks_per_batch;
@@ -1259,10 +1239,20 @@ void RunItems(const Ctx& c, int64_t begin, int64_t end) {
         switch (c.K * 2 + (c.channels_last ? 1 : 0)) {
           case 2: FusedSmallC<1, false>(c, ystep, xstep, n, q0, run); break;
           case 3: FusedSmallC<1, true>(c, ystep, xstep, n, q0, run); break;
-          case 4: FusedSmallC<2, false>(c, ystep, xstep, n, q0, run); break;
           case 5: FusedSmallC<2, true>(c, ystep, xstep, n, q0, run); break;
-          case 8: FusedSmallC<4, false>(c, ystep, xstep, n, q0, run); break;
-          default: FusedSmallC<4, true>(c, ystep, xstep, n, q0, run); break;
+          case 9: FusedSmallC<4, true>(c, ystep, xstep, n, q0, run); break;
+          default:  // channels-first linear/cubic: declined at plan time without pairs
+            if constexpr (kHavePairs) {
+              if (c.K == 2) {
+                FusedSmallC<2, false>(c, ystep, xstep, n, q0, run);
+              } else {
+                FusedSmallC<4, false>(c, ystep, xstep, n, q0, run);
+              }
+            } else {
+              HWY_ABORT("grid_sample.fused_small_c: channels-first linear/cubic on a target "
+                        "without pair gathers (grid_sample_path_declines declines it)");
+            }
+            break;
         }
       }
       continue;
@@ -1328,9 +1318,208 @@ HWY_EXPORT(HaveBlocked);
 HWY_EXPORT(HaveFusedPairs);
 }  // namespace gs_fast
 
-void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const TensorView& grid,
-                      const MutableTensorView& dst) {
-  using gs_fast::Ctx;
+bool grid_sample_target_has_blocked() { return HWY_DYNAMIC_DISPATCH(gs_fast::HaveBlocked)(); }
+bool grid_sample_target_has_pairs() { return HWY_DYNAMIC_DISPATCH(gs_fast::HaveFusedPairs)(); }
+
+// --- the paths: names and plan-time scope ------------------------------------------------
+// A new path: its kernel above (HWY_EXPORTed), a GridSamplePath value (grid_sample.h), its
+// name and declines here, its view checks in ViewDeclines, its run in
+// grid_sample_path_run, and its entry in the list (src/ops/grid_sample.cc).
+
+const char* grid_sample_path_name(GridSamplePath path) noexcept {
+  switch (path) {
+    case GridSamplePath::kBlocked: return "grid_sample.blocked";
+    case GridSamplePath::kFusedSmallC: return "grid_sample.fused_small_c";
+    case GridSamplePath::kPairs: return "grid_sample.pairs";
+    case GridSamplePath::kChannels: return "grid_sample.channels";
+    case GridSamplePath::kGeneric: return "grid_sample.generic";
+  }
+  return "grid_sample.unknown";
+}
+
+std::string grid_sample_path_declines(GridSamplePath path, const GridSampleProblem& p) {
+  std::string why = grid_sample_fast_declines(p);
+  if (!why.empty()) return why;
+  const bool f32 = p.src_dtype == DType::kFloat32;
+  const bool last = p.layout == ChannelLayout::kChannelsLast;
+  const bool nearest = p.mode == InterpolationMode::kNearest;
+  const int r = p.spatial_rank;
+  const int K = nearest ? 1 : p.mode == InterpolationMode::kLinear ? 2 : 4;
+  // Linear/cubic 2-D/3-D whose x axis holds the K columns of an x window.
+  const bool x_window = r >= 2 && !nearest && p.in_sizes[static_cast<size_t>(r - 1)] >= K;
+  const bool have_blocked = grid_sample_target_has_blocked();
+  const bool have_pairs = grid_sample_target_has_pairs();
+  switch (path) {
+    case GridSamplePath::kBlocked: {
+      // NOTE [ GridSample channel blocks ]: channels-first float32 2-D/3-D with at least 8
+      // channels, when the output has at least an eighth as many points as the input (the
+      // copy costs about one pass over the input).
+      if (last || !f32) return "channels-first float32 only";
+      if (r < 2) return "spatial rank 2 or 3 only";
+      if (p.channels < 8) return "fewer than 8 channels";
+      if (!have_blocked) return "the CPU's Highway target has no AVX-512";
+      // Its copy spans the full input: with an input window the other paths run (the same
+      // bits).
+      if (!p.window_origin.empty()) return "an input window";
+      int64_t in_points = 1, out_points = 1;
+      for (int d = 0; d < r; ++d) {
+        in_points *= p.in_sizes[static_cast<size_t>(d)];
+        out_points *= p.out_sizes[static_cast<size_t>(d)];
+      }
+      if (in_points * 16 >= (int64_t{1} << 31)) return "input plane of 2^27 points or more";
+      if (8 * out_points < in_points) {
+        return "fewer than 1/8 as many output points as input points (the copy would not pay)";
+      }
+      // Nearest reads one line per point and block: the copy pays only while it stays in L2
+      // (W1b: 1 MiB per block). W3b's 16 MiB block measured 5.2 vs 5.6 ms at 1 thread but
+      // 16.6 vs 8.7 ms at 2 threads (random reads from L3 against per-channel planes in L2).
+      if (nearest && in_points * 16 * 4 > (int64_t{2} << 20)) {
+        return "nearest with a channel block over 2 MiB (out of L2)";
+      }
+      return {};
+    }
+    case GridSamplePath::kFusedSmallC:
+      // NOTE [ GridSample fused small-channel path ]; the views (dense grid and dst, unit
+      // src x or channel stride) are checked when it runs.
+      if (r != 2) return "spatial rank 2 only";
+      if (!f32 || p.grid_dtype != DType::kFloat32) return "float32 src and grid only";
+      if (p.channels > 4) return "more than 4 channels";
+      if (!nearest && !x_window) return "an x axis shorter than the taps per axis";
+      if (!nearest && !last && !have_pairs) {
+        return "channels-first linear/cubic needs the pair gathers (AVX2 and up)";
+      }
+      return {};
+    case GridSamplePath::kPairs:
+      // NOTE [ GridSample x-window gathers ]; unit src x stride checked when it runs.
+      if (last || !f32) return "channels-first float32 only";
+      if (!x_window) return "linear/cubic 2-D/3-D with an x axis of at least the taps per axis only";
+      if (!have_pairs) return "the CPU's Highway target has no pair gathers (AVX2 and up)";
+      return {};
+    case GridSamplePath::kChannels:
+      // Channels-last: a unit src channel stride, checked when it runs.
+      if (!f32) return "float32 src only";
+      return {};
+    case GridSamplePath::kGeneric:
+      return {};
+  }
+  return "unknown path";
+}
+
+namespace {
+
+using gs_fast::Ctx;
+
+/// Logs a run-time fallback under GRIDOPS_VERBOSE=dispatch.
+void LogFallback(GridSamplePath from, const char* to, const std::string& why) {
+  if (!detail::dispatch_verbose()) return;
+  std::fprintf(stderr, "[gridops] grid_sample: '%s' cannot take these views (%s): running '%s'\n",
+               grid_sample_path_name(from), why.c_str(), to);
+}
+
+/// Why `path` cannot take the views of c: the stride facts only run time knows (empty:
+/// it can). The plan-time facts are grid_sample_path_declines.
+std::string ViewDeclines(GridSamplePath path, const Ctx& c, const GridSampleProblem& p) {
+  switch (path) {
+    case GridSamplePath::kBlocked:
+    case GridSamplePath::kGeneric:
+      return {};
+    case GridSamplePath::kFusedSmallC: {
+      if (!c.dst_dense) return "dst is not dense";
+      const bool dense_grid = p.grid_dtype == DType::kFloat32 && c.g_coord == 1 &&
+                              c.g_spatial[1] == 2 &&
+                              (c.out_sizes[0] == 1 || c.g_spatial[0] == 2 * c.out_sizes[1]);
+      if (!dense_grid) return "grid is not dense";
+      if (!c.channels_last && c.sstride[1] != 1) return "src x stride is not 1";
+      if (c.channels_last && c.s_channel != 1) return "src channel stride is not 1";
+      return {};
+    }
+    case GridSamplePath::kPairs:
+      return c.sstride[c.r - 1] == 1 ? std::string() : "src x stride is not 1";
+    case GridSamplePath::kChannels:
+      return !c.channels_last || c.s_channel == 1 ? std::string()
+                                                  : "channels-last src channel stride is not 1";
+  }
+  return {};
+}
+
+/// The channel-blocked path (NOTE [ GridSample channel blocks ]).
+void RunBlockedPath(const GridSampleProblem& p, Ctx& c) {
+  const int64_t threads = std::max(1, get_num_threads());
+  c.cblocks = (c.channels + gs_fast::kCB - 1) / gs_fast::kCB;
+  const int64_t planes = p.batch * c.cblocks;
+  // Enough items for an even split: each (n, cb) in ceil(2 * threads / planes) chunks.
+  c.chunks = std::max<int64_t>(1, (2 * threads + planes - 1) / planes);
+  const int64_t subs = (c.out_points + gs_fast::kSub - 1) / gs_fast::kSub;
+  c.chunks = std::min(c.chunks, subs);
+  c.chunk_pts = (subs + c.chunks - 1) / c.chunks * gs_fast::kSub;
+  c.chunks = (c.out_points + c.chunk_pts - 1) / c.chunk_pts;
+  // Taps of a whole chunk kept across channel blocks when they take at most 1 MiB.
+  c.P = c.chunk_pts * (c.NT + 1) * 8 <= (int64_t{1} << 20) && c.cblocks > 1 ? c.chunk_pts
+                                                                            : gs_fast::kSub;
+  c.stream = p.batch * c.channels * c.out_points * 4 >= (int64_t{8} << 20);
+  int64_t dense = gs_fast::kCB;
+  for (int d = c.r - 1; d >= 0; --d) {
+    c.sstride[d] = static_cast<int32_t>(dense);
+    dense *= c.len[d];
+  }
+  c.pair_ok = false;
+  // Each thread copies the (n, cb) blocks of its own items into its own scratch, which
+  // stays in its L2 when small. With several chunks per block (fewer blocks than 2 per
+  // thread) the copies are made first by all threads together into one shared buffer
+  // instead, so that no block is copied twice.
+  hwy::AlignedFreeUniquePtr<float[]> shared;
+  c.shared = nullptr;
+  if (c.chunks > 1) {
+    shared =
+        hwy::AllocateAligned<float>(static_cast<size_t>(planes * c.in_points * gs_fast::kCB));
+    if (!shared) throw std::bad_alloc();
+    c.shared = shared.get();
+    const int64_t rows = c.in_points / c.len[c.r - 1];
+    c.copy_parts = std::min<int64_t>(rows, 4 * threads);
+    const auto copy_blocked = HWY_DYNAMIC_DISPATCH(gs_fast::CopyBlocked);
+    const int64_t per_part = c.in_points * gs_fast::kCB / c.copy_parts;
+    parallel_for(planes * c.copy_parts, std::max<int64_t>(1, (int64_t{1} << 16) / per_part),
+                 [&](int64_t b, int64_t e) { copy_blocked(c, b, e); });
+  }
+  const auto run_blocked = HWY_DYNAMIC_DISPATCH(gs_fast::RunBlocked);
+  // Small problems stay on one thread, as below. With enough batch items and a chunk's
+  // taps kept across channel blocks, a range of items covers every channel block of a
+  // batch item, so that its taps are reused whatever chunks parallel_for hands out;
+  // without that, single items balance the threads better (W1c at 2 threads: 4.90 vs
+  // 5.05 ms).
+  const int64_t per_item = std::min(c.chunk_pts, c.out_points) * gs_fast::kCB * c.NT;
+  int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / per_item);
+  if (c.chunks == 1 && p.batch >= 2 * threads && c.P == c.chunk_pts) {
+    grain = std::max(grain, c.cblocks);
+  }
+  parallel_for(planes * c.chunks, grain, [&](int64_t b, int64_t e) { run_blocked(c, b, e); });
+}
+
+/// The per-item paths (fused small-C, pairs, channels, generic): RunItems over blocks of
+/// output points, or tiles for the fused path.
+void RunItemsPath(const GridSampleProblem& p, Ctx& c) {
+  c.blocks_per_batch = (c.out_points + c.P - 1) / c.P;
+  c.tile_h = 0;
+  if (c.fused) {
+    // NOTE [ GridSample fused small-channel path ]: items are tiles of 4 x 64 points.
+    c.tile_h = 4;
+    c.tile_w = 64;
+    c.tiles_x = (c.out_sizes[1] + c.tile_w - 1) / c.tile_w;
+    c.blocks_per_batch = c.tiles_x * ((c.out_sizes[0] + c.tile_h - 1) / c.tile_h);
+    c.P = c.tile_h * c.tile_w;  // for the grain below
+  }
+  const int64_t items = p.batch * c.blocks_per_batch;
+  const auto run = HWY_DYNAMIC_DISPATCH(gs_fast::RunItems);
+  // Small problems run on one thread: waking a second costs more than it saves.
+  const int64_t work_per_item = c.P * std::max<int64_t>(c.channels, 4) * c.NT;
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / work_per_item);
+  parallel_for(items, grain, [&](int64_t b, int64_t e) { run(c, b, e); });
+}
+
+}  // namespace
+
+void grid_sample_path_run(GridSamplePath path, const GridSampleProblem& p, const TensorView& src,
+                          const TensorView& grid, const MutableTensorView& dst) {
   Ctx c{};
   c.mode = p.mode;
   c.padding = p.padding;
@@ -1375,7 +1564,9 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
     if (st > INT32_MAX || st < -INT32_MAX) span = INT64_MAX / 4;
   }
   if (span >= (int64_t{1} << 30)) {
-    grid_sample_ref(p, src, grid, dst);  // rare: a huge or strangely strided src
+    // Rare: a huge or strangely strided src, whose offsets do not fit the int32 gathers.
+    LogFallback(path, "ref", "src offsets do not fit in int32");
+    grid_sample_ref(p, src, grid, dst);
     return;
   }
   c.src = static_cast<const char*>(src.data);
@@ -1414,100 +1605,26 @@ void grid_sample_fast(const GridSampleProblem& p, const TensorView& src, const T
     c.in_points *= c.len[d];
     c.s_spatial[d] = src.strides[first_spatial + static_cast<size_t>(d)];
   }
-  // NOTE [ GridSample channel blocks ]: channels-first float32 2-D/3-D with at least 8
-  // channels, when the output has at least an eighth as many points as the input (the
-  // copy costs about one pass over the input).
-  c.blocked = !c.channels_last && p.src_dtype == DType::kFloat32 && c.r >= 2 &&
-              c.channels >= 8 && c.in_points * gs_fast::kCB < (int64_t{1} << 31) &&
-              8 * c.out_points >= c.in_points && HWY_DYNAMIC_DISPATCH(gs_fast::HaveBlocked)();
-  // Its copy spans the full sizes; with a window the other paths run (the same bits).
-  if (c.windowed) c.blocked = false;
-  // Nearest reads one line per point and block: the copy pays only while it stays in L2
-  // (W1b: 1 MiB per block). W3b's 16 MiB block measured 5.2 vs 5.6 ms at 1 thread but 16.6
-  // vs 8.7 ms at 2 threads (random reads from L3 against per-channel planes in L2).
-  if (p.mode == InterpolationMode::kNearest &&
-      c.in_points * gs_fast::kCB * 4 > (int64_t{2} << 20)) {
-    c.blocked = false;
+  // The planned path, or (views only run time knows) the next one in the list's order that
+  // takes both the problem and these views; kGeneric takes every view.
+  std::string why = ViewDeclines(path, c, p);
+  while (!why.empty()) {
+    const GridSamplePath from = path;
+    do {
+      path = static_cast<GridSamplePath>(static_cast<int>(path) + 1);
+    } while (!grid_sample_path_declines(path, p).empty());
+    LogFallback(from, grid_sample_path_name(path), why);
+    why = ViewDeclines(path, c, p);
   }
+  c.blocked = path == GridSamplePath::kBlocked;
+  c.fused = path == GridSamplePath::kFusedSmallC;
+  c.pairs = path == GridSamplePath::kPairs;
+  c.vector_channels = path == GridSamplePath::kChannels;
   if (c.blocked) {
-    const int64_t threads = std::max(1, get_num_threads());
-    c.cblocks = (c.channels + gs_fast::kCB - 1) / gs_fast::kCB;
-    const int64_t planes = p.batch * c.cblocks;
-    // Enough items for an even split: each (n, cb) in ceil(2 * threads / planes) chunks.
-    c.chunks = std::max<int64_t>(1, (2 * threads + planes - 1) / planes);
-    const int64_t subs = (c.out_points + gs_fast::kSub - 1) / gs_fast::kSub;
-    c.chunks = std::min(c.chunks, subs);
-    c.chunk_pts = (subs + c.chunks - 1) / c.chunks * gs_fast::kSub;
-    c.chunks = (c.out_points + c.chunk_pts - 1) / c.chunk_pts;
-    // Taps of a whole chunk kept across channel blocks when they take at most 1 MiB.
-    c.P = c.chunk_pts * (c.NT + 1) * 8 <= (int64_t{1} << 20) && c.cblocks > 1 ? c.chunk_pts
-                                                                              : gs_fast::kSub;
-    c.stream = p.batch * c.channels * c.out_points * 4 >= (int64_t{8} << 20);
-    int64_t dense = gs_fast::kCB;
-    for (int d = c.r - 1; d >= 0; --d) {
-      c.sstride[d] = static_cast<int32_t>(dense);
-      dense *= c.len[d];
-    }
-    c.pair_ok = false;
-    // Each thread copies the (n, cb) blocks of its own items into its own scratch, which
-    // stays in its L2 when small. With several chunks per block (fewer blocks than 2 per
-    // thread) the copies are made first by all threads together into one shared buffer
-    // instead, so that no block is copied twice.
-    hwy::AlignedFreeUniquePtr<float[]> shared;
-    c.shared = nullptr;
-    if (c.chunks > 1) {
-      shared =
-          hwy::AllocateAligned<float>(static_cast<size_t>(planes * c.in_points * gs_fast::kCB));
-      if (!shared) throw std::bad_alloc();
-      c.shared = shared.get();
-      const int64_t rows = c.in_points / c.len[c.r - 1];
-      c.copy_parts = std::min<int64_t>(rows, 4 * threads);
-      const auto copy_blocked = HWY_DYNAMIC_DISPATCH(gs_fast::CopyBlocked);
-      const int64_t per_part = c.in_points * gs_fast::kCB / c.copy_parts;
-      parallel_for(planes * c.copy_parts, std::max<int64_t>(1, (int64_t{1} << 16) / per_part),
-                   [&](int64_t b, int64_t e) { copy_blocked(c, b, e); });
-    }
-    const auto run_blocked = HWY_DYNAMIC_DISPATCH(gs_fast::RunBlocked);
-    // Small problems stay on one thread, as below. With enough batch items and a chunk's
-    // taps kept across channel blocks, a range of items covers every channel block of a
-    // batch item, so that its taps are reused whatever chunks parallel_for hands out;
-    // without that, single items balance the threads better (W1c at 2 threads: 4.90 vs
-    // 5.05 ms).
-    const int64_t per_item = std::min(c.chunk_pts, c.out_points) * gs_fast::kCB * c.NT;
-    int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / per_item);
-    if (c.chunks == 1 && p.batch >= 2 * threads && c.P == c.chunk_pts) {
-      grain = std::max(grain, c.cblocks);
-    }
-    parallel_for(planes * c.chunks, grain, [&](int64_t b, int64_t e) { run_blocked(c, b, e); });
-    return;
+    RunBlockedPath(p, c);
+  } else {
+    RunItemsPath(p, c);
   }
-  // NOTE [ GridSample fused small-channel path ]
-  const bool dense_grid = p.grid_dtype == DType::kFloat32 && c.g_coord == 1 &&
-                          c.g_spatial[1] == 2 &&
-                          (c.out_sizes[0] == 1 || c.g_spatial[0] == 2 * c.out_sizes[1]);
-  const bool first_ok = !c.channels_last && c.sstride[1] == 1 &&
-                        (p.mode == InterpolationMode::kNearest ||
-                         (c.pair_ok && HWY_DYNAMIC_DISPATCH(gs_fast::HaveFusedPairs)()));
-  const bool last_ok = c.channels_last && c.s_channel == 1 &&
-                       (p.mode == InterpolationMode::kNearest || c.window);
-  c.fused = c.r == 2 && p.src_dtype == DType::kFloat32 && c.channels <= 4 && c.dst_dense &&
-            dense_grid && (first_ok || last_ok);
-  c.blocks_per_batch = (c.out_points + c.P - 1) / c.P;
-  c.tile_h = 0;
-  if (c.fused) {
-    // NOTE [ GridSample fused small-channel path ]: items are tiles of 4 x 64 points.
-    c.tile_h = 4;
-    c.tile_w = 64;
-    c.tiles_x = (c.out_sizes[1] + c.tile_w - 1) / c.tile_w;
-    c.blocks_per_batch = c.tiles_x * ((c.out_sizes[0] + c.tile_h - 1) / c.tile_h);
-    c.P = c.tile_h * c.tile_w;  // for the grain below
-  }
-  const int64_t items = p.batch * c.blocks_per_batch;
-  const auto run = HWY_DYNAMIC_DISPATCH(gs_fast::RunItems);
-  // Small problems run on one thread: waking a second costs more than it saves.
-  const int64_t work_per_item = c.P * std::max<int64_t>(c.channels, 4) * c.NT;
-  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / work_per_item);
-  parallel_for(items, grain, [&](int64_t b, int64_t e) { run(c, b, e); });
 }
 
 }  // namespace gridops::kernels

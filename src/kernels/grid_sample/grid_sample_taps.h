@@ -24,80 +24,29 @@ struct AxisTaps {
 };
 
 /// Maps tap index i on an axis of length len through the padding mode. Returns false when
-/// the tap is outside under zeros padding (ERRATA GridSample 4).
+/// the tap is outside under zeros padding (coords::grid_pad_index).
 inline bool pad_index(int64_t i, int64_t len, GridPadding padding, bool align_corners,
                       int64_t* out) {
-  switch (padding) {
-    case GridPadding::kZeros:
-      if (i < 0 || i >= len) return false;
-      *out = i;
-      return true;
-    case GridPadding::kBorder:
-      *out = coords::clamp_index(i, len);
-      return true;
-    case GridPadding::kReflection:
-      *out = align_corners ? coords::reflect_index(i, len) : coords::symmetric_index(i, len);
-      return true;
-  }
-  return false;
+  return coords::grid_pad_index(i, len, padding, align_corners, out);
 }
 
-/// The period of the reflection map, used to reduce huge coordinates exactly before they
-/// are converted to int64 (coords::to_index). 0 means "no reduction".
+/// The period of the reflection map (coords::grid_reflection_period); 0: no reduction.
 inline int64_t reflection_period(const GridSampleProblem& p, int64_t len) {
-  if (p.padding != GridPadding::kReflection) return 0;
-  return p.align_corners ? 2 * (len - 1) : 2 * len;
+  return coords::grid_reflection_period(p.padding, p.align_corners, len);
 }
 
 /// Taps and weights of one axis for the unnormalized coordinate x (in the grid's
-/// coordinate precision G), weights in the compute precision F.
+/// coordinate precision G), weights in the compute precision F: the taps of
+/// coords::grid_axis_taps, listed in order.
 template <class F, class G>
 AxisTaps<F> axis_taps(const GridSampleProblem& p, G x, int64_t len) {
   AxisTaps<F> a;
-  // ERRATA GridSample 8: non-finite coordinates never reach a float-to-int conversion.
-  if (std::isnan(x)) {
-    if (p.padding == GridPadding::kZeros) return a;  // outside: no tap contributes
-    x = G(0);                                         // border, reflection: x = 0 exactly
-  } else if (std::isinf(x)) {
-    if (p.padding == GridPadding::kZeros) return a;
-    if (p.padding == GridPadding::kBorder) {
-      x = x > G(0) ? static_cast<G>(len - 1) : G(0);  // the nearest edge
-    } else {
-      x = G(0);  // reflection of an infinite distance has no value: like NaN
-    }
-  }
-  const int64_t period = reflection_period(p, len);
-  auto add = [&](int64_t i, F w) {
-    int64_t j;
-    if (!pad_index(i, len, p.padding, p.align_corners, &j)) return;
-    a.index[a.count] = j;
-    a.weight[a.count] = w;
-    ++a.count;
-  };
-  switch (p.mode) {
-    case InterpolationMode::kNearest: {
-      // ERRATA GridSample 3, 5: round half to even first, then pad the integer index.
-      add(coords::to_index(coords::round_half_even(x), period), F(1));
-      break;
-    }
-    case InterpolationMode::kLinear: {
-      const G f = std::floor(x);
-      const F t = static_cast<F>(x - f);  // exact in G, exact widening to F
-      const int64_t i0 = coords::to_index(f, period);
-      add(i0, F(1) - t);
-      add(i0 + 1, t);
-      break;
-    }
-    case InterpolationMode::kCubic: {
-      const G f = std::floor(x);
-      const F t = static_cast<F>(x - f);
-      const int64_t i0 = coords::to_index(f, period);
-      F w[4];
-      coords::cubic_weights(t, w);  // ERRATA GridSample 6: Keys, A = -0.75
-      for (int k = 0; k < 4; ++k) add(i0 - 1 + k, w[k]);
-      break;
-    }
-  }
+  coords::grid_axis_taps<F>(p.mode, p.padding, p.align_corners, x, len,
+                            [&](int, int64_t i, F w) {
+                              a.index[a.count] = i;
+                              a.weight[a.count] = w;
+                              ++a.count;
+                            });
   return a;
 }
 
