@@ -17,6 +17,7 @@
 #include "core/coords.h"
 #include "core/overlap.h"
 #include "kernels/grid_sample/grid_sample.h"
+#include "kernels/grid_sample/grid_sample_u8.h"
 #include "ops/dispatch.h"
 
 namespace gridops {
@@ -42,6 +43,8 @@ std::string ref_declines(const kernels::GridSampleProblem&) { return {}; }
 /// Fast kernels go before the reference; the first that accepts runs.
 constexpr GridSampleImpl kImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
+    // uint8 images with 1-4 channels, 2-D; docs/ops/grid_sample.md, "uint8 few-channel path".
+    {"u8_few_channels", kernels::grid_sample_u8_declines, kernels::grid_sample_u8},
     // Highway SIMD, threaded; see docs/ops/grid_sample.md, "Fast path".
     {"fast", kernels::grid_sample_fast_declines, kernels::grid_sample_fast},
 #endif
