@@ -4,7 +4,7 @@
 //
 // NOTE [ GridSample uint8 few-channel path ]
 // Work items are output rows (n, y_out); each is computed by one thread, vectors of points
-// always start at x_out = 0, so results never depend on the thread count. Per vector of
+// always start at x_out = 0 (the tile fields allow other item shapes), so results never depend on the thread count. Per vector of
 // points (lanes = float32 lanes):
 //   1. the (x, y) grid values (deinterleaved from one load when the grid is dense), the
 //      unnormalized coordinates with the reference's operation sequence (no FMA), and per
@@ -17,12 +17,15 @@
 //   2. Linear: the two taps of an axis are put on a pair of consecutive columns (rows)
 //      `base`, `base + 1` (padding maps two consecutive integers on equal or consecutive
 //      indices; weights landing on the same index are summed), so one 32-bit gather at a
-//      pixel's byte offset brings both columns of a channels-first row, or all channels of
-//      a channels-last pixel. Gathers read 4 bytes: an offset past the last 4 bytes of src
-//      is moved back and the word shifted, so nothing past src is read.
-//   3. Per channel: the 4 bytes widened to float, acc = sum w_k v_k (FMA), truncated
-//      toward zero and saturated to [0, 255] (ERRATA GridSample 7), stored as bytes
-//      (channels-last: interleaved). Nearest selects the byte (0 outside under zeros).
+//      pixel's byte offset brings both columns of a channels-first row, and (AVX2 and
+//      AVX-512) one 64-bit gather both pixels of a channels-last pair. A read whose 4 or 8
+//      bytes would pass the last byte src reaches is moved back and the word shifted, so
+//      nothing outside src is read.
+//   3. Per channel: the bytes widened to float, acc = sum w_k v_k (FMA), truncated toward
+//      zero and saturated to [0, 255] (ERRATA GridSample 7), stored as bytes
+//      (channels-last: each point's channels packed into a word, the words of a 128-bit
+//      block compacted by one byte shuffle). Nearest selects the byte (0 outside under
+//      zeros).
 // Nearest gives the reference's bits. Linear: the reference sums the same 4 products in
 // float without FMA and with tap weights unsummed; both are within a few 2^-24 relative of
 // the exact sum, so after truncation they differ by at most 1 (docs/ops/grid_sample.md).
