@@ -115,3 +115,25 @@ def test_affine_grid_out_and_warp_pipeline(rng):
     ref = F.grid_sample(torch.from_numpy(x), F.affine_grid(torch.from_numpy(theta), list(x.shape), False),
                         align_corners=False).numpy()
     np.testing.assert_allclose(y, ref, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("layout", ["nchw", "nhwc"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+def test_uint8_few_channel_path_within_bound_of_reference(rng, monkeypatch, layout, mode, padding):
+    # docs/ops/grid_sample.md, "uint8 few-channel path": nearest bit-exact, bilinear within 1.
+    shape = (2, 3, 9, 13) if layout == "nchw" else (2, 9, 13, 3)
+    x = rng.integers(0, 256, shape, dtype=np.uint8)
+    g = rng.uniform(-1.2, 1.2, (2, 7, 11, 2)).astype(np.float32)
+    g[0, 0, :3, 0] = [np.nan, np.inf, -1e9]
+    plan = gridops.GridSamplePlan(x.shape, g.shape, np.uint8, np.float32, mode=mode, padding_mode=padding,
+                                  layout=layout)
+    assert plan.impl_name == "grid_sample.u8_few_channels"
+    y = gridops.grid_sample(x, g, mode, padding, False, layout=layout)
+    monkeypatch.setenv("GRIDOPS_IMPL", "ref")
+    assert gridops.GridSamplePlan(x.shape, g.shape, np.uint8, np.float32, mode=mode, padding_mode=padding,
+                                  layout=layout).impl_name == "ref"
+    ref = gridops.grid_sample(x, g, mode, padding, False, layout=layout)
+    assert y.dtype == np.uint8 and y.shape == ref.shape
+    diff = np.abs(y.astype(np.int32) - ref.astype(np.int32))
+    assert diff.max() <= (0 if mode == "nearest" else 1)

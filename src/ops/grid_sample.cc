@@ -18,6 +18,7 @@
 #include "core/coords.h"
 #include "core/overlap.h"
 #include "kernels/grid_sample/grid_sample.h"
+#include "kernels/grid_sample/grid_sample_u8.h"
 #include "ops/dispatch.h"
 #include "ops/grid_sample_impls.h"
 
@@ -45,6 +46,8 @@ constexpr GridSampleImpl kImpls[] = {
 #define GRIDOPS_GRID_SAMPLE_PATH(name, path)                          \
   {name, kernels::grid_sample_path_declines_t<kernels::GridSamplePath::path>, \
    kernels::grid_sample_path_run_t<kernels::GridSamplePath::path>}
+    // uint8 images with 1-4 channels, 2-D; docs/ops/grid_sample.md, "uint8 few-channel path".
+    {"grid_sample.u8_few_channels", kernels::grid_sample_u8_declines, kernels::grid_sample_u8},
     GRIDOPS_GRID_SAMPLE_PATH("grid_sample.blocked", kBlocked),
     GRIDOPS_GRID_SAMPLE_PATH("grid_sample.fused_small_c", kFusedSmallC),
     GRIDOPS_GRID_SAMPLE_PATH("grid_sample.pairs", kPairs),

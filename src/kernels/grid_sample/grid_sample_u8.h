@@ -1,0 +1,28 @@
+// GridSample's uint8 few-channel path (grid_sample_u8_hwy.cc): 2-D image warps of uint8
+// images with 1 to 4 channels, channels-first or channels-last, float32 grid, bilinear or
+// nearest, every padding and align_corners. See docs/ops/grid_sample.md, "uint8
+// few-channel path".
+#pragma once
+
+#include <string>
+
+#include "kernels/grid_sample/grid_sample.h"
+
+namespace gridops::kernels {
+
+/// Empty when the uint8 few-channel path takes the problem, else why not: it takes spatial
+/// rank 2, src uint8, grid float32, 1 to 4 channels, mode linear or nearest, input axes of
+/// length 1 to 2^22-1; every padding, align_corners, layout and input window.
+std::string grid_sample_u8_declines(const GridSampleProblem& p);
+
+#ifdef GRIDOPS_HAVE_HWY
+/// The uint8 few-channel kernel (Highway with dynamic dispatch, threaded over output rows
+/// through parallel_for). Preconditions: grid_sample_u8_declines(p) is empty. Nearest is
+/// bit-exact with grid_sample_ref; linear is within 1 of it (|fast - ref| <= 1 per element).
+/// Results do not depend on the thread count. Any strides; a src view reaching over 2^30
+/// bytes (or under 4) runs the reference instead.
+void grid_sample_u8(const GridSampleProblem& p, const TensorView& src, const TensorView& grid,
+                    const MutableTensorView& dst);
+#endif
+
+}  // namespace gridops::kernels
