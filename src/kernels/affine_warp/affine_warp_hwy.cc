@@ -48,6 +48,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "core/coords_hwy-inl.h"
+
 #if defined(__clang__)
 #pragma clang fp contract(off)
 #endif
@@ -137,19 +139,7 @@ using VF = hn::Vec<DF>;
 using VI = hn::Vec<DI>;
 using MI = hn::Mask<DI>;
 
-/// coords::unnormalize in vector form, the same operations in the same order; the
-/// division by 2 is a multiplication by 0.5 (the same correctly rounded value of the same
-/// real number, so the same bits, and much cheaper).
-HWY_INLINE VF Unnormalize(VF g, float L, bool align_corners) {
-  const DF df;
-  if (align_corners) {
-    return hn::Mul(hn::Mul(hn::Add(g, hn::Set(df, 1.0f)), hn::Set(df, 0.5f)),
-                   hn::Set(df, L - 1.0f));
-  }
-  return hn::Mul(hn::Sub(hn::Mul(hn::Add(g, hn::Set(df, 1.0f)), hn::Set(df, L)),
-                         hn::Set(df, 1.0f)),
-                 hn::Set(df, 0.5f));
-}
+namespace gc = gridops::coords::HWY_NAMESPACE;  // coords_hwy-inl.h: UnnormalizeV
 
 /// Tap index vector -> window-relative, clamped into the window.
 HWY_INLINE VI ToWindow(VI i, int64_t origin, int64_t ext) {
@@ -207,7 +197,8 @@ void RunRowsT(const Ctx& c, int64_t begin, int64_t end) {
         if constexpr (R == 3) g = hn::Add(g, hn::Set(df, p2[k]));
         g = hn::Add(g, hn::Set(df, bk[k]));
         const int d = R - 1 - k;  // grid component k is the coordinate of axis R-1-k
-        x[d] = Unnormalize(g, static_cast<float>(c.in_full[d]), c.align_corners);
+        const float L = static_cast<float>(c.in_full[d]);
+        x[d] = gc::UnnormalizeV(df, g, hn::Set(df, L), hn::Set(df, L - 1.0f), c.align_corners);
       }
       // Hard lanes: non-finite or |x| >= 2^22 on some axis (or reflection padding).
       auto hard = hn::Not(hn::Lt(hn::Abs(x[0]), hn::Set(df, 4194304.0f)));
