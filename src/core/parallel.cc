@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <memory>
 #include <mutex>
 
 #ifdef _OPENMP
@@ -59,30 +60,49 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
     return;
   }
 #ifdef _OPENMP
-  // Work claiming: the range is cut into contiguous chunks (about kChunksPerThread per
-  // thread, never shorter than grain) and each thread takes the next unclaimed chunk
-  // until none is left, so a thread that is descheduled or given slower chunks does not
-  // hold up the others. Which thread runs which chunk varies from run to run; no kernel's
-  // result depends on it (each chunk writes its own disjoint part of the output).
+  // NOTE [ Owned chunks, then stealing ]: the range is cut into contiguous chunks (about
+  // kChunksPerThread per thread, never shorter than grain), and the chunks into `threads`
+  // contiguous shares, share t belonging to thread t. Each thread claims the chunks of its
+  // own share in order, then claims unclaimed chunks of the other shares, so that a thread
+  // that is descheduled or given slower chunks does not hold up the others. On a quiet
+  // machine each thread runs exactly its own share, the same part of the range on every
+  // call: repeated calls on the same tensors find the data a thread touched last time in
+  // its own core's caches (Resample W5a nhwc f32 at 2 threads: 0.83 and 0.93 ms -> 0.51 and
+  // 0.51 ms in two alternating runs, against a single shared counter that handed chunks
+  // out first come, first served). No kernel's result depends on which thread runs which chunk (each chunk
+  // writes its own disjoint part of the output).
   constexpr int64_t kChunksPerThread = 8;
   const int64_t chunk = std::max(grain, (n + threads * kChunksPerThread - 1) / (threads * kChunksPerThread));
   const int64_t chunks = (n + chunk - 1) / chunk;
-  std::atomic<int64_t> next{0};
+  // Share t holds chunks [first(t), first(t + 1)); next[t] is its next unclaimed chunk.
+  struct alignas(64) Counter {
+    std::atomic<int64_t> next{0};
+  };
+  std::unique_ptr<Counter[]> next(new Counter[static_cast<size_t>(threads)]);
+  const auto first = [&](int t) { return chunks * t / threads; };
+  for (int t = 0; t < threads; ++t) next[static_cast<size_t>(t)].next.store(first(t), std::memory_order_relaxed);
+  std::atomic<bool> stop{false};
   // An exception must not leave an OpenMP region (that terminates the program): the first
   // one is kept, the other threads stop claiming chunks, and it is rethrown here.
   std::exception_ptr error;
   std::mutex error_mutex;
 #pragma omp parallel num_threads(threads)
   {
-    for (int64_t i = next.fetch_add(1, std::memory_order_relaxed); i < chunks;
-         i = next.fetch_add(1, std::memory_order_relaxed)) {
-      const int64_t begin = i * chunk;
-      try {
-        body(begin, std::min(n, begin + chunk));
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        next.store(chunks, std::memory_order_relaxed);
+    const int self = omp_get_thread_num();
+    for (int k = 0; k < threads && !stop.load(std::memory_order_relaxed); ++k) {
+      const int t = (self + k) % threads;  // own share first, then the others in turn
+      const int64_t last = first(t + 1);
+      for (int64_t i = next[static_cast<size_t>(t)].next.fetch_add(1, std::memory_order_relaxed);
+           i < last && !stop.load(std::memory_order_relaxed);
+           i = next[static_cast<size_t>(t)].next.fetch_add(1, std::memory_order_relaxed)) {
+        const int64_t begin = i * chunk;
+        try {
+          body(begin, std::min(n, begin + chunk));
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(error_mutex);
+          if (!error) error = std::current_exception();
+          stop.store(true, std::memory_order_relaxed);
+        }
       }
     }
   }

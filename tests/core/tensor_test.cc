@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <new>
 #include <limits>
 #include <mutex>
@@ -184,6 +186,33 @@ TEST(Parallel, AnExceptionInTheBodyReachesTheCaller) {
     std::atomic<int64_t> sum{0};
     parallel_for(1000, 10, [&](int64_t b, int64_t e) { sum += e - b; });
     EXPECT_EQ(sum.load(), 1000);
+  }
+  set_num_threads(0);
+}
+
+// NOTE [ Owned chunks, then stealing ] (src/core/parallel.cc): each thread runs its own
+// share of the chunks first, then takes what is left of the others'. A chunk that cannot
+// finish until every other chunk has run (as when its thread is descheduled) must not
+// stop the others from running: they take the rest of its share.
+TEST(Parallel, AHeldUpChunkDoesNotHoldUpTheRestOfItsShare) {
+  for (int threads : {2, 3}) {
+    set_num_threads(threads);
+    constexpr int64_t n = 1000;
+    std::atomic<int64_t> done{0};
+    std::atomic<bool> rest_ran_first{false};
+    parallel_for(n, 1, [&](int64_t b, int64_t e) {
+      if (b == 0) {
+        // The first chunk waits (at most 20 s) for all the others, its own share's included.
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (done.load() < n - e && std::chrono::steady_clock::now() < until) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        rest_ran_first = done.load() == n - e;
+      }
+      done += e - b;
+    });
+    EXPECT_TRUE(rest_ran_first.load()) << "threads=" << threads;
+    EXPECT_EQ(done.load(), n);
   }
   set_num_threads(0);
 }
