@@ -20,6 +20,8 @@ for b in build/bench/bench/gridops_bench_*; do
   name=$(basename "$b")
   [ "$name" = gridops_bench_memcpy ] && continue
   "$b" --benchmark_filter="$filter" "${flags[@]}" --benchmark_out="$out/$name.json" >/dev/null
+  # A binary with no row matching the filter leaves an empty file: not a result.
+  [ -s "$out/$name.json" ] || rm -f "$out/$name.json"
 done
 build/bench/bench/gridops_bench_memcpy "${flags[@]}" --benchmark_out="$out/memcpy.end.json" >/dev/null
 python3 scripts/bench_table.py "$out"/*.json
