@@ -44,6 +44,11 @@
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_fast.h"
 
+// AxisTaps, Combine and CombineWindow (and grid_sample_pairs_hwy.cc's CombinePairs) are
+// HWY_NOINLINE: out-of-line calls from the sub-block loop, as they were compiled when all
+// paths shared one translation unit (`inline` alone lets GCC inline them into each path's
+// loop, a code layout nobody has measured).
+
 HWY_BEFORE_NAMESPACE();
 namespace gridops::kernels::grid_sample_simd {
 namespace HWY_NAMESPACE {
@@ -310,7 +315,7 @@ class AxisStep {
 };
 
 /// Step 2 for axis d over Pv points.
-inline void AxisTaps(const Ctx& c, Work& wk, int d, int64_t Pv) {
+inline HWY_NOINLINE void AxisTaps(const Ctx& c, Work& wk, int d, int64_t Pv) {
   const DF df;
   const DI di;
   const auto N = static_cast<int64_t>(hn::Lanes(df));
@@ -400,7 +405,7 @@ HWY_INLINE void OuterTap(const Ctx& c, const Work& wk, int oc, int64_t j, VI* of
 /// Step 3 for 2-D/3-D linear/cubic with W >= K (c.window): the outer tap combinations and
 /// the x window columns, in the same order and with the same products as the x-window
 /// gathers, so every layout and path gives the same bits.
-inline void CombineWindow(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
+inline HWY_NOINLINE void CombineWindow(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
   const DF df;
   const DI di;
   const auto N = static_cast<int64_t>(hn::Lanes(df));
@@ -428,7 +433,7 @@ inline void CombineWindow(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
 
 /// Step 3: combinations in the reference's order (last axis fastest), weights multiplied
 /// from the first axis on, offsets summed.
-inline void Combine(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
+inline HWY_NOINLINE void Combine(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
   const DF df;
   const DI di;
   const auto N = static_cast<int64_t>(hn::Lanes(df));

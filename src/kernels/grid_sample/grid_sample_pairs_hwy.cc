@@ -33,7 +33,7 @@ namespace HWY_NAMESPACE {
 // tolerance (NOTE [ GridSample fast path tolerance ] in the diff test).
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
 /// Step 3 in x-window mode: rows (ky, pair q) of int64 byte offsets and two weights.
-void CombinePairs(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
+HWY_NOINLINE void CombinePairs(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
   const DF df;
   const DI di;
   const hn::Half<DI> dh;
