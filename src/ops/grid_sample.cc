@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -18,6 +20,7 @@
 #include "core/coords.h"
 #include "core/overlap.h"
 #include "kernels/grid_sample/grid_sample.h"
+#include "kernels/grid_sample/grid_sample_fast.h"
 #include "kernels/grid_sample/grid_sample_u8.h"
 #include "ops/dispatch.h"
 #include "ops/grid_sample_impls.h"
@@ -31,9 +34,34 @@ constexpr const char* kOp = "grid_sample";
 /// The reference takes every valid problem.
 std::string ref_declines(const kernels::GridSampleProblem&) { return {}; }
 
+/// Entries without plan-time tables.
+void ref_run(const kernels::GridSampleProblem& p, const void*, const TensorView& src,
+             const TensorView& grid, const MutableTensorView& dst) {
+  kernels::grid_sample_ref(p, src, grid, dst);
+}
+#ifdef GRIDOPS_HAVE_HWY
+void u8_run(const kernels::GridSampleProblem& p, const void*, const TensorView& src,
+            const TensorView& grid, const MutableTensorView& dst) {
+  kernels::grid_sample_u8(p, src, grid, dst);
+}
+#endif
+
 }  // namespace
 
 // --- the implementation lists (reference last) ----------------------------------------
+
+#ifdef GRIDOPS_HAVE_HWY
+// The fast forward's paths, one translation unit each
+// (src/kernels/grid_sample/grid_sample_<name>_hwy.cc): their declines, declines_views and
+// run functions. A new path: its file, its line here and its entry below.
+namespace kernels {
+GRIDOPS_GRID_SAMPLE_FAST_PATH(blocked)
+GRIDOPS_GRID_SAMPLE_FAST_PATH(fused_small_c)
+GRIDOPS_GRID_SAMPLE_FAST_PATH(pairs)
+GRIDOPS_GRID_SAMPLE_FAST_PATH(channels)
+GRIDOPS_GRID_SAMPLE_FAST_PATH(generic)
+}  // namespace kernels
+#endif
 
 namespace detail {
 
@@ -42,20 +70,22 @@ namespace {
 constexpr GridSampleImpl kImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
 // One entry per path of the fast kernel (Highway SIMD, threaded; docs/ops/grid_sample.md,
-// "Fast path"), most specialized first. The names are grid_sample_path_name's.
-#define GRIDOPS_GRID_SAMPLE_PATH(name, path)                          \
-  {name, kernels::grid_sample_path_declines_t<kernels::GridSamplePath::path>, \
-   kernels::grid_sample_path_run_t<kernels::GridSamplePath::path>}
+// "Fast path"), most specialized first; they share their plan-time tables
+// (grid_sample_fast_prepare).
+#define GRIDOPS_GRID_SAMPLE_PATH(name)                                               \
+  {"grid_sample." #name, kernels::grid_sample_##name##_declines,                     \
+   kernels::grid_sample_fast_prepare, kernels::grid_sample_##name##_declines_views, \
+   kernels::grid_sample_##name##_run}
     // uint8 images with 1-4 channels, 2-D; docs/ops/grid_sample.md, "uint8 few-channel path".
-    {"grid_sample.u8_few_channels", kernels::grid_sample_u8_declines, kernels::grid_sample_u8},
-    GRIDOPS_GRID_SAMPLE_PATH("grid_sample.blocked", kBlocked),
-    GRIDOPS_GRID_SAMPLE_PATH("grid_sample.fused_small_c", kFusedSmallC),
-    GRIDOPS_GRID_SAMPLE_PATH("grid_sample.pairs", kPairs),
-    GRIDOPS_GRID_SAMPLE_PATH("grid_sample.channels", kChannels),
-    GRIDOPS_GRID_SAMPLE_PATH("grid_sample.generic", kGeneric),
+    {"grid_sample.u8_few_channels", kernels::grid_sample_u8_declines, nullptr, nullptr, u8_run},
+    GRIDOPS_GRID_SAMPLE_PATH(blocked),
+    GRIDOPS_GRID_SAMPLE_PATH(fused_small_c),
+    GRIDOPS_GRID_SAMPLE_PATH(pairs),
+    GRIDOPS_GRID_SAMPLE_PATH(channels),
+    GRIDOPS_GRID_SAMPLE_PATH(generic),
 #undef GRIDOPS_GRID_SAMPLE_PATH
 #endif
-    {"ref", ref_declines, kernels::grid_sample_ref},
+    {"ref", ref_declines, nullptr, nullptr, ref_run},
 };
 
 constexpr GridSampleBackwardImpl kBackwardImpls[] = {
@@ -517,6 +547,62 @@ StatusOr<const GridSampleImpl*> select_forward(std::string_view forced,
 
 namespace {
 
+/// The plan-time tables of `impl` for the problem, if it has any.
+Status prepare_impl(const GridSampleImpl& impl, const kernels::GridSampleProblem& problem,
+                    std::shared_ptr<const void>* prepared) {
+  prepared->reset();
+  if (impl.prepare == nullptr) return Status();
+  try {
+    *prepared = impl.prepare(problem);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory,
+                  std::string(kOp) + ": out of memory for the plan's tables");
+  }
+  return Status();
+}
+
+/// Runs the plan's entry, or, where it cannot take these views (its declines_views; only a
+/// run sees the strides), the next entry of the list that takes the problem and the views
+/// ("ref", last, takes every view), each step logged under GRIDOPS_VERBOSE=dispatch. An
+/// entry with other plan-time tables than the plan's gets its own for this run.
+Status run_impl(const GridSampleImpl* impl, const void* prepared,
+                const kernels::GridSampleProblem& problem, const TensorView& src,
+                const TensorView& grid, const MutableTensorView& dst) {
+  return detail::run_kernel_guarded(kOp, [&] {
+    std::shared_ptr<const void> own;
+    auto* tables_of = impl->prepare;  // the prepare function whose tables `prepared` are
+    for (;;) {
+      if (impl->declines_views == nullptr) break;
+      const std::string why = impl->declines_views(problem, prepared, src, grid, dst);
+      if (why.empty()) break;
+      // The next entry that takes the problem ("ref", last, declines nothing); entries with
+      // the same tables that decline these views for the same reason (src offsets beyond
+      // int32 for every fast path) are passed over in the same step.
+      const GridSampleImpl* next = impl + 1;
+      for (;; ++next) {
+        if (!next->declines(problem).empty()) continue;
+        if (next->declines_views != nullptr && next->prepare == tables_of &&
+            next->declines_views(problem, prepared, src, grid, dst) == why) {
+          continue;
+        }
+        break;
+      }
+      if (detail::dispatch_verbose()) {
+        std::fprintf(stderr,
+                     "[gridops] %s: '%s' cannot take these views (%s): running '%s'\n", kOp,
+                     impl->name, why.c_str(), next->name);
+      }
+      if (next->prepare != tables_of) {
+        own = next->prepare != nullptr ? next->prepare(problem) : nullptr;
+        prepared = own.get();
+        tables_of = next->prepare;
+      }
+      impl = next;
+    }
+    impl->run(problem, prepared, src, grid, dst);
+  });
+}
+
 /// Everything make_grid_sample_plan checks; returns the output shape.
 StatusOr<Dims> validate_plan(const GridSampleDesc& desc, DType src_dtype,
                              std::span<const int64_t> src_shape, DType grid_dtype,
@@ -564,6 +650,7 @@ StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType
   plan.dst_shape_ = std::move(dst_shape);
   plan.impl_name_ = impl->name;
   plan.impl_ = impl;
+  GRIDOPS_RETURN_IF_ERROR(prepare_impl(*impl, problem, &plan.prepared_));
   return plan;
 }
 
@@ -584,8 +671,8 @@ Status GridSamplePlan::run(const TensorView& src, const TensorView& grid,
   if (!windowed_) {
     const kernels::GridSampleProblem problem =
         make_problem(desc_, src_dtype_, src_shape_, grid_dtype_, dst_shape_);
-    return detail::run_kernel_guarded(
-        kOp, [&] { static_cast<const GridSampleImpl*>(impl_)->run(problem, src, grid, dst); });
+    return run_impl(static_cast<const GridSampleImpl*>(impl_), prepared_.get(), problem, src,
+                    grid, dst);
   }
   // Input window: the problem of the full input, reading src's box; first a pass over the
   // grid checks that every tap any implementation reads lies in the box.
@@ -618,8 +705,8 @@ Status GridSamplePlan::run(const TensorView& src, const TensorView& grid,
       dst_shape_);
   problem.window_origin = window_.origin;
   problem.window_extent = extent;
-  return detail::run_kernel_guarded(
-      kOp, [&] { static_cast<const GridSampleImpl*>(impl_)->run(problem, src, grid, dst); });
+  return run_impl(static_cast<const GridSampleImpl*>(impl_), prepared_.get(), problem, src, grid,
+                  dst);
 }
 
 StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType src_dtype,
@@ -669,6 +756,7 @@ StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType
   plan.dst_shape_ = std::move(dst_shape);
   plan.impl_name_ = impl->name;
   plan.impl_ = impl;
+  GRIDOPS_RETURN_IF_ERROR(prepare_impl(*impl, problem, &plan.prepared_));
   plan.src_shape_.assign(src_shape.begin(), src_shape.end());
   plan.windowed_ = true;
   plan.window_ = window;

@@ -5,6 +5,7 @@
 // docs/design.md, "Implementation lists".
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 
@@ -13,13 +14,22 @@
 
 namespace gridops::detail {
 
-/// One entry of the forward list: a name, the reason it declines a problem (empty:
-/// accepts) and the kernel.
+/// One entry of the forward list.
 struct GridSampleImpl {
   const char* name;
+  /// Plan time: why the entry declines the problem (empty: accepts).
   std::string (*declines)(const kernels::GridSampleProblem&);
-  void (*run)(const kernels::GridSampleProblem&, const TensorView&, const TensorView&,
-              const MutableTensorView&);
+  /// Plan time: the entry's tables, built once and held by the plan (null: none; may throw
+  /// std::bad_alloc).
+  std::shared_ptr<const void> (*prepare)(const kernels::GridSampleProblem&);
+  /// Run time: why the entry cannot take these views (empty: takes them; null: takes any),
+  /// with the plan's tables. The plan then runs the next entry of the list that takes the
+  /// problem and the views ("ref", last, takes all), logged under GRIDOPS_VERBOSE=dispatch.
+  std::string (*declines_views)(const kernels::GridSampleProblem&, const void* prepared,
+                                const TensorView&, const TensorView&, const MutableTensorView&);
+  /// The kernel, with the plan's tables (what `prepare` returned; null without one).
+  void (*run)(const kernels::GridSampleProblem&, const void* prepared, const TensorView&,
+              const TensorView&, const MutableTensorView&);
 };
 
 /// One entry of the backward list.

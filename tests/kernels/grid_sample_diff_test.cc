@@ -30,6 +30,7 @@
 #include "core/convert.h"
 #include "gridops/ops/grid_sample.h"
 #include "gridops/parallel.h"
+#include "kernels/grid_sample/grid_sample.h"
 #include "ops/grid_sample_impls.h"
 #include "support/test_util.h"
 
@@ -373,7 +374,7 @@ Tensor to_channels_last(const Tensor& t) {
   return r;
 }
 
-// NOTE [ GridSample channel blocks ] (grid_sample_hwy.cc): channels-first float32 with
+// NOTE [ GridSample channel blocks ] (grid_sample_blocked_hwy.cc): channels-first float32 with
 // >= 8 channels runs on a channel-blocked copy of src. Every mode, padding and
 // align_corners, 2-D and 3-D, channel counts with and without a partial block, strided
 // src and dst, against ref (within the tolerance) and against the channels-last fast path
@@ -435,7 +436,7 @@ TEST(GridSampleDiff, ChannelBlockedPath) {
   }
 }
 
-// NOTE [ GridSample fused small-channel path ] (grid_sample_hwy.cc): 2-D float32 with at
+// NOTE [ GridSample fused small-channel path ] (grid_sample_fused_small_c_hwy.cc): 2-D float32 with at
 // most 4 channels, a dense float32 grid and a dense dst computes taps and samples per
 // vector of points, channels-first and channels-last. Every mode, padding and
 // align_corners, 1-4 channels, widths below and above the tap count, output sizes with
@@ -568,6 +569,124 @@ TEST(GridSampleDiff, ChannelBlockedLargeUnalignedDst) {
 #else
   GTEST_SKIP() << "built without Highway: only the reference exists";
 #endif
+}
+
+// NOTE [ GridSample Transpose16 ] (grid_sample_blocked_hwy.cc): the portable 16 x 16
+// transpose against a scalar transpose on every Highway target this CPU runs, and against
+// the AVX-512 Transpose16 where the target has it; bits are copied unchanged (NaN payloads,
+// signed zeros, subnormals).
+TEST(GridSampleDiff, Transpose16PortableMatchesIntrinsic) {
+#ifdef GRIDOPS_HAVE_HWY
+  std::mt19937_64 rng(testing::test_seed() + 5);
+  alignas(64) float in[256], want[256], portable[256], intrinsic[256];
+  const uint32_t specials[] = {0x7fc00001u, 0x7f800001u, 0xffbfffffu, 0x80000000u, 0x00000001u,
+                               0x7f800000u};
+  int intrinsic_targets = 0;
+  for (const int64_t target : testing::hwy_targets()) {
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(target));
+    testing::ScopedHwyTarget only(target);
+    for (int round = 0; round < 4; ++round) {
+      for (int i = 0; i < 256; ++i) {
+        uint32_t bits = static_cast<uint32_t>(rng());
+        if (i % 17 == round) bits = specials[static_cast<size_t>(i + round) % 6];
+        std::memcpy(&in[i], &bits, 4);
+      }
+      for (int i = 0; i < 16; ++i) {
+        for (int k = 0; k < 16; ++k) want[k * 16 + i] = in[i * 16 + k];
+      }
+      std::memset(portable, 0, sizeof(portable));
+      ASSERT_TRUE(kernels::grid_sample_transpose16_for_testing(true, in, portable));
+      EXPECT_EQ(0, std::memcmp(portable, want, sizeof(want))) << "portable, round " << round;
+      std::memset(intrinsic, 0, sizeof(intrinsic));
+      if (kernels::grid_sample_transpose16_for_testing(false, in, intrinsic)) {
+        ++intrinsic_targets;
+        EXPECT_EQ(0, std::memcmp(intrinsic, want, sizeof(want))) << "intrinsic, round " << round;
+      }
+    }
+  }
+  // The intrinsic form exists exactly where the blocked path does.
+  EXPECT_EQ(intrinsic_targets > 0, kernels::grid_sample_target_has_blocked());
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
+}
+
+// The channel-blocked path with the portable transpose switched in for the AVX-512 one
+// (NOTE [ GridSample Transpose16 ]): the same bits, every mode, 2-D and 3-D, a partial
+// channel block, both the per-thread and the shared copies (1 and 2 threads).
+TEST(GridSampleDiff, ChannelBlockedPathPortableTranspose) {
+#ifdef GRIDOPS_HAVE_HWY
+  if (!kernels::grid_sample_target_has_blocked()) {
+    GTEST_SKIP() << "the CPU's Highway target has no AVX-512: no grid_sample.blocked";
+  }
+  std::mt19937_64 rng(testing::test_seed() + 6);
+  for (int i = 0; i < 12; ++i) {
+    Problem p;
+    p.desc.mode = static_cast<IM>(i % 3);
+    p.desc.padding = static_cast<GP>((i / 3) % 3);
+    p.desc.align_corners = (i / 2) % 2 == 1;
+    const int64_t c = i % 2 ? 17 : 16;
+    p.src_shape = i % 4 == 3 ? Dims{1, c, 5, 6, 37} : Dims{2, c, 23, 37};
+    p.grid_shape = i % 4 == 3 ? Dims{1, 9, 10, 11, 3} : Dims{2, 60, 53, 2};
+    SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
+    Tensor src(DType::kFloat32, p.src_shape), grid(DType::kFloat32, p.grid_shape);
+    testing::fill_random(src, rng, -1.0, 1.0);
+    fill_grid(grid, rng, p);
+    set_num_threads(2 - i % 2);  // 16 channels on 2 threads: shared copies
+    const Tensor fast = run_impl(p, "grid_sample.blocked", src.view(), grid.view());
+    kernels::grid_sample_blocked_set_portable_transpose_for_testing(true);
+    const Tensor portable = run_impl(p, "grid_sample.blocked", src.view(), grid.view());
+    kernels::grid_sample_blocked_set_portable_transpose_for_testing(false);
+    set_num_threads(0);
+    int64_t where = -1;
+    EXPECT_TRUE(testing::bitwise_equal(fast, portable, &where)) << "first difference at " << where;
+    const Tensor ref = run_impl(p, "ref", src.view(), grid.view());
+    expect_close(p, ref, portable, 1.0);
+    if (::testing::Test::HasFailure()) return;
+  }
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
+}
+
+// A plan holds its tables (grid_sample_fast_prepare) and runs under whatever thread count
+// is set when it runs: one plan, run at 1, 2 and 1 threads, gives the same bits each time.
+TEST(GridSampleDiff, OnePlanAnyThreadCount) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
+  std::mt19937_64 rng(testing::test_seed() + 7);
+  for (const std::string& impl : fast_impls()) {
+    for (int i = 0; i < 6; ++i) {
+      Problem p;
+      p.desc.mode = static_cast<IM>(i % 3);
+      p.desc.padding = static_cast<GP>(i % 3);
+      p.desc.layout = i % 2 ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
+      const int64_t c = i < 3 ? 3 : 17;
+      p.src_shape = p.desc.layout == ChannelLayout::kChannelsFirst ? Dims{2, c, 13, 17}
+                                                                   : Dims{2, 13, 17, c};
+      p.grid_shape = {2, 90, 101, 2};
+      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p) + " impl " + impl);
+      if (declines(p, impl)) continue;
+      Tensor src(p.src_dtype, p.src_shape), grid(p.grid_dtype, p.grid_shape);
+      testing::fill_random(src, rng, -1.0, 1.0);
+      fill_grid(grid, rng, p);
+      GridSampleDesc desc = p.desc;
+      desc.impl = impl;
+      set_num_threads(1);
+      auto plan = make_grid_sample_plan(desc, p.src_dtype, p.src_shape, p.grid_dtype,
+                                        p.grid_shape);
+      ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+      std::vector<Tensor> out;
+      for (int threads : {1, 2, 1}) {
+        set_num_threads(threads);
+        out.emplace_back(p.src_dtype, plan.value().dst_shape());
+        ASSERT_TRUE(plan.value().run(src.view(), grid.view(), out.back().mutable_view()).ok());
+      }
+      set_num_threads(0);
+      int64_t where = -1;
+      EXPECT_TRUE(testing::bitwise_equal(out[0], out[1], &where)) << "1 vs 2 threads at " << where;
+      EXPECT_TRUE(testing::bitwise_equal(out[0], out[2], &where)) << "1 vs 1 threads at " << where;
+    }
+  }
 }
 
 TEST(GridSampleDiff, FastPathTakesTheBenchmarkWorkloads) {

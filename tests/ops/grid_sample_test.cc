@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
 #include <cmath>
 #include <complex>
 #include <cstdlib>
@@ -693,6 +695,52 @@ TEST(GridSamplePlan, EveryPathIsAnEntry) {
   ASSERT_TRUE(st.ok()) << st.to_string();
   EXPECT_THAT(log, HasSubstr("'grid_sample.fused_small_c' cannot take these views (grid is not dense)"));
   EXPECT_EQ(0, std::memcmp(dense_out.data(), strided_out.data(), dense_out.nbytes()));
+}
+
+// A src whose offsets do not fit in the fast paths' int32 gathers (rows 4 GiB apart, in a
+// reserved mapping of which only the 4 elements read are ever touched): every fast entry
+// declines these views at run time for that reason, so the reference runs, logged in one
+// step, with the reference's bits.
+TEST(GridSamplePlan, SrcOffsetsBeyondInt32RunTheReference) {
+  const int64_t row = int64_t{1} << 30;  // floats between the two rows
+  const size_t bytes = static_cast<size_t>(row + 2) * sizeof(float);
+  void* map = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+  if (map == MAP_FAILED) GTEST_SKIP() << "cannot reserve 4 GiB of address space";
+  auto* f = static_cast<float*>(map);
+  f[0] = 1.0f;
+  f[1] = 2.0f;
+  f[row] = 3.0f;
+  f[row + 1] = 4.0f;
+  const Dims ss = {1, 1, 2, 2}, gs = {1, 3, 3, 2};
+  const TensorView src(DType::kFloat32, map, ss, {2 * row, 2 * row, row, 1});
+  Tensor grid(DType::kFloat32, gs);
+  for (int64_t i = 0; i < grid.num_elements(); ++i) {
+    grid.data_as<float>()[i] = static_cast<float>(i % 5) * 0.4f - 0.9f;
+  }
+  GridSampleDesc d = make_desc(IM::kLinear, GP::kBorder, 0);
+  auto fast = make_grid_sample_plan(d, DType::kFloat32, ss, DType::kFloat32, gs);
+  d.impl = "ref";
+  auto ref = make_grid_sample_plan(d, DType::kFloat32, ss, DType::kFloat32, gs);
+  ASSERT_TRUE(fast.ok() && ref.ok());
+  Tensor fast_out(DType::kFloat32, fast->dst_shape()), ref_out(DType::kFloat32, ref->dst_shape());
+  const char* verbose = std::getenv("GRIDOPS_VERBOSE");
+  const std::string verbose_value = verbose ? verbose : "";
+  ASSERT_EQ(setenv("GRIDOPS_VERBOSE", "dispatch", 1), 0);
+  ::testing::internal::CaptureStderr();
+  const Status st = fast->run(src, grid.view(), fast_out.mutable_view());
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  if (verbose) setenv("GRIDOPS_VERBOSE", verbose_value.c_str(), 1); else unsetenv("GRIDOPS_VERBOSE");
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  ASSERT_TRUE(ref->run(src, grid.view(), ref_out.mutable_view()).ok());
+  munmap(map, bytes);
+  EXPECT_EQ(0, std::memcmp(fast_out.data(), ref_out.data(), ref_out.nbytes()));
+  if (std::string(fast->impl_name()) != "ref") {
+    EXPECT_THAT(log, HasSubstr(std::string("'") + fast->impl_name() +
+                               "' cannot take these views (src offsets do not fit in int32): "
+                               "running 'ref'"));
+    EXPECT_EQ(log.find("cannot take these views"), log.rfind("cannot take these views")) << log;
+  }
 }
 #endif
 

@@ -1,6 +1,7 @@
 // GridSample (ONNX GridSample 16/20/22, N-D): sample src at the normalized positions in grid.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -101,6 +102,7 @@ class GridSamplePlan {
   Dims src_shape_, grid_shape_, dst_shape_;
   const char* impl_name_ = "";
   const void* impl_ = nullptr;
+  std::shared_ptr<const void> prepared_;  ///< the implementation's plan-time tables, if any
 };
 
 /// Validates everything shape- and type-dependent once and picks an implementation.

@@ -54,57 +54,30 @@ struct GridSampleProblem {
 void grid_sample_ref(const GridSampleProblem& p, const TensorView& src, const TensorView& grid,
                      const MutableTensorView& dst);
 
-/// The scope every fast forward path shares (grid_sample_fast.cc): empty when it takes the
-/// problem, else why not: spatial rank 1-3, src float32/float16/bfloat16, grid float32/
-/// float16/bfloat16, every mode, padding, align_corners and layout, input axes of length
-/// 1..2^22-1.
+/// The scope every fast forward path shares (grid_sample_fast.cc; each path's `declines`
+/// starts with it): empty when it takes the problem, else why not: spatial rank 1-3, src
+/// float32/float16/bfloat16, grid float32/float16/bfloat16, every mode, padding,
+/// align_corners and layout, input axes of length 1..2^22-1.
 std::string grid_sample_fast_declines(const GridSampleProblem& p);
 
-/// The fast forward's paths (all in grid_sample_hwy.cc; docs/ops/grid_sample.md, "Fast path"),
-/// in the order of the implementation list: each is an entry `grid_sample.<name>`.
-enum class GridSamplePath {
-  kBlocked,     ///< channel-blocked copy of src: NOTE [ GridSample channel blocks ]
-  kFusedSmallC, ///< 2-D, <= 4 channels, per vector of points: NOTE [ GridSample fused
-                ///< small-channel path ]
-  kPairs,       ///< channels-first float32 x-window pair gathers: NOTE [ GridSample
-                ///< x-window gathers ]
-  kChannels,    ///< float32, vector gathers over points or loads over channels
-  kGeneric,     ///< any fast dtype and view, scalar stores
-};
-
 #ifdef GRIDOPS_HAVE_HWY
-/// The entry name of a path ("grid_sample.blocked", ...).
-const char* grid_sample_path_name(GridSamplePath path) noexcept;
-
-/// Plan time: empty when `path` takes the problem, else why not, from shapes, dtypes,
-/// layout, the input window and the CPU's Highway target; for views it assumes the dense
-/// layout (the stride facts are checked when it runs, see grid_sample_path_run).
-std::string grid_sample_path_declines(GridSamplePath path, const GridSampleProblem& p);
-
-/// Runs a path that grid_sample_path_declines accepted. Where the views' strides rule it
-/// out (fused: dense dst and grid and unit src x or channel stride; pairs: unit src x
-/// stride; channels, channels-last: unit src channel stride) it runs the next path in
-/// list order that takes the problem and the views, and where src offsets do not fit in
-/// int32 the reference; both are logged under GRIDOPS_VERBOSE=dispatch. Every path gives
-/// the same bits (see docs/ops/grid_sample.md, "Fast path").
-void grid_sample_path_run(GridSamplePath path, const GridSampleProblem& p, const TensorView& src,
-                          const TensorView& grid, const MutableTensorView& dst);
+// The fast forward's paths are entries of the implementation list (src/ops/grid_sample.cc),
+// one translation unit each: grid_sample_<path>_hwy.cc, with their shared parts in
+// grid_sample_fast.h and grid_sample_hwy-inl.h (docs/ops/grid_sample.md, "Fast path").
 
 /// Whether the CPU's Highway target has the channel-blocked path (AVX-512) and the pair
 /// gathers (AVX2 and up).
 bool grid_sample_target_has_blocked();
 bool grid_sample_target_has_pairs();
 
-/// The implementation-list entry of a path (a declines and a run function per path).
-template <GridSamplePath kPath>
-std::string grid_sample_path_declines_t(const GridSampleProblem& p) {
-  return grid_sample_path_declines(kPath, p);
-}
-template <GridSamplePath kPath>
-void grid_sample_path_run_t(const GridSampleProblem& p, const TensorView& src,
-                            const TensorView& grid, const MutableTensorView& dst) {
-  grid_sample_path_run(kPath, p, src, grid, dst);
-}
+/// Tests only: true makes the channel-blocked path transpose its tiles with the portable
+/// Transpose16Portable instead of the AVX-512 Transpose16 (NOTE [ GridSample Transpose16 ]
+/// in grid_sample_blocked_hwy.cc); false restores the default.
+void grid_sample_blocked_set_portable_transpose_for_testing(bool portable);
+/// Tests only: transposes the 16 x 16 float32 tile `in` into `out` (both 64-byte aligned):
+/// out[k * 16 + i] = in[i * 16 + k], with Transpose16Portable (portable) or Transpose16 on
+/// the CPU's Highway target; false (nothing written) when that target has no Transpose16.
+bool grid_sample_transpose16_for_testing(bool portable, const float* in, float* out);
 #endif
 
 /// GridSample backward (docs/ops/grid_sample.md, "Backward"). Same problem and

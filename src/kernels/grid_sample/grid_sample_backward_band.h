@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace gridops::kernels::gs_bwd {
+namespace gridops::kernels::grid_sample_simd {
 
 /// What one band reads and writes. Arrays indexed by q are per point of the current chunk,
 /// in the chunk's sorted order; channel rows are CP floats (channels past C are zeros).
@@ -46,4 +46,4 @@ void planes_to_rows_hwy(const float* s, int64_t ch, int64_t n, int64_t C, float*
 void rows_to_planes_hwy(const float* rows, int64_t CP, int64_t n, int64_t C, float* s, int64_t ch);
 #endif
 
-}  // namespace gridops::kernels::gs_bwd
+}  // namespace gridops::kernels::grid_sample_simd

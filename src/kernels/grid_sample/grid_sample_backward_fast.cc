@@ -157,7 +157,7 @@ inline void unravel(int64_t q, const Dims& sizes, int r, int64_t* o) {
 
 }  // namespace
 
-namespace gs_bwd {
+namespace grid_sample_simd {
 namespace {
 
 /// band_portable for R axes and K taps per axis: plain loops over the channel row.
@@ -266,7 +266,7 @@ void band_portable(const BandArgs& a) {
   }
 }
 
-}  // namespace gs_bwd
+}  // namespace grid_sample_simd
 
 namespace {
 
@@ -281,7 +281,7 @@ constexpr int64_t kMinParallelWork = 1 << 15;  // chunk points x taps x CP below
 int64_t padded_channels(int64_t C) {
   int64_t lanes = 4;
 #ifdef GRIDOPS_HAVE_HWY
-  lanes = std::max<int64_t>(1, gs_bwd::band_lanes_hwy());
+  lanes = std::max<int64_t>(1, grid_sample_simd::band_lanes_hwy());
 #endif
   if (C <= 4 && 4 % lanes == 0) return 4;
   return (C + lanes - 1) / lanes * lanes;
@@ -331,7 +331,7 @@ void gather_rows(const T* base, const Dims& sizes, const Dims& sp, int64_t ch, i
 #ifdef GRIDOPS_HAVE_HWY
       if constexpr (std::is_same_v<T, float>) {
         if (step == 1) {
-          gs_bwd::planes_to_rows_hwy(s, ch, n, C, o, CP);
+          grid_sample_simd::planes_to_rows_hwy(s, ch, n, C, o, CP);
           for (int64_t j = 0; j < n; ++j) {
             for (int64_t c = C; c < CP; ++c) o[j * CP + c] = 0.0f;
           }
@@ -375,7 +375,7 @@ void scatter_rows(T* base, const Dims& sizes, const Dims& sp, int64_t ch, int r,
 #ifdef GRIDOPS_HAVE_HWY
       if constexpr (std::is_same_v<T, float>) {
         if (step == 1) {
-          gs_bwd::rows_to_planes_hwy(o, CP, n, C, s, ch);
+          grid_sample_simd::rows_to_planes_hwy(o, CP, n, C, s, ch);
           i += n;
           continue;
         }
@@ -579,9 +579,9 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   const Dims gsp(gs.begin() + 1, gs.begin() + 1 + r);
   const int64_t coord_stride = gs[static_cast<size_t>(r) + 1];
 #ifdef GRIDOPS_HAVE_HWY
-  void (*band)(const gs_bwd::BandArgs&) = portable_for_testing.load() ? gs_bwd::band_portable : gs_bwd::band_hwy;
+  void (*band)(const grid_sample_simd::BandArgs&) = portable_for_testing.load() ? grid_sample_simd::band_portable : grid_sample_simd::band_hwy;
 #else
-  void (*band)(const gs_bwd::BandArgs&) = gs_bwd::band_portable;
+  void (*band)(const grid_sample_simd::BandArgs&) = grid_sample_simd::band_portable;
 #endif
 
   GT* const gg = want_gg ? static_cast<GT*>(grad_grid->mutable_data()) : nullptr;
@@ -716,7 +716,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
           for (int64_t j = jb; j < je; ++j) {
             const int64_t g0 = gb[static_cast<size_t>(j)], g1 = gb[static_cast<size_t>(j + 1)];
             if (g0 == g1) continue;
-            gs_bwd::BandArgs a;
+            grid_sample_simd::BandArgs a;
             a.r = r;
             a.K = K;
             a.CP = CP;

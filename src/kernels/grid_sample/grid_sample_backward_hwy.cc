@@ -16,7 +16,7 @@
 #include <hwy/highway.h>
 
 HWY_BEFORE_NAMESPACE();
-namespace gridops::kernels::gs_bwd {
+namespace gridops::kernels::grid_sample_simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -212,11 +212,11 @@ void Band(const BandArgs& a) {
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace gridops::kernels::gs_bwd
+}  // namespace gridops::kernels::grid_sample_simd
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace gridops::kernels::gs_bwd {
+namespace gridops::kernels::grid_sample_simd {
 HWY_EXPORT(Band);
 HWY_EXPORT(Lanes);
 HWY_EXPORT(PlanesToRows);
@@ -231,5 +231,5 @@ void rows_to_planes_hwy(const float* rows, int64_t CP, int64_t n, int64_t C, flo
 
 void band_hwy(const BandArgs& a) { HWY_DYNAMIC_DISPATCH(Band)(a); }
 int64_t band_lanes_hwy() { return HWY_DYNAMIC_DISPATCH(Lanes)(); }
-}  // namespace gridops::kernels::gs_bwd
+}  // namespace gridops::kernels::grid_sample_simd
 #endif  // HWY_ONCE

@@ -1,12 +1,21 @@
 // The fast GridSample kernel's scalar parts, compiled without target-specific flags: the
-// scope all its paths share (grid_sample_fast_declines) and the exact per-axis taps for lanes the SIMD code does not take
-// (non-finite or huge coordinates). The latter are coords::grid_axis_taps in float, the
-// reference's taps (grid_sample_taps.h), so such lanes give exactly the reference's taps
-// and weights. See docs/ops/grid_sample.md, "Fast path".
+// scope all its paths share (grid_sample_fast_declines), the exact per-axis taps for lanes
+// the SIMD code does not take (non-finite or huge coordinates), the plan-time tables every
+// path's `prepare` builds and the per-run context (grid_sample_fast.h). The exact taps are
+// coords::grid_axis_taps in float, the reference's taps (grid_sample_taps.h), so such lanes
+// give exactly the reference's taps and weights. See docs/ops/grid_sample.md, "Fast path".
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
 #include <string>
 
 #include "core/coords.h"
+#include "gridops/parallel.h"
 #include "kernels/grid_sample/grid_sample.h"
+#include "kernels/grid_sample/grid_sample_fast.h"
+#include "ops/dispatch.h"
 
 namespace gridops::kernels {
 
@@ -47,6 +56,147 @@ void grid_sample_axis_taps_exact(InterpolationMode mode, GridPadding padding, bo
                                   idx[k] = static_cast<int32_t>(i);
                                   w[k] = wk;
                                 });
+}
+
+std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p) {
+  using grid_sample_simd::kCB;
+  using grid_sample_simd::kSub;
+  auto tables = std::make_shared<GridSampleFastTables>();
+  GridSampleFastTables& t = *tables;
+  t.mode = p.mode;
+  t.padding = p.padding;
+  t.align_corners = p.align_corners;
+  t.channels_last = p.layout == ChannelLayout::kChannelsLast;
+  t.r = p.spatial_rank;
+  t.K = p.mode == InterpolationMode::kNearest ? 1 : p.mode == InterpolationMode::kLinear ? 2 : 4;
+  t.NT = 1;
+  for (int d = 0; d < t.r; ++d) t.NT *= t.K;
+  t.batch = p.batch;
+  t.channels = p.channels;
+  t.src_dtype = p.src_dtype;
+  t.grid_dtype = p.grid_dtype;
+  // Block size: about 512 KiB of offsets and weights (NT * P * 8 bytes), so that a block
+  // sweeps each channel plane once (step 4 is channel-outer); smaller when that leaves
+  // fewer than 4 blocks per thread (grid_sample_fast_context). The split never changes
+  // any result.
+  t.block_points = std::max<int64_t>(kSub, (int64_t{1} << 16) / t.NT);
+  // With few channels the tap arrays are reread only a few times: keep them small (in L1
+  // and L2) instead; the source locality then comes from the grid itself.
+  if (p.channels <= 4) t.block_points = kSub;
+  t.out_points = 1;
+  t.in_points = 1;
+  t.windowed = !p.window_origin.empty();
+  for (int d = 0; d < t.r; ++d) {
+    const auto i = static_cast<size_t>(d);
+    t.len[d] = p.in_sizes[i];
+    t.origin[d] = t.windowed ? p.window_origin[i] : 0;
+    t.ext[d] = t.windowed ? p.window_extent[i] : t.len[d];
+    t.out_sizes[d] = p.out_sizes[i];
+    t.out_points *= t.out_sizes[d];
+    t.in_points *= t.len[d];
+  }
+  // Decided on the full sizes, so that a window takes the unwindowed run's path (the box
+  // is then at least K wide along x: grid_sample_input_box).
+  t.window = t.r >= 2 && p.mode != InterpolationMode::kNearest && t.len[t.r - 1] >= t.K;
+  t.xwin_len = t.ext[t.r - 1];
+  // NOTE [ GridSample fused small-channel path ]: items are tiles of 4 x 64 points.
+  t.tile_h = 4;
+  t.tile_w = 64;
+  if (t.r == 2) {
+    t.tiles_x = (t.out_sizes[1] + t.tile_w - 1) / t.tile_w;
+    t.tiles = t.tiles_x * ((t.out_sizes[0] + t.tile_h - 1) / t.tile_h);
+  }
+  // NOTE [ GridSample channel blocks ].
+  t.cblocks = (t.channels + kCB - 1) / kCB;
+  t.stream = p.batch * t.channels * t.out_points * 4 >= (int64_t{8} << 20);
+  return tables;
+}
+
+std::string grid_sample_fast_context(const GridSampleProblem& p, const void* prepared,
+                                     const TensorView& src, const TensorView& grid,
+                                     const MutableTensorView& dst, grid_sample_simd::Ctx* out) {
+  using grid_sample_simd::kSub;
+  std::shared_ptr<const void> own;
+  if (prepared == nullptr) {
+    own = grid_sample_fast_prepare(p);
+    prepared = own.get();
+  }
+  grid_sample_simd::Ctx& c = *out;
+  c = grid_sample_simd::Ctx{};
+  static_cast<GridSampleFastTables&>(c) = *static_cast<const GridSampleFastTables*>(prepared);
+  c.P = c.block_points;
+  if (grid_sample_fast_empty(c)) return {};
+
+  const size_t first_spatial = c.channels_last ? 1 : 2;
+  const size_t chan_axis = c.channels_last ? static_cast<size_t>(c.r) + 1 : 1;
+  // src offsets must fit in int32 (tap offsets and, channels-last, plus the channel).
+  int64_t span = 0;
+  for (int d = 0; d < c.r; ++d) {
+    const int64_t st = src.strides[first_spatial + static_cast<size_t>(d)];
+    span += (c.ext[d] - 1) * (st < 0 ? -st : st);
+    if (st > INT32_MAX || st < -INT32_MAX) span = INT64_MAX / 4;
+    c.sstride[d] = static_cast<int32_t>(st);
+  }
+  if (c.channels_last) {
+    const int64_t st = src.strides[chan_axis];
+    span += (c.channels - 1) * (st < 0 ? -st : st);
+    if (st > INT32_MAX || st < -INT32_MAX) span = INT64_MAX / 4;
+  }
+  if (span >= (int64_t{1} << 30)) {
+    // Rare: a huge or strangely strided src, whose offsets do not fit the int32 gathers.
+    return "src offsets do not fit in int32";
+  }
+  c.src = static_cast<const char*>(src.data);
+  c.s_batch = src.strides[0];
+  c.s_channel = src.strides[chan_axis];
+  c.grid = static_cast<const char*>(grid.data);
+  c.g_batch = grid.strides[0];
+  for (int d = 0; d < c.r; ++d) c.g_spatial[d] = grid.strides[1 + static_cast<size_t>(d)];
+  c.g_coord = grid.strides[static_cast<size_t>(c.r) + 1];
+  c.dst = static_cast<char*>(dst.mutable_data());
+  c.d_batch = dst.strides[0];
+  c.d_channel = dst.strides[chan_axis];
+  int64_t expect = c.channels_last ? c.channels : 1;
+  c.dst_dense = !c.channels_last || c.d_channel == 1;
+  for (int d = c.r - 1; d >= 0; --d) {
+    c.d_spatial[d] = dst.strides[first_spatial + static_cast<size_t>(d)];
+    if (c.d_spatial[d] != expect && c.out_sizes[d] > 1) c.dst_dense = false;
+    expect *= c.out_sizes[d];
+  }
+  for (int d = 0; d < c.r; ++d) c.s_spatial[d] = src.strides[first_spatial + static_cast<size_t>(d)];
+  // The thread count may change between runs (set_num_threads): at least 4 blocks per
+  // thread where the problem has them.
+  const int64_t threads = std::max(1, get_num_threads());
+  const int64_t want = (c.batch * c.out_points + 4 * threads - 1) / (4 * threads);
+  const int64_t want_rounded = (want + kSub - 1) / kSub * kSub;
+  c.P = std::min(c.P, std::max(kSub, want_rounded));
+  return {};
+}
+
+void grid_sample_fast_run_items(grid_sample_simd::Ctx& c,
+                                void (*item)(const grid_sample_simd::Ctx&, int64_t, int64_t)) {
+  c.blocks_per_batch = (c.out_points + c.P - 1) / c.P;
+  if (c.fused) {
+    // NOTE [ GridSample fused small-channel path ]: items are tiles.
+    c.blocks_per_batch = c.tiles;
+    c.P = c.tile_h * c.tile_w;  // for the grain below
+  }
+  const int64_t items = c.batch * c.blocks_per_batch;
+  // Small problems run on one thread: waking a second costs more than it saves.
+  const int64_t work_per_item = c.P * std::max<int64_t>(c.channels, 4) * c.NT;
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / work_per_item);
+  parallel_for(items, grain, [&](int64_t b, int64_t e) { item(c, b, e); });
+}
+
+void grid_sample_fast_run_ref(const char* path, const std::string& why,
+                              const GridSampleProblem& p, const TensorView& src,
+                              const TensorView& grid, const MutableTensorView& dst) {
+  if (detail::dispatch_verbose()) {
+    std::fprintf(stderr,
+                 "[gridops] grid_sample: '%s' cannot take these views (%s): running 'ref'\n",
+                 path, why.c_str());
+  }
+  grid_sample_ref(p, src, grid, dst);
 }
 
 }  // namespace gridops::kernels

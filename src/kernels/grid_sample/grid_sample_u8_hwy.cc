@@ -47,7 +47,7 @@
 
 #ifndef GRIDOPS_GRID_SAMPLE_U8_HWY_ONCE
 #define GRIDOPS_GRID_SAMPLE_U8_HWY_ONCE
-namespace gridops::kernels::gs_u8 {
+namespace gridops::kernels::grid_sample_simd {
 
 /// How source bytes are fetched (step 2).
 enum class Fetch {
@@ -57,7 +57,7 @@ enum class Fetch {
 };
 
 /// Everything a row needs, computed once per run.
-struct Ctx {
+struct U8Ctx {
   const GridSampleProblem* p;
   bool nearest;
   GridPadding padding;
@@ -86,7 +86,7 @@ struct Ctx {
 
 /// Linear taps of one axis in the pair form of step 2, from the reference's taps: base
 /// index (window-relative) and the weights of base and base + 1.
-inline void pair_from_ref(const Ctx& c, int axis, float x, int32_t* base, float* w0,
+inline void pair_from_ref(const U8Ctx& c, int axis, float x, int32_t* base, float* w0,
                           float* w1) {
   const ref_taps::AxisTaps<float> a = ref_taps::axis_taps<float>(*c.p, x, c.len[axis]);
   *base = 0;
@@ -108,17 +108,17 @@ inline void pair_from_ref(const Ctx& c, int axis, float x, int32_t* base, float*
 
 /// Nearest tap of one axis from the reference's taps: window-relative index and whether
 /// it is inside (zeros padding).
-inline void nearest_from_ref(const Ctx& c, int axis, float x, int32_t* idx, int32_t* inside) {
+inline void nearest_from_ref(const U8Ctx& c, int axis, float x, int32_t* idx, int32_t* inside) {
   const ref_taps::AxisTaps<float> a = ref_taps::axis_taps<float>(*c.p, x, c.len[axis]);
   *idx = a.count == 0 ? 0 : static_cast<int32_t>(a.index[0] - c.origin[axis]);
   *inside = a.count == 0 ? 0 : -1;
 }
 
-}  // namespace gridops::kernels::gs_u8
+}  // namespace gridops::kernels::grid_sample_simd
 #endif  // GRIDOPS_GRID_SAMPLE_U8_HWY_ONCE
 
 HWY_BEFORE_NAMESPACE();
-namespace gridops::kernels::gs_u8 {
+namespace gridops::kernels::grid_sample_simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -159,7 +159,7 @@ HWY_INLINE MF Exotic(VF x) {
 
 /// Linear taps of one axis (step 1-2): base (window-relative) and the weights of base and
 /// base + 1.
-HWY_INLINE void LinearAxis(const Ctx& c, int axis, VF x, VI& base, VF& w0, VF& w1) {
+HWY_INLINE void LinearAxis(const U8Ctx& c, int axis, VF x, VI& base, VF& w0, VF& w1) {
   const DF df;
   const DI di;
   const MF exotic = Exotic(x);
@@ -213,7 +213,7 @@ HWY_INLINE void LinearAxis(const Ctx& c, int axis, VF x, VI& base, VF& w0, VF& w
 
 /// Nearest tap of one axis: window-relative index and the inside mask (as all-ones
 /// lanes; all lanes inside for border and reflection).
-HWY_INLINE void NearestAxis(const Ctx& c, int axis, VF x, VI& idx, VI& inside) {
+HWY_INLINE void NearestAxis(const U8Ctx& c, int axis, VF x, VI& idx, VI& inside) {
   const DF df;
   const DI di;
   const MF exotic = Exotic(x);
@@ -248,7 +248,7 @@ HWY_INLINE void NearestAxis(const Ctx& c, int axis, VF x, VI& idx, VI& inside) {
 
 /// The 4 bytes at src + off (off <= lim + 3): read at min(off, lim) and shifted, so that
 /// the byte at off is the lowest and nothing past src is read.
-HWY_INLINE VI Word(const Ctx& c, VI off) {
+HWY_INLINE VI Word(const U8Ctx& c, VI off) {
   const DI di;
   const VI at = hn::Min(off, hn::Set(di, c.lim));
   const VI sh = hn::ShiftLeft<3>(hn::Sub(off, at));
@@ -262,7 +262,7 @@ HWY_INLINE VI Word(const Ctx& c, VI off) {
 /// Channels-last pixel pairs: one 64-bit read at pixel `off` brings the pixel (bytes
 /// 0..C-1, into w0) and the next one (bytes C..2C-1, into w1), half as many gathered
 /// elements as two 32-bit reads. Read at min(off, lim8) and shifted, like Word.
-HWY_INLINE void PixelPair(const Ctx& c, VI off, VI& w0, VI& w1) {
+HWY_INLINE void PixelPair(const U8Ctx& c, VI off, VI& w0, VI& w1) {
   const DI di;
   const hn::Half<DI> dh;
   const hn::Repartition<int64_t, DI> d64;
@@ -307,7 +307,7 @@ HWY_INLINE VI ByteIN(VI w, int k) {
 
 /// Stores the C channel vectors (int32 lanes holding 0..255) of `count` points at output
 /// (n, oy, ox).
-HWY_INLINE void StoreOut(const Ctx& c, uint8_t* drow, int64_t ox, size_t count, const VI* v) {
+HWY_INLINE void StoreOut(const U8Ctx& c, uint8_t* drow, int64_t ox, size_t count, const VI* v) {
   const DI di;
   const D8 d8;
   const size_t L = hn::Lanes(di);
@@ -346,7 +346,7 @@ HWY_INLINE void StoreOut(const Ctx& c, uint8_t* drow, int64_t ox, size_t count, 
 /// Channels-last dense dst, a full vector: each lane's word holds a pixel's C channels in
 /// its low C bytes; they are packed within each 128-bit block by one byte shuffle
 /// (`pack`) and copied, 4 * C bytes per block.
-HWY_INLINE void StoreWords(const Ctx& c, uint8_t* o, VI w, const uint8_t* pack) {
+HWY_INLINE void StoreWords(const U8Ctx& c, uint8_t* o, VI w, const uint8_t* pack) {
   const DI di;
 #if HWY_TARGET == HWY_SCALAR
   (void)pack;
@@ -362,7 +362,7 @@ HWY_INLINE void StoreWords(const Ctx& c, uint8_t* o, VI w, const uint8_t* pack) 
 #endif
 }
 
-void RunRows(const Ctx& c, int64_t begin, int64_t end) {
+void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
   const DF df;
   const DI di;
   const size_t L = hn::Lanes(df);
@@ -502,14 +502,14 @@ void RunRows(const Ctx& c, int64_t begin, int64_t end) {
 #undef GRIDOPS_U8_PAIR64
 // NOLINTNEXTLINE(google-readability-namespace-comments)
 }  // namespace HWY_NAMESPACE
-}  // namespace gridops::kernels::gs_u8
+}  // namespace gridops::kernels::grid_sample_simd
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace gridops::kernels {
-namespace gs_u8 {
+namespace grid_sample_simd {
 HWY_EXPORT(RunRows);
-}  // namespace gs_u8
+}  // namespace grid_sample_simd
 
 std::string grid_sample_u8_declines(const GridSampleProblem& p) {
   if (p.spatial_rank != 2) {
@@ -538,7 +538,7 @@ void grid_sample_u8(const GridSampleProblem& p, const TensorView& src, const Ten
                     const MutableTensorView& dst) {
   const bool last = p.layout == ChannelLayout::kChannelsLast;
   const size_t ca = last ? 3 : 1, ya = last ? 1 : 2, xa = last ? 2 : 3;
-  gs_u8::Ctx c{};
+  grid_sample_simd::U8Ctx c{};
   c.p = &p;
   c.nearest = p.mode == InterpolationMode::kNearest;
   c.padding = p.padding;
@@ -574,9 +574,10 @@ void grid_sample_u8(const GridSampleProblem& p, const TensorView& src, const Ten
   c.bias = -lo;
   c.lim = static_cast<int32_t>(reach - 3);
   c.lim8 = static_cast<int32_t>(reach - 7);
-  c.fetch = !last && c.sx == 1                               ? gs_u8::Fetch::kPair
-            : last && c.sc == 1 && c.sx == p.channels        ? gs_u8::Fetch::kPixel
-                                                             : gs_u8::Fetch::kGeneric;
+  using grid_sample_simd::Fetch;
+  c.fetch = !last && c.sx == 1                        ? Fetch::kPair
+            : last && c.sc == 1 && c.sx == p.channels ? Fetch::kPixel
+                                                      : Fetch::kGeneric;
   c.grid = static_cast<const float*>(grid.data);
   c.gb = grid.strides[0];
   c.gy = grid.strides[1];
@@ -601,7 +602,7 @@ void grid_sample_u8(const GridSampleProblem& p, const TensorView& src, const Ten
   c.tiles_y = (c.Ho + c.tile_h - 1) / c.tile_h;
   c.tiles_x = (c.Wo + c.tile_w - 1) / c.tile_w;
   const int64_t items = p.batch * c.tiles_y * c.tiles_x;
-  const auto run = HWY_DYNAMIC_DISPATCH(gs_u8::RunRows);
+  const auto run = HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunRows);
   // About 64 Ki output elements per chunk: small problems stay on one thread.
   const int64_t grain =
       std::max<int64_t>(1, (int64_t{1} << 16) / (c.tile_h * c.tile_w * p.channels));

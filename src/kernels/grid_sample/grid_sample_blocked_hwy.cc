@@ -1,0 +1,544 @@
+// grid_sample.blocked: channels-first float32 with >= 8 channels on AVX-512, NOTE
+// [ GridSample channel blocks ]: steps 1-3 of NOTE [ GridSample fast path ]
+// (grid_sample_hwy-inl.h) on a channel-blocked copy of src, step 4 16 channels at a time.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "gridops/parallel.h"
+#include "kernels/grid_sample/grid_sample.h"
+#include "kernels/grid_sample/grid_sample_fast.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/grid_sample/grid_sample_blocked_hwy.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/aligned_allocator.h>
+#include <hwy/highway.h>
+
+#include "kernels/grid_sample/grid_sample_hwy-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace gridops::kernels::grid_sample_simd {
+namespace HWY_NAMESPACE {
+
+// NOTE [ GridSample channel blocks ]
+// Channels-first float32 with many channels (W1: 64 channels of 128 x 128) is bound by
+// moving cache lines, not by arithmetic: a gather over points brings one 64-byte line
+// from L2 per tap, point and channel and uses 4 or 8 bytes of it. Instead, each item
+// (batch n, block cb of kCB = 16 channels, chunk of output points) works on a copy of
+// that block in which each input pixel's 16 channels are contiguous (NHWC16c: pixel q,
+// channel i at [q * 16 + i], one 64-byte line per pixel; channels past C are zeros).
+// - Where the copy lives: with at least 2 blocks per thread (chunks == 1, so every block
+//   is exactly one item), the thread that runs an item copies its block into its own
+//   scratch (1 MiB for 128 x 128, so it stays in that core's L2). With fewer blocks (W3:
+//   one block), blocks are split into several chunks, and all threads first copy every
+//   block once, by row ranges, into one shared buffer (c.shared) before the items run,
+//   so no block is copied twice however parallel_for splits the items.
+// - Steps 1-3 run unchanged on the copy's strides (sstride = dense strides * 16); a
+//   chunk's taps are kept (up to 1 MiB) for its next channel block.
+// - Step 4 reads, per point and tap, one 16-channel vector and accumulates with the
+//   weight broadcast: acc = MulAdd(w_k, v_k, acc) over k in the same order as the other
+//   paths, so the results are the same bits as theirs (nearest selects the vector or
+//   zero, bit for bit). 16 points x 16 channels are transposed in registers, staged, and
+//   stored as runs of points into the 16 channel planes (BlockedChannels).
+// The copy and every output element are computed the same way whatever the split, so
+// results do not depend on the thread count.
+
+// NOTE [ GridSample Transpose16 ]
+// The blocked path transposes 16 x 16 float tiles (16 channels x 16 points and back).
+// Highway has no 16 x 16 transpose, so on AVX-512 it is Transpose16 below: raw unpack and
+// 128-bit lane shuffles in registers, the path's only intrinsics that stand for a missing
+// Highway op (the rest of its AVX-512 code is the same loads, FMAs and masked or streaming
+// stores as Highway's, kept as written). Its portable form, Transpose16Portable, uses
+// Highway ops only (gathers of a column per output row), on every target; the tests run it
+// against Transpose16 and a scalar transpose on every Highway target
+// (grid_sample_transpose16_for_testing), and the whole blocked path with it in place of
+// Transpose16 (grid_sample_blocked_set_portable_transpose_for_testing): the same bits.
+// The blocked path itself stays AVX-512 only: its tiles are one 16-lane vector per row.
+
+/// Portable 16 x 16 float transpose of a tile in memory: out[k * 16 + i] = in[i * 16 + k];
+/// in and out 64-byte aligned and distinct. Bits are copied unchanged (NaN payloads too).
+HWY_INLINE void Transpose16Portable(const float* HWY_RESTRICT in, float* HWY_RESTRICT out) {
+  const hn::CappedTag<float, 16> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  const auto rows = hn::ShiftLeft<4>(hn::Iota(di, 0));  // lane i: element (i, 0)
+  for (int64_t k = 0; k < 16; ++k) {
+    for (int64_t i0 = 0; i0 < 16; i0 += N) {
+      hn::Store(hn::GatherIndex(d, in + i0 * 16 + k, rows), d, out + k * 16 + i0);
+    }
+  }
+}
+
+#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+constexpr bool kHaveBlocked = true;
+
+/// In-register transpose of a 16 x 16 float tile: out[k] lane i = in[i] lane k.
+/// NOTE [ GridSample Transpose16 ].
+HWY_INLINE void Transpose16(const __m512* in, __m512* out) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(in[2 * i], in[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(in[2 * i], in[2 * i + 1]);
+  }
+  // u[4i + k], 128-bit block L: rows 4i..4i+3 at column 4L + k.
+  for (int i = 0; i < 4; ++i) {
+    const __m512d a = _mm512_castps_pd(t[4 * i]), b = _mm512_castps_pd(t[4 * i + 1]);
+    const __m512d c = _mm512_castps_pd(t[4 * i + 2]), d = _mm512_castps_pd(t[4 * i + 3]);
+    u[4 * i + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    u[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    u[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    u[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+  // t[k]: rows 0-3 col k, rows 0-3 col 8+k, rows 4-7 col k, rows 4-7 col 8+k (t[4+k]:
+  // columns 4+k and 12+k; t[8+k], t[12+k]: the same for rows 8-15).
+  for (int k = 0; k < 4; ++k) {
+    t[k] = _mm512_shuffle_f32x4(u[k], u[4 + k], 0x88);
+    t[4 + k] = _mm512_shuffle_f32x4(u[k], u[4 + k], 0xdd);
+    t[8 + k] = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0x88);
+    t[12 + k] = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0xdd);
+  }
+  for (int k = 0; k < 4; ++k) {
+    out[k] = _mm512_shuffle_f32x4(t[k], t[8 + k], 0x88);
+    out[8 + k] = _mm512_shuffle_f32x4(t[k], t[8 + k], 0xdd);
+    out[4 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0x88);
+    out[12 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0xdd);
+  }
+}
+
+/// Transpose16, or (kPortable: the tests' switch) Transpose16Portable through memory.
+template <bool kPortable>
+HWY_INLINE void TransposeTile(const __m512* in, __m512* out) {
+  if constexpr (kPortable) {
+    HWY_ALIGN float a[256], b[256];
+    for (int i = 0; i < 16; ++i) _mm512_store_ps(a + 16 * i, in[i]);
+    Transpose16Portable(a, b);
+    for (int i = 0; i < 16; ++i) out[i] = _mm512_load_ps(b + 16 * i);
+  } else {
+    Transpose16(in, out);
+  }
+}
+
+/// The channel-blocked copy of channels [cb * 16, cb * 16 + 16) of batch n (channels
+/// past C are zeros): pixel q (dense, innermost axis fastest) at out[q * 16].
+/// Rows (runs along the innermost input axis) [row0, row1) only.
+template <bool kPortable>
+void BlockedCopy(const Ctx& c, int64_t n, int64_t cb, float* HWY_RESTRICT out, int64_t row0,
+                 int64_t row1) {
+  const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch +
+                       cb * kCB * c.s_channel;
+  const int64_t nch = std::min(kCB, c.channels - cb * kCB);
+  const int r = c.r;
+  const int64_t W = c.len[r - 1];
+  const int64_t sx = c.s_spatial[r - 1];
+  int64_t o[2] = {0, 0};
+  if (r == 3) {
+    o[0] = row0 / c.len[1];
+    o[1] = row0 % c.len[1];
+  } else {
+    o[0] = row0;
+  }
+  for (int64_t row = row0; row < row1; ++row) {
+    int64_t roff = 0;
+    for (int d = 0; d < r - 1; ++d) roff += o[d] * c.s_spatial[d];
+    float* orow = out + row * W * kCB;
+    const float* srow = sbase + roff;
+    if (sx == 1) {
+      int64_t x = 0;
+      if (nch == kCB) {
+        for (; x + kCB <= W; x += kCB) {
+          __m512 v[16], tr[16];
+          for (int i = 0; i < 16; ++i) v[i] = _mm512_loadu_ps(srow + i * c.s_channel + x);
+          TransposeTile<kPortable>(v, tr);
+          float* o16 = orow + x * kCB;
+          for (int q = 0; q < 16; ++q) {
+            asm("" : "+v"(tr[q]));  // keeps GCC from turning the stores into a memcpy call
+            _mm512_store_ps(o16 + q * kCB, tr[q]);
+          }
+        }
+      }
+      for (; x < W; x += kCB) {
+        const int64_t m = std::min(kCB, W - x);
+        const auto mask = static_cast<__mmask16>((1u << m) - 1u);
+        __m512 v[16], tr[16];
+        for (int i = 0; i < 16; ++i) {
+          v[i] = i < nch ? _mm512_maskz_loadu_ps(mask, srow + i * c.s_channel + x)
+                         : _mm512_setzero_ps();
+        }
+        TransposeTile<kPortable>(v, tr);
+        for (int64_t q = 0; q < m; ++q) {
+          asm("" : "+v"(tr[q]));
+          _mm512_store_ps(orow + (x + q) * kCB, tr[q]);
+        }
+      }
+    } else {
+      for (int64_t x = 0; x < W; ++x) {
+        for (int64_t i = 0; i < kCB; ++i) {
+          orow[x * kCB + i] = i < nch ? srow[i * c.s_channel + x * sx] : 0.0f;
+        }
+      }
+    }
+    for (int d = r - 2; d >= 0; --d) {
+      if (++o[d] < c.len[d]) break;
+      o[d] = 0;
+    }
+  }
+}
+
+/// Step 4 in channel-blocked mode for points [p0, p0 + cnt) of block cb, whose taps are
+/// at [t0, t0 + cnt) of the tap arrays.
+template <int NT, bool kPortable>
+void BlockedChannels(const Ctx& c, const Work& wk, const float* HWY_RESTRICT plane, int64_t n,
+                     int64_t cb, int64_t p0, int64_t t0, int64_t cnt) {
+  const auto P = static_cast<size_t>(c.P);
+  const bool nearest = c.mode == InterpolationMode::kNearest;
+  const int64_t nt = NT > 0 ? NT : c.NT;
+  const int64_t nch = std::min(kCB, c.channels - cb * kCB);
+  float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch + cb * kCB * c.d_channel;
+  const int32_t* off = wk.off.data() + t0;
+  const float* w = wk.w.data() + t0;
+  const int64_t* doff = wk.doff.data() + t0;
+  // Transposed tiles go to a staging area of kStage points per channel, then out in runs
+  // of kStage points per channel plane: storing tile rows straight into 16 planes (64 KiB
+  // apart on W1, one L1 set) thrashes L1. With c.stream, whole 64-byte lines of dst are
+  // written with non-temporal stores: ordinary stores of 16 short interleaved runs wait
+  // on reading each line first (W1b: 4.9 ms with them, 2.9 ms without). The runs start
+  // `shift` points before p0 so that they cover whole lines of dst; positions outside
+  // [p0, p0 + cnt) are computed from a clamped point and not stored.
+  bool stream = c.stream && c.dst_dense;
+  int64_t shift = 0;
+  if (stream) {
+    const auto addr = reinterpret_cast<uintptr_t>(dbase + p0);
+    stream = (addr & 3) == 0 && (c.d_channel & 15) == 0;
+    if (stream) shift = static_cast<int64_t>((addr & 63) / 4);
+  }
+  constexpr int64_t kStage = 128, kRow = kStage + 16;  // row padding spreads the L1 sets
+  HWY_ALIGN float stage[16 * kRow];
+  const int64_t vend = shift + cnt;
+  for (int64_t v0 = 0; v0 < vend; v0 += kStage) {
+    const int64_t vn = std::min(kStage, vend - v0);
+    for (int64_t jj = 0; jj < vn; jj += 16) {
+      const int64_t q0 = v0 + jj - shift;
+      const bool edge = q0 < 0 || q0 + 16 > cnt;
+      __m512 acc[16], col[16];
+      for (int l = 0; l < 16; ++l) {
+        const auto p = static_cast<size_t>(edge ? std::min(std::max<int64_t>(q0 + l, 0), cnt - 1)
+                                                : q0 + l);
+        if (nearest) {
+          const __m512 v = _mm512_load_ps(plane + off[p]);
+          const auto keep = static_cast<__mmask16>(w[p] > 0.0f ? 0xFFFF : 0);
+          acc[l] = _mm512_maskz_mov_ps(keep, v);
+        } else {
+          __m512 a = _mm512_setzero_ps();
+          for (int64_t k = 0; k < nt; ++k) {
+            const size_t at = static_cast<size_t>(k) * P + p;
+            a = _mm512_fmadd_ps(_mm512_set1_ps(w[at]), _mm512_load_ps(plane + off[at]), a);
+          }
+          acc[l] = a;
+        }
+      }
+      TransposeTile<kPortable>(acc, col);
+      for (int i = 0; i < 16; ++i) _mm512_store_ps(stage + i * kRow + jj, col[i]);
+    }
+    for (int64_t i = 0; i < nch; ++i) {
+      const float* srow = stage + i * kRow;
+      if (!c.dst_dense) {
+        float* dplane = dbase + i * c.d_channel;
+        for (int64_t jj = 0; jj < vn; ++jj) dplane[doff[v0 + jj]] = srow[jj];
+        continue;
+      }
+      float* d = dbase + i * c.d_channel + p0 - shift + v0;  // virtual position v0
+      for (int64_t jj = 0; jj < vn; jj += 16) {
+        const int64_t lo = std::max(v0 + jj, shift) - v0 - jj;
+        const int64_t hi = std::min(v0 + jj + 16, vend) - v0 - jj;
+        __m512 x = _mm512_load_ps(srow + jj);
+        asm("" : "+v"(x));  // keeps GCC from turning the loop into a memcpy call
+        if (lo == 0 && hi == 16) {
+          if (stream) {
+            _mm512_stream_ps(d + jj, x);
+          } else {
+            _mm512_storeu_ps(d + jj, x);
+          }
+        } else if (lo < hi) {
+          const auto mask = static_cast<__mmask16>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+          _mm512_mask_storeu_ps(d + jj, mask, x);
+        }
+      }
+    }
+  }
+}
+
+/// Steps 1-3 for points [p0, p0 + cnt) of batch n (cnt <= kSub), into the tap arrays at
+/// [s0, s0 + cnt).
+void BlockedTaps(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64_t s0) {
+  const int64_t Pv = (cnt + 15) / 16 * 16;
+  int64_t* doff = wk.doff.data() + s0;
+  switch (c.grid_dtype) {
+    case DType::kFloat16: FillGridR<float16>(c, wk, n, p0, cnt, Pv, doff); break;
+    case DType::kBFloat16: FillGridR<bfloat16>(c, wk, n, p0, cnt, Pv, doff); break;
+    default: FillGridR<float>(c, wk, n, p0, cnt, Pv, doff); break;
+  }
+  for (int d = 0; d < c.r; ++d) AxisTaps(c, wk, d, Pv);
+  if (c.window) {
+    CombineWindow(c, wk, Pv, s0);
+  } else {
+    Combine(c, wk, Pv, s0);
+  }
+}
+
+template <int NT, bool kPortable>
+void RunBlockedT(const Ctx& c, int64_t begin, int64_t end) {
+  Work wk(c);
+  hwy::AlignedFreeUniquePtr<float[]> copy;
+  if (c.shared == nullptr) {
+    copy = hwy::AllocateAligned<float>(static_cast<size_t>(c.in_points * kCB));
+    if (!copy) throw std::bad_alloc();  // as the std::vector scratch would
+  }
+  const float* plane = copy.get();
+  // With c.P == c.chunk_pts the tap arrays hold a whole chunk and are reused by the
+  // next channel block of the same points; else they hold one sub-block.
+  const bool keep_taps = c.P >= c.chunk_pts;
+  int64_t have_copy = -1, have_taps = -1;
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t plane_id = item / c.chunks, chunk = item % c.chunks;
+    const int64_t n = plane_id / c.cblocks, cb = plane_id % c.cblocks;
+    if (c.shared != nullptr) {
+      plane = c.shared + plane_id * c.in_points * kCB;
+    } else if (plane_id != have_copy) {
+      BlockedCopy<kPortable>(c, n, cb, copy.get(), 0, c.in_points / c.len[c.r - 1]);
+      have_copy = plane_id;
+    }
+    const int64_t first = chunk * c.chunk_pts;
+    const int64_t last = std::min(c.out_points, first + c.chunk_pts);
+    if (keep_taps) {
+      const int64_t key = n * c.chunks + chunk;
+      if (key != have_taps) {
+        for (int64_t p0 = first; p0 < last; p0 += kSub) {
+          BlockedTaps(c, wk, n, p0, std::min(kSub, last - p0), p0 - first);
+        }
+        have_taps = key;
+      }
+      BlockedChannels<NT, kPortable>(c, wk, plane, n, cb, first, 0, last - first);
+    } else {
+      for (int64_t p0 = first; p0 < last; p0 += kSub) {
+        const int64_t cnt = std::min(kSub, last - p0);
+        BlockedTaps(c, wk, n, p0, cnt, 0);
+        BlockedChannels<NT, kPortable>(c, wk, plane, n, cb, p0, 0, cnt);
+      }
+    }
+  }
+  if (c.stream) _mm_sfence();  // non-temporal stores visible before the caller reads
+}
+
+template <bool kPortable>
+void RunBlockedP(const Ctx& c, int64_t begin, int64_t end) {
+  switch (c.NT) {
+    case 1: RunBlockedT<1, kPortable>(c, begin, end); break;
+    case 4: RunBlockedT<4, kPortable>(c, begin, end); break;
+    case 8: RunBlockedT<8, kPortable>(c, begin, end); break;
+    case 16: RunBlockedT<16, kPortable>(c, begin, end); break;
+    default: RunBlockedT<0, kPortable>(c, begin, end); break;
+  }
+}
+
+/// Items [begin, end): (batch n, channel block cb, chunk of output points).
+void RunBlocked(const Ctx& c, int64_t begin, int64_t end) {
+  if (c.portable_transpose) {
+    RunBlockedP<true>(c, begin, end);
+  } else {
+    RunBlockedP<false>(c, begin, end);
+  }
+}
+
+/// The shared channel-blocked copies (c.shared), items (plane, part of its rows).
+void CopyBlocked(const Ctx& c, int64_t begin, int64_t end) {
+  const int64_t rows = c.in_points / c.len[c.r - 1];
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t plane_id = item / c.copy_parts, part = item % c.copy_parts;
+    float* out = c.shared + plane_id * c.in_points * kCB;
+    const int64_t row0 = rows * part / c.copy_parts, row1 = rows * (part + 1) / c.copy_parts;
+    if (c.portable_transpose) {
+      BlockedCopy<true>(c, plane_id / c.cblocks, plane_id % c.cblocks, out, row0, row1);
+    } else {
+      BlockedCopy<false>(c, plane_id / c.cblocks, plane_id % c.cblocks, out, row0, row1);
+    }
+  }
+}
+
+/// Tests: Transpose16 (portable false) or Transpose16Portable of the tile in (16 x 16,
+/// 64-byte aligned) into out; false when this target has no Transpose16.
+bool Transpose16ForTesting(bool portable, const float* in, float* out) {
+  if (portable) {
+    Transpose16Portable(in, out);
+    return true;
+  }
+  __m512 v[16], t[16];
+  for (int i = 0; i < 16; ++i) v[i] = _mm512_load_ps(in + 16 * i);
+  Transpose16(v, t);
+  for (int i = 0; i < 16; ++i) _mm512_store_ps(out + 16 * i, t[i]);
+  return true;
+}
+#else
+constexpr bool kHaveBlocked = false;
+void RunBlocked(const Ctx&, int64_t, int64_t) {
+  HWY_ABORT("grid_sample.blocked on a Highway target without AVX-512 (its declines and "
+            "declines_views decline it)");
+}
+void CopyBlocked(const Ctx&, int64_t, int64_t) {
+  HWY_ABORT("grid_sample.blocked on a Highway target without AVX-512");
+}
+bool Transpose16ForTesting(bool portable, const float* in, float* out) {
+  if (!portable) return false;
+  Transpose16Portable(in, out);
+  return true;
+}
+#endif
+
+bool HaveBlocked() { return kHaveBlocked; }
+}  // namespace HWY_NAMESPACE
+}  // namespace gridops::kernels::grid_sample_simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace gridops::kernels {
+GRIDOPS_GRID_SAMPLE_FAST_PATH(blocked)
+
+namespace grid_sample_simd {
+HWY_EXPORT(RunBlocked);
+HWY_EXPORT(CopyBlocked);
+HWY_EXPORT(HaveBlocked);
+HWY_EXPORT(Transpose16ForTesting);
+}  // namespace grid_sample_simd
+
+bool grid_sample_target_has_blocked() {
+  return HWY_DYNAMIC_DISPATCH(grid_sample_simd::HaveBlocked)();
+}
+
+namespace {
+
+std::atomic<bool> g_portable_transpose{false};
+
+/// Why the path cannot take the views (none) or (should the target have changed since
+/// the plan) the CPU's Highway target.
+std::string ViewDeclines() {
+  if (!grid_sample_target_has_blocked()) return "the CPU's Highway target has no AVX-512";
+  return {};
+}
+
+}  // namespace
+
+void grid_sample_blocked_set_portable_transpose_for_testing(bool portable) {
+  g_portable_transpose.store(portable, std::memory_order_relaxed);
+}
+
+bool grid_sample_transpose16_for_testing(bool portable, const float* in, float* out) {
+  return HWY_DYNAMIC_DISPATCH(grid_sample_simd::Transpose16ForTesting)(portable, in, out);
+}
+
+std::string grid_sample_blocked_declines(const GridSampleProblem& p) {
+  std::string why = grid_sample_fast_declines(p);
+  if (!why.empty()) return why;
+  // NOTE [ GridSample channel blocks ]: channels-first float32 2-D/3-D with at least 8
+  // channels, when the output has at least an eighth as many points as the input (the
+  // copy costs about one pass over the input).
+  const int r = p.spatial_rank;
+  if (p.layout == ChannelLayout::kChannelsLast || p.src_dtype != DType::kFloat32) {
+    return "channels-first float32 only";
+  }
+  if (r < 2) return "spatial rank 2 or 3 only";
+  if (p.channels < 8) return "fewer than 8 channels";
+  if (!grid_sample_target_has_blocked()) return "the CPU's Highway target has no AVX-512";
+  // Its copy spans the full input: with an input window the other paths run (the same
+  // bits).
+  if (!p.window_origin.empty()) return "an input window";
+  int64_t in_points = 1, out_points = 1;
+  for (int d = 0; d < r; ++d) {
+    in_points *= p.in_sizes[static_cast<size_t>(d)];
+    out_points *= p.out_sizes[static_cast<size_t>(d)];
+  }
+  if (in_points * 16 >= (int64_t{1} << 31)) return "input plane of 2^27 points or more";
+  if (8 * out_points < in_points) {
+    return "fewer than 1/8 as many output points as input points (the copy would not pay)";
+  }
+  // Nearest reads one line per point and block: the copy pays only while it stays in L2
+  // (W1b: 1 MiB per block). W3b's 16 MiB block measured 5.2 vs 5.6 ms at 1 thread but
+  // 16.6 vs 8.7 ms at 2 threads (random reads from L3 against per-channel planes in L2).
+  if (p.mode == InterpolationMode::kNearest && in_points * 16 * 4 > (int64_t{2} << 20)) {
+    return "nearest with a channel block over 2 MiB (out of L2)";
+  }
+  return {};
+}
+
+std::string grid_sample_blocked_declines_views(const GridSampleProblem& p, const void* prepared,
+                                               const TensorView& src, const TensorView& grid,
+                                               const MutableTensorView& dst) {
+  grid_sample_simd::Ctx c;
+  const std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, &c);
+  if (!why.empty() || grid_sample_fast_empty(c)) return why;
+  return ViewDeclines();
+}
+
+void grid_sample_blocked_run(const GridSampleProblem& p, const void* prepared,
+                             const TensorView& src, const TensorView& grid,
+                             const MutableTensorView& dst) {
+  namespace gs = grid_sample_simd;
+  gs::Ctx c;
+  std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, &c);
+  if (why.empty() && grid_sample_fast_empty(c)) return;
+  if (why.empty()) why = ViewDeclines();
+  if (!why.empty()) return grid_sample_fast_run_ref("grid_sample.blocked", why, p, src, grid, dst);
+  c.blocked = true;
+  c.portable_transpose = g_portable_transpose.load(std::memory_order_relaxed);
+  // The split for the thread count (it never changes a result).
+  const int64_t threads = std::max(1, get_num_threads());
+  const int64_t planes = c.batch * c.cblocks;
+  // Enough items for an even split: each (n, cb) in ceil(2 * threads / planes) chunks.
+  c.chunks = std::max<int64_t>(1, (2 * threads + planes - 1) / planes);
+  const int64_t subs = (c.out_points + gs::kSub - 1) / gs::kSub;
+  c.chunks = std::min(c.chunks, subs);
+  c.chunk_pts = (subs + c.chunks - 1) / c.chunks * gs::kSub;
+  c.chunks = (c.out_points + c.chunk_pts - 1) / c.chunk_pts;
+  // Taps of a whole chunk kept across channel blocks when they take at most 1 MiB.
+  c.P = c.chunk_pts * (c.NT + 1) * 8 <= (int64_t{1} << 20) && c.cblocks > 1 ? c.chunk_pts
+                                                                            : gs::kSub;
+  int64_t dense = gs::kCB;
+  for (int d = c.r - 1; d >= 0; --d) {
+    c.sstride[d] = static_cast<int32_t>(dense);
+    dense *= c.len[d];
+  }
+  // Each thread copies the (n, cb) blocks of its own items into its own scratch, which
+  // stays in its L2 when small. With several chunks per block (fewer blocks than 2 per
+  // thread) the copies are made first by all threads together into one shared buffer
+  // instead, so that no block is copied twice.
+  hwy::AlignedFreeUniquePtr<float[]> shared;
+  c.shared = nullptr;
+  if (c.chunks > 1) {
+    shared = hwy::AllocateAligned<float>(static_cast<size_t>(planes * c.in_points * gs::kCB));
+    if (!shared) throw std::bad_alloc();
+    c.shared = shared.get();
+    const int64_t rows = c.in_points / c.len[c.r - 1];
+    c.copy_parts = std::min<int64_t>(rows, 4 * threads);
+    const auto copy_blocked = HWY_DYNAMIC_DISPATCH(gs::CopyBlocked);
+    const int64_t per_part = c.in_points * gs::kCB / c.copy_parts;
+    parallel_for(planes * c.copy_parts, std::max<int64_t>(1, (int64_t{1} << 16) / per_part),
+                 [&](int64_t b, int64_t e) { copy_blocked(c, b, e); });
+  }
+  const auto run_blocked = HWY_DYNAMIC_DISPATCH(gs::RunBlocked);
+  // Small problems stay on one thread, as in grid_sample_fast_run_items. With enough batch
+  // items and a chunk's taps kept across channel blocks, a range of items covers every
+  // channel block of a batch item, so that its taps are reused whatever chunks
+  // parallel_for hands out; without that, single items balance the threads better (W1c
+  // at 2 threads: 4.90 vs 5.05 ms).
+  const int64_t per_item = std::min(c.chunk_pts, c.out_points) * gs::kCB * c.NT;
+  int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / per_item);
+  if (c.chunks == 1 && c.batch >= 2 * threads && c.P == c.chunk_pts) {
+    grain = std::max(grain, c.cblocks);
+  }
+  parallel_for(planes * c.chunks, grain, [&](int64_t b, int64_t e) { run_blocked(c, b, e); });
+}
+
+}  // namespace gridops::kernels
+#endif  // HWY_ONCE

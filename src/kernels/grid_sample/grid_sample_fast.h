@@ -1,0 +1,149 @@
+// The fast GridSample forward's paths (entries grid_sample.blocked, .fused_small_c, .pairs,
+// .channels, .generic of the implementation list in src/ops/grid_sample.cc): what they
+// share outside the SIMD code. docs/ops/grid_sample.md, "Fast path"; NOTE [ GridSample fast
+// path ] in grid_sample_hwy-inl.h.
+//
+// Files: grid_sample_fast.cc (compiled without target flags): the scope every path shares,
+// the exact scalar taps, the plan-time tables (grid_sample_fast_prepare) and the per-run
+// context; grid_sample_hwy-inl.h: the Highway helpers of steps 1-3 shared by the paths;
+// grid_sample_<path>_hwy.cc: one path each (its kernel, its plan-time `declines`, its
+// run-time `declines_views` and its `run`), declared by GRIDOPS_GRID_SAMPLE_FAST_PATH where
+// the list names it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "gridops/dtype.h"
+#include "gridops/ops/grid_sample.h"
+#include "gridops/tensor.h"
+#include "kernels/grid_sample/grid_sample.h"
+
+namespace gridops::kernels {
+
+/// What the fast paths derive from the problem alone (shapes and attributes), built once
+/// per plan by grid_sample_fast_prepare and kept by the plan. Nothing here depends on the
+/// views, the thread count or the CPU's Highway target.
+struct GridSampleFastTables {
+  InterpolationMode mode;
+  GridPadding padding;
+  bool align_corners;
+  bool channels_last;
+  int r;        // spatial rank, 1..3
+  int K;        // taps per axis
+  int NT;       // K^r
+  int64_t batch;
+  int64_t channels;
+  DType src_dtype;
+  DType grid_dtype;
+  int64_t len[3];      // full input sizes (with an input window: the virtual full input's)
+  // Input window (GridSampleProblem::window_origin): taps are computed against len and
+  // then mapped to src's box by AxisStep (index - origin, clamped into the box: only
+  // zero-weight taps ever need the clamp); x windows are clamped to the box's width.
+  bool windowed;
+  int64_t origin[3];
+  int64_t ext[3];      // src's spatial sizes (== len without a window)
+  int64_t xwin_len;    // columns an x window may span: ext of the innermost axis
+  int64_t out_sizes[3];
+  int64_t out_points;
+  int64_t in_points;   // product of len
+  // Points per block before the thread count caps it (the per-run P): about 512 KiB of
+  // offsets and weights, kSub with few channels.
+  int64_t block_points;
+  bool window;     // 2-D/3-D linear/cubic with W >= K: taps on the x window (CombineWindow)
+  // Fused small-channel path (rank 2): items are tiles of tile_h x tile_w output points.
+  int64_t tile_h, tile_w, tiles_x, tiles;
+  // Channel-blocked path: channel blocks of kCB and whether dst runs are streamed
+  // (non-temporal stores: dst much larger than L2).
+  int64_t cblocks;
+  bool stream;
+};
+
+namespace grid_sample_simd {
+
+/// Points per sub-block of the tap computation (a multiple of every vector length).
+constexpr int64_t kSub = 512;
+
+/// Channels per block of the channel-blocked copy (one AVX-512 vector of float32).
+constexpr int64_t kCB = 16;
+
+/// Everything a block needs: the plan's tables, copied, and what each run adds (pointers,
+/// strides, facts of the views, the split for the thread count).
+struct Ctx : GridSampleFastTables {
+  int64_t P;           // points per block (multiple of kSub)
+  int64_t blocks_per_batch;
+  int32_t sstride[3];  // src spatial strides (elements)
+  // src
+  const char* src;
+  int64_t s_batch, s_channel;
+  // grid
+  const char* grid;
+  int64_t g_batch, g_spatial[3], g_coord;
+  // dst
+  char* dst;
+  int64_t d_batch, d_channel, d_spatial[3];
+  bool fused;      // path grid_sample.fused_small_c: NOTE [ GridSample fused small-channel path ]
+  bool pairs;      // path grid_sample.pairs: NOTE [ GridSample x-window gathers ]
+  bool vector_channels;  // path grid_sample.channels: vector loads/gathers of float32 channels
+  bool dst_dense;  // point offset (in elements) == point index (channels-first) or
+                   // point index * C (channels-last, with d_channel == 1)
+  // Channel-blocked mode (NOTE [ GridSample channel blocks ]); sstride then holds the
+  // strides of the blocked copy (dense spatial strides times kCB) and s_spatial the src's.
+  bool blocked;
+  int64_t chunks;      // point chunks per (batch, channel block) item
+  int64_t chunk_pts;   // points per chunk (multiple of kSub)
+  int64_t s_spatial[3];
+  float* shared;       // copies of all (n, cb) made before the items run, or null
+  int64_t copy_parts;  // row ranges per copy (shared copies)
+  bool portable_transpose;  // tests: Transpose16Portable in place of Transpose16
+};
+
+}  // namespace grid_sample_simd
+
+/// Plan time: the tables of a problem grid_sample_fast_declines accepted (every fast path's
+/// `prepare`; may throw std::bad_alloc).
+std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p);
+
+/// Run time: the context of a run from the plan's tables (`prepared`; null: built here) and
+/// the views. Returns why no fast path can take the views (src offsets that do not fit in
+/// int32), else empty. The per-path flags are false; P is capped for the thread count.
+std::string grid_sample_fast_context(const GridSampleProblem& p, const void* prepared,
+                                     const TensorView& src, const TensorView& grid,
+                                     const MutableTensorView& dst, grid_sample_simd::Ctx* c);
+
+/// Whether the problem has no output element (every path then returns at once).
+inline bool grid_sample_fast_empty(const GridSampleFastTables& t) {
+  return t.batch == 0 || t.channels == 0 || t.out_points == 0;
+}
+
+/// Runs `item` (a path's kernel over items [begin, end) of blocks of P output points, or of
+/// the fused path's tiles) through parallel_for, on one thread for small problems.
+void grid_sample_fast_run_items(grid_sample_simd::Ctx& c,
+                                void (*item)(const grid_sample_simd::Ctx&, int64_t, int64_t));
+
+/// A run of a path whose views grid_sample_fast_context declined (only a direct call that
+/// skipped the path's declines_views gets here): the reference, logged under
+/// GRIDOPS_VERBOSE=dispatch.
+void grid_sample_fast_run_ref(const char* path, const std::string& why,
+                              const GridSampleProblem& p, const TensorView& src,
+                              const TensorView& grid, const MutableTensorView& dst);
+
+}  // namespace gridops::kernels
+
+/// Declares the three functions of the fast path grid_sample.<name>, defined in
+/// grid_sample_<name>_hwy.cc (use inside namespace gridops::kernels): its plan-time scope
+/// (empty: it takes the problem; from shapes, dtypes, layout, the input window and the
+/// CPU's Highway target), its run-time view check (empty: it takes these views; else the
+/// plan runs the next entry of the list that takes the problem and the views, logged) and
+/// its kernel (`prepared` from grid_sample_fast_prepare). Every path gives the same bits
+/// on a problem they all take.
+#define GRIDOPS_GRID_SAMPLE_FAST_PATH(name)                                                     \
+  std::string grid_sample_##name##_declines(const GridSampleProblem& p);                       \
+  std::string grid_sample_##name##_declines_views(const GridSampleProblem& p,                  \
+                                                  const void* prepared, const TensorView& src, \
+                                                  const TensorView& grid,                      \
+                                                  const MutableTensorView& dst);               \
+  void grid_sample_##name##_run(const GridSampleProblem& p, const void* prepared,              \
+                                const TensorView& src, const TensorView& grid,                 \
+                                const MutableTensorView& dst);

@@ -1,0 +1,299 @@
+// grid_sample.fused_small_c: 2-D float32 src and grid with at most 4 channels, a dense grid
+// and dst: steps 1-4 of NOTE [ GridSample fast path ] per vector of points in registers
+// (the shared AxisStep and XWindowV of grid_sample_hwy-inl.h), over tiles of output points.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "kernels/grid_sample/grid_sample.h"
+#include "kernels/grid_sample/grid_sample_fast.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/grid_sample/grid_sample_fused_small_c_hwy.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "kernels/grid_sample/grid_sample_hwy-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace gridops::kernels::grid_sample_simd {
+namespace HWY_NAMESPACE {
+
+// NOTE [ GridSample fused small-channel path ]
+// 2-D channels-first float32 with at most 4 channels, a dense float32 grid and a dense
+// dst (W2: 3 x 1024 x 1024) spends most of its time on steps 1-3 when they go through
+// the per-block arrays: with 3 channels each point's taps are used only 3 times. Here
+// steps 1-4 run per vector of points in registers: the grid pair deinterleaved from one
+// load, AxisStep for both axes, the x window (XWindowV) and the row offsets, then the
+// gathers of every channel. The operations and their order are those of the block path
+// (the same AxisStep, XWindowV, products and MulAdd order), so the results are the same
+// bits. Items are tiles of 4 x 64 output points, walked row by row: on a smooth warp the
+// 4 rows of a tile read overlapping source rows while they are still in L1, where whole
+// output rows (W2: 1024 points, about 75 KiB of source lines over 3 planes) evict each
+// other's lines before the next row reuses them (W2a 1 thread: about 6-7 ms in tiles
+// against 8.5-9 ms in rows; W2c 14.4 against 19.7 ms; 4 x 64 measured best among 2-16
+// rows x 32-256 columns; docs/benchmarks/experiments.md at commit a6ea629).
+/// Steps 1-2 of the fused path for the m (<= N) points whose dense (x, y) grid pairs start
+/// at g: the y and x taps.
+HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, const float* g,
+                              int64_t m, VI* iy, VF* wy, VI* ix, VF* wx) {
+  const DF df;
+  VF gx, gy;
+  if (m == static_cast<int64_t>(hn::Lanes(df))) {
+    hn::LoadInterleaved2(df, g, gx, gy);
+  } else {
+    HWY_ALIGN float tmp[2 * hn::MaxLanes(df)] = {};
+    std::memcpy(tmp, g, static_cast<size_t>(2 * m) * sizeof(float));
+    hn::LoadInterleaved2(df, tmp, gx, gy);
+  }
+  ystep(gy, iy, wy);
+  xstep(gx, ix, wx);
+}
+
+/// Steps 1-4 of the fused path for points [p0, p0 + cnt) of batch n. Channels-first
+/// (kLast false): as Combine/CombinePairs then ChannelsFirstF32/ChannelsPairs.
+/// Channels-last (unit channel stride): the same taps, every tap of every channel by a
+/// 32-bit gather (a pixel's channels share its cache line), in the order of
+/// ChannelsLastF32 after CombineWindow (nearest: after Combine). So the results are the
+/// per-block path's bits in both layouts.
+template <int K, bool kLast>
+void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
+                 int64_t p0, int64_t cnt) {
+  const DF df;
+  const DI di;
+  const auto N = static_cast<int64_t>(hn::Lanes(df));
+  constexpr size_t kL = hn::MaxLanes(df);
+  const int64_t C = c.channels;
+  const float* gbase = reinterpret_cast<const float*>(c.grid) + n * c.g_batch;
+  const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch;
+  float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch;
+  const VI sy = hn::Set(di, c.sstride[0]), sx = hn::Set(di, c.sstride[1]);
+  for (int64_t j = 0; j < cnt; j += N) {
+    const int64_t q = p0 + j;
+    const int64_t m = std::min(N, cnt - j);
+    VI iy[4], ix[4];
+    VF wy[4], wx[4];
+    FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
+    VF acc[4];
+    if constexpr (K == 1) {
+      // As Combine, then ChannelsFirstF32 / ChannelsLastF32 for nearest.
+      VI off = hn::Add(hn::Mul(iy[0], sy), hn::Mul(ix[0], sx));
+      const auto keep = hn::Gt(hn::Mul(wy[0], wx[0]), hn::Zero(df));
+      off = hn::IfThenElseZero(hn::RebindMask(di, keep), off);
+      for (int64_t ch = 0; ch < C; ++ch) {
+        acc[ch] = hn::IfThenElseZero(keep, hn::GatherIndex(df, sbase + ch * c.s_channel, off));
+      }
+    } else {
+      VI b;
+      VF wcol[4];
+      XWindowV(K, c.xwin_len, ix, wx, &b, wcol);
+      if constexpr (kLast) {
+        // As CombineWindow and ChannelsLastF32.
+        VI o[K * K];
+        VF w[K * K];
+        for (int ky = 0; ky < K; ++ky) {
+          const VI row = hn::Mul(iy[ky], sy);
+          for (int mm = 0; mm < K; ++mm) {
+            o[ky * K + mm] = hn::Add(row, hn::Mul(hn::Add(b, hn::Set(di, mm)), sx));
+            w[ky * K + mm] = hn::Mul(wy[ky], wcol[mm]);
+          }
+        }
+        for (int64_t ch = 0; ch < C; ++ch) {
+          VF a = hn::Zero(df);
+          for (int k = 0; k < K * K; ++k) {
+            a = hn::MulAdd(w[k], hn::GatherIndex(df, sbase + ch, o[k]), a);
+          }
+          acc[ch] = a;
+        }
+      } else {
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+        // As CombinePairs and ChannelsPairs (unit x stride).
+        constexpr int NR = K * K / 2;
+        VI o[NR];  // element offsets of the pairs' first columns
+        VF we[NR], wo[NR];
+        for (int ky = 0; ky < K; ++ky) {
+          const VI row = hn::Add(hn::Mul(iy[ky], sy), b);
+          for (int qq = 0; qq < K / 2; ++qq) {
+            const int r = ky * (K / 2) + qq;
+            o[r] = hn::Add(row, hn::Set(di, 2 * qq));
+            we[r] = hn::Mul(wy[ky], wcol[2 * qq]);
+            wo[r] = hn::Mul(wy[ky], wcol[2 * qq + 1]);
+          }
+        }
+#if HWY_TARGET > HWY_AVX3
+        const hn::Half<DI> dh;
+        const D64 d64;
+        const DD dd;
+        hn::Vec<D64> lo[NR], hi[NR];  // byte offsets
+        for (int r = 0; r < NR; ++r) {
+          lo[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o[r])));
+          hi[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o[r])));
+        }
+#endif
+        for (int64_t ch = 0; ch < C; ++ch) {
+          const auto* plane = reinterpret_cast<const double*>(sbase + ch * c.s_channel);
+          VF a = hn::Zero(df);
+          for (int r = 0; r < NR; ++r) {
+#if HWY_TARGET <= HWY_AVX3
+            // 8 pairs by 32-bit element offsets (scale 4): no widening of the offsets.
+            const VF glo{_mm512_castpd_ps(
+                _mm512_i32gather_pd(_mm512_castsi512_si256(o[r].raw), plane, 4))};
+            const VF ghi{_mm512_castpd_ps(
+                _mm512_i32gather_pd(_mm512_extracti64x4_epi64(o[r].raw, 1), plane, 4))};
+#else
+            const VF glo = hn::BitCast(df, hn::GatherOffset(dd, plane, lo[r]));
+            const VF ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, hi[r]));
+#endif
+            a = hn::MulAdd(we[r], hn::ConcatEven(df, ghi, glo), a);
+            a = hn::MulAdd(wo[r], hn::ConcatOdd(df, ghi, glo), a);
+          }
+          acc[ch] = a;
+        }
+#else
+        // Not instantiated (RunFused): grid_sample_fused_small_c_declines gives channels-first
+        // linear/cubic to the fused path only on targets with the pair gathers.
+        static_assert(K == 1 || kLast, "fused channels-first linear/cubic needs AVX2 and up");
+#endif
+      }
+    }
+    if constexpr (kLast) {
+      HWY_ALIGN float tmp[4 * kL];
+      float* d = m == N ? dbase + q * C : tmp;
+      switch (C) {
+        case 1: hn::StoreU(acc[0], df, d); break;
+        case 2: hn::StoreInterleaved2(acc[0], acc[1], df, d); break;
+        case 3: hn::StoreInterleaved3(acc[0], acc[1], acc[2], df, d); break;
+        default: hn::StoreInterleaved4(acc[0], acc[1], acc[2], acc[3], df, d); break;
+      }
+      if (m < N) std::memcpy(dbase + q * C, tmp, static_cast<size_t>(m * C) * sizeof(float));
+    } else {
+      for (int64_t ch = 0; ch < C; ++ch) {
+        float* d = dbase + ch * c.d_channel + q;
+        if (m == N) {
+          hn::StoreU(acc[ch], df, d);
+        } else {
+          HWY_ALIGN float tmp[kL];
+          hn::Store(acc[ch], df, tmp);
+          std::memcpy(d, tmp, static_cast<size_t>(m) * sizeof(float));
+        }
+      }
+    }
+  }
+}
+
+/// Items [begin, end): tiles of tile_h x tile_w output points, each walked row by row.
+void RunFused(const Ctx& c, int64_t begin, int64_t end) {
+  const AxisStep ystep(c, 0), xstep(c, c.r > 1 ? 1 : 0);
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t n = item / c.blocks_per_batch;
+    const int64_t t = item % c.blocks_per_batch;
+    const int64_t y0 = t / c.tiles_x * c.tile_h, x0 = t % c.tiles_x * c.tile_w;
+    const int64_t th = std::min(c.tile_h, c.out_sizes[0] - y0);
+    const int64_t run = std::min(c.tile_w, c.out_sizes[1] - x0);
+    for (int64_t y = y0; y < y0 + th; ++y) {
+      const int64_t q0 = y * c.out_sizes[1] + x0;
+      switch (c.K * 2 + (c.channels_last ? 1 : 0)) {
+        case 2: FusedSmallC<1, false>(c, ystep, xstep, n, q0, run); break;
+        case 3: FusedSmallC<1, true>(c, ystep, xstep, n, q0, run); break;
+        case 5: FusedSmallC<2, true>(c, ystep, xstep, n, q0, run); break;
+        case 9: FusedSmallC<4, true>(c, ystep, xstep, n, q0, run); break;
+        default:  // channels-first linear/cubic: declined at plan time without pairs
+          if constexpr (kHavePairs) {
+            if (c.K == 2) {
+              FusedSmallC<2, false>(c, ystep, xstep, n, q0, run);
+            } else {
+              FusedSmallC<4, false>(c, ystep, xstep, n, q0, run);
+            }
+          } else {
+            HWY_ABORT("grid_sample.fused_small_c: channels-first linear/cubic on a target "
+                      "without pair gathers (its declines and "
+                      "declines_views decline it)");
+          }
+          break;
+      }
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gridops::kernels::grid_sample_simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace gridops::kernels {
+GRIDOPS_GRID_SAMPLE_FAST_PATH(fused_small_c)
+
+namespace grid_sample_simd {
+HWY_EXPORT(RunFused);
+}  // namespace grid_sample_simd
+
+namespace {
+
+/// Why the path cannot take the views of c (empty: it can), and (should the target have
+/// changed since the plan) the CPU's Highway target.
+std::string ViewDeclines(const grid_sample_simd::Ctx& c) {
+  if (!c.dst_dense) return "dst is not dense";
+  const bool dense_grid = c.grid_dtype == DType::kFloat32 && c.g_coord == 1 &&
+                          c.g_spatial[1] == 2 &&
+                          (c.out_sizes[0] == 1 || c.g_spatial[0] == 2 * c.out_sizes[1]);
+  if (!dense_grid) return "grid is not dense";
+  if (!c.channels_last && c.sstride[1] != 1) return "src x stride is not 1";
+  if (c.channels_last && c.s_channel != 1) return "src channel stride is not 1";
+  if (c.K > 1 && !c.channels_last && !grid_sample_target_has_pairs()) {
+    return "the CPU's Highway target has no pair gathers";
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string grid_sample_fused_small_c_declines(const GridSampleProblem& p) {
+  std::string why = grid_sample_fast_declines(p);
+  if (!why.empty()) return why;
+  // NOTE [ GridSample fused small-channel path ]; the views (dense grid and dst, unit src x
+  // or channel stride) are checked when it runs.
+  const bool nearest = p.mode == InterpolationMode::kNearest;
+  const int K = nearest ? 1 : p.mode == InterpolationMode::kLinear ? 2 : 4;
+  const bool last = p.layout == ChannelLayout::kChannelsLast;
+  const int r = p.spatial_rank;
+  if (r != 2) return "spatial rank 2 only";
+  if (p.src_dtype != DType::kFloat32 || p.grid_dtype != DType::kFloat32) {
+    return "float32 src and grid only";
+  }
+  if (p.channels > 4) return "more than 4 channels";
+  // Linear/cubic: the x axis holds the K columns of an x window.
+  if (!nearest && p.in_sizes[1] < K) return "an x axis shorter than the taps per axis";
+  if (!nearest && !last && !grid_sample_target_has_pairs()) {
+    return "channels-first linear/cubic needs the pair gathers (AVX2 and up)";
+  }
+  return {};
+}
+
+std::string grid_sample_fused_small_c_declines_views(const GridSampleProblem& p,
+                                                     const void* prepared,
+                                                     const TensorView& src,
+                                                     const TensorView& grid,
+                                                     const MutableTensorView& dst) {
+  grid_sample_simd::Ctx c;
+  const std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, &c);
+  if (!why.empty() || grid_sample_fast_empty(c)) return why;
+  return ViewDeclines(c);
+}
+
+void grid_sample_fused_small_c_run(const GridSampleProblem& p, const void* prepared,
+                                   const TensorView& src, const TensorView& grid,
+                                   const MutableTensorView& dst) {
+  grid_sample_simd::Ctx c;
+  std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, &c);
+  if (why.empty() && grid_sample_fast_empty(c)) return;
+  if (why.empty()) why = ViewDeclines(c);
+  if (!why.empty()) {
+    return grid_sample_fast_run_ref("grid_sample.fused_small_c", why, p, src, grid, dst);
+  }
+  c.fused = true;
+  grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunFused));
+}
+
+}  // namespace gridops::kernels
+#endif  // HWY_ONCE
