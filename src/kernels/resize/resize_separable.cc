@@ -635,6 +635,14 @@ std::string fused_rows_plan(const ResizeProblem& p, const ResizeSeparableTables:
     }
     if (p.tables[k].in > INT32_MAX) return "an input axis is 2^31 or longer";
   }
+  const ResizeAxisTable& tl = p.tables[m - 1];
+  const ResizeSeparableTables::Axis& ax = last;
+  int64_t C = 1;
+  for (size_t i = static_cast<size_t>(tl.axis) + 1; i < p.src_shape.size(); ++i) C *= p.src_shape[i];
+  // C = 1 (NCHW-like): the separate passes already run on cache-sized slab groups, and were
+  // faster on W8c/nchw (docs/BENCHMARKS.md) than these rows.
+  if (C < 2) return "fewer than 2 elements per position after the resized axes (NCHW-like)";
+  if (C > INT32_MAX / std::max(tl.in, tl.out)) return "rows of 2^31 elements or more";
   // The fused rows run the passes in axis order: only where that order costs at most a
   // quarter more than the best one (it saves writing and reading the intermediates). A
   // window (p.pass_order set) rounds as its full problem did: fused only in axis order.
@@ -655,14 +663,6 @@ std::string fused_rows_plan(const ResizeProblem& p, const ResizeSeparableTables:
       if (*mm.second - *mm.first >= slots) return "the second axis's taps of an output span more than its tap count";
     }
   }
-  const ResizeAxisTable& tl = p.tables[m - 1];
-  const ResizeSeparableTables::Axis& ax = last;
-  int64_t C = 1;
-  for (size_t i = static_cast<size_t>(tl.axis) + 1; i < p.src_shape.size(); ++i) C *= p.src_shape[i];
-  // C = 1 (NCHW-like): the separate passes already run on cache-sized slab groups, and were
-  // faster on W8c/nchw (docs/BENCHMARKS.md) than these rows.
-  if (C < 2) return "fewer than 2 elements per position after the resized axes (NCHW-like)";
-  if (C > INT32_MAX / std::max(tl.in, tl.out)) return "rows of 2^31 elements or more";
   ResizeRowTable scratch;
   ResizeRowTable& r = row != nullptr ? *row : scratch;
   const int64_t N = resize_lanes_f32(), T = ax.taps;
