@@ -622,11 +622,45 @@ void passes_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, con
   fill_outside<T>(p, dst);
 }
 
+/// The padded float32 tables of one resized axis (ResizeSeparableTables::Axis).
+ResizeSeparableTables::Axis make_axis(const ResizeAxisTable& tb) {
+  ResizeSeparableTables::Axis a;
+  a.w.assign(tb.w.begin(), tb.w.end());
+  a.taps = std::max<int64_t>(1, tb.max_taps);
+  a.gather_ok = tb.in <= INT32_MAX;
+  if (a.gather_ok) {
+    const size_t out = static_cast<size_t>(tb.out);
+    a.idx32.assign(out * static_cast<size_t>(a.taps), 0);
+    a.w32.assign(out * static_cast<size_t>(a.taps), 0.0f);
+    // Padding repeats the output's first tap (weight 0); an output without taps
+    // (extrapolated) reads index 0 before the first output with taps and in - 1 after it,
+    // which keeps the index range of a block of outputs small.
+    bool seen = false;
+    for (size_t o = 0; o < out; ++o) {
+      const int64_t t0 = tb.begin[o], n = tb.begin[o + 1] - t0;
+      const int32_t pad = n > 0 ? static_cast<int32_t>(tb.idx[static_cast<size_t>(t0)])
+                                : static_cast<int32_t>(seen ? tb.in - 1 : 0);
+      for (int64_t k = 0; k < a.taps; ++k) {
+        const size_t e = static_cast<size_t>(k) * out + o;
+        if (k < n) {
+          a.idx32[e] = static_cast<int32_t>(tb.idx[static_cast<size_t>(t0 + k)]);
+          a.w32[e] = static_cast<float>(tb.w[static_cast<size_t>(t0 + k)]);
+        } else {
+          a.idx32[e] = pad;
+        }
+      }
+      seen = seen || n > 0;
+    }
+  }
+  return a;
+}
+
 #ifdef GRIDOPS_HAVE_HWY
 /// Why the fused rows decline p (empty: they take it), from the problem and the padded
 /// table of its innermost resized axis (`last`, ResizeSeparableTables::Axis of
-/// p.tables.back()). When they take it and `row` is not null, builds *row.
-std::string fused_rows_plan(const ResizeProblem& p, const ResizeSeparableTables::Axis& last,
+/// p.tables.back(); null: built here when needed). When they take it and `row` is not
+/// null, builds *row.
+std::string fused_rows_plan(const ResizeProblem& p, const ResizeSeparableTables::Axis* last,
                             ResizeRowTable* row) {
   const size_t m = p.tables.size();
   for (size_t k = 0; k < m; ++k) {
@@ -636,7 +670,6 @@ std::string fused_rows_plan(const ResizeProblem& p, const ResizeSeparableTables:
     if (p.tables[k].in > INT32_MAX) return "an input axis is 2^31 or longer";
   }
   const ResizeAxisTable& tl = p.tables[m - 1];
-  const ResizeSeparableTables::Axis& ax = last;
   int64_t C = 1;
   for (size_t i = static_cast<size_t>(tl.axis) + 1; i < p.src_shape.size(); ++i) C *= p.src_shape[i];
   // C = 1 (NCHW-like): the separate passes already run on cache-sized slab groups, and were
@@ -663,6 +696,12 @@ std::string fused_rows_plan(const ResizeProblem& p, const ResizeSeparableTables:
       if (*mm.second - *mm.first >= slots) return "the second axis's taps of an output span more than its tap count";
     }
   }
+  ResizeSeparableTables::Axis built;
+  if (last == nullptr) {
+    built = make_axis(tl);
+    last = &built;
+  }
+  const ResizeSeparableTables::Axis& ax = *last;
   ResizeRowTable scratch;
   ResizeRowTable& r = row != nullptr ? *row : scratch;
   const int64_t N = resize_lanes_f32(), T = ax.taps;
@@ -784,39 +823,6 @@ std::string resize_passes_declines(const ResizeProblem& p) {
 
 namespace {
 
-/// The padded float32 tables of one resized axis (ResizeSeparableTables::Axis).
-ResizeSeparableTables::Axis make_axis(const ResizeAxisTable& tb) {
-  ResizeSeparableTables::Axis a;
-  a.w.assign(tb.w.begin(), tb.w.end());
-  a.taps = std::max<int64_t>(1, tb.max_taps);
-  a.gather_ok = tb.in <= INT32_MAX;
-  if (a.gather_ok) {
-    const size_t out = static_cast<size_t>(tb.out);
-    a.idx32.assign(out * static_cast<size_t>(a.taps), 0);
-    a.w32.assign(out * static_cast<size_t>(a.taps), 0.0f);
-    // Padding repeats the output's first tap (weight 0); an output without taps
-    // (extrapolated) reads index 0 before the first output with taps and in - 1 after it,
-    // which keeps the index range of a block of outputs small.
-    bool seen = false;
-    for (size_t o = 0; o < out; ++o) {
-      const int64_t t0 = tb.begin[o], n = tb.begin[o + 1] - t0;
-      const int32_t pad = n > 0 ? static_cast<int32_t>(tb.idx[static_cast<size_t>(t0)])
-                                : static_cast<int32_t>(seen ? tb.in - 1 : 0);
-      for (int64_t k = 0; k < a.taps; ++k) {
-        const size_t e = static_cast<size_t>(k) * out + o;
-        if (k < n) {
-          a.idx32[e] = static_cast<int32_t>(tb.idx[static_cast<size_t>(t0 + k)]);
-          a.w32[e] = static_cast<float>(tb.w[static_cast<size_t>(t0 + k)]);
-        } else {
-          a.idx32[e] = pad;
-        }
-      }
-      seen = seen || n > 0;
-    }
-  }
-  return a;
-}
-
 std::shared_ptr<ResizeSeparableTables> passes_tables(const ResizeProblem& p) {
   auto t = std::make_shared<ResizeSeparableTables>();
   for (const ResizeAxisTable& tb : p.tables) t->axes.push_back(make_axis(tb));
@@ -853,10 +859,7 @@ std::string resize_fused_rows_declines(const ResizeProblem& p) {
   if (p.mode == ResizeMode::kNearest) return "nearest is a gather (resize.gather)";
   const size_t m = p.tables.size();
   if (m != 2 && m != 3) return std::to_string(m) + " resized axes (the fused rows take 2 or 3)";
-  for (const ResizeAxisTable& tb : p.tables) {
-    if (tb.in > INT32_MAX) return "an input axis is 2^31 or longer";
-  }
-  return fused_rows_plan(p, make_axis(p.tables.back()), nullptr);
+  return fused_rows_plan(p, nullptr, nullptr);
 }
 
 std::string resize_fused_rows_declines_views(const ResizeProblem&, const TensorView& src,
@@ -868,7 +871,7 @@ std::string resize_fused_rows_declines_views(const ResizeProblem&, const TensorV
 
 std::shared_ptr<const void> resize_fused_rows_prepare(const ResizeProblem& p) {
   std::shared_ptr<ResizeSeparableTables> t = passes_tables(p);
-  [[maybe_unused]] const std::string why = fused_rows_plan(p, t->axes.back(), &t->row);
+  [[maybe_unused]] const std::string why = fused_rows_plan(p, &t->axes.back(), &t->row);
   assert(why.empty() && "declined");
   return t;
 }
