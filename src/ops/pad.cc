@@ -22,12 +22,18 @@ using detail::PadImpl;
 
 std::string ref_declines(const kernels::PadProblem&) { return {}; }
 
-/// Fast kernels go before the reference; the reference accepts everything.
-constexpr std::array<PadImpl, 2> kPadImpls{{
-    {"fast", &kernels::pad_fast_declines, &kernels::pad_fast_declines_views, &kernels::pad_fast,
-     &kernels::pad_fast_prepare},
-    {"ref", &ref_declines, nullptr, &kernels::pad_ref, nullptr},
-}};
+/// Fast kernels go before the reference; the reference accepts everything. pad.lines takes
+/// a subset of pad.rows' problems, and its tables hold pad.rows' (a run whose views or
+/// target pad.lines cannot take runs pad.rows with them). See docs/ops/pad.md, "Fast path".
+constexpr PadImpl kPadImpls[] = {
+#ifdef GRIDOPS_HAVE_HWY
+    {"pad.lines", "fast", &kernels::pad_lines_declines, &kernels::pad_lines_declines_views,
+     &kernels::pad_lines, &kernels::pad_lines_prepare},
+#endif
+    {"pad.rows", "fast", &kernels::pad_rows_declines, &kernels::pad_rows_declines_views,
+     &kernels::pad_rows, &kernels::pad_rows_prepare},
+    {"ref", nullptr, &ref_declines, nullptr, &kernels::pad_ref, nullptr},
+};
 
 /// The largest axis length reflect/symmetric may pad: their period (2(n-1), 2n) must fit
 /// in int64. Only reachable with zero-stride views; no real buffer is this long.
@@ -175,7 +181,7 @@ StatusOr<PadPlan> make_pad_plan(const PadDesc& desc, DType dtype,
   const kernels::PadProblem problem{desc.mode, dtype,     src,    desc.pads_begin,
                                     desc.pads_end, dst_shape, nullptr};
   GRIDOPS_ASSIGN_OR_RETURN(const PadImpl* impl,
-                           detail::select_impl<PadImpl>(kOp, kPadImpls, problem, desc.impl));
+                           detail::select_impl<PadImpl>(kOp, std::span<const PadImpl>(kPadImpls), problem, desc.impl));
   PadPlan plan;
   plan.desc_ = desc;
   plan.dtype_ = dtype;
@@ -207,12 +213,16 @@ Status PadPlan::run(const TensorView& src, const MutableTensorView& dst,
                                     prepared_.get()};
   const kernels::PadArgs args{src.data, src.strides, dst.mutable_data(), dst.strides,
                               pad_value != nullptr ? pad_value->data : nullptr};
-  if (impl->declines_views != nullptr) {
-    const std::string why = impl->declines_views(problem, args);
-    if (!why.empty()) {
-      detail::log_run_time_fallback(kOp, impl->name, why, kPadImpls.back().name);
-      impl = &kPadImpls.back();
-    }
+  // Views (or a Highway target) the planned entry cannot take: the next entry in list order
+  // that takes the problem and these views runs, logged.
+  std::string why = impl->declines_views != nullptr ? impl->declines_views(problem, args) : "";
+  while (!why.empty()) {
+    const PadImpl* from = impl;
+    do {
+      ++impl;
+    } while (!impl->declines(problem).empty());  // "ref", last, accepts everything
+    detail::log_run_time_fallback(kOp, from->name, why, impl->name);
+    why = impl->declines_views != nullptr ? impl->declines_views(problem, args) : "";
   }
   return detail::run_kernel_guarded(kOp, [&] { impl->run(problem, args); });
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -37,12 +38,33 @@ void ref_run(const ResizeProblem& p, const void*, const TensorView& src,
   kernels::resize_ref(p, src, dst);
 }
 
-/// Fast kernels before the reference, which accepts everything and stays last.
+/// Fast kernels before the reference, which accepts everything and stays last
+/// (docs/ops/resize.md, "Fast paths"). The three fast entries take disjoint problems, except
+/// that resize.passes takes every problem of resize.fused_rows (and runs the views the
+/// fused rows cannot take, with their tables). "separable" (the single fast entry's name
+/// before) names the family: forcing it picks the first of them that accepts.
 constexpr ResizeImpl kImpls[] = {
-    {"separable", &kernels::resize_separable_declines, &kernels::resize_separable_prepare,
-     &kernels::resize_separable},
-    {"ref", &ref_declines, nullptr, &ref_run},
+    {"resize.gather", "separable", &kernels::resize_gather_declines, nullptr, nullptr,
+     &kernels::resize_gather},
+#ifdef GRIDOPS_HAVE_HWY
+    {"resize.fused_rows", "separable", &kernels::resize_fused_rows_declines,
+     &kernels::resize_fused_rows_prepare, &kernels::resize_fused_rows_declines_views,
+     &kernels::resize_fused_rows},
+#endif
+    {"resize.passes", "separable", &kernels::resize_passes_declines,
+     &kernels::resize_passes_prepare, nullptr, &kernels::resize_passes},
+    {"ref", nullptr, &ref_declines, nullptr, nullptr, &ref_run},
 };
+
+/// Whether a plan's entry is resize.fused_rows (whose bits are the passes' in axis order).
+bool is_fused_rows([[maybe_unused]] const void* impl) {
+#ifdef GRIDOPS_HAVE_HWY
+  static_assert(std::string_view(kImpls[1].name) == "resize.fused_rows");
+  return impl == &kImpls[1];
+#else
+  return false;
+#endif
+}
 
 // --- validation -------------------------------------------------------------------------
 
@@ -641,20 +663,14 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
       return Status(StatusCode::kOutOfMemory, "resize: out of memory for the plan's tap tables");
     }
   }
-  GRIDOPS_ASSIGN_OR_RETURN(
-      const ResizeImpl* impl,
-      detail::select_impl<ResizeImpl>(kOp, std::span<const ResizeImpl>(kImpls), *problem,
-                                      desc.impl));
   // The full problem's pass order, mapped to this problem's tables (by axis); tables the
   // full problem does not have (identity axes whose boxes differ) are exact copies and go
-  // last.
+  // last. Set before choosing: the fused rows take a window only in axis order.
   if (dst_count > 0) {
     const auto* fp = static_cast<const ResizeProblem*>(full_plan.problem_.get());
     std::vector<bool> used(problem->tables.size(), false);
-    // The full plan's tables say whether it runs the fused rows (axis order); only the
-    // separable implementation's tables are ResizeSeparableTables.
-    const void* fprep = full_plan.impl_ == impl ? full_plan.prepared_.get() : nullptr;
-    for (size_t k : kernels::resize_separable_pass_order(*fp, fprep)) {
+    // The full plan's fused rows run the passes in axis order.
+    for (size_t k : kernels::resize_pass_order(*fp, is_fused_rows(full_plan.impl_))) {
       for (size_t j = 0; j < problem->tables.size(); ++j) {
         if (problem->tables[j].axis == fp->tables[k].axis) {
           problem->pass_order.push_back(j);
@@ -666,6 +682,10 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
       if (!used[j]) problem->pass_order.push_back(j);
     }
   }
+  GRIDOPS_ASSIGN_OR_RETURN(
+      const ResizeImpl* impl,
+      detail::select_impl<ResizeImpl>(kOp, std::span<const ResizeImpl>(kImpls), *problem,
+                                      desc.impl));
   ResizePlan plan;
   if (impl->prepare != nullptr && dst_count > 0) {
     try {
@@ -694,6 +714,18 @@ Status ResizePlan::run(const TensorView& src, const MutableTensorView& dst) cons
   if (dst.num_elements() == 0) return Status();
   const auto* p = static_cast<const ResizeProblem*>(problem_.get());
   const auto* impl = static_cast<const ResizeImpl*>(impl_);
+  // Views the planned entry cannot take (only run time knows them): the next entry in list
+  // order that takes the problem and these views runs, with the plan's tables (an entry
+  // with declines_views builds tables its successors can run with), logged.
+  std::string why = impl->declines_views != nullptr ? impl->declines_views(*p, src, dst) : "";
+  while (!why.empty()) {
+    const ResizeImpl* from = impl;
+    do {
+      ++impl;
+    } while (!impl->declines(*p).empty());  // "ref", last, accepts everything
+    detail::log_run_time_fallback(kOp, from->name, why, impl->name);
+    why = impl->declines_views != nullptr ? impl->declines_views(*p, src, dst) : "";
+  }
   return detail::run_kernel_guarded(kOp, [&] { impl->run(*p, prepared_.get(), src, dst); });
 }
 

@@ -11,12 +11,19 @@
 
 namespace gridops::detail {
 
-/// One implementation: a name, a reason to decline (empty: accepts), an optional plan-time
-/// preparation and the kernel.
+/// One implementation: a name, a family alias (null: none; "separable" for the fast
+/// entries), a reason to decline (empty: accepts), an optional plan-time preparation of its
+/// tables (held by the plan), an optional run-time test of the views (empty: takes them;
+/// null: takes any; when it declines, the next entry in list order that takes the problem
+/// and the views runs with the plan's tables, logged under GRIDOPS_VERBOSE=dispatch) and the
+/// kernel.
 struct ResizeImpl {
   const char* name;
+  const char* alias;
   std::string (*declines)(const kernels::ResizeProblem&);
   std::shared_ptr<const void> (*prepare)(const kernels::ResizeProblem&);
+  std::string (*declines_views)(const kernels::ResizeProblem&, const TensorView& src,
+                                const MutableTensorView& dst);
   void (*run)(const kernels::ResizeProblem&, const void* prepared, const TensorView&,
               const MutableTensorView&);
 };

@@ -5,7 +5,7 @@
 // tf_crop_and_resize with random roi and extrapolation, strided (reversed and negative)
 // src and dst views, and many element types.
 //
-// Bounds (docs/ops/resize.md, "Fast path"):
+// Bounds (docs/ops/resize.md, "Fast paths"):
 // - nearest, and problems whose every axis is the identity: bit-exact (a gather);
 // - extrapolated points: bit-exact (written last with the converted value);
 // - linear/cubic: the fast path makes one pass per resized axis in F (float, or double for
@@ -23,6 +23,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -30,6 +32,7 @@
 
 #include "core/convert.h"
 #include "gridops/ops/resize.h"
+#include "gridops/status.h"
 #include "gridops/parallel.h"
 #include "ops/resize_impls.h"
 #include "support/test_util.h"
@@ -37,19 +40,32 @@
 namespace gridops {
 namespace {
 
-/// Every fast entry of the operator's list (all but "ref").
+/// Every fast entry of the operator's list (all but "ref"), then each family alias of
+/// them ("separable": the first entry that accepts, i.e. the automatic choice among them).
 std::vector<std::string> fast_impls() {
-  std::vector<std::string> names;
+  std::vector<std::string> names, aliases;
   for (const detail::ResizeImpl& e : detail::resize_impls()) {
     if (std::string(e.name) != "ref") names.push_back(e.name);
+    if (e.alias != nullptr && std::find(aliases.begin(), aliases.end(), e.alias) == aliases.end()) {
+      aliases.push_back(e.alias);
+    }
   }
+  names.insert(names.end(), aliases.begin(), aliases.end());
   return names;
 }
 
-/// The tests below run once per fast entry (the parameter).
+/// The tests below run once per fast entry and family alias (the parameter). An entry
+/// runs the problems it takes (each path declines at plan time what it does not cover); a
+/// family takes every problem its entries cover together.
 class ResizeDiff : public ::testing::TestWithParam<std::string> {
  protected:
   const char* impl() const { return GetParam().c_str(); }
+  bool family() const {
+    for (const detail::ResizeImpl& e : detail::resize_impls()) {
+      if (GetParam() == e.name) return false;
+    }
+    return true;
+  }
 };
 
 
@@ -166,23 +182,46 @@ StatusOr<Tensor> run(const Case& c, const Tensor& x, const std::string& impl) {
   return dense;
 }
 
-/// Runs `count` random problems (output size <= max_out) on ref and separable and checks
-/// the bounds above; returns the number of linear/cubic problems among them.
-int check_random_problems(const char* impl, std::mt19937_64& rng, int count, bool long_rows,
-                          int64_t max_out) {
-  int run_count = 0, interp_count = 0, tries = 0;
-  while (run_count < count && tries < 20 * count) {
+/// Whether `impl` takes the problem of c: an entry declines at plan time what it does not
+/// cover (make_resize_plan then fails with kUnimplemented); any other error fails the test.
+bool takes(const Case& c, const std::string& impl) {
+  ResizeDesc d = c.desc;
+  d.impl = impl;
+  auto plan = make_resize_plan(d, c.dtype, c.shape);
+  if (!plan.ok()) {
+    EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented) << plan.status().to_string();
+  }
+  return plan.ok();
+}
+
+struct Counts {
+  int drawn = 0;   ///< valid random problems
+  int taken = 0;   ///< of them, those `impl` takes (and ran against ref)
+  int interp = 0;  ///< of those, linear/cubic
+};
+
+/// Draws `count` random problems (output size <= max_out), runs those `impl` takes on ref
+/// and on impl and checks the bounds above. taken = -1 after a failure.
+Counts check_random_problems(const char* impl, std::mt19937_64& rng, int count, bool long_rows,
+                             int64_t max_out) {
+  Counts n;
+  int& run_count = n.taken;
+  int& interp_count = n.interp;
+  int tries = 0;
+  while (n.drawn < count && tries < 20 * count) {
     ++tries;
     const Case c = random_case(rng, long_rows);
     auto out_shape = resize_output_shape(c.desc, c.shape);
     if (!out_shape.ok() || testing::product(*out_shape) == 0 || testing::product(*out_shape) > max_out) continue;
+    ++n.drawn;
+    if (!takes(c, impl)) continue;
     Tensor x(c.dtype, c.shape);
     testing::fill_random(x, rng, -100, 100);
     auto ref = run(c, x, "ref");
     auto fast = run(c, x, impl);
     EXPECT_TRUE(ref.ok()) << ref.status().to_string();
     EXPECT_TRUE(fast.ok()) << fast.status().to_string();
-    if (!ref.ok() || !fast.ok()) return -1;
+    if (!ref.ok() || !fast.ok()) return {n.drawn, -1, interp_count};
     ++run_count;
     const std::string what = "case " + std::to_string(run_count) + ": " + to_string(c.dtype) + " " +
                              dims_to_string(c.shape) + " -> " + dims_to_string(*out_shape) + " mode " +
@@ -192,7 +231,7 @@ int check_random_problems(const char* impl, std::mt19937_64& rng, int count, boo
     if (c.desc.mode == ResizeMode::kNearest) {
       int64_t where = -1;
       EXPECT_TRUE(testing::bitwise_equal(*fast, *ref, &where)) << what << " differs at " << where;
-      if (where >= 0) return -1;
+      if (where >= 0) return {n.drawn, -1, interp_count};
       continue;
     }
     ++interp_count;
@@ -210,19 +249,26 @@ int check_random_problems(const char* impl, std::mt19937_64& rng, int count, boo
       const double tol = integer ? 1.0 : bound + ulp_of(c.dtype, r);
       if (!(std::fabs(r - f) <= tol)) {
         ADD_FAILURE() << what << " element " << i << ": ref " << r << " fast " << f << " (bound " << tol << ")";
-        return -1;
+        return {n.drawn, -1, interp_count};
       }
     }
   }
-  EXPECT_GE(run_count, count) << "only " << run_count << " valid problems in " << tries << " tries";
-  return interp_count;
+  EXPECT_GE(n.drawn, count) << "only " << n.drawn << " valid problems in " << tries << " tries";
+  std::printf("[ %s ] took %d of %d problems (%d linear/cubic)\n", impl, n.taken, n.drawn, n.interp);
+  return n;
 }
 
 TEST_P(ResizeDiff, SeparableMatchesReferenceOnRandomProblems) {
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  EXPECT_GE(check_random_problems(impl(), rng, 2000, false, 600), 1000);
+  const Counts n = check_random_problems(impl(), rng, 2000, false, 600);
+  // An entry takes its share (resize.fused_rows few of these small problems: its own
+  // problems are FusedRowsMatchTheReference's); the family takes them all.
+  if (family()) {
+    EXPECT_EQ(n.taken, n.drawn);  // the fast entries together cover all but complex linear/cubic
+    EXPECT_GE(n.interp, 1000);
+  }
 }
 
 TEST_P(ResizeDiff, LongRowsUseTheRowKernels) {
@@ -231,7 +277,10 @@ TEST_P(ResizeDiff, LongRowsUseTheRowKernels) {
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed + 7);
-  EXPECT_GE(check_random_problems(impl(), rng, 60, true, 4000), 20);
+  const Counts n = check_random_problems(impl(), rng, 60, true, 4000);
+  if (family()) {
+    EXPECT_GE(n.interp, 20);
+  }
 }
 
 TEST_P(ResizeDiff, SlabsLargerThanAGroupRunOneAfterAnother) {
@@ -247,6 +296,7 @@ TEST_P(ResizeDiff, SlabsLargerThanAGroupRunOneAfterAnother) {
   const Setup setups[] = {{DType::kFloat32, {2, 3, 130, 130}, {2, 3}, ResizeMode::kLinear},
                           {DType::kUInt8, {2, 2, 130, 130}, {2, 3}, ResizeMode::kCubic},
                           {DType::kFloat32, {3, 130, 130, 2}, {1, 2}, ResizeMode::kCubic}};
+  int taken = 0;
   for (const Setup& su : setups) {
     Tensor x(su.dt, su.shape);
     testing::fill_random(x, rng, -100, 100);
@@ -256,6 +306,8 @@ TEST_P(ResizeDiff, SlabsLargerThanAGroupRunOneAfterAnother) {
     c.desc.mode = su.mode;
     c.desc.axes = su.axes;
     c.desc.scales = {2.0, 2.0};
+    if (!takes(c, impl())) continue;
+    ++taken;
     auto ref = run(c, x, "ref");
     auto fast = run(c, x, impl());
     ASSERT_TRUE(ref.ok() && fast.ok());
@@ -278,12 +330,17 @@ TEST_P(ResizeDiff, SlabsLargerThanAGroupRunOneAfterAnother) {
           << to_string(su.dt) << " " << dims_to_string(su.shape) << " element " << i;
     }
   }
+  if (family()) {
+    EXPECT_EQ(taken, 3);
+  }
+  if (taken == 0) GTEST_SKIP() << impl() << " takes none of these (linear/cubic) problems";
 }
 
 TEST_P(ResizeDiff, ThreadCountDoesNotChangeBits) {
   std::mt19937_64 rng(testing::test_seed() + 1);
   Tensor x(DType::kFloat32, {2, 3, 33, 47});
   testing::fill_random(x, rng, -1, 1);
+  int taken = 0;
   for (ResizeMode mode : {ResizeMode::kNearest, ResizeMode::kLinear, ResizeMode::kCubic}) {
     ResizeDesc d;
     d.mode = mode;
@@ -291,6 +348,11 @@ TEST_P(ResizeDiff, ThreadCountDoesNotChangeBits) {
     d.scales = {1.9, 0.45};
     d.antialias = mode != ResizeMode::kNearest;
     d.impl = impl();
+    Case c;
+    c.desc = d;
+    c.shape = x.shape();
+    if (!takes(c, impl())) continue;
+    ++taken;
     const int saved = get_num_threads();
     set_num_threads(1);
     auto one = resize(d, x);
@@ -311,6 +373,10 @@ TEST_P(ResizeDiff, ThreadCountDoesNotChangeBits) {
     EXPECT_TRUE(testing::bitwise_equal(a, b)) << to_string(mode);
     EXPECT_TRUE(testing::bitwise_equal(a, *one)) << to_string(mode);
   }
+  if (family()) {
+    EXPECT_EQ(taken, 3);
+  }
+  if (taken == 0) GTEST_SKIP() << impl() << " takes none of these (NCHW-like) problems";
 }
 
 TEST_P(ResizeDiff, FusedRowsMatchTheReference) {
@@ -350,6 +416,7 @@ TEST_P(ResizeDiff, FusedRowsMatchTheReference) {
       {{1, 4, 6, 9, 4}, {1, 2, 3}, {2.0, 1.5, 2.0}, ResizeMode::kLinear, CM::kAlignCorners, false, false,
        DType::kUInt8},
   };
+  int taken = 0;
   for (const Setup& su : setups) {
     Case c;
     c.shape = su.shape;
@@ -381,6 +448,8 @@ TEST_P(ResizeDiff, FusedRowsMatchTheReference) {
       testing::ScopedHwyTarget scope(target);
       const std::string what = std::string(to_string(su.dtype)) + " " + dims_to_string(su.shape) + " " + to_string(su.mode) + " " + to_string(su.coords) +
                                " on " + testing::hwy_target_name(target);
+      if (!takes(c, impl())) continue;  // the plan is made for the target it runs on
+      ++taken;
       auto fast = run(c, x, impl());
       ASSERT_TRUE(fast.ok()) << fast.status().to_string();
       const int saved = get_num_threads();
@@ -395,6 +464,107 @@ TEST_P(ResizeDiff, FusedRowsMatchTheReference) {
         const double r = testing::element_as_double(*ref, i), f = testing::element_as_double(*fast, i);
         ASSERT_LE(std::fabs(r - f), u8 ? 1.0 : bound) << what << " element " << i << ": ref " << r << " fast " << f;
       }
+    }
+  }
+  std::printf("[ %s ] took %d of these problems (every Highway target)\n", impl(), taken);
+  if (taken == 0) GTEST_SKIP() << impl() << " takes none of these (channels-last linear/cubic) problems";
+}
+
+// Views the fused rows cannot take (src or dst not dense; only a run sees them) run on the
+// next entry that takes them, resize.passes, with the plan's tables: logged under
+// GRIDOPS_VERBOSE=dispatch, and the bits of resize.passes run on the same views.
+TEST(ResizeDispatch, NonDenseViewsOfTheFusedRowsRunThePasses) {
+#ifndef GRIDOPS_HAVE_HWY
+  GTEST_SKIP() << "built without Highway: no fused rows";
+#else
+  std::mt19937_64 rng(testing::test_seed() + 13);
+  Case c;
+  c.shape = {2, 21, 37, 3};
+  c.desc.mode = ResizeMode::kCubic;
+  c.desc.axes = {1, 2};
+  c.desc.scales = {2.0f, 2.0f};
+  Tensor x(c.dtype, c.shape);
+  testing::fill_random(x, rng, -100, 100);
+  auto plan = make_resize_plan(c.desc, c.dtype, c.shape);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  ASSERT_STREQ(plan->impl_name(), "resize.fused_rows");
+  for (int view : {1, 2}) {
+    c.view = view;
+    ASSERT_EQ(setenv("GRIDOPS_VERBOSE", "dispatch", 1), 0);
+    ::testing::internal::CaptureStderr();
+    auto got = run(c, x, "resize.fused_rows");
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    unsetenv("GRIDOPS_VERBOSE");
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    EXPECT_NE(log.find("resize: 'resize.fused_rows' declines these views at run time (src is not "
+                       "dense): running 'resize.passes'"),
+              std::string::npos)
+        << log;
+    auto want = run(c, x, "resize.passes");
+    ASSERT_TRUE(want.ok()) << want.status().to_string();
+    EXPECT_TRUE(testing::bitwise_equal(*got, *want)) << "view " << view;
+  }
+#endif
+}
+
+// The automatic choice is the first entry that takes a problem: nearest is a gather,
+// channels-last float32 linear a fused-rows problem (with Highway), NCHW-like float32
+// linear and float16 passes, complex linear the reference. Each entry declines the others'
+// problems with a reason, and forcing "separable" picks the family's entry.
+TEST(ResizeDispatch, EachPathIsAnEntry) {
+  struct Want {
+    DType dt;
+    Dims shape, axes;
+    ResizeMode mode;
+    const char* entry;
+  };
+  const Want wants[] = {
+      {DType::kFloat32, {1, 3, 8, 9}, {2, 3}, ResizeMode::kNearest, "resize.gather"},
+      {DType::kString, {2, 5}, {1}, ResizeMode::kNearest, "resize.gather"},
+#ifdef GRIDOPS_HAVE_HWY
+      {DType::kFloat32, {1, 8, 20, 3}, {1, 2}, ResizeMode::kLinear, "resize.fused_rows"},
+      {DType::kUInt8, {1, 8, 20, 4}, {1, 2}, ResizeMode::kCubic, "resize.fused_rows"},
+#endif
+      {DType::kFloat32, {1, 3, 8, 9}, {2, 3}, ResizeMode::kLinear, "resize.passes"},
+      {DType::kFloat16, {1, 8, 20, 3}, {1, 2}, ResizeMode::kLinear, "resize.passes"},
+      {DType::kComplex64, {1, 3, 8, 9}, {2, 3}, ResizeMode::kLinear, "ref"},
+  };
+  for (const Want& w : wants) {
+    ResizeDesc d;
+    d.mode = w.mode;
+    d.axes = w.axes;
+    d.scales.assign(w.axes.size(), 2.0);
+    SCOPED_TRACE(std::string(to_string(w.dt)) + " " + dims_to_string(w.shape) + " " + to_string(w.mode));
+    auto plan = make_resize_plan(d, w.dt, w.shape);
+    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+    EXPECT_STREQ(plan->impl_name(), w.entry);
+    d.impl = "separable";
+    auto fam = make_resize_plan(d, w.dt, w.shape);
+    if (std::string(w.entry) == "ref") {
+      ASSERT_FALSE(fam.ok());
+      EXPECT_EQ(fam.status().code(), StatusCode::kUnimplemented);
+      EXPECT_NE(fam.status().message().find("resize.passes: linear/cubic on complex elements run in "
+                                            "the reference"),
+                std::string::npos)
+          << fam.status().message();
+    } else {
+      ASSERT_TRUE(fam.ok()) << fam.status().to_string();
+      EXPECT_STREQ(fam->impl_name(), w.entry);
+    }
+    for (const detail::ResizeImpl& e : detail::resize_impls()) {
+      if (std::string(e.name) == w.entry || std::string(e.name) == "ref") continue;
+      d.impl = e.name;
+      auto other = make_resize_plan(d, w.dt, w.shape);
+      if (std::string(e.name) == "resize.passes" && std::string(w.entry) == "resize.fused_rows") {
+        EXPECT_TRUE(other.ok()) << other.status().to_string();  // the passes take them too
+        continue;
+      }
+      ASSERT_FALSE(other.ok()) << e.name;
+      EXPECT_EQ(other.status().code(), StatusCode::kUnimplemented);
+      EXPECT_NE(other.status().message().find(std::string("implementation '") + e.name +
+                                              "' declines this problem: "),
+                std::string::npos)
+          << other.status().message();
     }
   }
 }

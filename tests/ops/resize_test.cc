@@ -1,7 +1,8 @@
 // Resize: hand-checked values for every mode, coordinate transformation, nearest mode,
 // cubic coefficient, exclude_outside, antialias, tf_crop_and_resize, keep_aspect_ratio_policy
-// and axes; dtype conversions; strided views; validation messages. Each case runs on every
-// implementation ("separable" and "ref"). The values are worked out in the comments.
+// and axes; dtype conversions; strided views; validation messages. Each case runs on the
+// fast entries ("separable", the family of resize.gather, resize.fused_rows and
+// resize.passes: the one that takes it) and "ref". The values are worked out in the comments.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -414,7 +415,8 @@ TEST(Resize, Errors) {
   EXPECT_THAT(msg(d), HasSubstr("mode must be nearest, linear or cubic, got enum value 7"));
   d.mode = ResizeMode::kNearest;
   d.impl = "nope";
-  EXPECT_THAT(msg(d), HasSubstr("impl must be one of {separable, ref}, got 'nope'"));
+  EXPECT_THAT(msg(d), HasSubstr("impl must be one of {resize.gather, "));
+  EXPECT_THAT(msg(d), HasSubstr("resize.passes, ref} or an alias {separable}, got 'nope'"));
   d.impl.clear();
   // An empty input axis with a non-empty output; an empty output is fine.
   const Tensor e(DType::kFloat32, {1, 0});

@@ -111,7 +111,14 @@ TEST(ResizeWindow, ChunkedEqualsWholeBitForBit) {
         const Tensor part = copy_box(src, w.in_origin, w.in_shape);
         auto plan = make_resize_plan(desc, dt, w);
         ASSERT_TRUE(plan.ok()) << plan.status().message();
-        EXPECT_STREQ(plan->impl_name(), whole_plan->impl_name());
+        // The same entry, or another of the fast family (a box may take the passes where
+        // the whole problem takes the fused rows, or copy tables where it has none: the
+        // same bits, in the whole problem's pass order).
+        if (std::string(whole_plan->impl_name()) == "ref") {
+          EXPECT_STREQ(plan->impl_name(), "ref");
+        } else {
+          EXPECT_EQ(std::string(plan->impl_name()).rfind("resize.", 0), 0u) << plan->impl_name();
+        }
         int64_t off = 0;
         for (int a = 0; a < rank; ++a) off += ob[static_cast<size_t>(a)] * cst[static_cast<size_t>(a)];
         const MutableTensorView view(dt, static_cast<unsigned char*>(chunked.data()) + static_cast<size_t>(off) * es,

@@ -61,20 +61,37 @@ struct PadArgs {
 /// copied bit-exactly (strings by assignment). Single-threaded, any rank, any dtype.
 void pad_ref(const PadProblem& problem, const PadArgs& args);
 
-/// The fast kernel (pad_fast.cc, pad_hwy.cc): dimensions merged, per-axis source maps
-/// built once by pad_fast_prepare, each innermost row written as left pad + middle run +
-/// right pad (on AVX-512 CPUs, rows of 128 bytes and more assembled 64-byte line by line in
-/// registers), threaded over rows with parallel_for. Bit-exact with pad_ref. Declines strings and
-/// problems whose index tables would be unreasonably large at plan time, and non-contiguous
-/// views at run time (pad_fast_declines_views; the operator layer then runs pad_ref and
-/// logs it). See docs/ops/pad.md, "Fast path".
-std::string pad_fast_declines(const PadProblem& problem);
-/// Why pad_fast cannot take these views (empty: it takes them).
-std::string pad_fast_declines_views(const PadProblem& problem, const PadArgs& args);
-/// Builds the fast kernel's tables for an accepted problem (stored in the plan).
-std::shared_ptr<const void> pad_fast_prepare(const PadProblem& problem);
-/// Runs the fast kernel on views it takes; `problem.prepared` must come from
-/// pad_fast_prepare(problem).
-void pad_fast(const PadProblem& problem, const PadArgs& args);
+/// The fast entries (pad_fast.cc, pad_hwy.cc; NOTE [ Fast Pad ]): dimensions merged, per-axis
+/// source maps built once by their prepare, threaded over output rows with parallel_for,
+/// bit-exact with pad_ref. Both decline strings and problems whose index tables would be
+/// unreasonably large at plan time, and non-contiguous views at run time (the operator
+/// layer then runs the next entry that takes them, in the end pad_ref, and logs it). See
+/// docs/ops/pad.md, "Fast path".
+///
+/// pad.rows, the portable row kernel (any CPU): each innermost row written as left pad +
+/// middle run + right pad.
+std::string pad_rows_declines(const PadProblem& problem);
+/// Why pad.rows (and pad.lines) cannot take these views (empty: they take them).
+std::string pad_rows_declines_views(const PadProblem& problem, const PadArgs& args);
+/// Builds pad.rows' tables for an accepted problem (stored in the plan).
+std::shared_ptr<const void> pad_rows_prepare(const PadProblem& problem);
+/// Runs pad.rows on views it takes; `problem.prepared` must come from pad_rows_prepare or
+/// pad_lines_prepare (problem).
+void pad_rows(const PadProblem& problem, const PadArgs& args);
+
+#ifdef GRIDOPS_HAVE_HWY
+/// pad.lines, the AVX-512 BW line writer (rows assembled 64-byte line by line in registers):
+/// declines at plan time what pad.rows declines, a dispatched Highway target without
+/// AVX-512 BW, empty outputs, rows shorter than 128 bytes and rows with more than one
+/// single-cell insertion per 64 output bytes (where the portable kernel is faster).
+std::string pad_lines_declines(const PadProblem& problem);
+/// Run time: pad_rows_declines_views, and a dispatched target that lost AVX-512 BW since
+/// the plan was made (tests switch targets; pad.rows then writes the same bytes).
+std::string pad_lines_declines_views(const PadProblem& problem, const PadArgs& args);
+/// pad.rows' tables plus the line writer's pad pieces.
+std::shared_ptr<const void> pad_lines_prepare(const PadProblem& problem);
+/// Runs pad.lines on views and a target it takes; `problem.prepared` from pad_lines_prepare.
+void pad_lines(const PadProblem& problem, const PadArgs& args);
+#endif
 
 }  // namespace gridops::kernels

@@ -15,16 +15,19 @@
 // reflect, symmetric, wrap) or with the pad value (constant). Each output row is written by
 // exactly one thread (parallel_for over rows), so results never depend on the split.
 //
-// Two row kernels write the same bytes:
-// - the line writer (pad_hwy.cc, AVX-512 BW targets, rows of >= kLinesMinRowBytes): the rows
+// Two row kernels, two entries of the implementation list (src/ops/pad.cc), write the same
+// bytes:
+// - pad.lines, the line writer (pad_hwy.cc, AVX-512 BW targets, rows of >= kLinesMinRowBytes
+//   with few single-cell insertions; declined at plan time otherwise): the rows
 //   of a chunk are one contiguous byte stream, assembled 64-byte line by line in a vector
 //   register and written with one aligned store per line (streaming for large outputs);
 //   the pad cells of each side are cut in the plan into pieces (PadPiece): contiguous
 //   source runs, small pieces made by one window load + lane permutation, and single
 //   cells inserted into the register. A chunk's first and last partial lines are written
 //   with byte-masked stores, so chunks never write each other's bytes.
-// - the portable kernel (rows_kernel below): left pad, one memcpy, right pad per row; for
-//   large outputs short rows go through an L1 staging buffer and out with streaming stores.
+// - pad.rows, the portable kernel (rows_kernel below): left pad, one memcpy, right pad per
+//   row; for large outputs short rows go through an L1 staging buffer and out with streaming
+//   stores.
 #include <algorithm>
 #include <array>
 #include <cassert>
@@ -263,7 +266,7 @@ void rows_kernel(const PadTables& t, const char* src, char* dst, const unsigned 
   }
 }
 
-/// Rows shorter than this go to the portable row kernel (see pad_fast_prepare).
+/// Rows shorter than this go to the portable row kernel (pad.lines declines them).
 constexpr int64_t kLinesMinRowBytes = 128;
 
 /// Cuts one pad side of the innermost axis (output cells mapped to source cells `map`)
@@ -326,8 +329,11 @@ void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<Pad
   }
 }
 
+/// Writes every output row with the line writer (`lines`, pad.lines) or the portable row
+/// kernel (pad.rows).
 template <class Cell>
-void run_rows(const PadTables& t, const char* src, char* dst, const unsigned char* value, bool zero) {
+void run_rows(const PadTables& t, const char* src, char* dst, const unsigned char* value, bool zero,
+              [[maybe_unused]] bool lines) {
   const int64_t row_bytes = std::max<int64_t>(t.m * t.cell, 1);
   // Chunks of at least ~64 KiB so that thread start-up stays negligible.
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_bytes);
@@ -335,25 +341,130 @@ void run_rows(const PadTables& t, const char* src, char* dst, const unsigned cha
   const bool stream = t.rows * t.m * t.cell >= kStreamMinBytes;
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
 #ifdef GRIDOPS_HAVE_HWY
-    // The AVX-512 line writer where the dispatched target has it, else the portable kernel.
-    const bool written = t.lines && pad_rows_lines(t, src, dst, value, stream, r0, r1);
-#else
-    const bool written = false;
+    if (lines) {
+      // The plan and the run checked the target (pad_lines_declines, _declines_views).
+      [[maybe_unused]] const bool written = pad_rows_lines(t, src, dst, value, stream, r0, r1);
+      assert(written);
+    } else
 #endif
-    if (!written) {
-      if (t.mode == PadMode::kConstant) {
-        rows_kernel<Cell, true>(t, src, dst, value, zero, stream, r0, r1);
-      } else {
-        rows_kernel<Cell, false>(t, src, dst, value, zero, stream, r0, r1);
-      }
+    if (t.mode == PadMode::kConstant) {
+      rows_kernel<Cell, true>(t, src, dst, value, zero, stream, r0, r1);
+    } else {
+      rows_kernel<Cell, false>(t, src, dst, value, zero, stream, r0, r1);
     }
     if (stream) stream_fence();
   });
 }
 
+/// The tables of both entries (pad.lines' with the line writer's pieces; without `outer`
+/// only the innermost axis's, enough to decide); an empty output gets none. Throws
+/// std::bad_alloc.
+std::shared_ptr<PadTables> build_tables(const PadProblem& p, bool pieces, bool outer = true) {
+  auto t = std::make_shared<PadTables>();
+  t->mode = p.mode;
+  t->es = static_cast<int64_t>(dtype_size(p.dtype));
+  const Merged g = merge(p);
+  t->cell = g.cell;
+  if (g.empty) {
+    t->empty = true;
+    return t;
+  }
+  const Axis& in = g.axes.back();
+  t->m = in.m;
+  middle_run(in, &t->j0, &t->j1);
+  t->c0 = t->j0 - in.b;
+  t->n = in.n;
+  t->left.resize(static_cast<size_t>(t->j0));
+  for (int64_t j = 0; j < t->j0; ++j) t->left[static_cast<size_t>(j)] = source_of(p.mode, j, in);
+  t->right.resize(static_cast<size_t>(in.m - t->j1));
+  for (int64_t j = t->j1; j < in.m; ++j) {
+    t->right[static_cast<size_t>(j - t->j1)] = source_of(p.mode, j, in);
+  }
+  if (pieces && p.mode != PadMode::kConstant) {
+    if (t->cell == 2 || t->cell == 4 || t->cell == 8 || t->cell == 16) {
+      t->perm_lane = std::min<int64_t>(t->cell, 8);
+    }
+    build_pieces(*t, t->left, &t->left_pieces);
+    build_pieces(*t, t->right, &t->right_pieces);
+  }
+  if (!outer) return t;
+  t->nouter = static_cast<int>(g.axes.size()) - 1;
+  t->outer_off.resize(static_cast<size_t>(t->nouter));
+  // Source byte strides of the merged (contiguous) src, innermost outer axis last.
+  int64_t stride = in.n * g.cell;
+  t->rows = 1;
+  for (int d = t->nouter - 1; d >= 0; --d) {
+    const Axis& a = g.axes[static_cast<size_t>(d)];
+    auto& off = t->outer_off[static_cast<size_t>(d)];
+    off.resize(static_cast<size_t>(a.m));
+    for (int64_t j = 0; j < a.m; ++j) {
+      const int64_t s = source_of(p.mode, j, a);
+      off[static_cast<size_t>(j)] = s < 0 ? -1 : s * stride;
+    }
+    t->outer_m[static_cast<size_t>(d)] = a.m;
+    t->rows *= a.m;
+    stride *= a.n;
+  }
+  return t;
+}
+
+#ifdef GRIDOPS_HAVE_HWY
+/// Why the line writer declines rows with these tables (empty: it takes them).
+std::string lines_declines(const PadTables& t) {
+  if (t.empty) return "the output is empty";
+  // The line writer pays per appended piece and per inserted cell (each goes through the
+  // line register); the portable kernel is faster for short rows and for rows with many
+  // single-cell insertions (1-byte cells of the non-constant modes).
+  const int64_t row_bytes = t.m * t.cell;
+  if (row_bytes < kLinesMinRowBytes) {
+    return "rows of " + std::to_string(row_bytes) + " bytes, shorter than " +
+           std::to_string(kLinesMinRowBytes);
+  }
+  int64_t inserted = 0;
+  for (const auto* side : {&t.left_pieces, &t.right_pieces}) {
+    for (const PadPiece& pc : *side) {
+      if (pc.kind == PadPiece::kGather) inserted += pc.count;
+    }
+  }
+  if (inserted > row_bytes / 64) {
+    return std::to_string(inserted) + " single-cell insertions per row of " +
+           std::to_string(row_bytes) + " bytes (more than one per 64 bytes)";
+  }
+  return {};
+}
+#endif
+
+/// Runs the rows of a problem whose views the entry takes.
+void run_entry(const PadProblem& p, const PadArgs& a, bool lines) {
+  assert(p.prepared != nullptr);
+  const PadTables& t = *static_cast<const PadTables*>(p.prepared);
+  if (t.empty) return;
+  static constexpr std::array<unsigned char, 16> kZeroBytes{};
+  const auto* value =
+      static_cast<const unsigned char*>(a.pad_value != nullptr ? a.pad_value : kZeroBytes.data());
+  bool zero = true;
+  for (int64_t i = 0; i < t.es; ++i) zero = zero && value[i] == 0;
+  const char* src = static_cast<const char*>(a.src);
+  char* dst = static_cast<char*>(a.dst);
+  switch (t.cell) {
+    case 1:
+      return run_rows<uint8_t>(t, src, dst, value, zero, lines);
+    case 2:
+      return run_rows<uint16_t>(t, src, dst, value, zero, lines);
+    case 4:
+      return run_rows<uint32_t>(t, src, dst, value, zero, lines);
+    case 8:
+      return run_rows<uint64_t>(t, src, dst, value, zero, lines);
+    case 16:
+      return run_rows<Bytes16>(t, src, dst, value, zero, lines);
+    default:
+      return run_rows<void>(t, src, dst, value, zero, lines);
+  }
+}
+
 }  // namespace
 
-std::string pad_fast_declines(const PadProblem& p) {
+std::string pad_rows_declines(const PadProblem& p) {
   if (p.dtype == DType::kString) return "strings are copied by assignment (reference only)";
   const size_t es = dtype_size(p.dtype);
   if (es != 1 && es != 2 && es != 4 && es != 8 && es != 16) {
@@ -375,66 +486,11 @@ std::string pad_fast_declines(const PadProblem& p) {
   return {};
 }
 
-std::shared_ptr<const void> pad_fast_prepare(const PadProblem& p) {
-  auto t = std::make_shared<PadTables>();
-  t->mode = p.mode;
-  t->es = static_cast<int64_t>(dtype_size(p.dtype));
-  const Merged g = merge(p);
-  t->cell = g.cell;
-  if (g.empty) {
-    t->empty = true;
-    return t;
-  }
-  const Axis& in = g.axes.back();
-  t->m = in.m;
-  middle_run(in, &t->j0, &t->j1);
-  t->c0 = t->j0 - in.b;
-  t->n = in.n;
-  t->left.resize(static_cast<size_t>(t->j0));
-  for (int64_t j = 0; j < t->j0; ++j) t->left[static_cast<size_t>(j)] = source_of(p.mode, j, in);
-  t->right.resize(static_cast<size_t>(in.m - t->j1));
-  for (int64_t j = t->j1; j < in.m; ++j) {
-    t->right[static_cast<size_t>(j - t->j1)] = source_of(p.mode, j, in);
-  }
-  if (p.mode != PadMode::kConstant) {
-    if (t->cell == 2 || t->cell == 4 || t->cell == 8 || t->cell == 16) {
-      t->perm_lane = std::min<int64_t>(t->cell, 8);
-    }
-    build_pieces(*t, t->left, &t->left_pieces);
-    build_pieces(*t, t->right, &t->right_pieces);
-  }
-  // The line writer pays per appended piece and per inserted cell (each goes through the
-  // line register); the portable kernel is faster for short rows and for rows with many
-  // single-cell insertions (1-byte cells of the non-constant modes).
-  int64_t inserted = 0;
-  for (const auto* side : {&t->left_pieces, &t->right_pieces}) {
-    for (const PadPiece& pc : *side) {
-      if (pc.kind == PadPiece::kGather) inserted += pc.count;
-    }
-  }
-  const int64_t row_bytes = t->m * t->cell;
-  t->lines = row_bytes >= kLinesMinRowBytes && inserted <= row_bytes / 64;
-  t->nouter = static_cast<int>(g.axes.size()) - 1;
-  t->outer_off.resize(static_cast<size_t>(t->nouter));
-  // Source byte strides of the merged (contiguous) src, innermost outer axis last.
-  int64_t stride = in.n * g.cell;
-  t->rows = 1;
-  for (int d = t->nouter - 1; d >= 0; --d) {
-    const Axis& a = g.axes[static_cast<size_t>(d)];
-    auto& off = t->outer_off[static_cast<size_t>(d)];
-    off.resize(static_cast<size_t>(a.m));
-    for (int64_t j = 0; j < a.m; ++j) {
-      const int64_t s = source_of(p.mode, j, a);
-      off[static_cast<size_t>(j)] = s < 0 ? -1 : s * stride;
-    }
-    t->outer_m[static_cast<size_t>(d)] = a.m;
-    t->rows *= a.m;
-    stride *= a.n;
-  }
-  return t;
+std::shared_ptr<const void> pad_rows_prepare(const PadProblem& p) {
+  return build_tables(p, /*pieces=*/false);
 }
 
-std::string pad_fast_declines_views(const PadProblem& p, const PadArgs& a) {
+std::string pad_rows_declines_views(const PadProblem& p, const PadArgs& a) {
   const size_t rank = p.dst_shape.size();
   int64_t want_src = 1, want_dst = 1;
   for (size_t d = rank; d-- > 0;) {
@@ -446,32 +502,36 @@ std::string pad_fast_declines_views(const PadProblem& p, const PadArgs& a) {
   return {};
 }
 
-void pad_fast(const PadProblem& p, const PadArgs& a) {
-  assert(p.prepared != nullptr);
-  assert(pad_fast_declines_views(p, a).empty());
-  const PadTables& t = *static_cast<const PadTables*>(p.prepared);
-  if (t.empty) return;
-  static constexpr std::array<unsigned char, 16> kZeroBytes{};
-  const auto* value =
-      static_cast<const unsigned char*>(a.pad_value != nullptr ? a.pad_value : kZeroBytes.data());
-  bool zero = true;
-  for (int64_t i = 0; i < t.es; ++i) zero = zero && value[i] == 0;
-  const char* src = static_cast<const char*>(a.src);
-  char* dst = static_cast<char*>(a.dst);
-  switch (t.cell) {
-    case 1:
-      return run_rows<uint8_t>(t, src, dst, value, zero);
-    case 2:
-      return run_rows<uint16_t>(t, src, dst, value, zero);
-    case 4:
-      return run_rows<uint32_t>(t, src, dst, value, zero);
-    case 8:
-      return run_rows<uint64_t>(t, src, dst, value, zero);
-    case 16:
-      return run_rows<Bytes16>(t, src, dst, value, zero);
-    default:
-      return run_rows<void>(t, src, dst, value, zero);
-  }
+void pad_rows(const PadProblem& p, const PadArgs& a) {
+  assert(pad_rows_declines_views(p, a).empty());
+  run_entry(p, a, /*lines=*/false);
 }
+
+#ifdef GRIDOPS_HAVE_HWY
+std::string pad_lines_declines(const PadProblem& p) {
+  std::string why = pad_rows_declines(p);
+  if (!why.empty()) return why;
+  if (!pad_lines_available()) return "the dispatched Highway target has no AVX-512 BW";
+  return lines_declines(*build_tables(p, /*pieces=*/true, /*outer=*/false));
+}
+
+std::string pad_lines_declines_views(const PadProblem& p, const PadArgs& a) {
+  std::string why = pad_rows_declines_views(p, a);
+  if (!why.empty()) return why;
+  if (!pad_lines_available()) return "the dispatched Highway target has no AVX-512 BW";
+  return {};
+}
+
+std::shared_ptr<const void> pad_lines_prepare(const PadProblem& p) {
+  std::shared_ptr<PadTables> t = build_tables(p, /*pieces=*/true);
+  assert(lines_declines(*t).empty());
+  return t;
+}
+
+void pad_lines(const PadProblem& p, const PadArgs& a) {
+  assert(pad_lines_declines_views(p, a).empty());
+  run_entry(p, a, /*lines=*/true);
+}
+#endif
 
 }  // namespace gridops::kernels

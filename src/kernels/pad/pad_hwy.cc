@@ -1,8 +1,10 @@
 // The line writer of the fast Pad kernel: the one place of raw AVX-512 BW intrinsics
-// (Highway has no byte-masked 64-byte load/store and mask-move ops of this shape). On the
-// AVX-512 targets pad_rows_lines writes the rows and returns true; on every other target
-// it writes nothing and returns false, and pad_fast runs its portable row kernel (the
-// fallback, which the differential tests run on the lower targets, PadDiff.EveryHighwayTarget).
+// (Highway has no byte-masked 64-byte load/store and mask-move ops of this shape), the
+// kernel of the entry pad.lines. On the AVX-512 targets pad_rows_lines writes the rows and
+// returns true; on every other target it writes nothing and returns false, and
+// pad_lines_available() says so: pad.lines then declines and pad.rows, the portable row
+// kernel (which the differential tests run as an entry of its own, on every target), writes
+// the rows.
 // See NOTE [ Fast Pad ] in pad_fast.cc.
 //
 // The output rows of a range form one contiguous byte stream. The writer keeps the
@@ -316,11 +318,15 @@ bool Rows(const PadTables& t, const char* src, char* dst, const unsigned char* v
   return true;
 }
 
-#else  // no AVX-512 BW on this target: the caller runs the portable row kernel
+bool HasLines() { return true; }
+
+#else  // no AVX-512 BW on this target: pad.lines declines (pad.rows writes the rows)
 
 bool Rows(const PadTables&, const char*, char*, const unsigned char*, bool, int64_t, int64_t) {
   return false;
 }
+
+bool HasLines() { return false; }
 
 #endif
 
@@ -331,6 +337,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace gridops::kernels::pad_simd {
 HWY_EXPORT(Rows);
+HWY_EXPORT(HasLines);
 }  // namespace gridops::kernels::pad_simd
 
 namespace gridops::kernels {
@@ -338,6 +345,11 @@ bool pad_rows_lines(const PadTables& t, const char* src, char* dst, const unsign
                     bool stream, int64_t r0, int64_t r1) {
   using namespace pad_simd;  // NOLINT(google-build-using-namespace): the dispatch table
   return HWY_DYNAMIC_DISPATCH(Rows)(t, src, dst, value, stream, r0, r1);
+}
+
+bool pad_lines_available() {
+  using namespace pad_simd;  // NOLINT(google-build-using-namespace): the dispatch table
+  return HWY_DYNAMIC_DISPATCH(HasLines)();
 }
 }  // namespace gridops::kernels
 #endif  // HWY_ONCE

@@ -1,5 +1,5 @@
-// Internal to the fast Pad kernel: the tables pad_fast_prepare builds (shared by
-// pad_fast.cc and the AVX-512 line writer in pad_hwy.cc). See NOTE [ Fast Pad ] in
+// Internal to the fast Pad entries: the tables pad_rows_prepare and pad_lines_prepare build
+// (shared by pad_fast.cc and the AVX-512 line writer in pad_hwy.cc). See NOTE [ Fast Pad ] in
 // pad_fast.cc.
 #pragma once
 
@@ -42,13 +42,13 @@ struct PadTables {
   // cells c0.. .
   int64_t n = 0, m = 0, j0 = 0, j1 = 0, c0 = 0;
   std::vector<int64_t> left, right;  // source cell of output cells [0, j0) and [j1, m)
-  // The same two sides cut into pieces for the line writer (non-constant modes).
+  // The same two sides cut into pieces for the line writer (pad.lines' tables only,
+  // non-constant modes).
   std::vector<PadPiece> left_pieces, right_pieces;
   // kPerm lane tables, 64 bytes each: for output lane q of the piece (in lanes of
   // perm_lane bytes, q counted from the piece's first byte) the window lane it takes.
   std::vector<std::array<uint8_t, 64>> perm_idx;
   int64_t perm_lane = 0;  // bytes per permuted lane (2, 4 or 8); 0: no kPerm pieces
-  bool lines = false;     // the line writer takes these rows (where available)
   // Outer axes.
   int nouter = 0;
   std::array<int64_t, kMaxRank> outer_m{};
@@ -62,10 +62,13 @@ struct PadTables {
 /// assembled in a vector register and written with one aligned store (a streaming store
 /// when `stream`); the partial lines at both ends of the range with byte-masked stores, so
 /// neighbouring ranges never write each other's bytes. `value` is the pad value (es bytes,
-/// constant mode). Issues no fence. On other targets writes nothing and returns false: the
-/// caller then writes the rows with its portable row kernel (the same bytes). Deciding per
-/// call (not once per process) keeps the choice right when the target changes at run time.
+/// constant mode). Issues no fence. On other targets writes nothing and returns false
+/// (pad.lines is then not chosen: pad_lines_available()).
 bool pad_rows_lines(const PadTables& t, const char* src, char* dst, const unsigned char* value,
                     bool stream, int64_t r0, int64_t r1);
+/// Whether the dispatched Highway target has the line writer (AVX-512 BW). Asked when a
+/// plan is made (pad.lines declines without it) and again when it runs (the target can
+/// change in between, as the tests do: the run then hands over to pad.rows, logged).
+bool pad_lines_available();
 
 }  // namespace gridops::kernels

@@ -39,8 +39,7 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
   const int64_t G = std::clamp<int64_t>((64 * 1024) / std::max<int64_t>(Iw * L, 1), 1, nq);
   const int64_t ngroups = (nq + G - 1) / G;
-  int64_t outer = 1;
-  for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
+  const int64_t outer = OuterCount<R>(p.out);
   const int64_t tasks = p.n * ngroups * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const int64_t ssw = S.spatial_stride[R - 1], dsw = Dl.spatial_stride[R - 1];
@@ -256,8 +255,7 @@ void BwdLinearC(const ResampleProblem& p, const Tables& tb, const T* gsrc, T* ou
   const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
   const int64_t G = std::clamp<int64_t>((64 * 1024) / std::max<int64_t>(Ow * L, 1), 1, nq);
   const int64_t ngroups = (nq + G - 1) / G;
-  int64_t outer = 1;
-  for (int k = 0; k < R - 1; ++k) outer *= p.in[k];
+  const int64_t outer = OuterCount<R>(p.in);
   const int64_t tasks = p.n * ngroups * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const int64_t gsw = Gl.spatial_stride[R - 1], osw = Ol.spatial_stride[R - 1];
@@ -392,8 +390,7 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   const ResampleLayout& Dl = p.dst;
   const int64_t nq = (Dl.padded_c + L - 1) / L;
   const int64_t Ow = p.out[R - 1];
-  int64_t outer = 1;
-  for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
+  const int64_t outer = OuterCount<R>(p.out);
   const int64_t tasks = p.n * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const int64_t ssw = S.spatial_stride[R - 1], dsw = Dl.spatial_stride[R - 1];
@@ -470,8 +467,7 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
   const ResampleLayout& Ol = p.src;
   const int64_t nq = (Ol.padded_c + L - 1) / L;
   const int64_t Iw = p.in[R - 1];
-  int64_t outer = 1;
-  for (int k = 0; k < R - 1; ++k) outer *= p.in[k];
+  const int64_t outer = OuterCount<R>(p.in);
   const int64_t tasks = p.n * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const int64_t gsw = Gl.spatial_stride[R - 1], osw = Ol.spatial_stride[R - 1];
@@ -486,19 +482,9 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
       const int64_t pos = task % outer, n = task / outer;
       int64_t ii[2] = {0, 0};
       OuterIndex<R>(pos, p.in, ii);
-      int64_t ooff = 0;
       // Outer uses: ranges of axis 0 and axis 1 (one element when absent).
-      int64_t b0 = 0, e0 = 1, b1 = 0, e1 = 1;
-      if constexpr (R >= 2) {
-        b0 = tb.axis[0].begin[ii[0]];
-        e0 = tb.axis[0].begin[ii[0] + 1];
-        ooff += ii[0] * Ol.spatial_stride[0];
-      }
-      if constexpr (R == 3) {
-        b1 = tb.axis[1].begin[ii[1]];
-        e1 = tb.axis[1].begin[ii[1] + 1];
-        ooff += ii[1] * Ol.spatial_stride[1];
-      }
+      const OuterUses ou = MakeOuterUses<R>(tb, Ol, ii);
+      const int64_t b0 = ou.b0, e0 = ou.e0, b1 = ou.b1, e1 = ou.e1, ooff = ou.off;
       for (int64_t q = 0; q < nq; ++q) {
         const int64_t c0 = q * L;
         qreal[q] = std::min(L, p.c - c0);

@@ -198,6 +198,15 @@ inline int64_t GrainFor(int64_t work_per_task) {
   return std::max<int64_t>(g, 1);
 }
 
+/// The number of outer positions (all spatial axes but the last) of lengths len: the
+/// kernels' tasks run over (batch, [channel or channel group,] outer position).
+template <int R>
+HWY_INLINE int64_t OuterCount(const int64_t* len) {
+  int64_t outer = 1;
+  for (int k = 0; k < R - 1; ++k) outer *= len[k];
+  return outer;
+}
+
 /// Decomposes an outer position (all spatial axes but the last, row-major) into indices.
 template <int R>
 HWY_INLINE void OuterIndex(int64_t pos, const int64_t* len, int64_t idx[2]) {
@@ -254,6 +263,34 @@ HWY_INLINE OuterTaps MakeOuterTaps(const Tables& tb, const ResampleLayout& S,
   (void)Dl;
   (void)oi;
   return t;
+}
+
+/// The uses of the outer axes (all spatial axes but W) of the nearest backward kernels at
+/// input position ii: the adjoint's (CSR) ranges [b0, e0) of axis 0 and [b1, e1) of axis 1
+/// ([0, 1), one use, where the rank has no such axis) and the input row's offset in the
+/// diff_src layout Ol.
+struct OuterUses {
+  int64_t b0 = 0, e0 = 1, b1 = 0, e1 = 1;
+  int64_t off = 0;
+};
+template <int R>
+HWY_INLINE OuterUses MakeOuterUses(const Tables& tb, const ResampleLayout& Ol,
+                                   const int64_t ii[2]) {
+  OuterUses u;
+  if constexpr (R >= 2) {
+    u.b0 = tb.axis[0].begin[ii[0]];
+    u.e0 = tb.axis[0].begin[ii[0] + 1];
+    u.off += ii[0] * Ol.spatial_stride[0];
+  }
+  if constexpr (R == 3) {
+    u.b1 = tb.axis[1].begin[ii[1]];
+    u.e1 = tb.axis[1].begin[ii[1] + 1];
+    u.off += ii[1] * Ol.spatial_stride[1];
+  }
+  (void)tb;
+  (void)Ol;
+  (void)ii;
+  return u;
 }
 
 /// Whether the channel-vector kernels may use non-temporal stores into `out` (layout l):

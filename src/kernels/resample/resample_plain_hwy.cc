@@ -133,8 +133,7 @@ void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   const ResampleLayout& S = p.src;
   const ResampleLayout& Dl = p.dst;
   const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
-  int64_t outer = 1;
-  for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
+  const int64_t outer = OuterCount<R>(p.out);
   const int64_t tasks = p.n * p.c * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
@@ -206,8 +205,7 @@ void BwdLinearP(const ResampleProblem& p, const Tables& tb, const T* g, T* out) 
   const ResampleLayout& Gl = p.dst;
   const ResampleLayout& Ol = p.src;
   const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
-  int64_t outer = 1;
-  for (int k = 0; k < R - 1; ++k) outer *= p.in[k];
+  const int64_t outer = OuterCount<R>(p.in);
   const int64_t tasks = p.n * p.c * outer;
   const ResampleChunkTable& ct = tb.chunks;
   const bool stream = tasks * Iw * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
@@ -301,8 +299,7 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   const ResampleLayout& S = p.src;
   const ResampleLayout& Dl = p.dst;
   const int64_t Ow = p.out[R - 1];
-  int64_t outer = 1;
-  for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
+  const int64_t outer = OuterCount<R>(p.out);
   const int64_t tasks = p.n * p.c * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= kStreamBytes;
@@ -398,8 +395,7 @@ void BwdNearestP(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
   const ResampleLayout& Gl = p.dst;
   const ResampleLayout& Ol = p.src;
   const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
-  int64_t outer = 1;
-  for (int k = 0; k < R - 1; ++k) outer *= p.in[k];
+  const int64_t outer = OuterCount<R>(p.in);
   const int64_t tasks = p.n * p.c * outer;
   const ResampleChunkTable& ct = tb.chunks;
   const int64_t nchunks = (Iw + N - 1) / N;
@@ -413,18 +409,10 @@ void BwdNearestP(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
       int64_t ii[2] = {0, 0};
       OuterIndex<R>(pos, p.in, ii);
       const T* gs = g + n * Gl.n_stride + c * Gl.c_block_stride;
-      T* o = out + n * Ol.n_stride + c * Ol.c_block_stride;
-      int64_t b0 = 0, e0 = 1, b1 = 0, e1 = 1;
-      if constexpr (R >= 2) {
-        b0 = tb.axis[0].begin[ii[0]];
-        e0 = tb.axis[0].begin[ii[0] + 1];
-        o += ii[0] * Ol.spatial_stride[0];
-      }
-      if constexpr (R == 3) {
-        b1 = tb.axis[1].begin[ii[1]];
-        e1 = tb.axis[1].begin[ii[1] + 1];
-        o += ii[1] * Ol.spatial_stride[1];
-      }
+      // Outer uses: ranges of axis 0 and axis 1 (one element when absent).
+      const OuterUses ou = MakeOuterUses<R>(tb, Ol, ii);
+      const int64_t b0 = ou.b0, e0 = ou.e0, b1 = ou.b1, e1 = ou.e1;
+      T* o = out + n * Ol.n_stride + c * Ol.c_block_stride + ou.off;
       std::fill(acc.begin(), acc.end(), 0.0);
       bool first = true;
       for (int64_t u0 = b0; u0 < e0; ++u0) {

@@ -1,5 +1,7 @@
-// The fast Resize kernels (src/kernels/resize/resize_separable.cc). See docs/ops/resize.md,
-// "Fast path".
+// The fast Resize kernels (src/kernels/resize/resize_separable.cc): three entries of the
+// implementation list (src/ops/resize.cc), each with its plan-time `declines`:
+// resize.gather (nearest), resize.fused_rows (float32/uint8 channels-last rows, Highway
+// only) and resize.passes (one pass per resized axis). See docs/ops/resize.md, "Fast paths".
 #pragma once
 
 #include <cstdint>
@@ -13,13 +15,10 @@
 
 namespace gridops::kernels {
 
-/// Why the separable kernels decline p (empty: they take it). They take every problem
-/// except linear/cubic on complex elements.
-std::string resize_separable_declines(const ResizeProblem& p);
-/// The order in which resize_separable passes over p.tables (indices into p.tables), as
-/// its results round: `prepared` (resize_separable_prepare(p), or null) taking the fused
-/// rows means axis order, whose bits the fused rows reproduce.
-std::vector<size_t> resize_separable_pass_order(const ResizeProblem& p, const void* prepared);
+/// The order in which the passes of p run over p.tables (indices into p.tables), as their
+/// results round: axis order when `fused_rows` (the fused rows reproduce the bits of the
+/// passes in axis order), else the plan's window order (p.pass_order) or the cheapest.
+std::vector<size_t> resize_pass_order(const ResizeProblem& p, bool fused_rows);
 
 /// A scratch buffer of `bytes` bytes (16-byte aligned).
 struct ResizeScratch {
@@ -27,9 +26,6 @@ struct ResizeScratch {
   size_t bytes = 0;
 };
 
-/// Per resized axis, the taps in float32 and, for a pass along the innermost axis, padded
-/// to max_taps per output in tap-major order (idx32[k * out + o], w32[k * out + o]; padding
-/// has weight 0 and a valid index). `gather_ok` is false when in >= 2^31.
 /// The innermost pass of the fused-rows kernel (resize_separable.cc, float32 and uint8): a row
 /// of in_len floats ((position, element) pairs, C elements per position) to out_len floats.
 /// Outputs come in blocks of `lanes` (the Highway vector length at build time). Block b
@@ -57,7 +53,12 @@ struct ResizeRowTable {
   std::vector<float> tail_w;
 };
 
+/// The plan's tables of resize.passes and resize.fused_rows (the fused rows' tables hold the
+/// passes', so that a run whose views the fused rows cannot take runs the passes with them).
 struct ResizeSeparableTables {
+  /// Per resized axis, the taps in float32 and, for a pass along the innermost axis, padded
+  /// to max_taps per output in tap-major order (idx32[k * out + o], w32[k * out + o];
+  /// padding has weight 0 and a valid index). `gather_ok` is false when in >= 2^31.
   struct Axis {
     std::vector<float> w;  ///< the table's weights, rounded to float32
     int64_t taps = 0;
@@ -66,18 +67,57 @@ struct ResizeSeparableTables {
     std::vector<float> w32;
   };
   std::vector<Axis> axes;  ///< one per ResizeProblem::tables entry
-  /// Set when the fused-rows kernel (float32 or uint8) takes the problem: row is the innermost resized
-  /// axis's table over (position, element) pairs.
-  bool fused = false;
+  /// resize.fused_rows only: the innermost resized axis's table over (position, element)
+  /// pairs.
   ResizeRowTable row;
-  /// The intermediates of the last single-thread-group run, kept for the next run of the
-  /// plan (freed with it); taken under pool_mutex by one run at a time.
+  /// The intermediates of the last single-thread-group run of the passes, kept for the next
+  /// run of the plan (freed with it); taken under pool_mutex by one run at a time.
   mutable std::mutex pool_mutex;
   mutable ResizeScratch pool[2];
 };
 
-/// Builds the tables of an accepted problem (may throw std::bad_alloc).
-std::shared_ptr<const void> resize_separable_prepare(const ResizeProblem& p);
+// --- resize.gather: nearest (and problems whose every axis is the identity) ------------
+
+/// Why the gather declines p (empty: it takes it): linear/cubic with a resized axis.
+std::string resize_gather_declines(const ResizeProblem& p);
+/// A gather of whole elements through per-axis offset tables, bit-exact, any dtype, any
+/// views; extrapolated points get the exact value. Threaded with parallel_for. No tables
+/// (`prepared` is unused).
+void resize_gather(const ResizeProblem& p, const void* prepared, const TensorView& src,
+                   const MutableTensorView& dst);
+
+// --- resize.passes: linear / cubic, one pass per resized axis ---------------------------
+
+/// Why the passes decline p (empty: they take it): nearest (or every axis the identity:
+/// the gather's), complex elements (the reference's).
+std::string resize_passes_declines(const ResizeProblem& p);
+/// Builds the passes' tables (ResizeSeparableTables without `row`; may throw
+/// std::bad_alloc).
+std::shared_ptr<const void> resize_passes_prepare(const ResizeProblem& p);
+/// One pass per resized axis over contiguous intermediates in float (double for float64
+/// and 32/64-bit integers), in resize_pass_order(p, false); extrapolated points are written
+/// last with the exact value. Any views. Threaded with parallel_for. `prepared`: a
+/// ResizeSeparableTables of resize_passes_prepare or resize_fused_rows_prepare.
+void resize_passes(const ResizeProblem& p, const void* prepared, const TensorView& src,
+                   const MutableTensorView& dst);
+
+#ifdef GRIDOPS_HAVE_HWY
+// --- resize.fused_rows: float32 / uint8, 2 or 3 consecutive axes then C >= 2 elements ----
+
+/// Why the fused rows decline p at plan time (empty: they take it): dtype, mode, the
+/// resized axes, the pass order, the channels and the share of gathered blocks.
+std::string resize_fused_rows_declines(const ResizeProblem& p);
+/// Why they cannot take these views (run time: non-dense src or dst); the operator layer
+/// then runs the next entry that takes them (resize.passes, with these tables).
+std::string resize_fused_rows_declines_views(const ResizeProblem& p, const TensorView& src,
+                                             const MutableTensorView& dst);
+/// Builds the passes' tables and the row table (may throw std::bad_alloc).
+std::shared_ptr<const void> resize_fused_rows_prepare(const ResizeProblem& p);
+/// Each output row computed on its own from blended input rows (docs/ops/resize.md); the
+/// same bits as the passes in axis order. Dense views only.
+void resize_fused_rows(const ResizeProblem& p, const void* prepared, const TensorView& src,
+                       const MutableTensorView& dst);
+#endif
 
 #ifdef GRIDOPS_HAVE_HWY
 /// Highway row kernels (resize_hwy.cc): acc = w * src (first) or acc + w * src over n floats;
@@ -100,13 +140,5 @@ void resize_row_pass_f32(const float* row, float* out, const ResizeRowTable& t, 
 /// dst[i] = src[i] converted with ERRATA GridSample 7 (NaN -> 0, truncate, saturate).
 void resize_store_u8_from_f32(const float* src, uint8_t* dst, int64_t n);
 #endif
-
-/// Nearest (and problems whose every axis is the identity): a gather of whole elements,
-/// bit-exact, any dtype. Linear/cubic: one pass per resized axis over contiguous
-/// intermediates in float (double for float64 and 32/64-bit integers), the axis that
-/// shrinks most first; extrapolated points are written last with the exact value.
-/// Threaded with parallel_for.
-void resize_separable(const ResizeProblem& p, const void* prepared /* ResizeSeparableTables */, const TensorView& src,
-                      const MutableTensorView& dst);
 
 }  // namespace gridops::kernels

@@ -1,6 +1,8 @@
-// Fast Resize kernels: a gather for nearest, separable passes for linear and cubic (with or
-// without antialias). The tap tables come from the plan (src/ops/resize.cc); nothing here
-// computes a coordinate. See docs/ops/resize.md, "Fast path".
+// Fast Resize kernels, three entries of the implementation list (src/ops/resize.cc):
+// resize.gather (nearest), resize.fused_rows (float32/uint8 rows of 2 or 3 consecutive
+// resized axes, Highway) and resize.passes (one pass per resized axis, linear and cubic with
+// or without antialias). The tap tables come from the plan (src/ops/resize.cc); nothing here
+// computes a coordinate. See docs/ops/resize.md, "Fast paths".
 #include <algorithm>
 #include <climits>
 #include <memory>
@@ -422,7 +424,7 @@ void fill_outside(const ResizeProblem& p, const MutableTensorView& dst) {
 /// writes the output row. The operations and their order are those of the separate passes,
 /// so the results are the same bits (but for padding taps, resize_fast.h); only the
 /// intermediates (a few rows per thread) differ.
-/// Precondition (resize_separable_prepare): the second axis's taps of one output lie within
+/// Precondition (fused_rows_plan): the second axis's taps of one output lie within
 /// max_taps consecutive input indices, so they never share a memo slot.
 template <class T>
 void fused_rows(const ResizeProblem& p, const ResizeSeparableTables& prep, const T* src, T* dst) {
@@ -495,23 +497,15 @@ void fused_rows(const ResizeProblem& p, const ResizeSeparableTables& prep, const
 }
 #endif
 
+/// resize.passes for element type T.
 template <class T>
-void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, const TensorView& src,
-                     const MutableTensorView& dst) {
+void passes_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, const TensorView& src,
+                  const MutableTensorView& dst) {
   using F = std::conditional_t<convert::needs_double_v<T> || std::is_same_v<T, int32_t> ||
                                    std::is_same_v<T, uint32_t>,
                                double, float>;
   constexpr bool kF32 = std::is_same_v<F, float>;
   const int rank = static_cast<int>(p.dst_shape.size());
-#ifdef GRIDOPS_HAVE_HWY
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, uint8_t>) {
-    if (prep.fused && dense(src) && dense(dst)) {
-      fused_rows<T>(p, prep, static_cast<const T*>(src.data), static_cast<T*>(dst.mutable_data()));
-      fill_outside<T>(p, dst);
-      return;
-    }
-  }
-#endif
   const std::vector<size_t> order = pass_order(p);
   // The single-thread group path reuses the plan's scratch from its previous run (fresh
   // pages for large intermediates cost as much as the passes); the pool is left alone when
@@ -628,23 +622,69 @@ void separable_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, 
   fill_outside<T>(p, dst);
 }
 
-#ifdef GRIDOPS_HAVE_HWY
-/// Decides whether fused_rows takes p and builds its innermost table (t.row).
-void build_fused(const ResizeProblem& p, ResizeSeparableTables& t) {
-  const size_t m = p.tables.size();
-  if ((p.dtype != DType::kFloat32 && p.dtype != DType::kUInt8) || (m != 2 && m != 3)) return;
-  for (size_t k = 0; k < m; ++k) {
-    if (p.tables[k].axis != p.tables[0].axis + static_cast<int>(k) || !t.axes[k].gather_ok) return;
+/// The padded float32 tables of one resized axis (ResizeSeparableTables::Axis).
+ResizeSeparableTables::Axis make_axis(const ResizeAxisTable& tb) {
+  ResizeSeparableTables::Axis a;
+  a.w.assign(tb.w.begin(), tb.w.end());
+  a.taps = std::max<int64_t>(1, tb.max_taps);
+  a.gather_ok = tb.in <= INT32_MAX;
+  if (a.gather_ok) {
+    const size_t out = static_cast<size_t>(tb.out);
+    a.idx32.assign(out * static_cast<size_t>(a.taps), 0);
+    a.w32.assign(out * static_cast<size_t>(a.taps), 0.0f);
+    // Padding repeats the output's first tap (weight 0); an output without taps
+    // (extrapolated) reads index 0 before the first output with taps and in - 1 after it,
+    // which keeps the index range of a block of outputs small.
+    bool seen = false;
+    for (size_t o = 0; o < out; ++o) {
+      const int64_t t0 = tb.begin[o], n = tb.begin[o + 1] - t0;
+      const int32_t pad = n > 0 ? static_cast<int32_t>(tb.idx[static_cast<size_t>(t0)])
+                                : static_cast<int32_t>(seen ? tb.in - 1 : 0);
+      for (int64_t k = 0; k < a.taps; ++k) {
+        const size_t e = static_cast<size_t>(k) * out + o;
+        if (k < n) {
+          a.idx32[e] = static_cast<int32_t>(tb.idx[static_cast<size_t>(t0 + k)]);
+          a.w32[e] = static_cast<float>(tb.w[static_cast<size_t>(t0 + k)]);
+        } else {
+          a.idx32[e] = pad;
+        }
+      }
+      seen = seen || n > 0;
+    }
   }
+  return a;
+}
+
+#ifdef GRIDOPS_HAVE_HWY
+/// Why the fused rows decline p (empty: they take it), from the problem and the padded
+/// table of its innermost resized axis (`last`, ResizeSeparableTables::Axis of
+/// p.tables.back(); null: built here when needed). When they take it and `row` is not
+/// null, builds *row.
+std::string fused_rows_plan(const ResizeProblem& p, const ResizeSeparableTables::Axis* last,
+                            ResizeRowTable* row) {
+  const size_t m = p.tables.size();
+  for (size_t k = 0; k < m; ++k) {
+    if (p.tables[k].axis != p.tables[0].axis + static_cast<int>(k)) {
+      return "the resized axes are not consecutive";
+    }
+    if (p.tables[k].in > INT32_MAX) return "an input axis is 2^31 or longer";
+  }
+  const ResizeAxisTable& tl = p.tables[m - 1];
+  int64_t C = 1;
+  for (size_t i = static_cast<size_t>(tl.axis) + 1; i < p.src_shape.size(); ++i) C *= p.src_shape[i];
+  // C = 1 (NCHW-like): the separate passes already run on cache-sized slab groups, and were
+  // faster on W8c/nchw (docs/BENCHMARKS.md) than these rows.
+  if (C < 2) return "fewer than 2 elements per position after the resized axes (NCHW-like)";
+  if (C > INT32_MAX / std::max(tl.in, tl.out)) return "rows of 2^31 elements or more";
   // The fused rows run the passes in axis order: only where that order costs at most a
   // quarter more than the best one (it saves writing and reading the intermediates). A
   // window (p.pass_order set) rounds as its full problem did: fused only in axis order.
   std::vector<size_t> axis_order(m);
   for (size_t k = 0; k < m; ++k) axis_order[k] = k;
   if (!p.pass_order.empty()) {
-    if (p.pass_order != axis_order) return;
+    if (p.pass_order != axis_order) return "the window's pass order (its full problem's) is not axis order";
   } else if (pass_cost(p, axis_order) > 1.25 * pass_cost(p, pass_order(p))) {
-    return;
+    return "axis order costs more than 1.25 times the cheapest pass order";
   }
   if (m == 3) {  // the memo slots (fused_rows)
     const ResizeAxisTable& t1 = p.tables[1];
@@ -653,17 +693,17 @@ void build_fused(const ResizeProblem& p, ResizeSeparableTables& t) {
       const int64_t a = t1.begin[static_cast<size_t>(o)], z = t1.begin[static_cast<size_t>(o) + 1];
       if (a == z) continue;
       const auto mm = std::minmax_element(t1.idx.begin() + a, t1.idx.begin() + z);
-      if (*mm.second - *mm.first >= slots) return;
+      if (*mm.second - *mm.first >= slots) return "the second axis's taps of an output span more than its tap count";
     }
   }
-  const ResizeAxisTable& tl = p.tables[m - 1];
-  const ResizeSeparableTables::Axis& ax = t.axes[m - 1];
-  int64_t C = 1;
-  for (size_t i = static_cast<size_t>(tl.axis) + 1; i < p.src_shape.size(); ++i) C *= p.src_shape[i];
-  // C = 1 (NCHW-like): the separate passes already run on cache-sized slab groups, and were
-  // faster on W8c/nchw (docs/BENCHMARKS.md) than these rows.
-  if (C < 2 || C > INT32_MAX / std::max(tl.in, tl.out)) return;
-  ResizeRowTable& r = t.row;
+  ResizeSeparableTables::Axis built;
+  if (last == nullptr) {
+    built = make_axis(tl);
+    last = &built;
+  }
+  const ResizeSeparableTables::Axis& ax = *last;
+  ResizeRowTable scratch;
+  ResizeRowTable& r = row != nullptr ? *row : scratch;
   const int64_t N = resize_lanes_f32(), T = ax.taps;
   r.lanes = N;
   r.taps = T;
@@ -672,12 +712,13 @@ void build_fused(const ResizeProblem& p, ResizeSeparableTables& t) {
   r.C = C;
   if (C >= N) {
     // Whole vectors per position: plain loads of each tap's C floats, no tables per lane.
-    r.by_position = true;
-    r.begin = tl.begin;
-    r.pidx = tl.idx;
-    r.pw = ax.w;
-    t.fused = true;
-    return;
+    if (row != nullptr) {
+      r.by_position = true;
+      r.begin = tl.begin;
+      r.pidx = tl.idx;
+      r.pw = ax.w;
+    }
+    return {};
   }
   r.blocks = r.out_len / N;
   r.lo.assign(static_cast<size_t>(r.blocks), -1);
@@ -710,6 +751,7 @@ void build_fused(const ResizeProblem& p, ResizeSeparableTables& t) {
       r.lo[static_cast<size_t>(b)] = static_cast<int32_t>(base);
       for (int32_t& i : bi) i -= static_cast<int32_t>(base);
     }
+    if (row == nullptr) continue;  // deciding only: the patterns are not needed
     bytes.assign(reinterpret_cast<const char*>(bi.data()), bn * sizeof(int32_t));
     bytes.append(reinterpret_cast<const char*>(bw.data()), bn * sizeof(float));
     // Gathers (absolute indices) are only shared with an identical gather block.
@@ -726,23 +768,24 @@ void build_fused(const ResizeProblem& p, ResizeSeparableTables& t) {
   int64_t gathers = 0;
   for (int32_t v : r.lo) gathers += v < 0 ? 1 : 0;
   if (2 * gathers > r.blocks) {
-    t.row = ResizeRowTable{};
-    return;
+    r = ResizeRowTable{};
+    return "more than half of the row's blocks would gather (strong downsampling)";
   }
+  if (row == nullptr) return {};
   const int64_t first = r.blocks * N, tail = r.out_len - first;
   r.tail_idx.assign(static_cast<size_t>(tail * T), 0);
   r.tail_w.assign(static_cast<size_t>(tail * T), 0.0f);
   for (int64_t o = 0; o < tail; ++o) {
     for (int64_t k = 0; k < T; ++k) tap(first + o, k, r.tail_idx[static_cast<size_t>(k * tail + o)], r.tail_w[static_cast<size_t>(k * tail + o)]);
   }
-  t.fused = true;
+  return {};
 }
 #endif
 
 }  // namespace
 
-std::vector<size_t> resize_separable_pass_order(const ResizeProblem& p, const void* prepared) {
-  if (prepared != nullptr && static_cast<const ResizeSeparableTables*>(prepared)->fused) {
+std::vector<size_t> resize_pass_order(const ResizeProblem& p, bool fused_rows) {
+  if (fused_rows) {
     std::vector<size_t> axis_order(p.tables.size());
     for (size_t k = 0; k < axis_order.size(); ++k) axis_order[k] = k;
     return axis_order;
@@ -750,65 +793,101 @@ std::vector<size_t> resize_separable_pass_order(const ResizeProblem& p, const vo
   return pass_order(p);
 }
 
-std::string resize_separable_declines(const ResizeProblem& p) {
-  if (p.mode != ResizeMode::kNearest && !p.tables.empty() && is_complex(p.dtype)) {
-    return "linear/cubic on complex elements run in the reference";
+// --- resize.gather ----------------------------------------------------------------------
+
+std::string resize_gather_declines(const ResizeProblem& p) {
+  if (p.mode != ResizeMode::kNearest && !p.tables.empty()) {
+    return "linear/cubic on a resized axis is not a gather (the passes' problem)";
   }
   return {};
 }
 
-std::shared_ptr<const void> resize_separable_prepare(const ResizeProblem& p) {
-  auto t = std::make_shared<ResizeSeparableTables>();
-  if (p.mode == ResizeMode::kNearest) return t;
-  for (const ResizeAxisTable& tb : p.tables) {
-    ResizeSeparableTables::Axis a;
-    a.w.assign(tb.w.begin(), tb.w.end());
-    a.taps = std::max<int64_t>(1, tb.max_taps);
-    a.gather_ok = tb.in <= INT32_MAX;
-    if (a.gather_ok) {
-      const size_t out = static_cast<size_t>(tb.out);
-      a.idx32.assign(out * static_cast<size_t>(a.taps), 0);
-      a.w32.assign(out * static_cast<size_t>(a.taps), 0.0f);
-      // Padding repeats the output's first tap (weight 0); an output without taps
-      // (extrapolated) reads index 0 before the first output with taps and in - 1 after it,
-      // which keeps the index range of a block of outputs small.
-      bool seen = false;
-      for (size_t o = 0; o < out; ++o) {
-        const int64_t t0 = tb.begin[o], n = tb.begin[o + 1] - t0;
-        const int32_t pad = n > 0 ? static_cast<int32_t>(tb.idx[static_cast<size_t>(t0)])
-                                  : static_cast<int32_t>(seen ? tb.in - 1 : 0);
-        for (int64_t k = 0; k < a.taps; ++k) {
-          const size_t e = static_cast<size_t>(k) * out + o;
-          if (k < n) {
-            a.idx32[e] = static_cast<int32_t>(tb.idx[static_cast<size_t>(t0 + k)]);
-            a.w32[e] = static_cast<float>(tb.w[static_cast<size_t>(t0 + k)]);
-          } else {
-            a.idx32[e] = pad;
-          }
-        }
-        seen = seen || n > 0;
-      }
-    }
-    t->axes.push_back(std::move(a));
+void resize_gather(const ResizeProblem& p, const void*, const TensorView& src,
+                   const MutableTensorView& dst) {
+  assert(resize_gather_declines(p).empty());
+  visit_dtype(p.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    gather_typed<T>(p, src, dst);
+  });
+}
+
+// --- resize.passes ----------------------------------------------------------------------
+
+std::string resize_passes_declines(const ResizeProblem& p) {
+  if (p.mode == ResizeMode::kNearest || p.tables.empty()) {
+    return "nearest, or every axis the identity: a gather (resize.gather)";
   }
-#ifdef GRIDOPS_HAVE_HWY
-  build_fused(p, *t);
-#endif
+  if (is_complex(p.dtype)) return "linear/cubic on complex elements run in the reference";
+  return {};
+}
+
+namespace {
+
+std::shared_ptr<ResizeSeparableTables> passes_tables(const ResizeProblem& p) {
+  auto t = std::make_shared<ResizeSeparableTables>();
+  for (const ResizeAxisTable& tb : p.tables) t->axes.push_back(make_axis(tb));
   return t;
 }
 
-void resize_separable(const ResizeProblem& p, const void* prepared, const TensorView& src,
-                      const MutableTensorView& dst) {
+}  // namespace
+
+std::shared_ptr<const void> resize_passes_prepare(const ResizeProblem& p) {
+  return passes_tables(p);
+}
+
+void resize_passes(const ResizeProblem& p, const void* prepared, const TensorView& src,
+                   const MutableTensorView& dst) {
+  assert(resize_passes_declines(p).empty());
+  const auto& prep = *static_cast<const ResizeSeparableTables*>(prepared);
   visit_dtype(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if (p.mode == ResizeMode::kNearest || p.tables.empty()) {
-      gather_typed<T>(p, src, dst);
-    } else if constexpr (convert::is_numeric_v<T> && !convert::is_complex_t<T>::value) {
-      separable_typed<T>(p, *static_cast<const ResizeSeparableTables*>(prepared), src, dst);
+    if constexpr (convert::is_numeric_v<T> && !convert::is_complex_t<T>::value) {
+      passes_typed<T>(p, prep, src, dst);
     } else {
       assert(false && "declined");
     }
   });
 }
+
+#ifdef GRIDOPS_HAVE_HWY
+// --- resize.fused_rows ------------------------------------------------------------------
+
+std::string resize_fused_rows_declines(const ResizeProblem& p) {
+  if (p.dtype != DType::kFloat32 && p.dtype != DType::kUInt8) {
+    return std::string("dtype ") + to_string(p.dtype) + ": the fused rows take float32 and uint8";
+  }
+  if (p.mode == ResizeMode::kNearest) return "nearest is a gather (resize.gather)";
+  const size_t m = p.tables.size();
+  if (m != 2 && m != 3) return std::to_string(m) + " resized axes (the fused rows take 2 or 3)";
+  return fused_rows_plan(p, nullptr, nullptr);
+}
+
+std::string resize_fused_rows_declines_views(const ResizeProblem&, const TensorView& src,
+                                             const MutableTensorView& dst) {
+  if (!dense(src)) return "src is not dense";
+  if (!dense(dst)) return "dst is not dense";
+  return {};
+}
+
+std::shared_ptr<const void> resize_fused_rows_prepare(const ResizeProblem& p) {
+  std::shared_ptr<ResizeSeparableTables> t = passes_tables(p);
+  [[maybe_unused]] const std::string why = fused_rows_plan(p, &t->axes.back(), &t->row);
+  assert(why.empty() && "declined");
+  return t;
+}
+
+void resize_fused_rows(const ResizeProblem& p, const void* prepared, const TensorView& src,
+                       const MutableTensorView& dst) {
+  assert(resize_fused_rows_declines_views(p, src, dst).empty());
+  const auto& prep = *static_cast<const ResizeSeparableTables*>(prepared);
+  if (p.dtype == DType::kFloat32) {
+    fused_rows<float>(p, prep, static_cast<const float*>(src.data), static_cast<float*>(dst.mutable_data()));
+    fill_outside<float>(p, dst);
+  } else {
+    fused_rows<uint8_t>(p, prep, static_cast<const uint8_t*>(src.data), static_cast<uint8_t*>(dst.mutable_data()));
+    fill_outside<uint8_t>(p, dst);
+  }
+}
+#endif
 
 }  // namespace gridops::kernels
