@@ -11,8 +11,7 @@
 //   float32: |fast - ref| <= k u S (1 + 2^-28) + 2^-150;
 //   bfloat16: |fast - ref| <= (2^-7 + (k - 1) u (1 + 2^-7)) S + 2^-133
 //   (derivation in docs/ops/resample.md). k and S come from "ref" in float32 on ones and on
-//   |x| (S rounded once: the test allows S (1 + 2^-22)). Paths that sum in double (one
-//   rounding, as ref) meet the bound too;
+//   |x| (S rounded once: the test allows S (1 + 2^-22));
 // - padded channels of blocked outputs: bit-exact (+0);
 // - linear, float32: |fast - ref| <= 2^-20 * S, S = sum over the taps of |w * x| (computed
 //   by running ref on |x|, weights are >= 0). Justification: the fast path rounds each
