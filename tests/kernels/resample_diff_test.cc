@@ -5,8 +5,13 @@
 // benchmark workloads.
 //
 // Bounds (see docs/ops/resample.md, "Fast path"):
-// - nearest forward and backward: bit-exact (forward is a copy; backward sums in double in
-//   the reference's order and rounds once, as the reference does);
+// - nearest forward: bit-exact (a copy);
+// - nearest backward: a float32 sum of k gradient terms (k = the outputs that read the
+//   input element), S = sum of |terms|, u = 2^-24:
+//   float32: |fast - ref| <= k u S (1 + 2^-28) + 2^-150;
+//   bfloat16: |fast - ref| <= (2^-7 + (k - 1) u (1 + 2^-7)) S + 2^-133
+//   (derivation in docs/ops/resample.md). k and S come from "ref" in float32 on ones and on
+//   |x| (S rounded once: the test allows S (1 + 2^-22));
 // - padded channels of blocked outputs: bit-exact (+0);
 // - linear, float32: |fast - ref| <= 2^-20 * S, S = sum over the taps of |w * x| (computed
 //   by running ref on |x|, weights are >= 0). Justification: the fast path rounds each
@@ -124,8 +129,27 @@ std::vector<T> run(const std::string& impl, ResampleAlgorithm a, const ResampleM
 
 struct Stats {
   int problems = 0;
-  double worst_ratio = 0;  // max |fast - ref| / bound over linear elements
+  double worst_ratio = 0;          // max |fast - ref| / bound over linear elements
+  double worst_nearest_bwd = 0;    // the same over nearest backward elements
 };
+
+/// The bound of a nearest backward element of k terms with sum of |terms| S (S as computed
+/// in float32 by ref: one rounding, covered by the factor 1 + 2^-22); see the file comment.
+double nearest_bwd_bound(bool bf16, double k, double S) {
+  const double u = std::ldexp(1.0, -24);
+  const double s = S * (1.0 + std::ldexp(1.0, -22));
+  if (!bf16) return k * u * s + std::ldexp(1.0, -150);
+  return (std::ldexp(1.0, -7) + std::max(k - 1.0, 0.0) * u * (1.0 + std::ldexp(1.0, -7))) * s +
+         std::ldexp(1.0, -133);
+}
+
+/// Runs "ref" in float32 on `in` (the same dims and formats as s, d).
+std::vector<float> run_ref_f32(ResampleAlgorithm a, ResampleMemoryDesc s, ResampleMemoryDesc d,
+                               const std::vector<float>& in, bool backward) {
+  s.dtype = DType::kFloat32;
+  d.dtype = DType::kFloat32;
+  return run<float>("ref", a, s, d, in, backward);
+}
 
 template <class T>
 void check_one(const std::string& impl, ResampleAlgorithm a, const ResampleMemoryDesc& s,
@@ -148,9 +172,21 @@ void check_one(const std::string& impl, ResampleAlgorithm a, const ResampleMemor
   const auto got = run<T>(impl, a, s, d, in, backward);
   const auto want = run<T>("ref", a, s, d, in, backward);
   ASSERT_EQ(got.size(), want.size());
-  const bool exact = a == ResampleAlgorithm::kNearest;
+  const bool nearest_bwd = a == ResampleAlgorithm::kNearest && backward;
+  const bool exact = a == ResampleAlgorithm::kNearest && !backward;
   std::vector<T> sum_abs;
-  if (!exact) sum_abs = run<T>("ref", a, s, d, in_abs, backward);
+  if (!exact && !nearest_bwd) sum_abs = run<T>("ref", a, s, d, in_abs, backward);
+  // Nearest backward: the term count k and S = sum |terms| of every element, in float32.
+  std::vector<float> terms, sum_abs_f;
+  if (nearest_bwd) {
+    std::vector<float> ones(in.size()), absf(in.size());
+    for (size_t i = 0; i < in.size(); ++i) {
+      ones[i] = in_cov[i] ? 1.0f : NAN;
+      absf[i] = static_cast<float>(as_double(in_abs[i]));
+    }
+    terms = run_ref_f32(a, s, d, ones, true);
+    sum_abs_f = run_ref_f32(a, s, d, absf, true);
+  }
   const bool bf16 = sizeof(T) == 2;
   const double rel = backward ? (r + uses + 2) * std::ldexp(1.0, -24) : std::ldexp(1.0, -20);
   for (size_t i = 0; i < got.size(); ++i) {
@@ -163,6 +199,15 @@ void check_one(const std::string& impl, ResampleAlgorithm a, const ResampleMemor
       continue;
     }
     const double g = as_double(got[i]), w = as_double(want[i]);
+    if (nearest_bwd) {
+      const double k = terms[i], S = sum_abs_f[i];
+      const double bound = nearest_bwd_bound(bf16, k, S);
+      const double err = std::fabs(g - w);
+      if (bound > 0) stats->worst_nearest_bwd = std::max(stats->worst_nearest_bwd, err / bound);
+      ASSERT_LE(err, bound) << "buffer element " << i << ": got " << g << ", ref " << w
+                            << ", terms " << k << ", sum |terms| " << S;
+      continue;
+    }
     const double S = as_double(sum_abs[i]);
     double bound = rel * S * 1.01 + 1e-37;
     if (bf16) {
@@ -234,8 +279,10 @@ void check_random_problems(uint64_t seed_offset, int count,
     if (count >= 400) {
       EXPECT_GT(stats[k].problems, 0) << impls[k] << " took none of the problems";
     }
-    std::printf("[ %s ] %d of %d problems, worst linear error / bound = %.3g\n",
-                impls[k].c_str(), stats[k].problems, count, stats[k].worst_ratio);
+    std::printf(
+        "[ %s ] %d of %d problems, worst error / bound: linear %.3g, nearest backward %.3g\n",
+        impls[k].c_str(), stats[k].problems, count, stats[k].worst_ratio,
+        stats[k].worst_nearest_bwd);
   }
 }
 
@@ -506,6 +553,74 @@ TEST(ResampleDiff, NonFiniteValuesPropagateLikeRef) {
             ASSERT_EQ(got[i], want[i]) << i;
           }
         }
+      }
+      // Nearest backward: sums of ones are exact, so every element matches, infinities and
+      // NaN included (+inf and -inf meeting in one sum give NaN).
+      std::vector<float> gy(static_cast<size_t>(*d.buffer_elements()), 1.0f);
+      gy[d.offset(Dims{0, 1, 4, 6})] = INFINITY;
+      gy[d.offset(Dims{0, 1, 4, 7})] = -INFINITY;
+      gy[d.offset(Dims{0, 0, 2, 2})] = INFINITY;
+      gy[d.offset(Dims{0, 2, 7, 9})] = NAN;
+      const auto got = run<float>(impl, ResampleAlgorithm::kNearest, s, d, gy, true);
+      const auto want = run<float>("ref", ResampleAlgorithm::kNearest, s, d, gy, true);
+      int nonfinite = 0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(std::isnan(got[i]), std::isnan(want[i])) << i;
+        if (!std::isnan(got[i])) {
+          ASSERT_EQ(got[i], want[i]) << i;
+        }
+        nonfinite += std::isfinite(want[i]) ? 0 : 1;
+      }
+      EXPECT_EQ(nonfinite, 3);
+    }
+  }
+}
+
+// Nearest backward into a diff_src of 4 MiB and more from 64-byte aligned buffers takes the
+// non-temporal stores of the channel-vector path: the same bits as the unaligned run.
+TEST(ResampleDiff, LargeAlignedNearestBackwardStreams) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed + 81);
+  std::uniform_real_distribution<float> val(-2.0f, 2.0f);
+  const Dims sd = {2, 32, 128, 128}, dd = {2, 32, 256, 256};  // 4 MiB of float32 diff_src
+  for (const std::string& impl : fast_impls()) {
+    for (MemoryFormat f : {MemoryFormat::kChannelsLast, MemoryFormat::kBlocked16}) {
+      SCOPED_TRACE(impl + " " + format_tag(f, 2));
+      const auto s = md(DType::kFloat32, sd, f), d = md(DType::kFloat32, dd, f);
+      if (!accepts(impl, ResampleAlgorithm::kNearest, s, d)) continue;
+      const size_t ns = static_cast<size_t>(*s.buffer_elements());
+      const size_t nd = static_cast<size_t>(*d.buffer_elements());
+      std::vector<float> gy(nd);
+      for (auto& v : gy) v = val(rng);
+      ResampleDesc desc;
+      desc.algorithm = ResampleAlgorithm::kNearest;
+      desc.impl = impl;
+      auto plan = make_resample_plan(desc, s, d);
+      ASSERT_TRUE(plan.ok());
+      std::vector<float> gu(nd + 1), xu(ns + 1);
+      std::memcpy(gu.data() + 1, gy.data(), nd * sizeof(float));
+      ASSERT_TRUE(plan->backward(gu.data() + 1, xu.data() + 1).ok());
+      float* ga = static_cast<float*>(std::aligned_alloc(64, (nd * 4 + 63) / 64 * 64));
+      float* xa = static_cast<float*>(std::aligned_alloc(64, (ns * 4 + 63) / 64 * 64));
+      std::memcpy(ga, gy.data(), nd * sizeof(float));
+      const bool ok = plan->backward(ga, xa).ok();
+      const int cmp = std::memcmp(xa, xu.data() + 1, ns * sizeof(float));
+      std::vector<float> got(xa, xa + ns);
+      std::free(ga);
+      std::free(xa);
+      ASSERT_TRUE(ok);
+      EXPECT_EQ(cmp, 0);
+      // And within the nearest backward bound of ref (4 terms each, 2x up on both axes).
+      const auto want = run<float>("ref", ResampleAlgorithm::kNearest, s, d, gy, true);
+      std::vector<float> gabs(nd);
+      for (size_t i = 0; i < nd; ++i) gabs[i] = std::fabs(gy[i]);
+      const auto sum_abs = run<float>("ref", ResampleAlgorithm::kNearest, s, d, gabs, true);
+      for (size_t i = 0; i < ns; ++i) {
+        ASSERT_LE(std::fabs(static_cast<double>(got[i]) - want[i]),
+                  nearest_bwd_bound(false, 4.0, sum_abs[i]))
+            << "buffer element " << i << ": got " << got[i] << ", ref " << want[i];
       }
     }
   }

@@ -458,11 +458,14 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   });
 }
 
-/// Nearest backward in double, flat lexicographic order over the outputs (bit-exact).
+/// Nearest backward in float32: each diff_src element is the sum of the gradients of the
+/// outputs that read it, in the lexicographic order of the output index (the reference's
+/// order), first term assigned, then Add; bfloat16 rounds the float32 sum once (to nearest
+/// even). Within the stated bound of the reference (docs/ops/resample.md "Fast path").
 template <class T, int R, size_t kCap>
 void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out) {
-  const hn::CappedTag<double, (kCap > 8 ? 8 : kCap)> dd;
-  const int64_t L = static_cast<int64_t>(hn::Lanes(dd));
+  const hn::CappedTag<float, kCap> d;
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
   const ResampleLayout& Gl = p.dst;
   const ResampleLayout& Ol = p.src;
   const int64_t nq = (Ol.padded_c + L - 1) / L;
@@ -471,13 +474,12 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
   const int64_t tasks = p.n * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const int64_t gsw = Gl.spatial_stride[R - 1], osw = Ol.spatial_stride[R - 1];
-  const hn::Rebind<float, decltype(dd)> df;
+  // Channels-last on both sides with whole chunks: one run of C channels per pixel.
   const bool flat = Gl.block == 1 && Ol.block == 1 && Gl.c_block_stride == 1 &&
                     Ol.c_block_stride == 1 && p.c % L == 0;
-  const int64_t C = p.c;
+  const bool stream = StreamOK(p, Ol, out, L, kCap);
   parallel_for(tasks, GrainFor(Iw * Ol.padded_c * 2), [&](int64_t begin, int64_t end) {
-    std::vector<int64_t> qreal(static_cast<size_t>(nq)), qo(qreal.size()), qg(qreal.size());
-    std::vector<int64_t> offs;
+    std::vector<int64_t> offs, obeg(static_cast<size_t>(Iw + 1));
     for (int64_t task = begin; task < end; ++task) {
       const int64_t pos = task % outer, n = task / outer;
       int64_t ii[2] = {0, 0};
@@ -485,15 +487,12 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
       // Outer uses: ranges of axis 0 and axis 1 (one element when absent).
       const OuterUses ou = MakeOuterUses<R>(tb, Ol, ii);
       const int64_t b0 = ou.b0, e0 = ou.e0, b1 = ou.b1, e1 = ou.e1, ooff = ou.off;
-      for (int64_t q = 0; q < nq; ++q) {
-        const int64_t c0 = q * L;
-        qreal[q] = std::min(L, p.c - c0);
-        qo[q] = n * Ol.n_stride + ChanOff(Ol, c0) + ooff;
-        qg[q] = qreal[q] > 0 ? n * Gl.n_stride + ChanOff(Gl, c0) : 0;
-      }
+      // offs[obeg[iw], obeg[iw + 1]): the offsets of every output that reads input column
+      // iw, in the reference's order; `count` their number when it is the same for all.
+      offs.clear();
+      int64_t count = -1;
       for (int64_t iw = 0; iw < Iw; ++iw) {
-        // The offsets of every output that read this input, in the reference's order.
-        offs.clear();
+        obeg[iw] = static_cast<int64_t>(offs.size());
         const int64_t ub = aw.begin[iw], ue = aw.begin[iw + 1];
         for (int64_t u0 = b0; u0 < e0; ++u0) {
           const int64_t off0 = R >= 2 ? tb.axis[0].use_o[u0] * Gl.spatial_stride[0] : 0;
@@ -502,54 +501,94 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
             for (int64_t u = ub; u < ue; ++u) offs.push_back(off0 + off1 + aw.use_o[u] * gsw);
           }
         }
-        const size_t no = offs.size();
-        // Channels-last on both sides with whole chunks: one run of C channels per pixel;
-        // the common use counts (1, 2, 4: nearest up by 1 or 2 per axis) are unrolled.
-        if (flat && no >= 1 && no <= 4 && no != 3) {
-          const T* gq = g + qg[0];
-          T* op = out + qo[0] + iw * osw;
-          const int64_t o0 = offs[0], o1 = offs[no > 1 ? 1 : 0];
-          const int64_t o2 = offs[no > 2 ? 2 : 0], o3 = offs[no > 2 ? 3 : 0];
-          const int64_t cl = C, lanes = L;
-          auto run = [&](auto count) {
-            constexpr int kN = decltype(count)::value;
-            for (int64_t k = 0; k < cl; k += lanes) {
-              const T* gk = gq + k;
-              auto acc = hn::PromoteTo(dd, LoadF(df, gk + o0));
-              if constexpr (kN >= 2) acc = hn::Add(acc, hn::PromoteTo(dd, LoadF(df, gk + o1)));
-              if constexpr (kN >= 4) {
-                acc = hn::Add(acc, hn::PromoteTo(dd, LoadF(df, gk + o2)));
-                acc = hn::Add(acc, hn::PromoteTo(dd, LoadF(df, gk + o3)));
-              }
-              StoreD(dd, acc, op + k);
-            }
-          };
-          if (no == 1) {
-            run(std::integral_constant<int, 1>{});
-          } else if (no == 2) {
-            run(std::integral_constant<int, 2>{});
-          } else {
-            run(std::integral_constant<int, 4>{});
-          }
-          continue;
+        const int64_t no = static_cast<int64_t>(offs.size()) - obeg[iw];
+        count = iw == 0 ? no : (count == no ? count : -1);
+      }
+      obeg[Iw] = static_cast<int64_t>(offs.size());
+      // Everything the loops use is a local: vector stores may alias anything.
+      const int64_t* const of = offs.data();
+      const int64_t* const ob = obeg.data();
+      const int64_t lanes = L, iw_n = Iw, o_w = osw;
+      const bool strm = stream;
+      // The sum at one input column of one chunk (loads through ld), kN terms at o[0..kN)
+      // (kN == 0: any number, no).
+      auto sum = [&](auto nterms, auto ld, const T* gk, const int64_t* o, int64_t no) {
+        constexpr int kN = decltype(nterms)::value;
+        if constexpr (kN == 0) {
+          if (no == 0) return hn::Zero(d);
+          auto acc = ld(gk + o[0]);
+          for (int64_t k = 1; k < no; ++k) acc = hn::Add(acc, ld(gk + o[k]));
+          return acc;
+        } else {
+          auto acc = ld(gk + o[0]);
+          if constexpr (kN >= 2) acc = hn::Add(acc, ld(gk + o[1]));
+          if constexpr (kN >= 3) acc = hn::Add(acc, ld(gk + o[2]));
+          if constexpr (kN >= 4) acc = hn::Add(acc, ld(gk + o[3]));
+          return acc;
         }
+      };
+      const auto full = [d](const T* ptr) { return LoadF(d, ptr); };
+      // The common use counts (1, 2, 4: nearest up by 1 or 2 per axis; 0: any) unrolled.
+      auto by_count = [&](auto body) {
+        switch (count) {
+          case 1: body(std::integral_constant<int, 1>{}); break;
+          case 2: body(std::integral_constant<int, 2>{}); break;
+          case 4: body(std::integral_constant<int, 4>{}); break;
+          default: body(std::integral_constant<int, 0>{}); break;
+        }
+      };
+      if (flat) {
+        const T* gq = g + n * Gl.n_stride;
+        T* oq = out + n * Ol.n_stride + ooff;
+        const int64_t cl = p.c;
+        by_count([&](auto nterms) {
+          for (int64_t iw = 0; iw < iw_n; ++iw) {
+            const int64_t* o = of + ob[iw];
+            const int64_t no = ob[iw + 1] - ob[iw];
+            T* op = oq + iw * o_w;
+            for (int64_t k = 0; k < cl; k += lanes) {
+              StoreOut(d, sum(nterms, full, gq + k, o, no), op + k, strm);
+            }
+          }
+        });
+      } else {
+        // Chunk by chunk, along the row inside each (blocked layouts keep a chunk's row
+        // contiguous).
         for (int64_t q = 0; q < nq; ++q) {
-          const int64_t real = qreal[q];
-          auto acc = hn::Zero(dd);
-          if (real > 0 && no > 0) {
-            const T* gq = g + qg[q];
-            acc = LoadD(dd, gq + offs[0], real, L);
-            for (size_t k = 1; k < no; ++k) acc = hn::Add(acc, LoadD(dd, gq + offs[k], real, L));
+          const int64_t c0 = q * lanes;
+          const int64_t real = std::min(lanes, p.c - c0);
+          T* oq = out + n * Ol.n_stride + ChanOff(Ol, c0) + ooff;
+          const bool whole = real >= lanes || Ol.block > 1;
+          if (real <= 0) {  // padding channels only: +0
+            for (int64_t iw = 0; iw < iw_n; ++iw) {
+              if (whole) {
+                StoreOut(d, hn::Zero(d), oq + iw * o_w, strm);
+              } else {
+                StorePartialF(d, hn::Zero(d), oq + iw * o_w, 0);
+              }
+            }
+            continue;
           }
-          T* op = out + qo[q] + iw * osw;
-          if (real >= L || Ol.block > 1) {
-            StoreD(dd, acc, op);
-          } else {
-            StorePartialD(dd, acc, op, std::max<int64_t>(real, 0));
-          }
+          const T* gq = g + n * Gl.n_stride + ChanOff(Gl, c0);
+          auto part = [d, real](const T* ptr) { return LoadPartialF(d, ptr, real); };
+          by_count([&](auto nterms) {
+            for (int64_t iw = 0; iw < iw_n; ++iw) {
+              const int64_t* o = of + ob[iw];
+              const int64_t no = ob[iw + 1] - ob[iw];
+              T* op = oq + iw * o_w;
+              if (real == lanes) {
+                StoreOut(d, sum(nterms, full, gq, o, no), op, strm);
+              } else if (whole) {
+                StoreOut(d, sum(nterms, part, gq, o, no), op, strm);
+              } else {
+                StorePartialF(d, sum(nterms, part, gq, o, no), op, real);
+              }
+            }
+          });
         }
       }
     }
+    if (stream) hwy::FlushStream();
   });
 }
 

@@ -54,8 +54,8 @@ struct ResampleFastTables {
 //   along the channels.
 // - resample.generic: any layout, one channel at a time.
 // Forward: dst = A src in float32 arithmetic (nearest: a copy). Backward: diff_src =
-// A^T diff_dst (linear: float32 arithmetic; nearest: double, bit-exact). `tables` from the
-// path's prepare function.
+// A^T diff_dst (float32 arithmetic; nearest: float32 sums, within the bound of
+// docs/ops/resample.md). `tables` from the path's prepare function.
 
 /// Why every fast path declines p (dtype, sizes; empty: the paths may take it).
 /// resample_tables.cc, with the tables.

@@ -385,13 +385,15 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   });
 }
 
+/// Nearest backward in float32: per input element the gradients of the outputs that read
+/// it, in the lexicographic order of the output index (rows in order, then the W uses of
+/// each row in order), first term assigned, then Add; rounded once to bfloat16. The same
+/// operations in the same order as the channel-vector kernels (same bits).
 template <class T, int R>
 void BwdNearestP(const ResampleProblem& p, const Tables& tb, const T* g, T* out) {
-  const hn::ScalableTag<double> dd;
-  const hn::Rebind<float, decltype(dd)> df;
-  const hn::Rebind<int32_t, decltype(dd)> di;
-  const hn::ScalableTag<float> dfull;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(dd));
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const ResampleLayout& Gl = p.dst;
   const ResampleLayout& Ol = p.src;
   const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
@@ -400,7 +402,7 @@ void BwdNearestP(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
   const ResampleChunkTable& ct = tb.chunks;
   const int64_t nchunks = (Iw + N - 1) / N;
   parallel_for(tasks, GrainFor(Ow * 2), [&](int64_t begin, int64_t end) {
-    std::vector<double> acc(static_cast<size_t>(nchunks * N));
+    std::vector<float> acc(static_cast<size_t>(nchunks * N));
     std::vector<float> conv(sizeof(T) == 4 ? 0 : static_cast<size_t>(Ow + 16));
     for (int64_t task = begin; task < end; ++task) {
       const int64_t pos = task % outer;
@@ -413,7 +415,7 @@ void BwdNearestP(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
       const OuterUses ou = MakeOuterUses<R>(tb, Ol, ii);
       const int64_t b0 = ou.b0, e0 = ou.e0, b1 = ou.b1, e1 = ou.e1;
       T* o = out + n * Ol.n_stride + c * Ol.c_block_stride + ou.off;
-      std::fill(acc.begin(), acc.end(), 0.0);
+      std::fill(acc.begin(), acc.end(), 0.0f);
       bool first = true;
       for (int64_t u0 = b0; u0 < e0; ++u0) {
         const int64_t off0 = R >= 2 ? tb.axis[0].use_o[u0] * Gl.spatial_stride[0] : 0;
@@ -424,32 +426,30 @@ void BwdNearestP(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
           if constexpr (sizeof(T) == 4) {
             row = reinterpret_cast<const float*>(grow);
           } else {
-            const int64_t NF = static_cast<int64_t>(hn::Lanes(dfull));
             int64_t i = 0;
-            for (; i + NF <= Ow; i += NF) hn::StoreU(LoadF(dfull, grow + i), dfull, conv.data() + i);
+            for (; i + N <= Ow; i += N) hn::StoreU(LoadF(d, grow + i), d, conv.data() + i);
             for (; i < Ow; ++i) conv[i] = ToF32(grow[i]);
             row = conv.data();
           }
           for (int64_t k = 0; k < nchunks; ++k) {
-            double* ak = acc.data() + k * N;
-            auto a = hn::LoadU(dd, ak);
+            float* ak = acc.data() + k * N;
+            auto a = hn::LoadU(d, ak);
             for (int64_t sl = ct.slot_begin[k]; sl < ct.slot_begin[k + 1]; ++sl) {
               const size_t at = static_cast<size_t>(sl * N);
               const auto idx = hn::LoadU(di, ct.idx.data() + at);
-              const auto valid = hn::RebindMask(
-                  dd, hn::Gt(hn::PromoteTo(dd, hn::LoadU(df, ct.w.data() + at)), hn::Zero(dd)));
-              const auto x = hn::PromoteTo(dd, hn::GatherIndex(df, row, idx));
+              const auto valid = hn::Gt(hn::LoadU(d, ct.w.data() + at), hn::Zero(d));
+              const auto x = hn::GatherIndex(d, row, idx);
               a = first && sl == ct.slot_begin[k] ? hn::IfThenElseZero(valid, x)
                                                   : hn::IfThenElse(valid, hn::Add(a, x), a);
             }
-            hn::StoreU(a, dd, ak);
+            hn::StoreU(a, d, ak);
           }
           first = false;
         }
       }
       int64_t iw = 0;
-      for (int64_t k = 0; iw + N <= Iw; ++k, iw += N) StoreD(dd, hn::LoadU(dd, acc.data() + k * N), o + iw);
-      if (iw < Iw) StorePartialD(dd, hn::LoadU(dd, acc.data() + iw), o + iw, Iw - iw);
+      for (int64_t k = 0; iw + N <= Iw; ++k, iw += N) StoreF(d, hn::LoadU(d, acc.data() + k * N), o + iw);
+      if (iw < Iw) StorePartialF(d, hn::LoadU(d, acc.data() + iw), o + iw, Iw - iw);
     }
   });
 }
@@ -470,7 +470,6 @@ void PlainBackward(const ResampleProblem& p, const void* t, const void* in, void
 }
 
 int64_t LanesF32() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>())); }
-int64_t LanesF64() { return static_cast<int64_t>(hn::Lanes(hn::ScalableTag<double>())); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace gridops::kernels::resample_simd
@@ -481,7 +480,6 @@ namespace gridops::kernels::resample_simd {
 HWY_EXPORT(PlainForward);
 HWY_EXPORT(PlainBackward);
 HWY_EXPORT(LanesF32);
-HWY_EXPORT(LanesF64);
 }  // namespace gridops::kernels::resample_simd
 
 namespace gridops::kernels {
@@ -542,9 +540,7 @@ std::string resample_plain_declines(const ResampleProblem& p) {
 }
 std::shared_ptr<const void> resample_plain_prepare(const ResampleProblem& p) {
   auto t = resample_make_tables(p);
-  const bool lin = p.algorithm == ResampleAlgorithm::kLinear;
-  const int64_t lanes = lin ? HWY_DYNAMIC_DISPATCH(LanesF32)() : HWY_DYNAMIC_DISPATCH(LanesF64)();
-  t->chunks = make_chunks(t->axis[p.spatial_rank - 1], lanes);
+  t->chunks = make_chunks(t->axis[p.spatial_rank - 1], HWY_DYNAMIC_DISPATCH(LanesF32)());
   return t;
 }
 void resample_plain_forward(const ResampleProblem& p, const void* tables, const void* src,
