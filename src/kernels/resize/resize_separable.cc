@@ -449,12 +449,13 @@ void fused_rows(const ResizeProblem& p, const ResizeSeparableTables& prep, const
   constexpr bool kF32 = std::is_same_v<T, float>;
   [[maybe_unused]] const bool stream = kF32 && out_rows * out_row >= kStreamFloats;
   parallel_for(out_rows, grain_for(work), [&](int64_t b, int64_t e) {
-    std::vector<float> blended(static_cast<size_t>(in_row));
+    // Cache-line aligned rows (CacheLineAllocator): the blends store whole vectors there.
+    CacheLineVector<float> blended(static_cast<size_t>(in_row));
     // m = 3: memo of first-axis blends, slot = input row index of the second axis % slots.
     const int64_t slots = m == 3 ? taps1 : 0;
-    std::vector<float> memo(static_cast<size_t>(slots * in_row));
+    CacheLineVector<float> memo(static_cast<size_t>(slots * in_row));
     std::vector<int64_t> key(static_cast<size_t>(slots), -1);
-    std::vector<float> out_f(kF32 ? 0 : static_cast<size_t>(out_row));
+    CacheLineVector<float> out_f(kF32 ? 0 : static_cast<size_t>(out_row));
     std::vector<const T*> rows(static_cast<size_t>(taps0));
     std::vector<const float*> hrows(static_cast<size_t>(taps1));
     for (int64_t r = b; r < e; ++r) {
