@@ -26,10 +26,11 @@ std::string ref_declines(const kernels::AffineGridProblem&) { return {}; }
 // Fast kernels go before the reference; the first that accepts runs.
 constexpr AffineGridImpl kImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
-    {"hwy", &kernels::affine_grid_hwy_declines, &kernels::affine_grid_hwy_declines_views,
-     &kernels::affine_grid_make_tables, &kernels::affine_grid_hwy},
+    {"affine_grid.rows", "fast", &kernels::affine_grid_hwy_declines,
+     &kernels::affine_grid_hwy_declines_views, &kernels::affine_grid_make_tables,
+     &kernels::affine_grid_hwy},
 #endif
-    {"ref", &ref_declines, nullptr, nullptr, &kernels::affine_grid_ref},
+    {"ref", nullptr, &ref_declines, nullptr, nullptr, &kernels::affine_grid_ref},
 };
 
 // Tables longer than this many entries (any of W * r, H * r, D * r) are built by the kernel at run time
@@ -271,8 +272,9 @@ constexpr const char* kBwdOp = "affine_grid_backward";
 using detail::AffineGridBackwardImpl;
 
 constexpr AffineGridBackwardImpl kBackwardImpls[] = {
-    {"fast", &kernels::affine_grid_backward_fast_declines, &kernels::affine_grid_backward_fast},
-    {"ref", &ref_declines, &kernels::affine_grid_backward_ref},
+    {"affine_grid_backward.row_sums", "fast", &kernels::affine_grid_backward_fast_declines,
+     &kernels::affine_grid_backward_fast},
+    {"ref", nullptr, &ref_declines, &kernels::affine_grid_backward_ref},
 };
 
 /// Rewrites an "affine_grid: ..." message of the shared validation as "affine_grid_backward: ...".

@@ -15,6 +15,8 @@ namespace gridops::detail {
 /// One entry of the forward list.
 struct AffineGridImpl {
   const char* name;
+  /// The family forcing picks the first accepting entry of ("fast"; null for "ref").
+  const char* alias;
   /// Plan time: why the entry declines the problem (empty: accepts).
   std::string (*declines)(const kernels::AffineGridProblem&);
   /// Run time: why the entry cannot take this grid view (empty: takes it; null: takes any).
@@ -29,6 +31,8 @@ struct AffineGridImpl {
 /// One entry of the backward list.
 struct AffineGridBackwardImpl {
   const char* name;
+  /// As AffineGridImpl::alias.
+  const char* alias;
   std::string (*declines)(const kernels::AffineGridProblem&);
   kernels::AffineGridBackwardFn run;
 };

@@ -25,6 +25,7 @@ constexpr const char* kOp = "affine_warp";
 
 struct AffineWarpImpl {
   const char* name;
+  const char* alias;  // "fast" for the fast entries, null for "ref"
   std::string (*declines)(const kernels::AffineWarpProblem&);
   void (*run)(const kernels::AffineWarpProblem&, const TensorView&, const TensorView&,
               const MutableTensorView&);
@@ -35,9 +36,9 @@ std::string ref_declines(const kernels::AffineWarpProblem&) { return {}; }
 constexpr AffineWarpImpl kImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
     // The fused Highway kernel; NOTE [ AffineWarp fast path ].
-    {"fast", kernels::affine_warp_fast_declines, kernels::affine_warp_fast},
+    {"affine_warp.fused", "fast", kernels::affine_warp_fast_declines, kernels::affine_warp_fast},
 #endif
-    {"ref", ref_declines, kernels::affine_warp_ref},
+    {"ref", nullptr, ref_declines, kernels::affine_warp_ref},
 };
 
 Status validate_desc(const AffineWarpDesc& desc, const char* op = kOp) {

@@ -1,8 +1,9 @@
 // Implementation lists: an ordered list per operator, reference last; the first entry that
 // accepts a problem runs it. GRIDOPS_IMPL=<name> forces an implementation by name (for the
 // operators that list one of that name); GRIDOPS_VERBOSE=dispatch logs every decision.
-// An entry may also carry an `alias` (a family name such as "hwy" for all of an operator's
-// Highway paths): forcing the alias picks the first entry of that family that accepts.
+// Entries are named "<operator>.<path>" ("ref" for the reference); every fast entry carries
+// the alias "fast" (the same family name for all operators): forcing an alias picks the
+// first entry of that family that accepts the problem.
 #pragma once
 
 #include <cstdio>

@@ -26,11 +26,15 @@ using detail::GatherImpl;
 std::string ref_declines(const kernels::GatherProblem&) { return {}; }
 
 // Fast kernels go before the reference, which accepts everything and stays last.
-constexpr std::array<GatherImpl, 2> kGatherImpls = {{
-    {"fast", &kernels::gather_fast_declines, &kernels::gather_fast_declines_views,
-     &kernels::gather_fast},
-    {"ref", &ref_declines, nullptr, &kernels::gather_ref},
-}};
+constexpr GatherImpl kGatherImpls[] = {
+#ifdef GRIDOPS_HAVE_HWY
+    {"gather.vector", "fast", &kernels::gather_vector_declines,
+     &kernels::gather_vector_declines_views, &kernels::gather_vector},
+#endif
+    {"gather.slices", "fast", &kernels::gather_slices_declines,
+     &kernels::gather_slices_declines_views, &kernels::gather_slices},
+    {"ref", nullptr, &ref_declines, nullptr, &kernels::gather_ref},
+};
 
 // Checks a shape given to the plan: rank limit, non-negative dimensions, element count
 // within int64. `what` is "data" or "indices".
@@ -210,12 +214,15 @@ Status GatherPlan::run(const TensorView& data, const TensorView& indices,
   problem.indices_shape = indices_shape_;
   problem.dst_shape = dst_shape_;
   const auto* impl = static_cast<const GatherImpl*>(impl_);
-  if (impl->declines_views != nullptr) {
-    const std::string why = impl->declines_views(data, indices, dst);
-    if (!why.empty()) {
-      detail::log_run_time_fallback(kOp, impl->name, why, kGatherImpls.back().name);
-      impl = &kGatherImpls.back();
-    }
+  // An entry that cannot take these views hands them to the next entry that accepts the
+  // problem; "ref" (last) takes every view.
+  while (impl->declines_views != nullptr) {
+    const std::string why = impl->declines_views(problem, data, indices, dst);
+    if (why.empty()) break;
+    const GatherImpl* next = impl + 1;
+    while (!next->declines(problem).empty()) ++next;
+    detail::log_run_time_fallback(kOp, impl->name, why, next->name);
+    impl = next;
   }
   if (data_dtype_ == DType::kString) {
     // Copying a std::string may allocate; report failure as a value, never throw.

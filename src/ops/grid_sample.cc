@@ -73,11 +73,12 @@ constexpr GridSampleImpl kImpls[] = {
 // "Fast path"), most specialized first; they share their plan-time tables
 // (grid_sample_fast_prepare).
 #define GRIDOPS_GRID_SAMPLE_PATH(name)                                               \
-  {"grid_sample." #name, kernels::grid_sample_##name##_declines,                     \
+  {"grid_sample." #name, "fast", kernels::grid_sample_##name##_declines,             \
    kernels::grid_sample_fast_prepare, kernels::grid_sample_##name##_declines_views, \
    kernels::grid_sample_##name##_run}
     // uint8 images with 1-4 channels, 2-D; docs/ops/grid_sample.md, "uint8 few-channel path".
-    {"grid_sample.u8_few_channels", kernels::grid_sample_u8_declines, nullptr, nullptr, u8_run},
+    {"grid_sample.u8_few_channels", "fast", kernels::grid_sample_u8_declines, nullptr, nullptr,
+     u8_run},
     GRIDOPS_GRID_SAMPLE_PATH(blocked),
     GRIDOPS_GRID_SAMPLE_PATH(fused_small_c),
     GRIDOPS_GRID_SAMPLE_PATH(pairs),
@@ -85,13 +86,14 @@ constexpr GridSampleImpl kImpls[] = {
     GRIDOPS_GRID_SAMPLE_PATH(generic),
 #undef GRIDOPS_GRID_SAMPLE_PATH
 #endif
-    {"ref", ref_declines, nullptr, nullptr, ref_run},
+    {"ref", nullptr, ref_declines, nullptr, nullptr, ref_run},
 };
 
 constexpr GridSampleBackwardImpl kBackwardImpls[] = {
     // Threaded, deterministic; see docs/ops/grid_sample.md, "Backward".
-    {"fast", kernels::grid_sample_backward_fast_declines, kernels::grid_sample_backward_fast},
-    {"ref", ref_declines, kernels::grid_sample_backward_ref},
+    {"grid_sample_backward.bands", "fast", kernels::grid_sample_backward_fast_declines,
+     kernels::grid_sample_backward_fast_declines_views, kernels::grid_sample_backward_fast},
+    {"ref", nullptr, ref_declines, nullptr, kernels::grid_sample_backward_ref},
 };
 }  // namespace
 
@@ -519,26 +521,11 @@ StatusOr<Dims> grid_sample_output_shape(const GridSampleDesc& desc, std::span<co
 
 namespace {
 
-/// Picks the forward entry for a problem (detail::select_impl), with one alias: "fast"
-/// (the single fast entry's name before each path became an entry; scripts and users may
-/// still force it) picks the first fast entry that takes the problem.
+/// Picks the forward entry for a problem; "fast" (every fast entry's alias) picks the first
+/// fast entry that takes it.
 StatusOr<const GridSampleImpl*> select_forward(std::string_view forced,
                                                const kernels::GridSampleProblem& problem) {
-  const std::span<const GridSampleImpl> list = detail::grid_sample_impls();
-  const std::string_view name = forced.empty() ? detail::forced_impl_from_env() : forced;
-  if (name == "fast" && list.size() > 1) {
-    std::string why;
-    for (const GridSampleImpl& impl : list.first(list.size() - 1)) {
-      why = impl.declines(problem);
-      if (!why.empty()) continue;
-      if (detail::dispatch_verbose()) {
-        std::fprintf(stderr, "[gridops] %s: forced 'fast': using '%s'\n", kOp, impl.name);
-      }
-      return &impl;
-    }
-    return unimplemented(kOp, ": implementation 'fast' declines this problem: ", why);
-  }
-  return detail::select_impl<GridSampleImpl>(kOp, list, problem, forced);
+  return detail::select_impl<GridSampleImpl>(kOp, detail::grid_sample_impls(), problem, forced);
 }
 
 }  // namespace
@@ -899,10 +886,17 @@ Status GridSampleBackwardPlan::run(const TensorView& grad_dst, const TensorView&
   if (grad_src == nullptr && grad_grid == nullptr) return Status();
   const kernels::GridSampleProblem problem =
       make_problem(desc_, src_dtype_, src_shape_, grid_dtype_, dst_shape_);
-  return detail::run_kernel_guarded(kBwdOp, [&] {
-    static_cast<const GridSampleBackwardImpl*>(impl_)->run(problem, grad_dst, src, grid, grad_src,
-                                                            grad_grid);
-  });
+  const auto* impl = static_cast<const GridSampleBackwardImpl*>(impl_);
+  if (impl->declines_views != nullptr) {
+    const std::string why = impl->declines_views(grad_src, grad_grid);
+    if (!why.empty()) {
+      const GridSampleBackwardImpl& ref = detail::grid_sample_backward_impls().back();
+      detail::log_run_time_fallback(kBwdOp, impl->name, why, ref.name);
+      impl = &ref;
+    }
+  }
+  return detail::run_kernel_guarded(
+      kBwdOp, [&] { impl->run(problem, grad_dst, src, grid, grad_src, grad_grid); });
 }
 
 Status grid_sample_backward(const GridSampleDesc& desc, const TensorView& grad_dst,

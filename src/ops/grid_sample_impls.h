@@ -17,6 +17,8 @@ namespace gridops::detail {
 /// One entry of the forward list.
 struct GridSampleImpl {
   const char* name;
+  /// The family forcing picks the first accepting entry of ("fast"; null for "ref").
+  const char* alias;
   /// Plan time: why the entry declines the problem (empty: accepts).
   std::string (*declines)(const kernels::GridSampleProblem&);
   /// Plan time: the entry's tables, built once and held by the plan (null: none; may throw
@@ -35,7 +37,13 @@ struct GridSampleImpl {
 /// One entry of the backward list.
 struct GridSampleBackwardImpl {
   const char* name;
+  /// As GridSampleImpl::alias.
+  const char* alias;
   std::string (*declines)(const kernels::GridSampleProblem&);
+  /// Run time: why the entry cannot write these outputs (empty: it can; null: any). The
+  /// plan then runs "ref" and logs it (GRIDOPS_VERBOSE=dispatch).
+  std::string (*declines_views)(const MutableTensorView* grad_src,
+                                const MutableTensorView* grad_grid);
   kernels::GridSampleBackwardFn run;
 };
 

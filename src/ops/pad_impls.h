@@ -13,8 +13,8 @@ namespace gridops::detail {
 /// One entry of the Pad implementation list.
 struct PadImpl {
   const char* name;
-  /// A family name (null: none): "fast" for pad.lines and pad.rows (the single fast
-  /// entry's name before); forcing it picks the family's first entry that accepts.
+  /// A family name (null: none): "fast" for pad.lines and pad.rows (as for every
+  /// operator's fast entries); forcing it picks the family's first entry that accepts.
   const char* alias;
   /// Plan time: why the entry declines the problem (empty: accepts).
   std::string (*declines)(const kernels::PadProblem&);

@@ -41,19 +41,19 @@ void ref_backward(const ResampleProblem& p, const void*, const void* diff_dst, v
 std::string ref_declines(const ResampleProblem&) { return std::string(); }
 
 /// Fast paths (src/kernels/resample/resample_fast.h) go before the reference, which accepts
-/// everything and stays last; the first that accepts runs. "hwy" (the name of the single
-/// fast entry before the paths were listed) forces the first Highway path that accepts.
+/// everything and stays last; the first that accepts runs. "fast" (every operator's alias
+/// for its fast entries) forces the first of them that accepts.
 constexpr ResampleImpl kResampleImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
-    {"resample.plain", "hwy", &kernels::resample_plain_declines, &kernels::resample_plain_prepare,
+    {"resample.plain", "fast", &kernels::resample_plain_declines, &kernels::resample_plain_prepare,
      &kernels::resample_plain_forward, &kernels::resample_plain_backward},
-    {"resample.channels_vector16", "hwy", &kernels::resample_channels16_declines,
+    {"resample.channels_vector16", "fast", &kernels::resample_channels16_declines,
      &kernels::resample_fast_prepare, &kernels::resample_channels16_forward,
      &kernels::resample_channels16_backward},
-    {"resample.channels_vector8", "hwy", &kernels::resample_channels8_declines,
+    {"resample.channels_vector8", "fast", &kernels::resample_channels8_declines,
      &kernels::resample_fast_prepare, &kernels::resample_channels8_forward,
      &kernels::resample_channels8_backward},
-    {"resample.generic", "hwy", &kernels::resample_fast_declines, &kernels::resample_fast_prepare,
+    {"resample.generic", "fast", &kernels::resample_fast_declines, &kernels::resample_fast_prepare,
      &kernels::resample_generic_forward, &kernels::resample_generic_backward},
 #endif
     {"ref", nullptr, &ref_declines, nullptr, &ref_forward, &ref_backward},

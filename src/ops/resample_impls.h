@@ -10,7 +10,7 @@
 
 namespace gridops::detail {
 
-/// One implementation: a name, a family alias (null: none; "hwy" for the Highway paths),
+/// One implementation: a name, a family alias (null: none; "fast" for the fast paths),
 /// a reason to decline (empty: accepts), the plan-time preparation of its tables (null:
 /// none) and its kernels, which receive those tables.
 struct ResampleImpl {

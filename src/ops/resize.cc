@@ -41,17 +41,17 @@ void ref_run(const ResizeProblem& p, const void*, const TensorView& src,
 /// Fast kernels before the reference, which accepts everything and stays last
 /// (docs/ops/resize.md, "Fast paths"). The three fast entries take disjoint problems, except
 /// that resize.passes takes every problem of resize.fused_rows (and runs the views the
-/// fused rows cannot take, with their tables). "separable" (the single fast entry's name
-/// before) names the family: forcing it picks the first of them that accepts.
+/// fused rows cannot take, with their tables). "fast" (every operator's alias for its
+/// fast entries) forcing it picks the first of them that accepts.
 constexpr ResizeImpl kImpls[] = {
-    {"resize.gather", "separable", &kernels::resize_gather_declines, nullptr, nullptr,
+    {"resize.gather", "fast", &kernels::resize_gather_declines, nullptr, nullptr,
      &kernels::resize_gather},
 #ifdef GRIDOPS_HAVE_HWY
-    {"resize.fused_rows", "separable", &kernels::resize_fused_rows_declines,
+    {"resize.fused_rows", "fast", &kernels::resize_fused_rows_declines,
      &kernels::resize_fused_rows_prepare, &kernels::resize_fused_rows_declines_views,
      &kernels::resize_fused_rows},
 #endif
-    {"resize.passes", "separable", &kernels::resize_passes_declines,
+    {"resize.passes", "fast", &kernels::resize_passes_declines,
      &kernels::resize_passes_prepare, nullptr, &kernels::resize_passes},
     {"ref", nullptr, &ref_declines, nullptr, nullptr, &ref_run},
 };

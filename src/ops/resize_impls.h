@@ -11,7 +11,7 @@
 
 namespace gridops::detail {
 
-/// One implementation: a name, a family alias (null: none; "separable" for the fast
+/// One implementation: a name, a family alias (null: none; "fast" for the fast
 /// entries), a reason to decline (empty: accepts), an optional plan-time preparation of its
 /// tables (held by the plan), an optional run-time test of the views (empty: takes them;
 /// null: takes any; when it declines, the next entry in list order that takes the problem

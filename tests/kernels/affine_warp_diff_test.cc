@@ -148,7 +148,13 @@ TEST(AffineWarpDiff, FastDeclinesWhatItDoesNotTake) {
     EXPECT_NE(testing::error_message(out).find("impl must be one of {ref}"), std::string::npos)
         << testing::error_message(out);
   } else {
-    EXPECT_NE(testing::error_message(out).find("'fast' declines this problem: cubic mode"),
+    EXPECT_NE(testing::error_message(out).find(
+                  "implementation 'fast' declines this problem (affine_warp.fused: cubic mode"),
+              std::string::npos) << testing::error_message(out);
+    p.desc.impl = "affine_warp.fused";
+    out = affine_warp(p.desc, p.src, p.theta, p.size);
+    EXPECT_NE(testing::error_message(out).find(
+                  "implementation 'affine_warp.fused' declines this problem: cubic mode"),
               std::string::npos) << testing::error_message(out);
   }
   p.desc.impl = "";

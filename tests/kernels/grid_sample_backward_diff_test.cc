@@ -352,8 +352,9 @@ TEST(GridSampleBackwardDiff, EmptyProblems) {
   }
 }
 
-// An output view with a zero stride (elements aliasing each other): the fast path hands it
-// to the reference, so both give the same bits (the reference's last write wins).
+// An output view with a zero stride (elements aliasing each other): the fast entry declines
+// it at run time and the operator runs the reference (logged), so both give the same bits
+// (the reference's last write wins).
 TEST(GridSampleBackwardDiff, AliasingOutputsRunTheReference) {
   std::mt19937_64 rng(testing::test_seed() + 2);
   for (int rep = 0; rep < 6; ++rep) {
@@ -375,7 +376,21 @@ TEST(GridSampleBackwardDiff, AliasingOutputsRunTheReference) {
       // grad_src: every (n, c, h) row on the same 6 elements; grad_grid: every point on one pair.
       MutableTensorView a(k.src.dtype(), outs[impl][0].data(), ss, {0, 0, 0, 1});
       MutableTensorView b(k.grid.dtype(), outs[impl][1].data(), gs, {0, 0, 0, 1});
+      const bool logged = impl == 0 && rep == 0;
+      if (logged) {
+        ASSERT_EQ(setenv("GRIDOPS_VERBOSE", "dispatch", 1), 0);
+        ::testing::internal::CaptureStderr();
+      }
       const Status s = grid_sample_backward(d, k.grad_dst, k.src, k.grid, &a, &b);
+      if (logged) {
+        const std::string log = ::testing::internal::GetCapturedStderr();
+        unsetenv("GRIDOPS_VERBOSE");
+        EXPECT_NE(log.find(std::string("grid_sample_backward: '") + fast_impl() +
+                           "' declines these views at run time (grad_src elements alias each "
+                           "other): running 'ref'"),
+                  std::string::npos)
+            << log;
+      }
       ASSERT_TRUE(s.ok()) << s.to_string();
     }
     EXPECT_TRUE(testing::bitwise_equal(outs[0][0], outs[1][0])) << describe(k);

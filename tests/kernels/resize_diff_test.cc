@@ -41,7 +41,7 @@ namespace gridops {
 namespace {
 
 /// Every fast entry of the operator's list (all but "ref"), then each family alias of
-/// them ("separable": the first entry that accepts, i.e. the automatic choice among them).
+/// them ("fast": the first entry that accepts, i.e. the automatic choice among them).
 std::vector<std::string> fast_impls() {
   std::vector<std::string> names, aliases;
   for (const detail::ResizeImpl& e : detail::resize_impls()) {
@@ -510,7 +510,7 @@ TEST(ResizeDispatch, NonDenseViewsOfTheFusedRowsRunThePasses) {
 // The automatic choice is the first entry that takes a problem: nearest is a gather,
 // channels-last float32 linear a fused-rows problem (with Highway), NCHW-like float32
 // linear and float16 passes, complex linear the reference. Each entry declines the others'
-// problems with a reason, and forcing "separable" picks the family's entry.
+// problems with a reason, and forcing "fast" picks the family's entry.
 TEST(ResizeDispatch, EachPathIsAnEntry) {
   struct Want {
     DType dt;
@@ -538,7 +538,7 @@ TEST(ResizeDispatch, EachPathIsAnEntry) {
     auto plan = make_resize_plan(d, w.dt, w.shape);
     ASSERT_TRUE(plan.ok()) << plan.status().to_string();
     EXPECT_STREQ(plan->impl_name(), w.entry);
-    d.impl = "separable";
+    d.impl = "fast";
     auto fam = make_resize_plan(d, w.dt, w.shape);
     if (std::string(w.entry) == "ref") {
       ASSERT_FALSE(fam.ok());

@@ -173,13 +173,13 @@ TEST(AffineGridErrors, GridElementCountOverflows) {
 
 TEST(AffineGridErrors, UnknownImplementation) {
   AffineGridDesc desc;
-  desc.impl = "fast";
+  desc.impl = "hwy";  // the fast entry's old name
   const Status s = make_affine_grid_plan(desc, DType::kFloat32, Dims{1, 2, 3},
                                          Dims{1, 1, 2, 2}).status();
 #ifdef GRIDOPS_HAVE_HWY
-  expect_invalid(s, {"impl must be one of {hwy, ref}, got 'fast'"});
+  expect_invalid(s, {"impl must be one of {affine_grid.rows, ref} or an alias {fast}, got 'hwy'"});
 #else
-  expect_invalid(s, {"impl must be one of {ref}, got 'fast'"});
+  expect_invalid(s, {"impl must be one of {ref}, got 'hwy'"});
 #endif
 }
 

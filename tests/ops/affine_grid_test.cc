@@ -21,7 +21,7 @@ namespace {
 
 // The implementation a default plan picks: the Highway kernel where Highway was found.
 #ifdef GRIDOPS_HAVE_HWY
-constexpr const char* kDefaultImpl = "hwy";
+constexpr const char* kDefaultImpl = "affine_grid.rows";
 #else
 constexpr const char* kDefaultImpl = "ref";
 #endif

@@ -1034,7 +1034,7 @@ TEST(ResampleErrors, UnknownImpl) {
 #ifdef GRIDOPS_HAVE_HWY
   const char* want =
       "resample: impl must be one of {resample.plain, resample.channels_vector16, "
-      "resample.channels_vector8, resample.generic, ref} or an alias {hwy}, got 'avx9000'";
+      "resample.channels_vector8, resample.generic, ref} or an alias {fast}, got 'avx9000'";
 #else
   const char* want = "resample: impl must be one of {ref}, got 'avx9000'";
 #endif
@@ -1043,7 +1043,7 @@ TEST(ResampleErrors, UnknownImpl) {
 }
 
 // Each Highway path declines at plan time what its layout facts rule out, with the reason;
-// the family alias "hwy" picks the first path that accepts, or lists every reason.
+// the family alias "fast" picks the first path that accepts, or lists every reason.
 TEST(ResampleErrors, ForcedPathsDeclineWithTheirReason) {
 #ifdef GRIDOPS_HAVE_HWY
   const auto f32 = DType::kFloat32;
@@ -1058,12 +1058,12 @@ TEST(ResampleErrors, ForcedPathsDeclineWithTheirReason) {
                     "resample: implementation 'resample.channels_vector8' declines this problem: "
                     "src and dst do not both hold runs of 8 contiguous channels",
                     StatusCode::kUnimplemented);
-  expect_plan_error(rdesc(ResampleAlgorithm::kLinear, "hwy"), md(DType::kFloat64, {1, 3, 4}),
+  expect_plan_error(rdesc(ResampleAlgorithm::kLinear, "fast"), md(DType::kFloat64, {1, 3, 4}),
                     md(DType::kFloat64, {1, 3, 8}),
-                    "resample: implementation 'hwy' declines this problem (resample.plain: dtype "
+                    "resample: implementation 'fast' declines this problem (resample.plain: dtype "
                     "float64 is not float32 or bfloat16",
                     StatusCode::kUnimplemented);
-  auto plan = make_resample_plan(rdesc(ResampleAlgorithm::kLinear, "hwy"),
+  auto plan = make_resample_plan(rdesc(ResampleAlgorithm::kLinear, "fast"),
                                  md(f32, {1, 3, 4}, nhwc), md(f32, {1, 3, 8}, nhwc));
   ASSERT_TRUE(plan.ok()) << plan.status().to_string();
   EXPECT_STREQ(plan->impl_name(), "resample.channels_vector16");

@@ -1,7 +1,7 @@
 // Resampling with a window (ResampleWindow): for random problems (every dtype, algorithm
 // and memory format) and random chunkings of the output, each output chunk computed from
 // only the input box resample_input_box names (sometimes widened) is the same bits as that
-// part of the unwindowed result on the full tensors, for "ref" and "hwy". Plus the errors:
+// part of the unwindowed result on the full tensors, for "ref" and "fast". Plus the errors:
 // a src box that misses a tap, windows outside the full tensors, backward of a windowed
 // plan.
 #include <gmock/gmock.h>
@@ -95,17 +95,17 @@ TEST(ResampleWindow, ChunkedEqualsWholeBitForBit) {
         default: { const bfloat16 b = convert::store_real<bfloat16>(v); std::memcpy(&src[i], &b, 2); break; }
       }
     }
-    for (const char* impl : {"ref", "hwy"}) {
+    for (const char* impl : {"ref", "fast"}) {
       SCOPED_TRACE(impl);
       ResampleDesc desc;
       desc.algorithm = alg;
       desc.impl = impl;
       auto whole_plan = make_resample_plan(desc, smd, dmd);
       if (!whole_plan.ok()) {
-        ASSERT_STREQ(impl, "hwy") << whole_plan.status().message();  // hwy declines float64
+        ASSERT_STREQ(impl, "fast") << whole_plan.status().message();  // fast declines float64
         continue;
       }
-      if (std::string(impl) == "hwy") ++hwy_runs;
+      if (std::string(impl) == "fast") ++hwy_runs;
       std::vector<unsigned char> whole = buffer(dmd);
       ASSERT_TRUE(whole_plan->forward(src.data(), whole.data()).ok());
       std::vector<std::vector<std::pair<int64_t, int64_t>>> ch(static_cast<size_t>(r));

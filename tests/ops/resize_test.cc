@@ -1,7 +1,7 @@
 // Resize: hand-checked values for every mode, coordinate transformation, nearest mode,
 // cubic coefficient, exclude_outside, antialias, tf_crop_and_resize, keep_aspect_ratio_policy
 // and axes; dtype conversions; strided views; validation messages. Each case runs on the
-// fast entries ("separable", the family of resize.gather, resize.fused_rows and
+// fast entries ("fast", the family of resize.gather, resize.fused_rows and
 // resize.passes: the one that takes it) and "ref". The values are worked out in the comments.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -22,7 +22,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const char* const kImplNames[] = {"separable", "ref"};
+const char* const kImplNames[] = {"fast", "ref"};
 
 Tensor f64(Dims shape, std::vector<double> v) {
   Tensor t(DType::kFloat64, std::move(shape));
@@ -416,7 +416,7 @@ TEST(Resize, Errors) {
   d.mode = ResizeMode::kNearest;
   d.impl = "nope";
   EXPECT_THAT(msg(d), HasSubstr("impl must be one of {resize.gather, "));
-  EXPECT_THAT(msg(d), HasSubstr("resize.passes, ref} or an alias {separable}, got 'nope'"));
+  EXPECT_THAT(msg(d), HasSubstr("resize.passes, ref} or an alias {fast}, got 'nope'"));
   d.impl.clear();
   // An empty input axis with a non-empty output; an empty output is fine.
   const Tensor e(DType::kFloat32, {1, 0});

@@ -2,7 +2,7 @@
 // antialias, exclude_outside, tf_crop_and_resize, dtypes) and random chunkings of the
 // output, each output chunk computed from only the input box resize_input_box names
 // (sometimes widened) is the same bits as that part of the unwindowed result, for "ref"
-// and "separable". Plus the errors.
+// and "fast". Plus the errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -31,7 +31,7 @@ TEST(ResizeWindow, ChunkedEqualsWholeBitForBit) {
   std::mt19937_64 rng(1116);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  int separable_runs = 0;
+  int fast_runs = 0;
   for (int it = 0; it < 100; ++it) {
     ResizeDesc desc;
     desc.mode = static_cast<ResizeMode>(pick(0, 2));
@@ -66,16 +66,16 @@ TEST(ResizeWindow, ChunkedEqualsWholeBitForBit) {
       else if (dt == DType::kFloat64) src.data_as<double>()[i] = v;
       else src.data_as<float16>()[i] = convert::store_real<float16>(static_cast<float>(v));
     }
-    for (const char* impl : {"ref", "separable"}) {
+    for (const char* impl : {"ref", "fast"}) {
       SCOPED_TRACE(std::string(impl) + " it " + std::to_string(it) + " " + dims_to_string(full) +
                    " " + to_string(desc.mode) + " " + to_string(desc.coordinate_mode));
       desc.impl = impl;
       auto whole_plan = make_resize_plan(desc, dt, full);
       if (!whole_plan.ok()) {
-        ASSERT_STREQ(impl, "separable") << whole_plan.status().message();
+        ASSERT_STREQ(impl, "fast") << whole_plan.status().message();
         continue;
       }
-      if (std::string(impl) == "separable") ++separable_runs;
+      if (std::string(impl) == "fast") ++fast_runs;
       const Dims out_shape = whole_plan->dst_shape();
       Tensor whole(dt, out_shape);
       ASSERT_TRUE(whole_plan->run(src, whole.mutable_view()).ok());
@@ -135,7 +135,7 @@ TEST(ResizeWindow, ChunkedEqualsWholeBitForBit) {
           << "chunked result differs from the whole-input result";
     }
   }
-  EXPECT_GT(separable_runs, 50);
+  EXPECT_GT(fast_runs, 50);
 }
 
 // Channels-last problems that the separable implementation runs with its fused rows
@@ -171,7 +171,7 @@ TEST(ResizeWindow, FusedRowsChunksEqualWholeBitForBit) {
       desc.coordinate_mode = c.coord;
       desc.axes = c.axes;
       desc.scales = c.scales;
-      desc.impl = "separable";
+      desc.impl = "fast";
       SCOPED_TRACE(dims_to_string(c.full) + " " + to_string(c.mode) + " " + to_string(dt));
       Tensor src(dt, c.full);
       std::uniform_real_distribution<float> u(-2.0f, 2.0f);

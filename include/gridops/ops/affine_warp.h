@@ -15,8 +15,8 @@
 namespace gridops {
 
 /// What to compute: GridSample's attributes (mode, padding, align_corners, layout; the
-/// same align_corners is AffineGrid's) and an optional implementation name ("fast",
-/// "ref"; empty: the first that accepts). Shape-independent.
+/// same align_corners is AffineGrid's) and an optional implementation name
+/// ("affine_warp.fused" or its alias "fast", "ref"; empty: the first that accepts). Shape-independent.
 struct AffineWarpDesc {
   InterpolationMode mode = InterpolationMode::kLinear;
   GridPadding padding = GridPadding::kZeros;

@@ -56,24 +56,30 @@ inline int64_t load_index(const void* p, DType indices_dtype) noexcept {
 void gather_ref(const GatherProblem& p, const TensorView& data, const TensorView& indices,
                 const MutableTensorView& dst);
 
-/// The fast kernel (gather_fast.cc; see NOTE [ Fast Gather ] there): dimensions merged to
+/// gather.slices (gather_fast.cc; NOTE [ Fast Gather ]): dimensions merged to
 /// (outer, s, inner bytes), slices copied by size, threaded with parallel_for. Bit-exact
-/// with gather_ref. Declines strings at plan time and non-contiguous views at run time
-/// (gather_fast_declines_views; the operator layer then runs gather_ref and logs it).
-std::string gather_fast_declines(const GatherProblem& p);
-/// Why gather_fast cannot take these views (empty: it takes them).
-std::string gather_fast_declines_views(const TensorView& data, const TensorView& indices,
-                                       const MutableTensorView& dst);
-/// Vector-gather kernels for 4- and 8-byte slices (gather_hwy.cc, only built with Highway):
-/// dst slices [u0, u1) of the (outer, q) output, dst[o * q + i] = data[o * s + idx[i]] with
-/// normalized indices; data and dst aligned to the element size.
+/// with gather_ref. Declines strings at plan time and non-contiguous views at run time.
+std::string gather_slices_declines(const GatherProblem& p);
+std::string gather_slices_declines_views(const GatherProblem& p, const TensorView& data,
+                                         const TensorView& indices, const MutableTensorView& dst);
+void gather_slices(const GatherProblem& p, const TensorView& data, const TensorView& indices,
+                   const MutableTensorView& dst);
+
+/// gather.vector (gather_fast.cc and gather_hwy.cc, only built with Highway): the same
+/// merged problem with slices of 4 or 8 bytes moved by vector gathers. Declines other
+/// slice sizes (and 4-byte slices on an axis over 2^31 - 1) at plan time, and views that
+/// are not contiguous or whose data or dst is not aligned to the slice size at run time.
+std::string gather_vector_declines(const GatherProblem& p);
+std::string gather_vector_declines_views(const GatherProblem& p, const TensorView& data,
+                                         const TensorView& indices, const MutableTensorView& dst);
+void gather_vector(const GatherProblem& p, const TensorView& data, const TensorView& indices,
+                   const MutableTensorView& dst);
+/// gather.vector's Highway kernels: dst slices [u0, u1) of the (outer, q) output,
+/// dst[o * q + i] = data[o * s + idx[i]] with normalized indices; data and dst aligned to
+/// the element size.
 void gather_chunk32_hwy(const uint32_t* data, int64_t s, const int32_t* idx, int64_t q,
                         uint32_t* dst, int64_t u0, int64_t u1);
 void gather_chunk64_hwy(const uint64_t* data, int64_t s, const int64_t* idx, int64_t q,
                         uint64_t* dst, int64_t u0, int64_t u1);
-
-/// Runs the fast kernel (views it takes only).
-void gather_fast(const GatherProblem& p, const TensorView& data, const TensorView& indices,
-                 const MutableTensorView& dst);
 
 }  // namespace gridops::kernels

@@ -13,6 +13,7 @@
 // depends on the split.
 #include <algorithm>
 #include <cassert>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -20,6 +21,7 @@
 
 #include "gridops/parallel.h"
 #include "kernels/gather/gather.h"
+#include "core/checked.h"
 #include "core/nt_copy.h"
 
 namespace gridops::kernels {
@@ -94,35 +96,28 @@ void run_slices(const char* data, const int64_t* idx, char* dst, int64_t outer, 
   });
 }
 
-}  // namespace
-
-std::string gather_fast_declines(const GatherProblem& p) {
-  if (p.dtype == DType::kString) return "strings are copied by assignment (reference only)";
-  return {};
-}
-
-std::string gather_fast_declines_views(const TensorView& data, const TensorView& indices,
-                                       const MutableTensorView& dst) {
-  if (!data.is_contiguous()) return "data is not contiguous";
-  if (!indices.is_contiguous()) return "indices are not contiguous";
-  if (!dst.is_contiguous()) return "dst is not contiguous";
-  return {};
-}
-
-void gather_fast(const GatherProblem& p, const TensorView& data, const TensorView& indices,
-                 const MutableTensorView& dst) {
-  assert(gather_fast_declines_views(data, indices, dst).empty());
-  int64_t count = 1;
-  for (int64_t d : p.dst_shape) count *= d;
-  if (count == 0) return;
+/// The problem as (outer, s, inner bytes) with q indices; false when the slice size
+/// overflows (a plan never run may be that large).
+struct Merged {
+  int64_t outer = 1, s = 0, q = 1, inner = 0;
+};
+bool merge(const GatherProblem& p, Merged* m) {
   const size_t axis = static_cast<size_t>(p.axis);
-  int64_t outer = 1, inner = static_cast<int64_t>(dtype_size(p.dtype)), q = 1;
-  for (size_t d = 0; d < axis; ++d) outer *= p.data_shape[d];
-  for (size_t d = axis + 1; d < p.data_shape.size(); ++d) inner *= p.data_shape[d];
-  for (int64_t d : p.indices_shape) q *= d;
-  const int64_t s = p.data_shape[axis];
+  int64_t inner = static_cast<int64_t>(dtype_size(p.dtype));
+  for (size_t d = 0; d < axis; ++d) m->outer *= p.data_shape[d];  // <= data elements
+  for (size_t d = axis + 1; d < p.data_shape.size(); ++d) {
+    if (!detail::mul_ok(inner, p.data_shape[d], &inner)) return false;
+  }
+  for (int64_t d : p.indices_shape) m->q *= d;  // <= dst elements
+  m->s = p.data_shape[axis];
+  m->inner = inner;
+  return true;
+}
 
-  // Normalized indices (validated by the operator layer: -s <= v < s).
+/// The indices with negative values made non-negative (the operator layer has checked
+/// -s <= v < s).
+std::vector<int64_t> normalized_indices(const GatherProblem& p, const TensorView& indices,
+                                        int64_t s, int64_t q) {
   std::vector<int64_t> idx(static_cast<size_t>(q));
   if (p.indices_dtype == DType::kInt32) {
     const auto* v = static_cast<const int32_t*>(indices.data);
@@ -131,46 +126,115 @@ void gather_fast(const GatherProblem& p, const TensorView& data, const TensorVie
     const auto* v = static_cast<const int64_t*>(indices.data);
     for (int64_t i = 0; i < q; ++i) idx[static_cast<size_t>(i)] = v[i] < 0 ? v[i] + s : v[i];
   }
+  return idx;
+}
 
+bool empty_output(const GatherProblem& p) {
+  for (int64_t d : p.dst_shape) {
+    if (d == 0) return true;
+  }
+  return false;
+}
+
+std::string contiguity_declines(const TensorView& data, const TensorView& indices,
+                                const MutableTensorView& dst) {
+  if (!data.is_contiguous()) return "data is not contiguous";
+  if (!indices.is_contiguous()) return "indices are not contiguous";
+  if (!dst.is_contiguous()) return "dst is not contiguous";
+  return {};
+}
+
+}  // namespace
+
+std::string gather_slices_declines(const GatherProblem& p) {
+  if (p.dtype == DType::kString) return "strings are copied by assignment (reference only)";
+  Merged m;
+  if (!merge(p, &m)) return "slices of more than 2^63 - 1 bytes";
+  return {};
+}
+
+std::string gather_slices_declines_views(const GatherProblem&, const TensorView& data,
+                                         const TensorView& indices, const MutableTensorView& dst) {
+  return contiguity_declines(data, indices, dst);
+}
+
+void gather_slices(const GatherProblem& p, const TensorView& data, const TensorView& indices,
+                   const MutableTensorView& dst) {
+  assert(gather_slices_declines(p).empty());
+  assert(gather_slices_declines_views(p, data, indices, dst).empty());
+  if (empty_output(p)) return;
+  Merged m;
+  merge(p, &m);
+  const std::vector<int64_t> idx = normalized_indices(p, indices, m.s, m.q);
   const char* src = static_cast<const char*>(data.data);
   char* out = static_cast<char*>(dst.mutable_data());
-#ifdef GRIDOPS_HAVE_HWY
-  // 4- and 8-byte slices: vector gathers (element-aligned data and dst only).
-  const auto aligned = [&](uintptr_t a) {
-    return reinterpret_cast<uintptr_t>(src) % a == 0 && reinterpret_cast<uintptr_t>(out) % a == 0;
-  };
-  const int64_t units = outer * q;
-  const int64_t grain = int64_t{1} << 14;
-  if (inner == 4 && s <= INT32_MAX && aligned(4)) {
-    std::vector<int32_t> idx32(idx.begin(), idx.end());  // 0 <= k < s: fits
-    parallel_for(units, grain, [&](int64_t u0, int64_t u1) {
-      gather_chunk32_hwy(reinterpret_cast<const uint32_t*>(src), s, idx32.data(), q,
-                         reinterpret_cast<uint32_t*>(out), u0, u1);
-    });
-    return;
-  }
-  if (inner == 8 && aligned(8)) {
-    parallel_for(units, grain, [&](int64_t u0, int64_t u1) {
-      gather_chunk64_hwy(reinterpret_cast<const uint64_t*>(src), s, idx.data(), q,
-                         reinterpret_cast<uint64_t*>(out), u0, u1);
-    });
-    return;
-  }
-#endif
-  switch (inner) {
+  switch (m.inner) {
     case 1:
-      return run_slices<uint8_t>(src, idx.data(), out, outer, s, q, inner);
+      return run_slices<uint8_t>(src, idx.data(), out, m.outer, m.s, m.q, m.inner);
     case 2:
-      return run_slices<uint16_t>(src, idx.data(), out, outer, s, q, inner);
+      return run_slices<uint16_t>(src, idx.data(), out, m.outer, m.s, m.q, m.inner);
     case 4:
-      return run_slices<uint32_t>(src, idx.data(), out, outer, s, q, inner);
+      return run_slices<uint32_t>(src, idx.data(), out, m.outer, m.s, m.q, m.inner);
     case 8:
-      return run_slices<uint64_t>(src, idx.data(), out, outer, s, q, inner);
+      return run_slices<uint64_t>(src, idx.data(), out, m.outer, m.s, m.q, m.inner);
     case 16:
-      return run_slices<Bytes16>(src, idx.data(), out, outer, s, q, inner);
+      return run_slices<Bytes16>(src, idx.data(), out, m.outer, m.s, m.q, m.inner);
     default:
-      return run_slices<void>(src, idx.data(), out, outer, s, q, inner);
+      return run_slices<void>(src, idx.data(), out, m.outer, m.s, m.q, m.inner);
   }
 }
+
+#ifdef GRIDOPS_HAVE_HWY
+std::string gather_vector_declines(const GatherProblem& p) {
+  if (p.dtype == DType::kString) return "strings are copied by assignment (reference only)";
+  Merged m;
+  if (!merge(p, &m) || (m.inner != 4 && m.inner != 8)) {
+    return "slices of " + (m.inner > 0 ? std::to_string(m.inner) : std::string("over 2^63 - 1")) +
+           " bytes (vector gathers: 4 or 8)";
+  }
+  if (m.inner == 4 && m.s > INT32_MAX) {
+    return "an axis of " + std::to_string(m.s) + " 4-byte slices (vector gathers: up to 2^31 - 1)";
+  }
+  return {};
+}
+
+std::string gather_vector_declines_views(const GatherProblem& p, const TensorView& data,
+                                         const TensorView& indices, const MutableTensorView& dst) {
+  std::string why = contiguity_declines(data, indices, dst);
+  if (!why.empty()) return why;
+  Merged m;
+  merge(p, &m);
+  const auto misaligned = [&](const void* a) { return reinterpret_cast<uintptr_t>(a) % static_cast<uintptr_t>(m.inner) != 0; };
+  if (misaligned(data.data)) return "data is not aligned to its " + std::to_string(m.inner) + "-byte slices";
+  if (misaligned(dst.data)) return "dst is not aligned to its " + std::to_string(m.inner) + "-byte slices";
+  return {};
+}
+
+void gather_vector(const GatherProblem& p, const TensorView& data, const TensorView& indices,
+                   const MutableTensorView& dst) {
+  assert(gather_vector_declines(p).empty());
+  assert(gather_vector_declines_views(p, data, indices, dst).empty());
+  if (empty_output(p)) return;
+  Merged m;
+  merge(p, &m);
+  const std::vector<int64_t> idx = normalized_indices(p, indices, m.s, m.q);
+  const char* src = static_cast<const char*>(data.data);
+  char* out = static_cast<char*>(dst.mutable_data());
+  const int64_t units = m.outer * m.q;
+  const int64_t grain = int64_t{1} << 14;
+  if (m.inner == 4) {
+    const std::vector<int32_t> idx32(idx.begin(), idx.end());  // 0 <= k < s <= INT32_MAX
+    parallel_for(units, grain, [&](int64_t u0, int64_t u1) {
+      gather_chunk32_hwy(reinterpret_cast<const uint32_t*>(src), m.s, idx32.data(), m.q,
+                         reinterpret_cast<uint32_t*>(out), u0, u1);
+    });
+  } else {
+    parallel_for(units, grain, [&](int64_t u0, int64_t u1) {
+      gather_chunk64_hwy(reinterpret_cast<const uint64_t*>(src), m.s, idx.data(), m.q,
+                         reinterpret_cast<uint64_t*>(out), u0, u1);
+    });
+  }
+}
+#endif
 
 }  // namespace gridops::kernels

@@ -96,8 +96,15 @@ using GridSampleBackwardFn = void (*)(const GridSampleProblem& p, const TensorVi
 /// axes of length 1..2^30; every mode, padding, align_corners, layout and stride.
 std::string grid_sample_backward_fast_declines(const GridSampleProblem& p);
 
-/// The fast backward: threaded through parallel_for, float accumulation, results
-/// bit-identical for any thread count (NOTE [ GridSample backward fast path ]).
+/// Run time: why the fast backward cannot write these outputs (empty: it can): outputs
+/// whose elements alias each other (zero or interleaved strides), which the reference
+/// defines by its write order. The operator layer then runs the reference, logged.
+std::string grid_sample_backward_fast_declines_views(const MutableTensorView* grad_src,
+                                                     const MutableTensorView* grad_grid);
+
+/// The fast backward (the entry grid_sample_backward.bands; outputs it takes only):
+/// threaded through parallel_for, float accumulation, results bit-identical for any
+/// thread count (NOTE [ GridSample backward fast path ]).
 void grid_sample_backward_fast(const GridSampleProblem& p, const TensorView& grad_dst,
                                const TensorView& src, const TensorView& grid,
                                const MutableTensorView* grad_src,

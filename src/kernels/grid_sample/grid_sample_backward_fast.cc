@@ -819,22 +819,21 @@ std::string grid_sample_backward_fast_declines(const GridSampleProblem& p) {
   return {};
 }
 
+std::string grid_sample_backward_fast_declines_views(const MutableTensorView* grad_src,
+                                                     const MutableTensorView* grad_grid) {
+  // Outputs whose elements alias each other (a zero stride, interleaved strides) would be
+  // written by several threads at once: the reference defines their result (the last
+  // write in its order wins).
+  if (grad_src != nullptr && !elements_disjoint(*grad_src)) return "grad_src elements alias each other";
+  if (grad_grid != nullptr && !elements_disjoint(*grad_grid)) return "grad_grid elements alias each other";
+  return {};
+}
+
 void grid_sample_backward_fast(const GridSampleProblem& p, const TensorView& grad_dst,
                                const TensorView& src, const TensorView& grid,
                                const MutableTensorView* grad_src,
                                const MutableTensorView* grad_grid) {
-  // Outputs whose elements alias each other (a zero stride, interleaved strides) would be
-  // written by several threads at once: the reference defines their result (the last
-  // write in its order wins).
-  if ((grad_src != nullptr && !elements_disjoint(*grad_src)) ||
-      (grad_grid != nullptr && !elements_disjoint(*grad_grid))) {
-    if (detail::dispatch_verbose()) {
-      std::fprintf(stderr, "[gridops] grid_sample_backward: 'fast' cannot take these views "
-                           "(output elements alias each other): running 'ref'\n");
-    }
-    grid_sample_backward_ref(p, grad_dst, src, grid, grad_src, grad_grid);
-    return;
-  }
+  assert(grid_sample_backward_fast_declines_views(grad_src, grad_grid).empty());
   switch (p.src_dtype) {
     case DType::kFloat16: dispatch_grid<float16>(p, grad_dst, src, grid, grad_src, grad_grid); break;
     case DType::kBFloat16: dispatch_grid<bfloat16>(p, grad_dst, src, grid, grad_src, grad_grid); break;
