@@ -3,7 +3,8 @@
 A float32 volume (1, 1, D, H, W) held in worker memory (aligned blocks, as a worker holds
 data it loaded) is resampled to half size (linear,
 half-pixel) and affine-warped (a rotation, trilinear, border padding) through Dask on a
-distributed.LocalCluster with worker processes (1 and 2 workers, 1 thread each):
+distributed.LocalCluster with worker processes (1 and 2 workers, 1 thread each;
+--threads-per-worker 2 --workers 1 for one process with two task threads):
 
 - gridops: gridops.dask.resample (default output chunks: 64 MiB of input per task) /
   affine_warp (output chunks = input chunks), threads=1 per task;
@@ -18,15 +19,16 @@ The results are checked against each other (SciPy computes in float64: |diff| <=
 values in [0, 2]; gridops.dask against gridops in memory: bit-identical). Times are the
 best of --repeat runs of compute() of the whole result into worker memory (persist, wait).
 gridops in memory is timed back to back with gridops.dask: each repeat runs the in-memory
-call (at min(workers, 2) threads, in the client process while the cluster idles) right
-before the Dask run, so that both sides see the same machine load; both produce a new
-output array every run. --breakdown prints, per gridops.dask run, where the time went
-(distributed's task stream: task compute time per worker, the idle gaps between a worker's
-tasks, the latency to the first task, transfers between workers; the workers' CPU time and
-minor page faults from /proc).
+call (at min(workers x threads per worker, 2) threads, in the client process while the
+cluster idles) right before the Dask run, so that both sides see the same machine load;
+both produce a new output array every run. --breakdown prints, per Dask run, where the
+time went (distributed's task stream: task compute time per worker, the idle gaps between
+the tasks of each worker thread, the latency to the first task, transfers between workers;
+the workers' CPU time and minor page faults from /proc).
 
     PYTHONPATH=build/release/python /usr/bin/python3 bench/python/dask_bench.py [--shape 1024 512 512]
         [--chunk 128] [--repeat 2] [--json out.json] [--default-malloc] [--breakdown]
+        [--workers 1 2] [--threads-per-worker 1] [--skip-scipy-above GiB]
 """
 
 import argparse
@@ -108,20 +110,23 @@ def _proc_stat(pid):
 def _breakdown(stream, t0, wall, cpu_before, cpu_after):
     """A summary of one Dask run from distributed's task stream (records with per-action
     start/stop times) and the workers' /proc counters before and after it."""
-    per_worker, actions = {}, {}
+    per_thread, actions = {}, {}
     for rec in stream:
         for s in rec["startstops"]:
             actions[s["action"]] = actions.get(s["action"], 0.0) + s["stop"] - s["start"]
             if s["action"] == "compute":
-                per_worker.setdefault(rec["worker"], []).append((s["start"], s["stop"]))
-    busy, gaps, first, last = [], [], [], []
-    for spans in per_worker.values():
+                per_thread.setdefault((rec["worker"], rec.get("thread")), []).append((s["start"], s["stop"]))
+    busy, gaps, first, last = {}, {}, [], []
+    for (worker, _), spans in per_thread.items():
         spans.sort()
-        busy.append(sum(b - a for a, b in spans))
-        gaps.append(sum(spans[i + 1][0] - spans[i][1] for i in range(len(spans) - 1)))
+        busy[worker] = busy.get(worker, 0.0) + sum(b - a for a, b in spans)
+        gaps[worker] = gaps.get(worker, 0.0) + sum(spans[i + 1][0] - spans[i][1] for i in range(len(spans) - 1))
         first.append(spans[0][0] - t0)
         last.append(spans[-1][1] - t0)
-    return {"wall_s": wall, "tasks": sum(len(v) for v in per_worker.values()),
+    workers = sorted(busy)
+    busy = [busy[w] for w in workers]
+    gaps = [gaps[w] for w in workers]
+    return {"wall_s": wall, "tasks": sum(len(v) for v in per_thread.values()),
             "compute_s_per_worker": busy, "gaps_s_per_worker": gaps,
             "first_task_s": min(first), "last_task_end_s": max(last),
             "actions_s": actions,
@@ -135,6 +140,8 @@ def main() -> int:
     ap.add_argument("--chunk", type=int, default=128)
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--threads-per-worker", type=int, default=1,
+                    help="Dask threads per worker process (gridops runs 1 thread per task)")
     ap.add_argument("--skip-scipy-above", type=float, default=1e9, help="GiB")
     ap.add_argument("--json", default=None)
     ap.add_argument("--default-malloc", action="store_true",
@@ -168,6 +175,7 @@ def main() -> int:
     M_r = np.diag([2.0, 2.0, 2.0])
     o_r = np.array([0.5, 0.5, 0.5])
     M_w, o_w = theta_to_pixels(theta[0].astype(np.float64), (D, H, W), (D, H, W))
+    tpw = args.threads_per_worker
     for nw in args.workers:
         # distributed starts workers with MALLOC_TRIM_THRESHOLD_=65536, which also fixes
         # glibc's mmap threshold at 128 KiB: every task's output (MiBs) is then a fresh
@@ -179,10 +187,10 @@ def main() -> int:
             "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": 2**30,
             "distributed.nanny.pre-spawn-environ.MALLOC_MMAP_THRESHOLD_": 2**25}
         with dask.config.set(environ):
-            cluster = distributed.LocalCluster(n_workers=nw, threads_per_worker=1, processes=True,
+            cluster = distributed.LocalCluster(n_workers=nw, threads_per_worker=tpw, processes=True,
                                                memory_limit=0, dashboard_address=None, silence_logs=40)
         client = distributed.Client(cluster)
-        t_mem = min(nw, 2)
+        t_mem = min(nw * tpw, os.cpu_count() or 1, 2)
         try:
             x = da.from_array(vol, chunks=(1, 1) + (args.chunk,) * 3)
             # Blocks shipped from the client are deserialized in place, about a third of them
@@ -256,8 +264,9 @@ def main() -> int:
             rows.append({"impl": "gridops in memory", "threads": t_mem, "resample_s": mr, "warp_s": mw})
             print(f"gridops in memory, {t_mem} thread(s) (timed back to back with the Dask runs): "
                   f"resample {mr:.2f} s, warp {mw:.2f} s")
-            row = {"impl": "gridops.dask", "workers": nw, "resample_s": tr, "warp_s": tw}
-            print(f"gridops.dask, {nw} worker(s): resample {tr:.2f} s, warp {tw:.2f} s")
+            row = {"impl": "gridops.dask", "workers": nw, "threads_per_worker": tpw, "resample_s": tr,
+                   "warp_s": tw}
+            print(f"gridops.dask, {nw} worker(s) x {tpw} thread(s): resample {tr:.2f} s, warp {tw:.2f} s")
             if gib <= args.skip_scipy_above:
                 s_res = scipy_affine(x, M_r, o_r, half, g_res.chunks[2:])
                 s_warp = scipy_affine(x, M_w, o_w, (D, H, W), g_warp.chunks[2:])
@@ -268,7 +277,7 @@ def main() -> int:
                 assert dr <= 1e-3 and dw <= 1e-3, (dr, dw)
                 row.update({"scipy_resample_s": sr, "scipy_warp_s": sw, "max_abs_diff_resample": dr,
                             "max_abs_diff_warp": dw})
-                print(f"SciPy recipe, {nw} worker(s): resample {sr:.2f} s ({sr / tr:.1f}x gridops), "
+                print(f"SciPy recipe, {nw} worker(s) x {tpw} thread(s): resample {sr:.2f} s ({sr / tr:.1f}x gridops), "
                       f"warp {sw:.2f} s ({sw / tw:.1f}x gridops); max |diff| {dr:.1e}, {dw:.1e}")
             print(f"  gridops.dask / gridops in memory ({t_mem} thread(s)): resample "
                   f"{tr / mr:.2f}x, warp {tw / mw:.2f}x")
