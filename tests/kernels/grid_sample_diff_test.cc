@@ -506,6 +506,202 @@ TEST(GridSampleDiff, FusedSmallChannelPath) {
   }
 }
 
+// NOTE [ GridSample nearest row segments ] (grid_sample_fused_small_c_hwy.cc): the fused
+// path's nearest reads the lanes of a vector from row windows where they fit (smooth warps)
+// and gathers them otherwise. Smooth warps (rotations of 0-90 degrees, scales 0.5-2, shifts
+// that put part of the output outside the input), a few grid points NaN, infinite or huge,
+// widths just at and above a window, 1-4 channels, both layouts, contiguous, padded-row and
+// flipped (negative row stride) src, on every Highway target the CPU runs: bit-exact with
+// ref, with the same problem gathered (row windows off), and on 1 vs 2 threads; and the row
+// windows must have been taken (else this test would not test them).
+TEST(GridSampleDiff, FusedNearestRowSegments) {
+#ifdef GRIDOPS_HAVE_HWY
+  std::mt19937_64 rng(testing::test_seed() + 8);
+  const double angles[] = {0.0, 3.0, 10.0, 30.0, 90.0, -10.0};
+  const double scales[] = {1.0, 1.05, 0.5, 2.0};
+  const int64_t widths[] = {16, 22, 32, 33, 64, 71};
+  int64_t from_rows = 0, ran = 0;
+  (void)kernels::grid_sample_fused_row_segment_vectors_for_testing();  // reset
+  for (const int64_t target : testing::hwy_targets()) {
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(target));
+    testing::ScopedHwyTarget only(target);
+    for (int i = 0; i < 36; ++i) {
+      Problem p;
+      p.desc.mode = IM::kNearest;
+      p.desc.padding = static_cast<GP>(i % 3);
+      p.desc.align_corners = (i / 3) % 2 == 1;
+      const bool last = (i / 2) % 2 == 1;
+      p.desc.layout = last ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
+      const int64_t c = 1 + (i / 4) % 4;
+      const int64_t w = widths[(i + i / 6) % 6], h = 3 + (i * 7) % 11;
+      const int64_t wo = w + (i % 5) - 2, ho = 2 + (i * 5) % 9;
+      p.src_shape = last ? Dims{1, h, w, c} : Dims{1, c, h, w};
+      p.grid_shape = {1, ho, wo, 2};
+      const double th = angles[i % 6] * 3.14159265358979 / 180.0, sc = scales[(i / 6) % 4];
+      const double tx = i % 7 == 0 ? 0.6 : 0.0, ty = i % 5 == 0 ? -0.4 : 0.0;
+      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
+      Tensor src(DType::kFloat32, p.src_shape), grid(DType::kFloat32, p.grid_shape);
+      testing::fill_random(src, rng, -1.0, 1.0);
+      float* g = grid.data_as<float>();
+      for (int64_t y = 0; y < ho; ++y) {
+        for (int64_t x = 0; x < wo; ++x) {
+          const double u = (2.0 * static_cast<double>(x) + 1.0) / static_cast<double>(wo) - 1.0;
+          const double v = (2.0 * static_cast<double>(y) + 1.0) / static_cast<double>(ho) - 1.0;
+          g[(y * wo + x) * 2] = static_cast<float>(sc * (std::cos(th) * u - std::sin(th) * v) + tx);
+          g[(y * wo + x) * 2 + 1] =
+              static_cast<float>(sc * (std::sin(th) * u + std::cos(th) * v) + ty);
+        }
+      }
+      const float special[] = {std::numeric_limits<float>::quiet_NaN(),
+                               std::numeric_limits<float>::infinity(), -1e30f, 3e9f};
+      for (int k = 0; k < 3; ++k) {
+        const auto at = static_cast<size_t>(rng() % static_cast<uint64_t>(ho * wo * 2));
+        g[at] = special[(static_cast<size_t>(i) + static_cast<size_t>(k)) % 4];
+      }
+      // The src view: contiguous, rows padded by 5 elements, or rows flipped (negative
+      // row stride) over padded storage.
+      Tensor storage;
+      TensorView sv = src.view();
+      if (i % 3 != 0) {
+        const int64_t row = (last ? w * c : w) + 5;  // elements per stored row
+        const int64_t planes = last ? 1 : c;
+        storage = Tensor(DType::kFloat32, Dims{planes * h * row});
+        float* st = storage.data_as<float>();
+        const float* sp = src.data_as<float>();
+        const bool flip = i % 3 == 2;
+        for (int64_t pl = 0; pl < planes; ++pl) {
+          for (int64_t y = 0; y < h; ++y) {
+            const int64_t sy = flip ? h - 1 - y : y;
+            const int64_t n_row = last ? w * c : w;
+            std::memcpy(st + (pl * h + sy) * row, sp + (pl * h + y) * n_row,
+                        static_cast<size_t>(n_row) * sizeof(float));
+          }
+        }
+        const int64_t ys = flip ? -row : row;
+        const float* origin = flip ? st + (h - 1) * row : st;
+        sv = last ? TensorView(DType::kFloat32, origin, p.src_shape, Dims{h * row, ys, c, 1})
+                  : TensorView(DType::kFloat32, origin, p.src_shape,
+                               Dims{c * h * row, h * row, ys, 1});
+      }
+      const std::string impl = "grid_sample.fused_small_c";
+      if (declines(p, impl)) continue;
+      ++ran;
+      const Tensor ref = run_impl(p, "ref", sv, grid.view());
+      set_num_threads(1);
+      const Tensor one = run_impl(p, impl, sv, grid.view());
+      from_rows += kernels::grid_sample_fused_row_segment_vectors_for_testing();
+      set_num_threads(2);
+      const Tensor two = run_impl(p, impl, sv, grid.view());
+      (void)kernels::grid_sample_fused_row_segment_vectors_for_testing();  // reset
+      kernels::grid_sample_fused_set_gather_only_for_testing(true);
+      const Tensor gathered = run_impl(p, impl, sv, grid.view());
+      kernels::grid_sample_fused_set_gather_only_for_testing(false);
+      EXPECT_EQ(kernels::grid_sample_fused_row_segment_vectors_for_testing(), 0)
+          << "row windows taken with row windows off";
+      set_num_threads(0);
+      expect_close(p, ref, one, 1.0);
+      int64_t where = -1;
+      EXPECT_TRUE(testing::bitwise_equal(one, two, &where)) << "1 vs 2 threads at " << where;
+      EXPECT_TRUE(testing::bitwise_equal(one, gathered, &where))
+          << "row windows vs gathers at " << where;
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+  EXPECT_GT(from_rows, 0) << "no vector was taken from row windows";
+  EXPECT_GT(ran, 0);
+  RecordProperty("row_window_vectors", std::to_string(from_rows));
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
+}
+
+// NOTE [ GridSample pair gather ] (grid_sample_fused_small_c_hwy.cc): the portable pair
+// gather against a scalar read on every Highway target this CPU runs, and against the
+// AVX-512 form where the target has it; bits are copied unchanged (NaN payloads, signed
+// zeros, subnormals); offsets anywhere in the plane, repeated, and at its last pair.
+TEST(GridSampleDiff, PairGatherPortableMatchesIntrinsic) {
+#ifdef GRIDOPS_HAVE_HWY
+  std::mt19937_64 rng(testing::test_seed() + 9);
+  float plane[67];
+  int32_t o[16];
+  float want[32], portable[32], intrinsic[32];
+  const uint32_t specials[] = {0x7fc00001u, 0x7f800001u, 0xffbfffffu, 0x80000000u, 0x00000001u,
+                               0x7f800000u};
+  int portable_targets = 0, intrinsic_targets = 0;
+  for (const int64_t target : testing::hwy_targets()) {
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(target));
+    testing::ScopedHwyTarget only(target);
+    for (int round = 0; round < 6; ++round) {
+      for (int i = 0; i < 67; ++i) {
+        uint32_t bits = static_cast<uint32_t>(rng());
+        if (i % 11 == round) bits = specials[static_cast<size_t>(i + round) % 6];
+        std::memcpy(&plane[i], &bits, 4);
+      }
+      for (int i = 0; i < 16; ++i) {
+        o[i] = i == round ? 65 : static_cast<int32_t>(rng() % 66);  // 65: the last pair
+        if (i == 7) o[i] = o[3];
+        want[2 * i] = plane[o[i]];
+        want[2 * i + 1] = plane[o[i] + 1];
+      }
+      std::memset(portable, 0, sizeof(portable));
+      if (kernels::grid_sample_pair_gather_for_testing(true, plane, o, portable)) {
+        ++portable_targets;
+        EXPECT_EQ(0, std::memcmp(portable, want, sizeof(want))) << "portable, round " << round;
+      }
+      std::memset(intrinsic, 0, sizeof(intrinsic));
+      if (kernels::grid_sample_pair_gather_for_testing(false, plane, o, intrinsic)) {
+        ++intrinsic_targets;
+        EXPECT_EQ(0, std::memcmp(intrinsic, want, sizeof(want))) << "intrinsic, round " << round;
+      }
+    }
+  }
+  EXPECT_GT(portable_targets, 0);
+  // The raw form exists exactly on AVX-512 targets (where the blocked path does).
+  EXPECT_EQ(intrinsic_targets > 0, kernels::grid_sample_target_has_blocked());
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
+}
+
+// The fused path's channels-first linear/cubic with the portable pair gather in place of
+// the AVX-512 one (NOTE [ GridSample pair gather ]): the same bits, and within the
+// tolerance of ref; 1-4 channels, widths below and above a vector, every padding.
+TEST(GridSampleDiff, FusedSmallChannelPathPortablePairGather) {
+#ifdef GRIDOPS_HAVE_HWY
+  if (!kernels::grid_sample_target_has_pairs()) {
+    GTEST_SKIP() << "the CPU's Highway target has no pair gathers: no channels-first "
+                    "linear/cubic on the fused path";
+  }
+  std::mt19937_64 rng(testing::test_seed() + 10);
+  for (int i = 0; i < 12; ++i) {
+    Problem p;
+    p.desc.mode = i % 2 ? IM::kCubic : IM::kLinear;
+    p.desc.padding = static_cast<GP>((i / 2) % 3);
+    p.desc.align_corners = (i / 6) % 2 == 1;
+    const int64_t c = 1 + i % 4;
+    p.src_shape = i % 3 ? Dims{1, c, 19, 37} : Dims{2, c, 5, 4};
+    p.grid_shape = i % 3 ? Dims{1, 21, 35, 2} : Dims{2, 7, 9, 2};
+    SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
+    Tensor src(DType::kFloat32, p.src_shape), grid(DType::kFloat32, p.grid_shape);
+    testing::fill_random(src, rng, -1.0, 1.0);
+    fill_grid(grid, rng, p);
+    const std::string impl = "grid_sample.fused_small_c";
+    if (declines(p, impl)) continue;
+    const Tensor fast = run_impl(p, impl, src.view(), grid.view());
+    kernels::grid_sample_fused_set_portable_pair_gather_for_testing(true);
+    const Tensor portable = run_impl(p, impl, src.view(), grid.view());
+    kernels::grid_sample_fused_set_portable_pair_gather_for_testing(false);
+    int64_t where = -1;
+    EXPECT_TRUE(testing::bitwise_equal(fast, portable, &where)) << "first difference at " << where;
+    const Tensor ref = run_impl(p, "ref", src.view(), grid.view());
+    expect_close(p, ref, portable, 1.0);
+    if (::testing::Test::HasFailure()) return;
+  }
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
+}
+
 // The channel-blocked path with a dst large enough for non-temporal stores (>= 8 MiB),
 // at an offset that is not a multiple of 64 bytes: against the channels-last fast path
 // (the same bits), with the reference on a slice of the points.

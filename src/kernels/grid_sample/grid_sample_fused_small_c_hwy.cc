@@ -2,6 +2,7 @@
 // and dst: steps 1-4 of NOTE [ GridSample fast path ] per vector of points in registers
 // (the shared AxisStep and XWindowV of grid_sample_hwy-inl.h), over tiles of output points.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -19,6 +20,8 @@
 HWY_BEFORE_NAMESPACE();
 namespace gridops::kernels::grid_sample_simd {
 namespace HWY_NAMESPACE {
+
+using MF = hn::Mask<DF>;
 
 // NOTE [ GridSample fused small-channel path ]
 // 2-D channels-first float32 with at most 4 channels, a dense float32 grid and a dense
@@ -51,6 +54,137 @@ HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, cons
   xstep(gx, ix, wx);
 }
 
+// NOTE [ GridSample nearest row segments ]
+// Nearest on a smooth warp (W2b: rotation by 10 degrees, scale 1.05) picks, for the N
+// points of a vector, pixels from a few consecutive source rows within a short run of
+// columns: OpenCV reads them as nearly sequential pixels of a row, where gathering them
+// one element per lane and channel left the kernel waiting on the gathers (perf annotate,
+// W2b channels-first: about 86% of the kernel's samples on the instructions right after
+// its three gathers). So when the kept lanes (in bounds, inside the last vector's m
+// points) lie on at most kSegRows rows and their elements of a row fit in a window of
+// kSegVecs vectors, each of those rows' windows is loaded contiguously (kSegVecs
+// unaligned loads per row and channel plane, channels-first, or per row, channels-last)
+// and every lane picks its element with TableLookupLanes (the lane's index within a
+// vector, then a select by which vector), keeping it where the lane's row is the window's.
+// Otherwise (a random grid, a steep rotation, a row shorter than the window) the lanes
+// are gathered as before. Both read the same elements, so the results are the same bits
+// (a selection). Each window lies inside its source row: it starts at the smallest
+// kept lane's element, moved back to end at the row's last element when it would pass it.
+constexpr int32_t kSegRows = 4;
+
+template <bool kLast>
+constexpr int32_t SegVecs() {
+  return kLast ? 4 : 2;
+}
+
+/// The nearest taps iy, ix (in src's box) of one vector, lanes `keep` kept (the others are
+/// 0): acc[ch] from row windows as NOTE [ GridSample nearest row segments ]; false (acc
+/// untouched) where the lanes do not fit the windows. row_len: elements from a row's first
+/// to its last element, inclusive (>= the window, checked by the caller).
+template <bool kLast>
+HWY_INLINE bool NearestRowSegments(const Ctx& c, const float* sbase, int32_t row_len,
+                                   const VI iy, const VI ix, const MF keep, VF* acc) {
+  const DF df;
+  const DI di;
+  const auto N = static_cast<int32_t>(hn::Lanes(df));
+  constexpr int32_t NV = SegVecs<kLast>();
+  const int32_t T = NV * N;
+  const auto C = static_cast<int32_t>(c.channels);
+  const int32_t sx = kLast ? c.sstride[1] : 1;
+  const int32_t kw = kLast ? C : 1;  // elements of a pixel in a row
+  const auto keepi = hn::RebindMask(di, keep);
+  const VI big = hn::Set(di, INT32_MAX);
+  const int32_t xmin = hn::GetLane(hn::MinOfLanes(di, hn::IfThenElse(keepi, ix, big)));
+  if (xmin == INT32_MAX) {  // no lane kept: all zeros
+    for (int32_t ch = 0; ch < C; ++ch) acc[ch] = hn::Zero(df);
+    return true;
+  }
+  const int32_t xmax = hn::GetLane(hn::MaxOfLanes(di, hn::IfThenElseZero(keepi, ix)));
+  const int32_t ymin = hn::GetLane(hn::MinOfLanes(di, hn::IfThenElse(keepi, iy, big)));
+  const int32_t ymax = hn::GetLane(hn::MaxOfLanes(di, hn::IfThenElseZero(keepi, iy)));
+  if (ymax - ymin >= kSegRows || (xmax - xmin) * sx + kw > T) return false;
+  const int32_t e0 = std::min(xmin * sx, row_len - T);
+  // Each lane's element within the window (channel 0), 0 for lanes not kept.
+  const VI e = hn::IfThenElseZero(keepi, hn::Sub(hn::Mul(ix, hn::Set(di, sx)), hn::Set(di, e0)));
+  const VI lane_mask = hn::Set(di, N - 1);
+  for (int32_t ch = 0; ch < C; ++ch) acc[ch] = hn::Zero(df);
+  if constexpr (!kLast) {
+    const auto idx = hn::IndicesFromVec(df, hn::And(e, lane_mask));
+    const MF upper = hn::RebindMask(df, hn::TestBit(e, hn::Set(di, N)));
+    for (int32_t r = ymin; r <= ymax; ++r) {
+      const MF in_row = hn::And(keep, hn::RebindMask(df, hn::Eq(iy, hn::Set(di, r))));
+      const float* row = sbase + static_cast<int64_t>(r) * c.sstride[0] + e0;
+      for (int32_t ch = 0; ch < C; ++ch) {
+        const float* w = row + ch * c.s_channel;
+        const VF lo = hn::TableLookupLanes(hn::LoadU(df, w), idx);
+        const VF hi = hn::TableLookupLanes(hn::LoadU(df, w + N), idx);
+        acc[ch] = hn::IfThenElse(in_row, hn::IfThenElse(upper, hi, lo), acc[ch]);
+      }
+    }
+  } else {
+    decltype(hn::IndicesFromVec(df, e)) idx[4];
+    MF b0[4], b1[4];  // bit 0 and bit 1 of the lane's window vector
+    for (int32_t ch = 0; ch < C; ++ch) {
+      const VI ec = hn::Add(e, hn::Set(di, ch));
+      idx[ch] = hn::IndicesFromVec(df, hn::And(ec, lane_mask));
+      b0[ch] = hn::RebindMask(df, hn::TestBit(ec, hn::Set(di, N)));
+      b1[ch] = hn::RebindMask(df, hn::TestBit(ec, hn::Set(di, 2 * N)));
+    }
+    for (int32_t r = ymin; r <= ymax; ++r) {
+      const MF in_row = hn::And(keep, hn::RebindMask(df, hn::Eq(iy, hn::Set(di, r))));
+      const float* row = sbase + static_cast<int64_t>(r) * c.sstride[0] + e0;
+      const VF t0 = hn::LoadU(df, row), t1 = hn::LoadU(df, row + N);
+      const VF t2 = hn::LoadU(df, row + 2 * N), t3 = hn::LoadU(df, row + 3 * N);
+      for (int32_t ch = 0; ch < C; ++ch) {
+        const VF v01 = hn::IfThenElse(b0[ch], hn::TableLookupLanes(t1, idx[ch]),
+                                      hn::TableLookupLanes(t0, idx[ch]));
+        const VF v23 = hn::IfThenElse(b0[ch], hn::TableLookupLanes(t3, idx[ch]),
+                                      hn::TableLookupLanes(t2, idx[ch]));
+        acc[ch] = hn::IfThenElse(in_row, hn::IfThenElse(b1[ch], v23, v01), acc[ch]);
+      }
+    }
+  }
+  return true;
+}
+
+#if HWY_TARGET != HWY_SCALAR
+// NOTE [ GridSample pair gather ]
+// Channels-first linear/cubic reads each x-window row as column pairs (NOTE [ GridSample
+// x-window gathers ]): one 64-bit element per lane holds columns o and o + 1. Highway 1.0
+// gathers 64-bit elements only by 64-bit offsets, so GatherPairsPortable widens the 32-bit
+// element offsets of a vector into two vectors of 64-bit byte offsets and gathers each
+// half; on AVX-512 GatherPairs does the same with the one raw intrinsic of this file,
+// _mm512_i32gather_pd (32-bit element offsets, scale 4: no widening). This is the path's
+// only helper for an op Highway lacks; the tests run GatherPairsPortable on every Highway
+// target (the fused path takes them on AVX2 and up) against it and a scalar read
+// (grid_sample_pair_gather_for_testing), and in its place through the whole fused path
+// (grid_sample_fused_set_portable_pair_gather_for_testing): the same bits.
+/// The column pairs (plane[o_i], plane[o_i + 1]) of the N lanes' element offsets o, as
+/// float lanes: pairs of lanes 0..N/2-1 in *glo, of lanes N/2..N-1 in *ghi (each pair's
+/// first column in the even lane).
+HWY_INLINE void GatherPairsPortable(const double* plane, const VI o, VF* glo, VF* ghi) {
+  const DF df;
+  const hn::Half<DI> dh;
+  const hn::Repartition<int64_t, DF> d64;
+  const hn::Repartition<double, DF> dd;
+  const auto lo = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o)));
+  const auto hi = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o)));
+  *glo = hn::BitCast(df, hn::GatherOffset(dd, plane, lo));
+  *ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, hi));
+}
+
+/// As GatherPairsPortable; on AVX-512 by 32-bit element offsets (NOTE [ GridSample pair
+/// gather ]).
+HWY_INLINE void GatherPairs(const double* plane, const VI o, VF* glo, VF* ghi) {
+#if HWY_TARGET <= HWY_AVX3
+  *glo = VF{_mm512_castpd_ps(_mm512_i32gather_pd(_mm512_castsi512_si256(o.raw), plane, 4))};
+  *ghi = VF{_mm512_castpd_ps(_mm512_i32gather_pd(_mm512_extracti64x4_epi64(o.raw, 1), plane, 4))};
+#else
+  GatherPairsPortable(plane, o, glo, ghi);
+#endif
+}
+#endif  // HWY_TARGET != HWY_SCALAR (one lane: no pairs)
+
 /// Steps 1-4 of the fused path for points [p0, p0 + cnt) of batch n. Channels-first
 /// (kLast false): as Combine/CombinePairs then ChannelsFirstF32/ChannelsPairs.
 /// Channels-last (unit channel stride): the same taps, every tap of every channel by a
@@ -69,6 +203,13 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
   const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch;
   float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch;
   const VI sy = hn::Set(di, c.sstride[0]), sx = hn::Set(di, c.sstride[1]);
+  // Nearest: row windows need a row at least a window long.
+  const int64_t row_len64 =
+      kLast ? (c.ext[1] - 1) * c.sstride[1] + C : c.ext[1];
+  const bool segments = K == 1 && !c.fused_gather_only &&
+                        row_len64 >= SegVecs<kLast>() * N && row_len64 <= INT32_MAX;
+  const auto row_len = static_cast<int32_t>(std::min<int64_t>(row_len64, INT32_MAX));
+  int64_t seg_vectors = 0;
   for (int64_t j = 0; j < cnt; j += N) {
     const int64_t q = p0 + j;
     const int64_t m = std::min(N, cnt - j);
@@ -77,12 +218,20 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
     FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
     VF acc[4];
     if constexpr (K == 1) {
-      // As Combine, then ChannelsFirstF32 / ChannelsLastF32 for nearest.
-      VI off = hn::Add(hn::Mul(iy[0], sy), hn::Mul(ix[0], sx));
+      // As Combine, then ChannelsFirstF32 / ChannelsLastF32 for nearest: from row windows
+      // where the lanes fit them (NOTE [ GridSample nearest row segments ]), else gathers.
       const auto keep = hn::Gt(hn::Mul(wy[0], wx[0]), hn::Zero(df));
-      off = hn::IfThenElseZero(hn::RebindMask(di, keep), off);
-      for (int64_t ch = 0; ch < C; ++ch) {
-        acc[ch] = hn::IfThenElseZero(keep, hn::GatherIndex(df, sbase + ch * c.s_channel, off));
+      const bool from_rows =
+          segments && NearestRowSegments<kLast>(c, sbase, row_len, iy[0], ix[0],
+                                                hn::And(keep, hn::FirstN(df, static_cast<size_t>(m))),
+                                                acc);
+      seg_vectors += from_rows ? 1 : 0;
+      if (!from_rows) {
+        VI off = hn::Add(hn::Mul(iy[0], sy), hn::Mul(ix[0], sx));
+        off = hn::IfThenElseZero(hn::RebindMask(di, keep), off);
+        for (int64_t ch = 0; ch < C; ++ch) {
+          acc[ch] = hn::IfThenElseZero(keep, hn::GatherIndex(df, sbase + ch * c.s_channel, off));
+        }
       }
     } else {
       VI b;
@@ -121,30 +270,17 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
             wo[r] = hn::Mul(wy[ky], wcol[2 * qq + 1]);
           }
         }
-#if HWY_TARGET > HWY_AVX3
-        const hn::Half<DI> dh;
-        const D64 d64;
-        const DD dd;
-        hn::Vec<D64> lo[NR], hi[NR];  // byte offsets
-        for (int r = 0; r < NR; ++r) {
-          lo[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o[r])));
-          hi[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o[r])));
-        }
-#endif
+        const bool portable = c.portable_pairs;
         for (int64_t ch = 0; ch < C; ++ch) {
           const auto* plane = reinterpret_cast<const double*>(sbase + ch * c.s_channel);
           VF a = hn::Zero(df);
           for (int r = 0; r < NR; ++r) {
-#if HWY_TARGET <= HWY_AVX3
-            // 8 pairs by 32-bit element offsets (scale 4): no widening of the offsets.
-            const VF glo{_mm512_castpd_ps(
-                _mm512_i32gather_pd(_mm512_castsi512_si256(o[r].raw), plane, 4))};
-            const VF ghi{_mm512_castpd_ps(
-                _mm512_i32gather_pd(_mm512_extracti64x4_epi64(o[r].raw, 1), plane, 4))};
-#else
-            const VF glo = hn::BitCast(df, hn::GatherOffset(dd, plane, lo[r]));
-            const VF ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, hi[r]));
-#endif
+            VF glo, ghi;
+            if (portable) {
+              GatherPairsPortable(plane, o[r], &glo, &ghi);
+            } else {
+              GatherPairs(plane, o[r], &glo, &ghi);
+            }
             a = hn::MulAdd(we[r], hn::ConcatEven(df, ghi, glo), a);
             a = hn::MulAdd(wo[r], hn::ConcatOdd(df, ghi, glo), a);
           }
@@ -180,6 +316,36 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
       }
     }
   }
+  if (seg_vectors != 0) c.fused_row_segments->fetch_add(seg_vectors, std::memory_order_relaxed);
+}
+
+/// Tests only (grid_sample_pair_gather_for_testing): out[2i], out[2i + 1] = the pair at
+/// element offset o[i] of plane, i < 16, by GatherPairsPortable (portable) or GatherPairs;
+/// false (nothing written) when the target has no such form (no raw form below AVX-512,
+/// neither with one lane).
+bool PairGatherForTesting(bool portable, const float* plane, const int32_t* o, float* out) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)portable, (void)plane, (void)o, (void)out;
+  return false;
+#else
+  if (!portable && HWY_TARGET > HWY_AVX3) return false;
+  const DF df;
+  const DI di;
+  const size_t N = hn::Lanes(df);
+  for (size_t i = 0; i < 16; i += N) {
+    VF glo, ghi;
+    const VI off = hn::LoadU(di, o + i);
+    const auto* p = reinterpret_cast<const double*>(plane);
+    if (portable) {
+      GatherPairsPortable(p, off, &glo, &ghi);
+    } else {
+      GatherPairs(p, off, &glo, &ghi);
+    }
+    hn::StoreU(glo, df, out + 2 * i);
+    hn::StoreU(ghi, df, out + 2 * i + N);
+  }
+  return true;
+#endif
 }
 
 /// Items [begin, end): tiles of tile_h x tile_w output points, each walked row by row.
@@ -226,9 +392,14 @@ GRIDOPS_GRID_SAMPLE_FAST_PATH(fused_small_c)
 
 namespace grid_sample_simd {
 HWY_EXPORT(RunFused);
+HWY_EXPORT(PairGatherForTesting);
 }  // namespace grid_sample_simd
 
 namespace {
+
+std::atomic<bool> g_gather_only{false};
+std::atomic<bool> g_portable_pairs{false};
+std::atomic<int64_t> g_row_segment_vectors{0};
 
 /// Why the path cannot take the views of c (empty: it can), and (should the target have
 /// changed since the plan) the CPU's Highway target.
@@ -247,6 +418,23 @@ std::string ViewDeclines(const grid_sample_simd::Ctx& c) {
 }
 
 }  // namespace
+
+void grid_sample_fused_set_gather_only_for_testing(bool gather_only) {
+  g_gather_only.store(gather_only, std::memory_order_relaxed);
+}
+
+void grid_sample_fused_set_portable_pair_gather_for_testing(bool portable) {
+  g_portable_pairs.store(portable, std::memory_order_relaxed);
+}
+
+bool grid_sample_pair_gather_for_testing(bool portable, const float* plane, const int32_t* o,
+                                         float* out) {
+  return HWY_DYNAMIC_DISPATCH(grid_sample_simd::PairGatherForTesting)(portable, plane, o, out);
+}
+
+int64_t grid_sample_fused_row_segment_vectors_for_testing() {
+  return g_row_segment_vectors.exchange(0, std::memory_order_relaxed);
+}
 
 std::string grid_sample_fused_small_c_declines(const GridSampleProblem& p) {
   std::string why = grid_sample_fast_declines(p);
@@ -292,6 +480,9 @@ void grid_sample_fused_small_c_run(const GridSampleProblem& p, const void* prepa
     return grid_sample_fast_run_ref("grid_sample.fused_small_c", why, p, src, grid, dst);
   }
   c.fused = true;
+  c.fused_gather_only = g_gather_only.load(std::memory_order_relaxed);
+  c.fused_row_segments = &g_row_segment_vectors;
+  c.portable_pairs = g_portable_pairs.load(std::memory_order_relaxed);
   grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunFused));
 }
 
