@@ -29,7 +29,6 @@
 
 #include "gridops/ops/grid_sample.h"
 #include "gridops/parallel.h"
-#include "kernels/grid_sample/grid_sample_u8.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -318,114 +317,6 @@ TEST(GridSampleU8Diff, InputWindow) {
   EXPECT_GT(compared, 0);
 #else
   GRIDOPS_SKIP_WITHOUT_HWY();
-#endif
-}
-
-// NOTE [ GridSample uint8 nearest row windows ] (grid_sample_u8_hwy.cc): nearest reads the
-// lanes of a vector from row windows where they fit (smooth warps) and gathers them
-// otherwise. Smooth warps (rotations of 0-90 degrees, scales 0.5-2, shifts that put part
-// of the output outside the input), a few grid points NaN, infinite or huge, widths below,
-// at and above a window, 1-4 channels, both layouts, contiguous, padded-row and flipped
-// (negative row stride) src, on every Highway target the CPU runs: bit-exact with ref,
-// with the same problem gathered (row windows off), and on 1 vs 2 threads; and the row
-// windows must have been taken.
-TEST(GridSampleU8Diff, NearestRowWindows) {
-#ifdef GRIDOPS_HAVE_HWY
-  std::mt19937_64 rng(testing::test_seed() + 21);
-  const double angles[] = {0.0, 3.0, 10.0, 30.0, 90.0, -10.0};
-  const double scales[] = {1.0, 1.05, 0.5, 2.0};
-  const int64_t widths[] = {16, 40, 64, 65, 100, 130};
-  int64_t from_rows = 0, ran = 0;
-  (void)kernels::grid_sample_u8_row_window_vectors_for_testing();  // reset
-  for (const int64_t target : testing::hwy_targets()) {
-    SCOPED_TRACE("Highway target " + testing::hwy_target_name(target));
-    testing::ScopedHwyTarget only(target);
-    for (int i = 0; i < 36; ++i) {
-      Problem p;
-      p.desc.mode = IM::kNearest;
-      p.desc.padding = static_cast<GP>(i % 3);
-      p.desc.align_corners = (i / 3) % 2 == 1;
-      const bool last = (i / 2) % 2 == 1;
-      p.desc.layout = last ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
-      const int64_t c = 1 + (i / 4) % 4;
-      const int64_t w = widths[(i + i / 6) % 6], h = 3 + (i * 7) % 11;
-      const int64_t wo = w + (i % 5) - 2, ho = 2 + (i * 5) % 9;
-      p.src_shape = last ? Dims{1, h, w, c} : Dims{1, c, h, w};
-      p.grid_shape = {1, ho, wo, 2};
-      const double th = angles[i % 6] * 3.14159265358979 / 180.0, sc = scales[(i / 6) % 4];
-      const double tx = i % 7 == 0 ? 0.6 : 0.0, ty = i % 5 == 0 ? -0.4 : 0.0;
-      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
-      Tensor src(DType::kUInt8, p.src_shape), grid(DType::kFloat32, p.grid_shape);
-      fill_src(src, rng, p);
-      float* g = grid.data_as<float>();
-      for (int64_t y = 0; y < ho; ++y) {
-        for (int64_t x = 0; x < wo; ++x) {
-          const double u = (2.0 * static_cast<double>(x) + 1.0) / static_cast<double>(wo) - 1.0;
-          const double v = (2.0 * static_cast<double>(y) + 1.0) / static_cast<double>(ho) - 1.0;
-          g[(y * wo + x) * 2] = static_cast<float>(sc * (std::cos(th) * u - std::sin(th) * v) + tx);
-          g[(y * wo + x) * 2 + 1] =
-              static_cast<float>(sc * (std::sin(th) * u + std::cos(th) * v) + ty);
-        }
-      }
-      const float special[] = {std::numeric_limits<float>::quiet_NaN(),
-                               std::numeric_limits<float>::infinity(), -1e30f, 3e9f};
-      for (int k = 0; k < 3; ++k) {
-        const auto at = static_cast<size_t>(rng() % static_cast<uint64_t>(ho * wo * 2));
-        g[at] = special[(static_cast<size_t>(i) + static_cast<size_t>(k)) % 4];
-      }
-      // The src view: contiguous, rows padded by 5 bytes, or rows flipped (negative row
-      // stride) over padded storage.
-      Tensor storage;
-      TensorView sv = src.view();
-      if (i % 3 != 0) {
-        const int64_t n_row = last ? w * c : w;
-        const int64_t row = n_row + 5;  // bytes per stored row
-        const int64_t planes = last ? 1 : c;
-        storage = Tensor(DType::kUInt8, Dims{planes * h * row});
-        auto* st = storage.data_as<uint8_t>();
-        const auto* sp = src.data_as<uint8_t>();
-        const bool flip = i % 3 == 2;
-        for (int64_t pl = 0; pl < planes; ++pl) {
-          for (int64_t y = 0; y < h; ++y) {
-            const int64_t sy = flip ? h - 1 - y : y;
-            std::memcpy(st + (pl * h + sy) * row, sp + (pl * h + y) * n_row,
-                        static_cast<size_t>(n_row));
-          }
-        }
-        const int64_t ys = flip ? -row : row;
-        const uint8_t* origin = flip ? st + (h - 1) * row : st;
-        sv = last ? TensorView(DType::kUInt8, origin, p.src_shape, Dims{h * row, ys, c, 1})
-                  : TensorView(DType::kUInt8, origin, p.src_shape,
-                               Dims{c * h * row, h * row, ys, 1});
-      }
-      ++ran;
-      const Tensor ref = run_impl(p, "ref", sv, grid.view());
-      set_num_threads(1);
-      const Tensor one = run_impl(p, kImpl, sv, grid.view());
-      from_rows += kernels::grid_sample_u8_row_window_vectors_for_testing();
-      set_num_threads(2);
-      const Tensor two = run_impl(p, kImpl, sv, grid.view());
-      (void)kernels::grid_sample_u8_row_window_vectors_for_testing();  // reset
-      kernels::grid_sample_u8_set_gather_only_for_testing(true);
-      const Tensor gathered = run_impl(p, kImpl, sv, grid.view());
-      kernels::grid_sample_u8_set_gather_only_for_testing(false);
-      EXPECT_EQ(kernels::grid_sample_u8_row_window_vectors_for_testing(), 0)
-          << "row windows taken with row windows off";
-      set_num_threads(0);
-      int64_t differ = 0;
-      expect_within_bound(p, ref, one, &differ);
-      int64_t where = -1;
-      EXPECT_TRUE(testing::bitwise_equal(one, two, &where)) << "1 vs 2 threads at " << where;
-      EXPECT_TRUE(testing::bitwise_equal(one, gathered, &where))
-          << "row windows vs gathers at " << where;
-      if (::testing::Test::HasFailure()) return;
-    }
-  }
-  EXPECT_GT(ran, 0);
-  EXPECT_GT(from_rows, 0) << "no vector was taken from row windows";
-  RecordProperty("row_window_vectors", std::to_string(from_rows));
-#else
-  GTEST_SKIP() << "built without Highway: only the reference exists";
 #endif
 }
 

@@ -4,7 +4,6 @@
 // few-channel path".
 #pragma once
 
-#include <cstdint>
 #include <string>
 
 #include "kernels/grid_sample/grid_sample.h"
@@ -24,13 +23,6 @@ std::string grid_sample_u8_declines(const GridSampleProblem& p);
 /// bytes (or under 4) runs the reference instead.
 void grid_sample_u8(const GridSampleProblem& p, const TensorView& src, const TensorView& grid,
                     const MutableTensorView& dst);
-
-/// Tests only: true makes nearest gather every vector instead of reading row windows where
-/// the lanes fit them (NOTE [ GridSample uint8 nearest row windows ] in
-/// grid_sample_u8_hwy.cc); false restores the default. The second returns how many vectors
-/// have been taken from row windows since the last call (and resets it).
-void grid_sample_u8_set_gather_only_for_testing(bool gather_only);
-int64_t grid_sample_u8_row_window_vectors_for_testing();
 #endif
 
 }  // namespace gridops::kernels

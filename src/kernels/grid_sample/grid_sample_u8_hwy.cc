@@ -30,7 +30,6 @@
 // float without FMA and with tap weights unsummed; both are within a few 2^-24 relative of
 // the exact sum, so after truncation they differ by at most 1 (docs/ops/grid_sample.md).
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -83,10 +82,6 @@ struct U8Ctx {
   bool dst_dense;          // channels-first: dx == 1; channels-last: dc == 1 and dx == C
   int64_t Ho, Wo;
   int64_t tile_h, tile_w, tiles_y, tiles_x;  // work items: tiles of tile_h x tile_w points
-  // Nearest row windows (NOTE [ GridSample uint8 nearest row windows ]); tests: off, and
-  // the count of vectors taken from windows.
-  bool gather_only;
-  std::atomic<int64_t>* row_window_vectors;
 };
 
 /// Linear taps of one axis in the pair form of step 2, from the reference's taps: base
@@ -367,70 +362,6 @@ HWY_INLINE void StoreWords(const U8Ctx& c, uint8_t* o, VI w, const uint8_t* pack
 #endif
 }
 
-// NOTE [ GridSample uint8 nearest row windows ]
-// As NOTE [ GridSample nearest row segments ] (the float32 fused path) for bytes: nearest
-// on a smooth warp (W2b) reads, for the N points of a vector, bytes of at most kWinRows
-// consecutive rows within a short run of each. Where the kept lanes (inside, within the
-// vector's count) fit (channels-first unit x stride: 1 byte per lane and plane;
-// channels-last pixels: C bytes), each row's window of 4N bytes (N words) is loaded once
-// per plane (channels-first) or once (channels-last), and each lane takes the word at its
-// byte offset from the two words that hold it (two TableLookupLanes and shifts), kept
-// where the lane's row is the window's; otherwise the lanes are gathered (Word). The
-// bytes are the same, so the results are the same bits. A window lies inside its row
-// (it starts at the smallest kept lane's byte, moved back to end at the row's last byte
-// when it would pass it), so nothing outside src is read.
-constexpr int32_t kWinRows = 4;
-
-/// Nearest iy, ix (window-relative, in range) of one vector, lanes `keep` (all-ones) kept,
-/// batch offset nbs: the words at the lanes' pixels (channels-last: words[0]) or at their
-/// channels' bytes (channels-first, unit x stride: words[ch]); false (words untouched)
-/// where the lanes do not fit the windows. row_len: bytes from a row's first to its last
-/// used byte (>= 4N, checked by the caller).
-HWY_INLINE bool NearestRowWindows(const U8Ctx& c, int64_t nbs, int32_t row_len, VI iy, VI ix,
-                                  VI keep, VI* words) {
-  const DI di;
-  const hn::RebindToUnsigned<DI> du;
-  const auto N = static_cast<int32_t>(hn::Lanes(di));
-  const int32_t T = 4 * N;
-  const bool pixel = c.fetch == Fetch::kPixel;
-  const auto sx = static_cast<int32_t>(c.sx);
-  const int32_t need = pixel ? c.C : 1;
-  const auto m = hn::Ne(keep, hn::Zero(di));
-  const VI big = hn::Set(di, INT32_MAX);
-  const int32_t xmin = hn::GetLane(hn::MinOfLanes(di, hn::IfThenElse(m, ix, big)));
-  if (xmin == INT32_MAX) {  // no lane kept: the callers mask every lane to 0
-    for (int p = 0; p < (pixel ? 1 : c.C); ++p) words[p] = hn::Zero(di);
-    return true;
-  }
-  const int32_t xmax = hn::GetLane(hn::MaxOfLanes(di, hn::IfThenElseZero(m, ix)));
-  const int32_t ymin = hn::GetLane(hn::MinOfLanes(di, hn::IfThenElse(m, iy, big)));
-  const int32_t ymax = hn::GetLane(hn::MaxOfLanes(di, hn::IfThenElseZero(m, iy)));
-  if (ymax - ymin >= kWinRows || (xmax - xmin) * sx + need > T) return false;
-  const int32_t e0 = std::min(xmin * sx, row_len - T);
-  const VI e = hn::IfThenElseZero(m, hn::Sub(hn::Mul(ix, hn::Set(di, sx)), hn::Set(di, e0)));
-  const VI q = hn::ShiftRight<2>(e);
-  const auto i0 = hn::IndicesFromVec(di, q);
-  const auto i1 = hn::IndicesFromVec(di, hn::Min(hn::Add(q, hn::Set(di, 1)), hn::Set(di, N - 1)));
-  const auto s0 = hn::BitCast(du, hn::ShiftLeft<3>(hn::And(e, hn::Set(di, 3))));
-  const auto s1 = hn::BitCast(du, hn::Sub(hn::Set(di, 31), hn::BitCast(di, s0)));
-  const int planes = pixel ? 1 : c.C;
-  for (int p = 0; p < planes; ++p) words[p] = hn::Zero(di);
-  for (int32_t r = ymin; r <= ymax; ++r) {
-    const auto in_row = hn::And(m, hn::Eq(iy, hn::Set(di, r)));
-    const uint8_t* row = c.src + nbs + static_cast<int64_t>(r) * c.sy + e0;
-    for (int p = 0; p < planes; ++p) {
-      const VI w = hn::LoadU(di, reinterpret_cast<const int32_t*>(row + p * c.sc));
-      const auto lo = hn::BitCast(du, hn::TableLookupLanes(w, i0));
-      const auto hi = hn::BitCast(du, hn::TableLookupLanes(w, i1));
-      // The word at byte e: lo's bytes from e & 3 on, then hi's (shifted by 1 and 31 - s:
-      // no shift by 32).
-      const VI v = hn::BitCast(di, hn::Or(hn::Shr(lo, s0), hn::Shl(hn::ShiftLeft<1>(hi), s1)));
-      words[p] = hn::IfThenElse(in_row, v, words[p]);
-    }
-  }
-  return true;
-}
-
 void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
   const DF df;
   const DI di;
@@ -451,14 +382,6 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
                   : 0x80;
   }
   const bool word_store = c.channels_last && c.dst_dense;
-  // Nearest row windows: a row at least a window long.
-  const int64_t row_len64 =
-      (c.ext[1] - 1) * c.sx + (c.fetch == Fetch::kPixel ? c.C : 1);
-  const bool windows = c.nearest && !c.gather_only &&
-                       (c.fetch == Fetch::kPixel || c.fetch == Fetch::kPair) &&
-                       row_len64 >= 4 * static_cast<int64_t>(L) && row_len64 <= INT32_MAX;
-  const auto row_len = static_cast<int32_t>(std::min<int64_t>(row_len64, INT32_MAX));
-  int64_t window_vectors = 0;
   const int64_t tiles = c.tiles_y * c.tiles_x;
   for (int64_t item = begin; item < end; ++item) {
     const int64_t n = item / tiles, trow = item % tiles / c.tiles_x, tcol = item % c.tiles_x;
@@ -491,28 +414,6 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
         NearestAxis(c, 0, Y, iy, iny);
         const VI inside = hn::And(inx, iny);
         const VI row = hn::Add(nb, hn::Mul(iy, sy));
-        VI words[4];
-        const bool from_rows =
-            windows &&
-            NearestRowWindows(c, c.bias + n * c.sb, row_len, iy, ix,
-                              hn::And(inside, hn::VecFromMask(di, hn::FirstN(di, count))), words);
-        window_vectors += from_rows ? 1 : 0;
-        if (from_rows) {
-          if (c.fetch == Fetch::kPixel) {
-            const VI w = hn::And(words[0], inside);
-            if (word_store && count == L) {
-              StoreWords(c, drow + ox * c.C, w, pack);
-              continue;
-            }
-            for (int ch = 0; ch < c.C; ++ch) out[ch] = ByteIN(w, ch);
-          } else {
-            for (int ch = 0; ch < c.C; ++ch) {
-              out[ch] = hn::And(hn::And(words[ch], inside), hn::Set(di, 0xFF));
-            }
-          }
-          StoreOut(c, drow, ox, count, out);
-          continue;
-        }
         if (c.fetch == Fetch::kPixel) {
           const VI w = hn::And(Word(c, hn::Add(row, hn::Mul(ix, sx))), inside);
           if (word_store && count == L) {
@@ -596,9 +497,6 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
     }
     }
   }
-  if (window_vectors != 0) {
-    c.row_window_vectors->fetch_add(window_vectors, std::memory_order_relaxed);
-  }
 }
 
 #undef GRIDOPS_U8_PAIR64
@@ -612,19 +510,6 @@ namespace gridops::kernels {
 namespace grid_sample_simd {
 HWY_EXPORT(RunRows);
 }  // namespace grid_sample_simd
-
-namespace {
-std::atomic<bool> g_u8_gather_only{false};
-std::atomic<int64_t> g_u8_row_window_vectors{0};
-}  // namespace
-
-void grid_sample_u8_set_gather_only_for_testing(bool gather_only) {
-  g_u8_gather_only.store(gather_only, std::memory_order_relaxed);
-}
-
-int64_t grid_sample_u8_row_window_vectors_for_testing() {
-  return g_u8_row_window_vectors.exchange(0, std::memory_order_relaxed);
-}
 
 std::string grid_sample_u8_declines(const GridSampleProblem& p) {
   if (p.spatial_rank != 2) {
@@ -707,8 +592,6 @@ void grid_sample_u8(const GridSampleProblem& p, const TensorView& src, const Ten
   c.dst_dense = last ? (c.dc == 1 && c.dx == p.channels) : c.dx == 1;
   c.Ho = p.out_sizes[0];
   c.Wo = p.out_sizes[1];
-  c.gather_only = g_u8_gather_only.load(std::memory_order_relaxed);
-  c.row_window_vectors = &g_u8_row_window_vectors;
   if (p.batch == 0 || c.Ho == 0 || c.Wo == 0) return;
   // Work items are whole output rows. Tiles of 4 x 64, 2 x 256 and 8 x 128 points (the
   // f32 fused path's L1 reuse on smooth warps) measured no faster here (W2a channels-last
