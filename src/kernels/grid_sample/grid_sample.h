@@ -78,12 +78,6 @@ void grid_sample_blocked_set_portable_transpose_for_testing(bool portable);
 /// out[k * 16 + i] = in[i * 16 + k], with Transpose16Portable (portable) or Transpose16 on
 /// the CPU's Highway target; false (nothing written) when that target has no Transpose16.
 bool grid_sample_transpose16_for_testing(bool portable, const float* in, float* out);
-/// Tests only: true makes grid_sample.fused_small_c's nearest gather every vector instead
-/// of reading row windows where the lanes fit them (NOTE [ GridSample nearest row segments ]
-/// in grid_sample_fused_small_c_hwy.cc); false restores the default. The second returns
-/// how many vectors have been taken from row windows since the last call (and resets it).
-void grid_sample_fused_set_gather_only_for_testing(bool gather_only);
-int64_t grid_sample_fused_row_segment_vectors_for_testing();
 /// Tests only: true makes grid_sample.fused_small_c's channels-first linear/cubic read its
 /// column pairs with the portable GatherPairsPortable instead of GatherPairs (the AVX-512
 /// 32-bit-offset gather; NOTE [ GridSample pair gather ] in grid_sample_fused_small_c_hwy.cc);

@@ -11,7 +11,6 @@
 // the list names it.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -98,10 +97,6 @@ struct Ctx : GridSampleFastTables {
   float* shared;       // copies of all (n, cb) made before the items run, or null
   int64_t copy_parts;  // row ranges per copy (shared copies)
   bool portable_transpose;  // tests: Transpose16Portable in place of Transpose16
-  // Fused path, nearest (NOTE [ GridSample nearest row segments ]), tests only: gather
-  // every vector (no row windows), and count the vectors taken from row windows.
-  bool fused_gather_only;
-  std::atomic<int64_t>* fused_row_segments;
   bool portable_pairs;  // tests: GatherPairsPortable in place of GatherPairs (fused path)
 };
 

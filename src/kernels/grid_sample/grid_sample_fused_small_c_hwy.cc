@@ -21,8 +21,6 @@ HWY_BEFORE_NAMESPACE();
 namespace gridops::kernels::grid_sample_simd {
 namespace HWY_NAMESPACE {
 
-using MF = hn::Mask<DF>;
-
 // NOTE [ GridSample fused small-channel path ]
 // 2-D channels-first float32 with at most 4 channels, a dense float32 grid and a dense
 // dst (W2: 3 x 1024 x 1024) spends most of its time on steps 1-3 when they go through
@@ -52,99 +50,6 @@ HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, cons
   }
   ystep(gy, iy, wy);
   xstep(gx, ix, wx);
-}
-
-// NOTE [ GridSample nearest row segments ]
-// Nearest on a smooth warp (W2b: rotation by 10 degrees, scale 1.05) picks, for the N
-// points of a vector, pixels from a few consecutive source rows within a short run of
-// columns: OpenCV reads them as nearly sequential pixels of a row, where gathering them
-// one element per lane and channel left the kernel waiting on the gathers (perf annotate,
-// W2b channels-first: about 86% of the kernel's samples on the instructions right after
-// its three gathers). So when the kept lanes (in bounds, inside the last vector's m
-// points) lie on at most kSegRows rows and their elements of a row fit in a window of
-// kSegVecs vectors, each of those rows' windows is loaded contiguously (kSegVecs
-// unaligned loads per row and channel plane, channels-first, or per row, channels-last)
-// and every lane picks its element with TableLookupLanes (the lane's index within a
-// vector, then a select by which vector), keeping it where the lane's row is the window's.
-// Otherwise (a random grid, a steep rotation, a row shorter than the window) the lanes
-// are gathered as before. Both read the same elements, so the results are the same bits
-// (a selection). Each window lies inside its source row: it starts at the smallest
-// kept lane's element, moved back to end at the row's last element when it would pass it.
-constexpr int32_t kSegRows = 4;
-
-template <bool kLast>
-constexpr int32_t SegVecs() {
-  return kLast ? 4 : 2;
-}
-
-/// The nearest taps iy, ix (in src's box) of one vector, lanes `keep` kept (the others are
-/// 0): acc[ch] from row windows as NOTE [ GridSample nearest row segments ]; false (acc
-/// untouched) where the lanes do not fit the windows. row_len: elements from a row's first
-/// to its last element, inclusive (>= the window, checked by the caller).
-template <bool kLast>
-HWY_INLINE bool NearestRowSegments(const Ctx& c, const float* sbase, int32_t row_len,
-                                   const VI iy, const VI ix, const MF keep, VF* acc) {
-  const DF df;
-  const DI di;
-  const auto N = static_cast<int32_t>(hn::Lanes(df));
-  constexpr int32_t NV = SegVecs<kLast>();
-  const int32_t T = NV * N;
-  const auto C = static_cast<int32_t>(c.channels);
-  const int32_t sx = kLast ? c.sstride[1] : 1;
-  const int32_t kw = kLast ? C : 1;  // elements of a pixel in a row
-  const auto keepi = hn::RebindMask(di, keep);
-  const VI big = hn::Set(di, INT32_MAX);
-  const int32_t xmin = hn::GetLane(hn::MinOfLanes(di, hn::IfThenElse(keepi, ix, big)));
-  if (xmin == INT32_MAX) {  // no lane kept: all zeros
-    for (int32_t ch = 0; ch < C; ++ch) acc[ch] = hn::Zero(df);
-    return true;
-  }
-  const int32_t xmax = hn::GetLane(hn::MaxOfLanes(di, hn::IfThenElseZero(keepi, ix)));
-  const int32_t ymin = hn::GetLane(hn::MinOfLanes(di, hn::IfThenElse(keepi, iy, big)));
-  const int32_t ymax = hn::GetLane(hn::MaxOfLanes(di, hn::IfThenElseZero(keepi, iy)));
-  if (ymax - ymin >= kSegRows || (xmax - xmin) * sx + kw > T) return false;
-  const int32_t e0 = std::min(xmin * sx, row_len - T);
-  // Each lane's element within the window (channel 0), 0 for lanes not kept.
-  const VI e = hn::IfThenElseZero(keepi, hn::Sub(hn::Mul(ix, hn::Set(di, sx)), hn::Set(di, e0)));
-  const VI lane_mask = hn::Set(di, N - 1);
-  for (int32_t ch = 0; ch < C; ++ch) acc[ch] = hn::Zero(df);
-  if constexpr (!kLast) {
-    const auto idx = hn::IndicesFromVec(df, hn::And(e, lane_mask));
-    const MF upper = hn::RebindMask(df, hn::TestBit(e, hn::Set(di, N)));
-    for (int32_t r = ymin; r <= ymax; ++r) {
-      const MF in_row = hn::And(keep, hn::RebindMask(df, hn::Eq(iy, hn::Set(di, r))));
-      const float* row = sbase + static_cast<int64_t>(r) * c.sstride[0] + e0;
-      for (int32_t ch = 0; ch < C; ++ch) {
-        const float* w = row + ch * c.s_channel;
-        const VF lo = hn::TableLookupLanes(hn::LoadU(df, w), idx);
-        const VF hi = hn::TableLookupLanes(hn::LoadU(df, w + N), idx);
-        acc[ch] = hn::IfThenElse(in_row, hn::IfThenElse(upper, hi, lo), acc[ch]);
-      }
-    }
-  } else {
-    decltype(hn::IndicesFromVec(df, e)) idx[4];
-    MF b0[4], b1[4];  // bit 0 and bit 1 of the lane's window vector
-    for (int32_t ch = 0; ch < C; ++ch) {
-      const VI ec = hn::Add(e, hn::Set(di, ch));
-      idx[ch] = hn::IndicesFromVec(df, hn::And(ec, lane_mask));
-      b0[ch] = hn::RebindMask(df, hn::TestBit(ec, hn::Set(di, N)));
-      b1[ch] = hn::RebindMask(df, hn::TestBit(ec, hn::Set(di, 2 * N)));
-    }
-    for (int32_t r = ymin; r <= ymax; ++r) {
-      const MF in_row = hn::And(keep, hn::RebindMask(df, hn::Eq(iy, hn::Set(di, r))));
-      const float* row = sbase + static_cast<int64_t>(r) * c.sstride[0] + e0;
-      const VF t0 = hn::LoadU(df, row), t1 = hn::LoadU(df, row + N);
-      const VF t2 = hn::LoadU(df, row + 2 * N), t3 = hn::LoadU(df, row + 3 * N);
-      for (int32_t ch = 0; ch < C; ++ch) {
-        const VF v01 = hn::IfThenElse(b0[ch], hn::TableLookupLanes(t1, idx[ch]),
-                                      hn::TableLookupLanes(t0, idx[ch]));
-        const VF v23 = hn::IfThenElse(b0[ch], hn::TableLookupLanes(t3, idx[ch]),
-                                      hn::TableLookupLanes(t2, idx[ch]));
-        acc[ch] = hn::IfThenElse(in_row, hn::IfThenElse(b1[ch], v23, v01), acc[ch]);
-      }
-    }
-  }
-  return true;
 }
 
 #if HWY_TARGET != HWY_SCALAR
@@ -203,13 +108,6 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
   const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch;
   float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch;
   const VI sy = hn::Set(di, c.sstride[0]), sx = hn::Set(di, c.sstride[1]);
-  // Nearest: row windows need a row at least a window long.
-  const int64_t row_len64 =
-      kLast ? (c.ext[1] - 1) * c.sstride[1] + C : c.ext[1];
-  const bool segments = K == 1 && !c.fused_gather_only &&
-                        row_len64 >= SegVecs<kLast>() * N && row_len64 <= INT32_MAX;
-  const auto row_len = static_cast<int32_t>(std::min<int64_t>(row_len64, INT32_MAX));
-  int64_t seg_vectors = 0;
   for (int64_t j = 0; j < cnt; j += N) {
     const int64_t q = p0 + j;
     const int64_t m = std::min(N, cnt - j);
@@ -218,20 +116,12 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
     FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
     VF acc[4];
     if constexpr (K == 1) {
-      // As Combine, then ChannelsFirstF32 / ChannelsLastF32 for nearest: from row windows
-      // where the lanes fit them (NOTE [ GridSample nearest row segments ]), else gathers.
+      // As Combine, then ChannelsFirstF32 / ChannelsLastF32 for nearest.
+      VI off = hn::Add(hn::Mul(iy[0], sy), hn::Mul(ix[0], sx));
       const auto keep = hn::Gt(hn::Mul(wy[0], wx[0]), hn::Zero(df));
-      const bool from_rows =
-          segments && NearestRowSegments<kLast>(c, sbase, row_len, iy[0], ix[0],
-                                                hn::And(keep, hn::FirstN(df, static_cast<size_t>(m))),
-                                                acc);
-      seg_vectors += from_rows ? 1 : 0;
-      if (!from_rows) {
-        VI off = hn::Add(hn::Mul(iy[0], sy), hn::Mul(ix[0], sx));
-        off = hn::IfThenElseZero(hn::RebindMask(di, keep), off);
-        for (int64_t ch = 0; ch < C; ++ch) {
-          acc[ch] = hn::IfThenElseZero(keep, hn::GatherIndex(df, sbase + ch * c.s_channel, off));
-        }
+      off = hn::IfThenElseZero(hn::RebindMask(di, keep), off);
+      for (int64_t ch = 0; ch < C; ++ch) {
+        acc[ch] = hn::IfThenElseZero(keep, hn::GatherIndex(df, sbase + ch * c.s_channel, off));
       }
     } else {
       VI b;
@@ -316,7 +206,6 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
       }
     }
   }
-  if (seg_vectors != 0) c.fused_row_segments->fetch_add(seg_vectors, std::memory_order_relaxed);
 }
 
 /// Tests only (grid_sample_pair_gather_for_testing): out[2i], out[2i + 1] = the pair at
@@ -397,9 +286,7 @@ HWY_EXPORT(PairGatherForTesting);
 
 namespace {
 
-std::atomic<bool> g_gather_only{false};
 std::atomic<bool> g_portable_pairs{false};
-std::atomic<int64_t> g_row_segment_vectors{0};
 
 /// Why the path cannot take the views of c (empty: it can), and (should the target have
 /// changed since the plan) the CPU's Highway target.
@@ -419,10 +306,6 @@ std::string ViewDeclines(const grid_sample_simd::Ctx& c) {
 
 }  // namespace
 
-void grid_sample_fused_set_gather_only_for_testing(bool gather_only) {
-  g_gather_only.store(gather_only, std::memory_order_relaxed);
-}
-
 void grid_sample_fused_set_portable_pair_gather_for_testing(bool portable) {
   g_portable_pairs.store(portable, std::memory_order_relaxed);
 }
@@ -430,10 +313,6 @@ void grid_sample_fused_set_portable_pair_gather_for_testing(bool portable) {
 bool grid_sample_pair_gather_for_testing(bool portable, const float* plane, const int32_t* o,
                                          float* out) {
   return HWY_DYNAMIC_DISPATCH(grid_sample_simd::PairGatherForTesting)(portable, plane, o, out);
-}
-
-int64_t grid_sample_fused_row_segment_vectors_for_testing() {
-  return g_row_segment_vectors.exchange(0, std::memory_order_relaxed);
 }
 
 std::string grid_sample_fused_small_c_declines(const GridSampleProblem& p) {
@@ -480,8 +359,6 @@ void grid_sample_fused_small_c_run(const GridSampleProblem& p, const void* prepa
     return grid_sample_fast_run_ref("grid_sample.fused_small_c", why, p, src, grid, dst);
   }
   c.fused = true;
-  c.fused_gather_only = g_gather_only.load(std::memory_order_relaxed);
-  c.fused_row_segments = &g_row_segment_vectors;
   c.portable_pairs = g_portable_pairs.load(std::memory_order_relaxed);
   grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunFused));
 }
