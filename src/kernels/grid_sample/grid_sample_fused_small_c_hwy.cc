@@ -56,36 +56,55 @@ HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, cons
 // NOTE [ GridSample pair gather ]
 // Channels-first linear/cubic reads each x-window row as column pairs (NOTE [ GridSample
 // x-window gathers ]): one 64-bit element per lane holds columns o and o + 1. Highway 1.0
-// gathers 64-bit elements only by 64-bit offsets, so GatherPairsPortable widens the 32-bit
-// element offsets of a vector into two vectors of 64-bit byte offsets and gathers each
-// half; on AVX-512 GatherPairs does the same with the one raw intrinsic of this file,
+// gathers 64-bit elements only by 64-bit offsets, so GatherPairsPortable gathers each half
+// of a vector by its 32-bit element offsets widened to 64-bit byte offsets
+// (WidenPairOffsets, once per vector of offsets for all channel planes); on AVX-512 GatherPairs does the same with the one raw intrinsic of this file,
 // _mm512_i32gather_pd (32-bit element offsets, scale 4: no widening). This is the path's
 // only helper for an op Highway lacks; the tests run GatherPairsPortable on every Highway
 // target (the fused path takes them on AVX2 and up) against it and a scalar read
 // (grid_sample_pair_gather_for_testing), and in its place through the whole fused path
 // (grid_sample_fused_set_portable_pair_gather_for_testing): the same bits.
-/// The column pairs (plane[o_i], plane[o_i + 1]) of the N lanes' element offsets o, as
-/// float lanes: pairs of lanes 0..N/2-1 in *glo, of lanes N/2..N-1 in *ghi (each pair's
-/// first column in the even lane).
-HWY_INLINE void GatherPairsPortable(const double* plane, const VI o, VF* glo, VF* ghi) {
-  const DF df;
+using D64W = hn::Repartition<int64_t, DF>;
+
+/// GatherPairsPortable's offsets: the 32-bit element offsets o of a vector's lanes as
+/// 64-bit byte offsets, lanes 0..N/2-1 in lo, N/2..N-1 in hi (widened once per vector of
+/// offsets, then used for every channel plane).
+struct PairOffsets {
+  hn::Vec<D64W> lo, hi;
+};
+
+HWY_INLINE PairOffsets WidenPairOffsets(const VI o) {
   const hn::Half<DI> dh;
-  const hn::Repartition<int64_t, DF> d64;
-  const hn::Repartition<double, DF> dd;
-  const auto lo = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o)));
-  const auto hi = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o)));
-  *glo = hn::BitCast(df, hn::GatherOffset(dd, plane, lo));
-  *ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, hi));
+  const D64W d64;
+  return {hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o))),
+          hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o)))};
 }
 
-/// As GatherPairsPortable; on AVX-512 by 32-bit element offsets (NOTE [ GridSample pair
-/// gather ]).
-HWY_INLINE void GatherPairs(const double* plane, const VI o, VF* glo, VF* ghi) {
+/// Whether GatherPairs is the raw AVX-512 form (it then reads o, else the widened w).
+constexpr bool kRawPairs = HWY_TARGET <= HWY_AVX3;
+
+/// The column pairs (plane[o_i], plane[o_i + 1]) of the N lanes' element offsets o (w:
+/// WidenPairOffsets(o)), as float lanes: pairs of lanes 0..N/2-1 in *glo, of lanes
+/// N/2..N-1 in *ghi (each pair's first column in the even lane).
+HWY_INLINE void GatherPairsPortable(const double* plane, const PairOffsets& w, VF* glo,
+                                    VF* ghi) {
+  const DF df;
+  const hn::Repartition<double, DF> dd;
+  *glo = hn::BitCast(df, hn::GatherOffset(dd, plane, w.lo));
+  *ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, w.hi));
+}
+
+/// As GatherPairsPortable; on AVX-512 (kRawPairs) by the 32-bit element offsets o, w
+/// unused (NOTE [ GridSample pair gather ]).
+HWY_INLINE void GatherPairs(const double* plane, const VI o, const PairOffsets& w, VF* glo,
+                            VF* ghi) {
 #if HWY_TARGET <= HWY_AVX3
+  (void)w;
   *glo = VF{_mm512_castpd_ps(_mm512_i32gather_pd(_mm512_castsi512_si256(o.raw), plane, 4))};
   *ghi = VF{_mm512_castpd_ps(_mm512_i32gather_pd(_mm512_extracti64x4_epi64(o.raw, 1), plane, 4))};
 #else
-  GatherPairsPortable(plane, o, glo, ghi);
+  (void)o;
+  GatherPairsPortable(plane, w, glo, ghi);
 #endif
 }
 #endif  // HWY_TARGET != HWY_SCALAR (one lane: no pairs)
@@ -161,15 +180,23 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
           }
         }
         const bool portable = c.portable_pairs;
+        PairOffsets wide[NR];
+        for (int r = 0; r < NR; ++r) {
+          if (portable || !kRawPairs) {
+            wide[r] = WidenPairOffsets(o[r]);
+          } else {
+            wide[r] = {hn::Zero(D64W()), hn::Zero(D64W())};
+          }
+        }
         for (int64_t ch = 0; ch < C; ++ch) {
           const auto* plane = reinterpret_cast<const double*>(sbase + ch * c.s_channel);
           VF a = hn::Zero(df);
           for (int r = 0; r < NR; ++r) {
             VF glo, ghi;
             if (portable) {
-              GatherPairsPortable(plane, o[r], &glo, &ghi);
+              GatherPairsPortable(plane, wide[r], &glo, &ghi);
             } else {
-              GatherPairs(plane, o[r], &glo, &ghi);
+              GatherPairs(plane, o[r], wide[r], &glo, &ghi);
             }
             a = hn::MulAdd(we[r], hn::ConcatEven(df, ghi, glo), a);
             a = hn::MulAdd(wo[r], hn::ConcatOdd(df, ghi, glo), a);
@@ -225,10 +252,11 @@ bool PairGatherForTesting(bool portable, const float* plane, const int32_t* o, f
     VF glo, ghi;
     const VI off = hn::LoadU(di, o + i);
     const auto* p = reinterpret_cast<const double*>(plane);
+    const PairOffsets wide = WidenPairOffsets(off);
     if (portable) {
-      GatherPairsPortable(p, off, &glo, &ghi);
+      GatherPairsPortable(p, wide, &glo, &ghi);
     } else {
-      GatherPairs(p, off, &glo, &ghi);
+      GatherPairs(p, off, wide, &glo, &ghi);
     }
     hn::StoreU(glo, df, out + 2 * i);
     hn::StoreU(ghi, df, out + 2 * i + N);
