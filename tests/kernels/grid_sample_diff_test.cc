@@ -506,6 +506,93 @@ TEST(GridSampleDiff, FusedSmallChannelPath) {
   }
 }
 
+// NOTE [ GridSample pair gather ] (grid_sample_fused_small_c_hwy.cc): the portable pair
+// gather against a scalar read on every Highway target this CPU runs, and against the
+// AVX-512 form where the target has it; bits are copied unchanged (NaN payloads, signed
+// zeros, subnormals); offsets anywhere in the plane, repeated, and at its last pair.
+TEST(GridSampleDiff, PairGatherPortableMatchesIntrinsic) {
+#ifdef GRIDOPS_HAVE_HWY
+  std::mt19937_64 rng(testing::test_seed() + 9);
+  float plane[67];
+  int32_t o[16];
+  float want[32], portable[32], intrinsic[32];
+  const uint32_t specials[] = {0x7fc00001u, 0x7f800001u, 0xffbfffffu, 0x80000000u, 0x00000001u,
+                               0x7f800000u};
+  int portable_targets = 0, intrinsic_targets = 0;
+  for (const int64_t target : testing::hwy_targets()) {
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(target));
+    testing::ScopedHwyTarget only(target);
+    for (int round = 0; round < 6; ++round) {
+      for (int i = 0; i < 67; ++i) {
+        uint32_t bits = static_cast<uint32_t>(rng());
+        if (i % 11 == round) bits = specials[static_cast<size_t>(i + round) % 6];
+        std::memcpy(&plane[i], &bits, 4);
+      }
+      for (int i = 0; i < 16; ++i) {
+        o[i] = i == round ? 65 : static_cast<int32_t>(rng() % 66);  // 65: the last pair
+        if (i == 7) o[i] = o[3];
+        want[2 * i] = plane[o[i]];
+        want[2 * i + 1] = plane[o[i] + 1];
+      }
+      std::memset(portable, 0, sizeof(portable));
+      if (kernels::grid_sample_pair_gather_for_testing(true, plane, o, portable)) {
+        ++portable_targets;
+        EXPECT_EQ(0, std::memcmp(portable, want, sizeof(want))) << "portable, round " << round;
+      }
+      std::memset(intrinsic, 0, sizeof(intrinsic));
+      if (kernels::grid_sample_pair_gather_for_testing(false, plane, o, intrinsic)) {
+        ++intrinsic_targets;
+        EXPECT_EQ(0, std::memcmp(intrinsic, want, sizeof(want))) << "intrinsic, round " << round;
+      }
+    }
+  }
+  EXPECT_GT(portable_targets, 0);
+  // The raw form exists exactly on AVX-512 targets (where the blocked path does).
+  EXPECT_EQ(intrinsic_targets > 0, kernels::grid_sample_target_has_blocked());
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
+}
+
+// The fused path's channels-first linear/cubic with the portable pair gather in place of
+// the AVX-512 one (NOTE [ GridSample pair gather ]): the same bits, and within the
+// tolerance of ref; 1-4 channels, widths below and above a vector, every padding.
+TEST(GridSampleDiff, FusedSmallChannelPathPortablePairGather) {
+#ifdef GRIDOPS_HAVE_HWY
+  if (!kernels::grid_sample_target_has_pairs()) {
+    GTEST_SKIP() << "the CPU's Highway target has no pair gathers: no channels-first "
+                    "linear/cubic on the fused path";
+  }
+  std::mt19937_64 rng(testing::test_seed() + 10);
+  for (int i = 0; i < 12; ++i) {
+    Problem p;
+    p.desc.mode = i % 2 ? IM::kCubic : IM::kLinear;
+    p.desc.padding = static_cast<GP>((i / 2) % 3);
+    p.desc.align_corners = (i / 6) % 2 == 1;
+    const int64_t c = 1 + i % 4;
+    p.src_shape = i % 3 ? Dims{1, c, 19, 37} : Dims{2, c, 5, 4};
+    p.grid_shape = i % 3 ? Dims{1, 21, 35, 2} : Dims{2, 7, 9, 2};
+    SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
+    Tensor src(DType::kFloat32, p.src_shape), grid(DType::kFloat32, p.grid_shape);
+    testing::fill_random(src, rng, -1.0, 1.0);
+    fill_grid(grid, rng, p);
+    const std::string impl = "grid_sample.fused_small_c";
+    if (declines(p, impl)) continue;
+    const Tensor fast = run_impl(p, impl, src.view(), grid.view());
+    kernels::grid_sample_fused_set_portable_pair_gather_for_testing(true);
+    const Tensor portable = run_impl(p, impl, src.view(), grid.view());
+    kernels::grid_sample_fused_set_portable_pair_gather_for_testing(false);
+    int64_t where = -1;
+    EXPECT_TRUE(testing::bitwise_equal(fast, portable, &where)) << "first difference at " << where;
+    const Tensor ref = run_impl(p, "ref", src.view(), grid.view());
+    expect_close(p, ref, portable, 1.0);
+    if (::testing::Test::HasFailure()) return;
+  }
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
+}
+
 // The channel-blocked path with a dst large enough for non-temporal stores (>= 8 MiB),
 // at an offset that is not a multiple of 64 bytes: against the channels-last fast path
 // (the same bits), with the reference on a slice of the points.

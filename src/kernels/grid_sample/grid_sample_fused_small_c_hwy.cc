@@ -2,6 +2,7 @@
 // and dst: steps 1-4 of NOTE [ GridSample fast path ] per vector of points in registers
 // (the shared AxisStep and XWindowV of grid_sample_hwy-inl.h), over tiles of output points.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -50,6 +51,63 @@ HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, cons
   ystep(gy, iy, wy);
   xstep(gx, ix, wx);
 }
+
+#if HWY_TARGET != HWY_SCALAR
+// NOTE [ GridSample pair gather ]
+// Channels-first linear/cubic reads each x-window row as column pairs (NOTE [ GridSample
+// x-window gathers ]): one 64-bit element per lane holds columns o and o + 1. Highway 1.0
+// gathers 64-bit elements only by 64-bit offsets, so GatherPairsPortable gathers each half
+// of a vector by its 32-bit element offsets widened to 64-bit byte offsets
+// (WidenPairOffsets, once per vector of offsets for all channel planes); on AVX-512 GatherPairs does the same with the one raw intrinsic of this file,
+// _mm512_i32gather_pd (32-bit element offsets, scale 4: no widening). This is the path's
+// only helper for an op Highway lacks; the tests run GatherPairsPortable on every Highway
+// target (the fused path takes them on AVX2 and up) against it and a scalar read
+// (grid_sample_pair_gather_for_testing), and in its place through the whole fused path
+// (grid_sample_fused_set_portable_pair_gather_for_testing): the same bits.
+using D64W = hn::Repartition<int64_t, DF>;
+
+/// GatherPairsPortable's offsets: the 32-bit element offsets o of a vector's lanes as
+/// 64-bit byte offsets, lanes 0..N/2-1 in lo, N/2..N-1 in hi (widened once per vector of
+/// offsets, then used for every channel plane).
+struct PairOffsets {
+  hn::Vec<D64W> lo, hi;
+};
+
+HWY_INLINE PairOffsets WidenPairOffsets(const VI o) {
+  const hn::Half<DI> dh;
+  const D64W d64;
+  return {hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o))),
+          hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o)))};
+}
+
+/// Whether GatherPairs is the raw AVX-512 form (it then reads o, else the widened w).
+constexpr bool kRawPairs = HWY_TARGET <= HWY_AVX3;
+
+/// The column pairs (plane[o_i], plane[o_i + 1]) of the N lanes' element offsets o (w:
+/// WidenPairOffsets(o)), as float lanes: pairs of lanes 0..N/2-1 in *glo, of lanes
+/// N/2..N-1 in *ghi (each pair's first column in the even lane).
+HWY_INLINE void GatherPairsPortable(const double* plane, const PairOffsets& w, VF* glo,
+                                    VF* ghi) {
+  const DF df;
+  const hn::Repartition<double, DF> dd;
+  *glo = hn::BitCast(df, hn::GatherOffset(dd, plane, w.lo));
+  *ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, w.hi));
+}
+
+/// As GatherPairsPortable; on AVX-512 (kRawPairs) by the 32-bit element offsets o, w
+/// unused (NOTE [ GridSample pair gather ]).
+HWY_INLINE void GatherPairs(const double* plane, const VI o, const PairOffsets& w, VF* glo,
+                            VF* ghi) {
+#if HWY_TARGET <= HWY_AVX3
+  (void)w;
+  *glo = VF{_mm512_castpd_ps(_mm512_i32gather_pd(_mm512_castsi512_si256(o.raw), plane, 4))};
+  *ghi = VF{_mm512_castpd_ps(_mm512_i32gather_pd(_mm512_extracti64x4_epi64(o.raw, 1), plane, 4))};
+#else
+  (void)o;
+  GatherPairsPortable(plane, w, glo, ghi);
+#endif
+}
+#endif  // HWY_TARGET != HWY_SCALAR (one lane: no pairs)
 
 /// Steps 1-4 of the fused path for points [p0, p0 + cnt) of batch n. Channels-first
 /// (kLast false): as Combine/CombinePairs then ChannelsFirstF32/ChannelsPairs.
@@ -121,30 +179,25 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
             wo[r] = hn::Mul(wy[ky], wcol[2 * qq + 1]);
           }
         }
-#if HWY_TARGET > HWY_AVX3
-        const hn::Half<DI> dh;
-        const D64 d64;
-        const DD dd;
-        hn::Vec<D64> lo[NR], hi[NR];  // byte offsets
+        const bool portable = c.portable_pairs;
+        PairOffsets wide[NR];
         for (int r = 0; r < NR; ++r) {
-          lo[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o[r])));
-          hi[r] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o[r])));
+          if (portable || !kRawPairs) {
+            wide[r] = WidenPairOffsets(o[r]);
+          } else {
+            wide[r] = {hn::Zero(D64W()), hn::Zero(D64W())};
+          }
         }
-#endif
         for (int64_t ch = 0; ch < C; ++ch) {
           const auto* plane = reinterpret_cast<const double*>(sbase + ch * c.s_channel);
           VF a = hn::Zero(df);
           for (int r = 0; r < NR; ++r) {
-#if HWY_TARGET <= HWY_AVX3
-            // 8 pairs by 32-bit element offsets (scale 4): no widening of the offsets.
-            const VF glo{_mm512_castpd_ps(
-                _mm512_i32gather_pd(_mm512_castsi512_si256(o[r].raw), plane, 4))};
-            const VF ghi{_mm512_castpd_ps(
-                _mm512_i32gather_pd(_mm512_extracti64x4_epi64(o[r].raw, 1), plane, 4))};
-#else
-            const VF glo = hn::BitCast(df, hn::GatherOffset(dd, plane, lo[r]));
-            const VF ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, hi[r]));
-#endif
+            VF glo, ghi;
+            if (portable) {
+              GatherPairsPortable(plane, wide[r], &glo, &ghi);
+            } else {
+              GatherPairs(plane, o[r], wide[r], &glo, &ghi);
+            }
             a = hn::MulAdd(we[r], hn::ConcatEven(df, ghi, glo), a);
             a = hn::MulAdd(wo[r], hn::ConcatOdd(df, ghi, glo), a);
           }
@@ -180,6 +233,36 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
       }
     }
   }
+}
+
+/// Tests only (grid_sample_pair_gather_for_testing): out[2i], out[2i + 1] = the pair at
+/// element offset o[i] of plane, i < 16, by GatherPairsPortable (portable) or GatherPairs;
+/// false (nothing written) when the target has no such form (no raw form below AVX-512,
+/// neither with one lane).
+bool PairGatherForTesting(bool portable, const float* plane, const int32_t* o, float* out) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)portable, (void)plane, (void)o, (void)out;
+  return false;
+#else
+  if (!portable && HWY_TARGET > HWY_AVX3) return false;
+  const DF df;
+  const DI di;
+  const size_t N = hn::Lanes(df);
+  for (size_t i = 0; i < 16; i += N) {
+    VF glo, ghi;
+    const VI off = hn::LoadU(di, o + i);
+    const auto* p = reinterpret_cast<const double*>(plane);
+    const PairOffsets wide = WidenPairOffsets(off);
+    if (portable) {
+      GatherPairsPortable(p, wide, &glo, &ghi);
+    } else {
+      GatherPairs(p, off, wide, &glo, &ghi);
+    }
+    hn::StoreU(glo, df, out + 2 * i);
+    hn::StoreU(ghi, df, out + 2 * i + N);
+  }
+  return true;
+#endif
 }
 
 /// Items [begin, end): tiles of tile_h x tile_w output points, each walked row by row.
@@ -226,9 +309,12 @@ GRIDOPS_GRID_SAMPLE_FAST_PATH(fused_small_c)
 
 namespace grid_sample_simd {
 HWY_EXPORT(RunFused);
+HWY_EXPORT(PairGatherForTesting);
 }  // namespace grid_sample_simd
 
 namespace {
+
+std::atomic<bool> g_portable_pairs{false};
 
 /// Why the path cannot take the views of c (empty: it can), and (should the target have
 /// changed since the plan) the CPU's Highway target.
@@ -247,6 +333,15 @@ std::string ViewDeclines(const grid_sample_simd::Ctx& c) {
 }
 
 }  // namespace
+
+void grid_sample_fused_set_portable_pair_gather_for_testing(bool portable) {
+  g_portable_pairs.store(portable, std::memory_order_relaxed);
+}
+
+bool grid_sample_pair_gather_for_testing(bool portable, const float* plane, const int32_t* o,
+                                         float* out) {
+  return HWY_DYNAMIC_DISPATCH(grid_sample_simd::PairGatherForTesting)(portable, plane, o, out);
+}
 
 std::string grid_sample_fused_small_c_declines(const GridSampleProblem& p) {
   std::string why = grid_sample_fast_declines(p);
@@ -292,6 +387,7 @@ void grid_sample_fused_small_c_run(const GridSampleProblem& p, const void* prepa
     return grid_sample_fast_run_ref("grid_sample.fused_small_c", why, p, src, grid, dst);
   }
   c.fused = true;
+  c.portable_pairs = g_portable_pairs.load(std::memory_order_relaxed);
   grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunFused));
 }
 
