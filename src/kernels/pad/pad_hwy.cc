@@ -44,10 +44,21 @@ using D8 = hn::FixedTag<uint8_t, 64>;  // one 64-byte output line
 using V8 = hn::Vec<D8>;
 using M8 = hn::MFromD<D8>;
 
+/// The mask of the lanes of d whose bits are set in `bits` (bit i: lane i; x86 is
+/// little-endian, so byte i / 8 of the local holds bit i). LoadMaskBits of a local: the
+/// compiler moves the bits straight into a mask register, as cheap as the shifts of the
+/// raw code were; two FirstN and an AndNot per mask cost W7a (short rows, several masks
+/// per row) measurably more.
+template <class D>
+HWY_INLINE hn::MFromD<D> MaskOfBits(D d, uint64_t bits) {
+  return hn::LoadMaskBits(d, reinterpret_cast<const uint8_t*>(&bits));
+}
+
 /// Lanes [lo, hi) of a 64-lane byte mask (0 <= lo <= hi <= 64).
 HWY_INLINE M8 ByteRange(size_t lo, size_t hi) {
-  const D8 d;
-  return hn::AndNot(hn::FirstN(d, lo), hn::FirstN(d, hi));
+  const uint64_t upto = hi >= 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1;
+  const uint64_t below = (uint64_t{1} << lo) - 1;  // lo < 64 wherever this is called
+  return MaskOfBits(D8(), upto & ~below);
 }
 
 /// The 64-byte line writer. `p_` is the next output byte; `acc_` holds the bytes of the
@@ -80,7 +91,7 @@ class Lines {
       src += 64;
     }
     if (n > 0) {
-      acc_ = hn::MaskedLoad(hn::FirstN(d, static_cast<size_t>(n)), d,
+      acc_ = hn::MaskedLoad(ByteRange(0, static_cast<size_t>(n)), d,
                             reinterpret_cast<const uint8_t*>(src));
       p_ += static_cast<uintptr_t>(n);
     }
@@ -121,8 +132,7 @@ class Lines {
   template <class T>
   HWY_INLINE void Cell(T v) {
     const hn::FixedTag<T, 64 / sizeof(T)> dt;
-    const size_t lane = (p_ & 63) / sizeof(T);
-    const auto one = hn::AndNot(hn::FirstN(dt, lane), hn::FirstN(dt, lane + 1));
+    const auto one = MaskOfBits(dt, uint64_t{1} << ((p_ & 63) / sizeof(T)));
     acc_ = hn::BitCast(D8(), hn::IfThenElse(one, hn::Set(dt, v), hn::BitCast(dt, acc_)));
     p_ += sizeof(T);
     if ((p_ & 63) == 0) Flush();
@@ -237,7 +247,7 @@ HWY_INLINE void Pieces(Lines<kStream>& w, const PadTables& t, const std::vector<
     } else if (pc.kind == PadPiece::kPerm && perm_ok) {
       const int64_t lane = t.perm_lane;
       const D8 d8;
-      const M8 wm = hn::FirstN(d8, static_cast<size_t>(pc.wlanes * lane));
+      const M8 wm = ByteRange(0, static_cast<size_t>(pc.wlanes * lane));
       const V8 window =
           hn::MaskedLoad(wm, d8, reinterpret_cast<const uint8_t*>(in + pc.src * cell));
       // Index of output lane q: the piece's table at (q - offset) mod lanes, so that the
