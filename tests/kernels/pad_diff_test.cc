@@ -19,6 +19,7 @@
 #include "gridops/ops/pad.h"
 #include "gridops/status.h"
 #include "gridops/parallel.h"
+#include "kernels/pad/pad_lines.h"
 #include "ops/pad_impls.h"
 #include "support/test_util.h"
 
@@ -555,6 +556,99 @@ TEST(PadDispatch, TargetWithoutTheLineWriterRunsTheRows) {
         << log;
   }
   EXPECT_TRUE(testing::bitwise_equal(got, want));
+}
+
+// NOTE [ Pad Permute16 ] (pad_hwy.cc): the portable 16-bit lane permutation against the
+// AVX-512 one and a scalar lookup, on every Highway target that has the line writer; bits
+// are copied unchanged.
+TEST(PadLines, Permute16PortableMatchesIntrinsic) {
+#ifdef GRIDOPS_HAVE_HWY
+  std::mt19937_64 rng(testing::test_seed());
+  int intrinsic_targets = 0;
+  const std::vector<int64_t> targets = testing::hwy_targets();
+  for (int64_t target : targets) {
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(target));
+    testing::ScopedHwyTarget only(target);
+    bool have = false;
+    for (int it = 0; it < 200; ++it) {
+      uint16_t idx[32], v[32], want[32], portable[32], intrinsic[32];
+      for (int i = 0; i < 32; ++i) {
+        // Random indices, or a rotation (as the line writer makes), or all one lane.
+        idx[i] = static_cast<uint16_t>(it % 3 == 0   ? (i + it) % 32
+                                       : it % 3 == 1 ? rng() % 32
+                                                     : it % 32);
+        v[i] = static_cast<uint16_t>(rng());
+      }
+      for (int i = 0; i < 32; ++i) want[i] = v[idx[i]];
+      have = kernels::pad_permute16_for_testing(false, idx, v, intrinsic);
+      if (!have) break;
+      ASSERT_TRUE(kernels::pad_permute16_for_testing(true, idx, v, portable));
+      for (int i = 0; i < 32; ++i) {
+        ASSERT_EQ(intrinsic[i], want[i]) << "lane " << i << ", iteration " << it;
+        ASSERT_EQ(portable[i], want[i]) << "lane " << i << ", iteration " << it;
+      }
+    }
+    intrinsic_targets += have ? 1 : 0;
+  }
+  // The permutation exists exactly where the line writer does (the best target first).
+  if (!targets.empty()) {
+    testing::ScopedHwyTarget best(targets.front());
+    EXPECT_EQ(intrinsic_targets > 0, kernels::pad_lines_available());
+  }
+  if (intrinsic_targets == 0) GTEST_SKIP() << "no Highway target of this CPU has AVX-512 BW";
+#else
+  GTEST_SKIP() << "built without Highway: no line writer";
+#endif
+}
+
+#ifdef GRIDOPS_HAVE_HWY
+/// Sets the line writer's portable-permutation switch for a scope.
+class ScopedPortablePermute {
+ public:
+  ScopedPortablePermute() { kernels::pad_lines_set_portable_permute_for_testing(true); }
+  ~ScopedPortablePermute() { kernels::pad_lines_set_portable_permute_for_testing(false); }
+  ScopedPortablePermute(const ScopedPortablePermute&) = delete;
+  ScopedPortablePermute& operator=(const ScopedPortablePermute&) = delete;
+};
+#endif
+
+// The whole line writer with Permute16Portable switched in for the AVX-512 Permute16: the
+// same bytes as the reference, on random problems and on rows of 16-bit cells with wide
+// pads of the non-constant modes (the pieces that take the 16-bit permutation).
+TEST(PadLines, LineWriterWithPortablePermute) {
+#ifdef GRIDOPS_HAVE_HWY
+  if (!kernels::pad_lines_available()) {
+    GTEST_SKIP() << "the CPU's Highway target has no AVX-512 BW: no pad.lines";
+  }
+  ScopedPortablePermute portable;
+  std::mt19937_64 rng(testing::test_seed());
+  int taken = 0;
+  for (DType dt : {DType::kFloat16, DType::kUInt16, DType::kBFloat16}) {
+    for (PadMode mode : {PadMode::kEdge, PadMode::kReflect, PadMode::kSymmetric, PadMode::kWrap}) {
+      for (int64_t pad : {3, 5, 9, 13, 20}) {
+        SCOPED_TRACE(std::string(to_string(dt)) + " " + to_string(mode) + " pad " +
+                     std::to_string(pad));
+        PadDesc desc;
+        desc.mode = mode;
+        desc.pads_begin = std::vector<int64_t>{0, pad};
+        desc.pads_end = std::vector<int64_t>{1, pad + 2};
+        const Dims shape{3, 97};
+        if (!takes(desc, "pad.lines", dt, shape)) continue;
+        ++taken;
+        Tensor src(dt, shape);
+        testing::fill_random_bytes(src, rng);
+        const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
+        const Tensor got = run_impl(desc, "pad.lines", src.view(), nullptr);
+        int64_t where = 0;
+        EXPECT_TRUE(testing::bitwise_equal(got, want, &where)) << "first difference at " << where;
+      }
+    }
+  }
+  EXPECT_GT(taken, 0);
+  EXPECT_GT(random_problems_against_ref("pad.lines", testing::test_seed() + 1, 600), 0);
+#else
+  GTEST_SKIP() << "built without Highway: no line writer";
+#endif
 }
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PadDiff);

@@ -16,6 +16,7 @@
 #define HWY_TARGET_INCLUDE "kernels/grid_sample/grid_sample_blocked_hwy.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/aligned_allocator.h>
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include "kernels/grid_sample/grid_sample_hwy-inl.h"
@@ -50,9 +51,10 @@ namespace HWY_NAMESPACE {
 // NOTE [ GridSample Transpose16 ]
 // The blocked path transposes 16 x 16 float tiles (16 channels x 16 points and back).
 // Highway has no 16 x 16 transpose, so on AVX-512 it is Transpose16 below: raw unpack and
-// 128-bit lane shuffles in registers, the path's only intrinsics that stand for a missing
-// Highway op (the rest of its AVX-512 code is the same loads, FMAs and masked or streaming
-// stores as Highway's, kept as written). Its portable form, Transpose16Portable, uses
+// 128-bit lane shuffles in registers, the only raw intrinsics of the path (the rest is
+// Highway ops on FixedTag<float, 16>: Load/LoadU/MaskedLoad, MulAdd, IfThenElseZero,
+// Store/StoreU/BlendedStore/Stream, which compile to the same AVX-512 instructions). Its
+// portable form, Transpose16Portable, uses
 // Highway ops only (gathers of a column per output row), on every target; the tests run it
 // against Transpose16 and a scalar transpose on every Highway target
 // (grid_sample_transpose16_for_testing), and the whole blocked path with it in place of
@@ -76,13 +78,16 @@ HWY_INLINE void Transpose16Portable(const float* HWY_RESTRICT in, float* HWY_RES
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
 constexpr bool kHaveBlocked = true;
 
+using D16 = hn::FixedTag<float, 16>;  // one 64-byte vector: 16 channels, or a tile row
+using V16 = hn::Vec<D16>;
+
 /// In-register transpose of a 16 x 16 float tile: out[k] lane i = in[i] lane k.
-/// NOTE [ GridSample Transpose16 ].
-HWY_INLINE void Transpose16(const __m512* in, __m512* out) {
+/// NOTE [ GridSample Transpose16 ]: the only raw intrinsics of this file.
+HWY_INLINE void Transpose16(const V16* in, V16* out) {
   __m512 t[16], u[16];
   for (int i = 0; i < 8; ++i) {
-    t[2 * i] = _mm512_unpacklo_ps(in[2 * i], in[2 * i + 1]);
-    t[2 * i + 1] = _mm512_unpackhi_ps(in[2 * i], in[2 * i + 1]);
+    t[2 * i] = _mm512_unpacklo_ps(in[2 * i].raw, in[2 * i + 1].raw);
+    t[2 * i + 1] = _mm512_unpackhi_ps(in[2 * i].raw, in[2 * i + 1].raw);
   }
   // u[4i + k], 128-bit block L: rows 4i..4i+3 at column 4L + k.
   for (int i = 0; i < 4; ++i) {
@@ -102,25 +107,30 @@ HWY_INLINE void Transpose16(const __m512* in, __m512* out) {
     t[12 + k] = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0xdd);
   }
   for (int k = 0; k < 4; ++k) {
-    out[k] = _mm512_shuffle_f32x4(t[k], t[8 + k], 0x88);
-    out[8 + k] = _mm512_shuffle_f32x4(t[k], t[8 + k], 0xdd);
-    out[4 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0x88);
-    out[12 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0xdd);
+    out[k] = V16{_mm512_shuffle_f32x4(t[k], t[8 + k], 0x88)};
+    out[8 + k] = V16{_mm512_shuffle_f32x4(t[k], t[8 + k], 0xdd)};
+    out[4 + k] = V16{_mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0x88)};
+    out[12 + k] = V16{_mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0xdd)};
   }
 }
 
 /// Transpose16, or (kPortable: the tests' switch) Transpose16Portable through memory.
 template <bool kPortable>
-HWY_INLINE void TransposeTile(const __m512* in, __m512* out) {
+HWY_INLINE void TransposeTile(const V16* in, V16* out) {
   if constexpr (kPortable) {
+    const D16 d;
     HWY_ALIGN float a[256], b[256];
-    for (int i = 0; i < 16; ++i) _mm512_store_ps(a + 16 * i, in[i]);
+    for (int i = 0; i < 16; ++i) hn::Store(in[i], d, a + 16 * i);
     Transpose16Portable(a, b);
-    for (int i = 0; i < 16; ++i) out[i] = _mm512_load_ps(b + 16 * i);
+    for (int i = 0; i < 16; ++i) out[i] = hn::Load(d, b + 16 * i);
   } else {
     Transpose16(in, out);
   }
 }
+
+/// Keeps GCC from turning a loop of vector stores into a memcpy call (an empty asm that
+/// claims to change v in its register).
+HWY_INLINE void KeepInRegister(V16& v) { asm("" : "+v"(v.raw)); }
 
 /// The channel-blocked copy of channels [cb * 16, cb * 16 + 16) of batch n (channels
 /// past C are zeros): pixel q (dense, innermost axis fastest) at out[q * 16].
@@ -147,31 +157,32 @@ void BlockedCopy(const Ctx& c, int64_t n, int64_t cb, float* HWY_RESTRICT out, i
     float* orow = out + row * W * kCB;
     const float* srow = sbase + roff;
     if (sx == 1) {
+      const D16 d;
       int64_t x = 0;
       if (nch == kCB) {
         for (; x + kCB <= W; x += kCB) {
-          __m512 v[16], tr[16];
-          for (int i = 0; i < 16; ++i) v[i] = _mm512_loadu_ps(srow + i * c.s_channel + x);
+          V16 v[16], tr[16];
+          for (int i = 0; i < 16; ++i) v[i] = hn::LoadU(d, srow + i * c.s_channel + x);
           TransposeTile<kPortable>(v, tr);
           float* o16 = orow + x * kCB;
           for (int q = 0; q < 16; ++q) {
-            asm("" : "+v"(tr[q]));  // keeps GCC from turning the stores into a memcpy call
-            _mm512_store_ps(o16 + q * kCB, tr[q]);
+            KeepInRegister(tr[q]);
+            hn::Store(tr[q], d, o16 + q * kCB);
           }
         }
       }
       for (; x < W; x += kCB) {
         const int64_t m = std::min(kCB, W - x);
-        const auto mask = static_cast<__mmask16>((1u << m) - 1u);
-        __m512 v[16], tr[16];
+        // Lanes past m are neither read nor faulted on (AVX-512 masked loads).
+        const auto mask = hn::FirstN(d, static_cast<size_t>(m));
+        V16 v[16], tr[16];
         for (int i = 0; i < 16; ++i) {
-          v[i] = i < nch ? _mm512_maskz_loadu_ps(mask, srow + i * c.s_channel + x)
-                         : _mm512_setzero_ps();
+          v[i] = i < nch ? hn::MaskedLoad(mask, d, srow + i * c.s_channel + x) : hn::Zero(d);
         }
         TransposeTile<kPortable>(v, tr);
         for (int64_t q = 0; q < m; ++q) {
-          asm("" : "+v"(tr[q]));
-          _mm512_store_ps(orow + (x + q) * kCB, tr[q]);
+          KeepInRegister(tr[q]);
+          hn::Store(tr[q], d, orow + (x + q) * kCB);
         }
       }
     } else {
@@ -193,6 +204,7 @@ void BlockedCopy(const Ctx& c, int64_t n, int64_t cb, float* HWY_RESTRICT out, i
 template <int NT, bool kPortable>
 void BlockedChannels(const Ctx& c, const Work& wk, const float* HWY_RESTRICT plane, int64_t n,
                      int64_t cb, int64_t p0, int64_t t0, int64_t cnt) {
+  const D16 df;
   const auto P = static_cast<size_t>(c.P);
   const bool nearest = c.mode == InterpolationMode::kNearest;
   const int64_t nt = NT > 0 ? NT : c.NT;
@@ -223,25 +235,24 @@ void BlockedChannels(const Ctx& c, const Work& wk, const float* HWY_RESTRICT pla
     for (int64_t jj = 0; jj < vn; jj += 16) {
       const int64_t q0 = v0 + jj - shift;
       const bool edge = q0 < 0 || q0 + 16 > cnt;
-      __m512 acc[16], col[16];
+      V16 acc[16], col[16];
       for (int l = 0; l < 16; ++l) {
         const auto p = static_cast<size_t>(edge ? std::min(std::max<int64_t>(q0 + l, 0), cnt - 1)
                                                 : q0 + l);
         if (nearest) {
-          const __m512 v = _mm512_load_ps(plane + off[p]);
-          const auto keep = static_cast<__mmask16>(w[p] > 0.0f ? 0xFFFF : 0);
-          acc[l] = _mm512_maskz_mov_ps(keep, v);
+          const V16 v = hn::Load(df, plane + off[p]);
+          acc[l] = hn::IfThenElseZero(hn::FirstN(df, w[p] > 0.0f ? size_t{16} : size_t{0}), v);
         } else {
-          __m512 a = _mm512_setzero_ps();
+          V16 a = hn::Zero(df);
           for (int64_t k = 0; k < nt; ++k) {
             const size_t at = static_cast<size_t>(k) * P + p;
-            a = _mm512_fmadd_ps(_mm512_set1_ps(w[at]), _mm512_load_ps(plane + off[at]), a);
+            a = hn::MulAdd(hn::Set(df, w[at]), hn::Load(df, plane + off[at]), a);
           }
           acc[l] = a;
         }
       }
       TransposeTile<kPortable>(acc, col);
-      for (int i = 0; i < 16; ++i) _mm512_store_ps(stage + i * kRow + jj, col[i]);
+      for (int i = 0; i < 16; ++i) hn::Store(col[i], df, stage + i * kRow + jj);
     }
     for (int64_t i = 0; i < nch; ++i) {
       const float* srow = stage + i * kRow;
@@ -254,17 +265,18 @@ void BlockedChannels(const Ctx& c, const Work& wk, const float* HWY_RESTRICT pla
       for (int64_t jj = 0; jj < vn; jj += 16) {
         const int64_t lo = std::max(v0 + jj, shift) - v0 - jj;
         const int64_t hi = std::min(v0 + jj + 16, vend) - v0 - jj;
-        __m512 x = _mm512_load_ps(srow + jj);
-        asm("" : "+v"(x));  // keeps GCC from turning the loop into a memcpy call
+        V16 x = hn::Load(df, srow + jj);
+        KeepInRegister(x);
         if (lo == 0 && hi == 16) {
           if (stream) {
-            _mm512_stream_ps(d + jj, x);
+            hn::Stream(x, df, d + jj);
           } else {
-            _mm512_storeu_ps(d + jj, x);
+            hn::StoreU(x, df, d + jj);
           }
-        } else if (lo < hi) {
-          const auto mask = static_cast<__mmask16>(((1u << hi) - 1u) & ~((1u << lo) - 1u));
-          _mm512_mask_storeu_ps(d + jj, mask, x);
+        } else if (lo < hi) {  // lanes [lo, hi)
+          const auto mask = hn::AndNot(hn::FirstN(df, static_cast<size_t>(lo)),
+                                       hn::FirstN(df, static_cast<size_t>(hi)));
+          hn::BlendedStore(x, mask, df, d + jj);
         }
       }
     }
@@ -330,7 +342,7 @@ void RunBlockedT(const Ctx& c, int64_t begin, int64_t end) {
       }
     }
   }
-  if (c.stream) _mm_sfence();  // non-temporal stores visible before the caller reads
+  if (c.stream) hwy::FlushStream();  // non-temporal stores visible before the caller reads
 }
 
 template <bool kPortable>
@@ -375,10 +387,11 @@ bool Transpose16ForTesting(bool portable, const float* in, float* out) {
     Transpose16Portable(in, out);
     return true;
   }
-  __m512 v[16], t[16];
-  for (int i = 0; i < 16; ++i) v[i] = _mm512_load_ps(in + 16 * i);
+  const D16 d;
+  V16 v[16], t[16];
+  for (int i = 0; i < 16; ++i) v[i] = hn::Load(d, in + 16 * i);
   Transpose16(v, t);
-  for (int i = 0; i < 16; ++i) _mm512_store_ps(out + 16 * i, t[i]);
+  for (int i = 0; i < 16; ++i) hn::Store(t[i], d, out + 16 * i);
   return true;
 }
 #else

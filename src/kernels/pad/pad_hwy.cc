@@ -1,6 +1,7 @@
-// The line writer of the fast Pad kernel: the one place of raw AVX-512 BW intrinsics
-// (Highway has no byte-masked 64-byte load/store and mask-move ops of this shape), the
-// kernel of the entry pad.lines. On the AVX-512 targets pad_rows_lines writes the rows and
+// The line writer of the fast Pad kernel, the kernel of the entry pad.lines: Highway ops on
+// 64-byte vectors (byte-masked loads and stores, IfThenElse, lane lookups), on the AVX-512
+// targets only, plus one raw intrinsic where Highway 1.0.3 has no op (Permute16, NOTE
+// [ Pad Permute16 ]). On the AVX-512 targets pad_rows_lines writes the rows and
 // returns true; on every other target it writes nothing and returns false, and
 // pad_lines_available() says so: pad.lines then declines and pad.rows, the portable row
 // kernel (which the differential tests run as an entry of its own, on every target), writes
@@ -17,6 +18,7 @@
 // 64-byte store (streaming or ordinary), so no output line is written twice or by split
 // stores; the partial lines at both ends of the range are written with byte-masked stores.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 
@@ -30,14 +32,33 @@
 HWY_BEFORE_NAMESPACE();
 namespace gridops::kernels::pad_simd {
 namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 
+// The writer's masked loads read only the lanes of their mask (the others may lie outside
+// the source buffer): AVX-512's masked loads, which Highway's MaskedLoad is on this target.
+static_assert(!HWY_MEM_OPS_MIGHT_FAULT, "the line writer relies on fault-free masked loads");
+
+using D8 = hn::FixedTag<uint8_t, 64>;  // one 64-byte output line
+using V8 = hn::Vec<D8>;
+using M8 = hn::MFromD<D8>;
+
+/// The mask of the lanes of d whose bits are set in `bits` (bit i: lane i; x86 is
+/// little-endian, so byte i / 8 of the local holds bit i). LoadMaskBits of a local: the
+/// compiler moves the bits straight into a mask register, as cheap as the shifts of the
+/// raw code were; two FirstN and an AndNot per mask cost W7a (short rows, several masks
+/// per row) measurably more.
+template <class D>
+HWY_INLINE hn::MFromD<D> MaskOfBits(D d, uint64_t bits) {
+  return hn::LoadMaskBits(d, reinterpret_cast<const uint8_t*>(&bits));
+}
+
 /// Lanes [lo, hi) of a 64-lane byte mask (0 <= lo <= hi <= 64).
-HWY_INLINE __mmask64 ByteRange(size_t lo, size_t hi) {
+HWY_INLINE M8 ByteRange(size_t lo, size_t hi) {
   const uint64_t upto = hi >= 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1;
   const uint64_t below = (uint64_t{1} << lo) - 1;  // lo < 64 wherever this is called
-  return static_cast<__mmask64>(upto & ~below);
+  return MaskOfBits(D8(), upto & ~below);
 }
 
 /// The 64-byte line writer. `p_` is the next output byte; `acc_` holds the bytes of the
@@ -46,17 +67,19 @@ template <bool kStream>
 class Lines {
  public:
   explicit Lines(char* p)
-      : p_(reinterpret_cast<uintptr_t>(p)), lo_(p_ & 63), acc_(_mm512_setzero_si512()) {}
+      : p_(reinterpret_cast<uintptr_t>(p)), lo_(p_ & 63), acc_(hn::Zero(D8())) {}
 
   /// Appends n bytes from s.
   HWY_INLINE void Copy(const char* s, int64_t n) {
+    const D8 d;
     uintptr_t src = reinterpret_cast<uintptr_t>(s);
     const size_t off = p_ & 63;
     if (off != 0) {
       const size_t k = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(64 - off), n));
-      const __mmask64 m = ByteRange(off, off + k);
+      const M8 m = ByteRange(off, off + k);
       // Lanes [off, off + k) from s[0, k); the other lanes are masked (never accessed).
-      acc_ = _mm512_mask_loadu_epi8(acc_, m, reinterpret_cast<const void*>(src - off));
+      const V8 v = hn::MaskedLoad(m, d, reinterpret_cast<const uint8_t*>(src - off));
+      acc_ = hn::IfThenElse(m, v, acc_);
       p_ += k;
       src += k;
       n -= static_cast<int64_t>(k);
@@ -64,22 +87,22 @@ class Lines {
       Flush();
     }
     for (; n >= 64; n -= 64) {
-      Put(_mm512_loadu_si512(reinterpret_cast<const void*>(src)));
+      Put(hn::LoadU(d, reinterpret_cast<const uint8_t*>(src)));
       src += 64;
     }
     if (n > 0) {
-      acc_ = _mm512_maskz_loadu_epi8(ByteRange(0, static_cast<size_t>(n)),
-                                     reinterpret_cast<const void*>(src));
+      acc_ = hn::MaskedLoad(ByteRange(0, static_cast<size_t>(n)), d,
+                            reinterpret_cast<const uint8_t*>(src));
       p_ += static_cast<uintptr_t>(n);
     }
   }
 
   /// Appends n bytes of a pattern whose lane i is the byte for output addresses = i mod 64.
-  HWY_INLINE void Fill(__m512i pat, int64_t n) {
+  HWY_INLINE void Fill(V8 pat, int64_t n) {
     const size_t off = p_ & 63;
     if (off != 0) {
       const size_t k = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(64 - off), n));
-      acc_ = _mm512_mask_mov_epi8(acc_, ByteRange(off, off + k), pat);
+      acc_ = hn::IfThenElse(ByteRange(off, off + k), pat, acc_);
       p_ += k;
       n -= static_cast<int64_t>(k);
       if ((p_ & 63) != 0) return;
@@ -93,10 +116,10 @@ class Lines {
   }
 
   /// Appends n <= 64 bytes held in v at the lanes of their output addresses (mod 64).
-  HWY_INLINE void Vec(__m512i v, int64_t n) {
+  HWY_INLINE void Vec(V8 v, int64_t n) {
     const size_t off = p_ & 63;
     const size_t k = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(64 - off), n));
-    acc_ = _mm512_mask_mov_epi8(acc_, ByteRange(off, off + k), v);
+    acc_ = hn::IfThenElse(ByteRange(off, off + k), v, acc_);
     p_ += k;
     if ((p_ & 63) != 0) return;
     Flush();
@@ -108,16 +131,9 @@ class Lines {
   /// multiple of sizeof(T) (the cell never straddles two lines).
   template <class T>
   HWY_INLINE void Cell(T v) {
-    const size_t off = p_ & 63;
-    if constexpr (sizeof(T) == 1) {
-      acc_ = _mm512_mask_set1_epi8(acc_, __mmask64{1} << off, static_cast<char>(v));
-    } else if constexpr (sizeof(T) == 2) {
-      acc_ = _mm512_mask_set1_epi16(acc_, static_cast<__mmask32>(1u << (off / 2)), static_cast<short>(v));
-    } else if constexpr (sizeof(T) == 4) {
-      acc_ = _mm512_mask_set1_epi32(acc_, static_cast<__mmask16>(1u << (off / 4)), static_cast<int>(v));
-    } else {
-      acc_ = _mm512_mask_set1_epi64(acc_, static_cast<__mmask8>(1u << (off / 8)), static_cast<long long>(v));
-    }
+    const hn::FixedTag<T, 64 / sizeof(T)> dt;
+    const auto one = MaskOfBits(dt, uint64_t{1} << ((p_ & 63) / sizeof(T)));
+    acc_ = hn::BitCast(D8(), hn::IfThenElse(one, hn::Set(dt, v), hn::BitCast(dt, acc_)));
     p_ += sizeof(T);
     if ((p_ & 63) == 0) Flush();
   }
@@ -129,68 +145,98 @@ class Lines {
   HWY_INLINE void Finish() {
     const size_t off = p_ & 63;
     if (off != 0) {
-      _mm512_mask_storeu_epi8(reinterpret_cast<void*>(p_ - off), ByteRange(lo_, off), acc_);
+      hn::BlendedStore(acc_, ByteRange(lo_, off), D8(), reinterpret_cast<uint8_t*>(p_ - off));
     }
   }
 
  private:
   /// Stores the completed line that ends at p_.
   HWY_INLINE void Flush() {
-    void* line = reinterpret_cast<void*>(p_ - 64);
+    uint8_t* line = reinterpret_cast<uint8_t*>(p_ - 64);
     if (HWY_UNLIKELY(lo_ != 0)) {  // the range's first line, owned from lo_ on
-      _mm512_mask_storeu_epi8(line, ByteRange(lo_, 64), acc_);
+      hn::BlendedStore(acc_, ByteRange(lo_, 64), D8(), line);
       lo_ = 0;
       return;
     }
     Store(line, acc_);
   }
   /// Writes a whole line at p_ (aligned, owned: lo_ is 0 once p_ is on a line start).
-  HWY_INLINE void Put(__m512i v) {
-    Store(reinterpret_cast<void*>(p_), v);
+  HWY_INLINE void Put(V8 v) {
+    Store(reinterpret_cast<uint8_t*>(p_), v);
     p_ += 64;
   }
-  static HWY_INLINE void Store(void* line, __m512i v) {
+  static HWY_INLINE void Store(uint8_t* line, V8 v) {
     if constexpr (kStream) {
-      _mm512_stream_si512(static_cast<__m512i*>(line), v);
+      hn::Stream(v, D8(), line);
     } else {
-      _mm512_store_si512(line, v);
+      hn::Store(v, D8(), line);
     }
   }
 
   uintptr_t p_;
   size_t lo_;
-  __m512i acc_;
+  V8 acc_;
 };
 
-/// Lane permutation of v by idx, lanes of `lane` bytes (2, 4 or 8).
-HWY_INLINE __m512i Permute(int64_t lane, __m512i idx, __m512i v) {
-  if (lane == 4) return _mm512_permutexvar_epi32(idx, v);
-  if (lane == 8) return _mm512_permutexvar_epi64(idx, v);
-  return _mm512_permutexvar_epi16(idx, v);
+// NOTE [ Pad Permute16 ]
+// kPerm pieces reorder the cells of a source window with one lane permutation (lanes of 2,
+// 4 or 8 bytes, t.perm_lane). Highway 1.0.3 (Debian 12's, the version gridops builds
+// with) has TableLookupLanes for 32- and 64-bit lanes only, so 16-bit lanes are
+// Permute16 below: the writer's only raw intrinsic (vpermw). Permute16Portable does the
+// same with Highway ops only, through memory; the tests compare the two and a scalar
+// lookup (pad_permute16_for_testing) and run the whole line writer with the portable form
+// switched in (pad_lines_set_portable_permute_for_testing): the same bytes.
+
+/// Lane i of the result: 16-bit lane idx[i] of v (idx in [0, 32)).
+HWY_INLINE V8 Permute16(V8 idx, V8 v) {
+  return V8{_mm512_permutexvar_epi16(idx.raw, v.raw)};
 }
 
-/// Lane q of the result: (q - shift) mod lanes, lanes of `lane` bytes.
-HWY_INLINE __m512i Rotation(int64_t lane, size_t shift) {
+/// Permute16 in Highway ops only (the tests' switch).
+HWY_INLINE V8 Permute16Portable(V8 idx, V8 v) {
+  const hn::FixedTag<uint16_t, 32> d;
+  HWY_ALIGN uint16_t i16[32], v16[32], r16[32];
+  hn::Store(hn::BitCast(d, idx), d, i16);
+  hn::Store(hn::BitCast(d, v), d, v16);
+  for (size_t i = 0; i < 32; ++i) r16[i] = v16[i16[i] & 31];
+  return hn::BitCast(D8(), hn::Load(d, r16));
+}
+
+/// Lane permutation of v by idx, lanes of `lane` bytes (2, 4 or 8).
+template <bool kPortable>
+HWY_INLINE V8 Permute(int64_t lane, V8 idx, V8 v) {
+  const D8 d8;
   if (lane == 4) {
-    return _mm512_and_si512(
-        _mm512_sub_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-                         _mm512_set1_epi32(static_cast<int>(shift))),
-        _mm512_set1_epi32(15));
+    const hn::FixedTag<uint32_t, 16> d;
+    return hn::BitCast(d8, hn::TableLookupLanes(hn::BitCast(d, v),
+                                                hn::IndicesFromVec(d, hn::BitCast(d, idx))));
   }
   if (lane == 8) {
-    return _mm512_and_si512(_mm512_sub_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),
-                                             _mm512_set1_epi64(static_cast<int64_t>(shift))),
-                            _mm512_set1_epi64(7));
+    const hn::FixedTag<uint64_t, 8> d;
+    return hn::BitCast(d8, hn::TableLookupLanes(hn::BitCast(d, v),
+                                                hn::IndicesFromVec(d, hn::BitCast(d, idx))));
   }
-  alignas(64) static constexpr uint16_t kIota16[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
-                                                       11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                                                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
-  return _mm512_and_si512(_mm512_sub_epi16(_mm512_load_si512(kIota16),
-                                           _mm512_set1_epi16(static_cast<int16_t>(shift))),
-                          _mm512_set1_epi16(31));
+  if constexpr (kPortable) {
+    return Permute16Portable(idx, v);
+  } else {
+    return Permute16(idx, v);
+  }
 }
 
-template <bool kStream>
+/// Lane q of the result: (q - shift) mod lanes, lanes of `lane` bytes (2, 4 or 8).
+HWY_INLINE V8 Rotation(int64_t lane, size_t shift) {
+  auto rot = [shift](auto d) {
+    using T = hn::TFromD<decltype(d)>;
+    const auto lanes = static_cast<T>(hn::Lanes(d));
+    return hn::BitCast(D8(), hn::And(hn::Sub(hn::Iota(d, 0), hn::Set(d, static_cast<T>(shift))),
+                                     hn::Set(d, static_cast<T>(lanes - 1))));
+  };
+  if (lane == 4) return rot(hn::FixedTag<uint32_t, 16>());
+  if (lane == 8) return rot(hn::FixedTag<uint64_t, 8>());
+  return rot(hn::FixedTag<uint16_t, 32>());
+}
+
+template <bool kStream, bool kPortable>
 HWY_INLINE void Pieces(Lines<kStream>& w, const PadTables& t, const std::vector<PadPiece>& pieces,
                        const int64_t* map, const char* in, bool perm_ok) {
   const int64_t cell = t.cell;
@@ -200,13 +246,16 @@ HWY_INLINE void Pieces(Lines<kStream>& w, const PadTables& t, const std::vector<
       w.Copy(in + pc.src * cell, bytes);
     } else if (pc.kind == PadPiece::kPerm && perm_ok) {
       const int64_t lane = t.perm_lane;
-      const __mmask64 wm = ByteRange(0, static_cast<size_t>(pc.wlanes * lane));
-      const __m512i window = _mm512_maskz_loadu_epi8(wm, in + pc.src * cell);
+      const D8 d8;
+      const M8 wm = ByteRange(0, static_cast<size_t>(pc.wlanes * lane));
+      const V8 window =
+          hn::MaskedLoad(wm, d8, reinterpret_cast<const uint8_t*>(in + pc.src * cell));
       // Index of output lane q: the piece's table at (q - offset) mod lanes, so that the
       // piece's first byte lands at the line position of the next output byte.
-      const __m512i base = _mm512_loadu_si512(t.perm_idx[static_cast<size_t>(pc.perm)].data());
-      const __m512i idx = Permute(lane, Rotation(lane, w.Offset() / static_cast<size_t>(lane)), base);
-      w.Vec(Permute(lane, idx, window), bytes);
+      const V8 base = hn::LoadU(d8, t.perm_idx[static_cast<size_t>(pc.perm)].data());
+      const V8 idx = Permute<kPortable>(
+          lane, Rotation(lane, w.Offset() / static_cast<size_t>(lane)), base);
+      w.Vec(Permute<kPortable>(lane, idx, window), bytes);
     } else if (cell == 1 || (cell <= 8 && cell == t.perm_lane && perm_ok)) {
       // Cells inserted one by one into the line register (a cell of 2, 4 or 8 bytes never
       // straddles a line when the output is aligned to its size).
@@ -250,7 +299,7 @@ HWY_INLINE void Pieces(Lines<kStream>& w, const PadTables& t, const std::vector<
   }
 }
 
-template <bool kStream>
+template <bool kStream, bool kPortable>
 void RowsT(const PadTables& t, const char* src, char* dst, const unsigned char* value, int64_t r0,
            int64_t r1) {
   std::array<int64_t, kMaxRank> idx{};
@@ -272,7 +321,7 @@ void RowsT(const PadTables& t, const char* src, char* dst, const unsigned char* 
   for (size_t i = 0; i < 64; ++i) {
     pat_bytes[i] = value[(i + 64 - phase) % static_cast<size_t>(t.es)];
   }
-  const __m512i pat = _mm512_load_si512(pat_bytes);
+  const V8 pat = hn::Load(D8(), pat_bytes);
   // kPerm rotates by whole lanes: the output must be aligned to the lane size.
   const bool perm_ok =
       t.perm_lane != 0 && reinterpret_cast<uintptr_t>(dst) % static_cast<uintptr_t>(t.perm_lane) == 0;
@@ -296,9 +345,9 @@ void RowsT(const PadTables& t, const char* src, char* dst, const unsigned char* 
         w.Fill(pat, right_bytes);
       }
     } else {
-      Pieces(w, t, t.left_pieces, t.left.data(), in, perm_ok);
+      Pieces<kStream, kPortable>(w, t, t.left_pieces, t.left.data(), in, perm_ok);
       w.Copy(in + t.c0 * cell, mid_bytes);
-      Pieces(w, t, t.right_pieces, t.right.data(), in, perm_ok);
+      Pieces<kStream, kPortable>(w, t, t.right_pieces, t.right.data(), in, perm_ok);
     }
     for (int d = t.nouter - 1; d >= 0; --d) {
       if (++idx[static_cast<size_t>(d)] < t.outer_m[static_cast<size_t>(d)]) break;
@@ -309,24 +358,41 @@ void RowsT(const PadTables& t, const char* src, char* dst, const unsigned char* 
 }
 
 bool Rows(const PadTables& t, const char* src, char* dst, const unsigned char* value, bool stream,
-          int64_t r0, int64_t r1) {
-  if (stream) {
-    RowsT<true>(t, src, dst, value, r0, r1);
+          bool portable, int64_t r0, int64_t r1) {
+  if (portable) {
+    if (stream) {
+      RowsT<true, true>(t, src, dst, value, r0, r1);
+    } else {
+      RowsT<false, true>(t, src, dst, value, r0, r1);
+    }
+  } else if (stream) {
+    RowsT<true, false>(t, src, dst, value, r0, r1);
   } else {
-    RowsT<false>(t, src, dst, value, r0, r1);
+    RowsT<false, false>(t, src, dst, value, r0, r1);
   }
   return true;
 }
 
 bool HasLines() { return true; }
 
+bool Permute16ForTesting(bool portable, const uint16_t* idx, const uint16_t* v, uint16_t* out) {
+  const D8 d8;
+  const hn::FixedTag<uint16_t, 32> d;
+  const V8 vi = hn::BitCast(d8, hn::LoadU(d, idx)), vv = hn::BitCast(d8, hn::LoadU(d, v));
+  hn::StoreU(hn::BitCast(d, portable ? Permute16Portable(vi, vv) : Permute16(vi, vv)), d, out);
+  return true;
+}
+
 #else  // no AVX-512 BW on this target: pad.lines declines (pad.rows writes the rows)
 
-bool Rows(const PadTables&, const char*, char*, const unsigned char*, bool, int64_t, int64_t) {
+bool Rows(const PadTables&, const char*, char*, const unsigned char*, bool, bool, int64_t,
+          int64_t) {
   return false;
 }
 
 bool HasLines() { return false; }
+
+bool Permute16ForTesting(bool, const uint16_t*, const uint16_t*, uint16_t*) { return false; }
 
 #endif
 
@@ -338,13 +404,29 @@ HWY_AFTER_NAMESPACE();
 namespace gridops::kernels::pad_simd {
 HWY_EXPORT(Rows);
 HWY_EXPORT(HasLines);
+HWY_EXPORT(Permute16ForTesting);
+
+namespace {
+std::atomic<bool> g_portable_permute{false};  // NOTE [ Pad Permute16 ]
+}  // namespace
 }  // namespace gridops::kernels::pad_simd
 
 namespace gridops::kernels {
 bool pad_rows_lines(const PadTables& t, const char* src, char* dst, const unsigned char* value,
                     bool stream, int64_t r0, int64_t r1) {
   using namespace pad_simd;  // NOLINT(google-build-using-namespace): the dispatch table
-  return HWY_DYNAMIC_DISPATCH(Rows)(t, src, dst, value, stream, r0, r1);
+  return HWY_DYNAMIC_DISPATCH(Rows)(t, src, dst, value, stream,
+                                    g_portable_permute.load(std::memory_order_relaxed), r0, r1);
+}
+
+void pad_lines_set_portable_permute_for_testing(bool portable) {
+  pad_simd::g_portable_permute.store(portable, std::memory_order_relaxed);
+}
+
+bool pad_permute16_for_testing(bool portable, const uint16_t* idx, const uint16_t* v,
+                               uint16_t* out) {
+  using namespace pad_simd;  // NOLINT(google-build-using-namespace): the dispatch table
+  return HWY_DYNAMIC_DISPATCH(Permute16ForTesting)(portable, idx, v, out);
 }
 
 bool pad_lines_available() {

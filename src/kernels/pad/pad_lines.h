@@ -71,4 +71,13 @@ bool pad_rows_lines(const PadTables& t, const char* src, char* dst, const unsign
 /// change in between, as the tests do: the run then hands over to pad.rows, logged).
 bool pad_lines_available();
 
+/// Tests: the line writer with Permute16Portable in place of the AVX-512 Permute16 (NOTE
+/// [ Pad Permute16 ] in pad_hwy.cc) while `portable` is set.
+void pad_lines_set_portable_permute_for_testing(bool portable);
+/// Tests: out[i] = v[idx[i]] (32 lanes of 16 bits, idx in [0, 32)) with Permute16Portable
+/// (portable) or Permute16 on the CPU's Highway target; false (nothing written) when that
+/// target has no line writer.
+bool pad_permute16_for_testing(bool portable, const uint16_t* idx, const uint16_t* v,
+                               uint16_t* out);
+
 }  // namespace gridops::kernels

@@ -17,6 +17,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "core/table_lookup_hwy-inl.h"
 #include "kernels/resample/resample_hwy-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -72,25 +73,11 @@ inline TapChunks MakeTapChunks(const ResampleAxisTable& a, int64_t N, bool two_t
 }
 
 /// Lane i of the result: lane idx[i] of lo (idx < N) or lane idx[i] - N of hi (idx >= N),
-/// idx in [0, 2 N).
+/// idx in [0, 2 N): NOTE [ TwoTableLookup ] (core/table_lookup_hwy-inl.h).
 template <class D>
 HWY_INLINE hn::Vec<D> Lookup2(D d, hn::Vec<D> lo, hn::Vec<D> hi,
                               hn::Vec<hn::RebindToSigned<D>> idx) {
-#if HWY_TARGET <= HWY_AVX3 && HWY_TARGET != HWY_SCALAR && HWY_ARCH_X86
-  if constexpr (sizeof(hn::Vec<D>) == 64 && sizeof(hn::TFromD<D>) == 4) {
-    using RawV = decltype(lo.raw);
-    if constexpr (std::is_same_v<RawV, __m512>) {
-      return hn::Vec<D>{_mm512_permutex2var_ps(lo.raw, idx.raw, hi.raw)};
-    } else {
-      return hn::Vec<D>{_mm512_permutex2var_epi32(lo.raw, idx.raw, hi.raw)};
-    }
-  }
-#endif
-  const hn::RebindToSigned<D> di;
-  const int32_t n = static_cast<int32_t>(hn::Lanes(d));
-  const auto i = hn::IndicesFromVec(d, hn::And(idx, hn::Set(di, n - 1)));
-  const auto in_lo = hn::RebindMask(d, hn::Lt(idx, hn::Set(di, n)));
-  return hn::IfThenElse(in_lo, hn::TableLookupLanes(lo, i), hn::TableLookupLanes(hi, i));
+  return gridops::HWY_NAMESPACE::TwoTableLookup(d, lo, hi, idx);
 }
 
 /// Lane i of the result: lane idx[i] of v, idx in [0, N).

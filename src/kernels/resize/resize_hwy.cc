@@ -17,6 +17,8 @@
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
+#include "core/table_lookup_hwy-inl.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace gridops::kernels::resize_simd {
 namespace HWY_NAMESPACE {
@@ -184,21 +186,10 @@ void ResizeRowPassF32(const float* HWY_RESTRICT row, float* HWY_RESTRICT out, co
       }
     }
   } else {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-    // One two-table permutation (vpermt2ps) per tap.
+    // One two-table lookup per tap (NOTE [ TwoTableLookup ]: vpermt2ps on AVX-512).
     auto pick = [&](decltype(hn::Zero(d)) v0, decltype(hn::Zero(d)) v1, const int32_t* ix) {
-      return decltype(hn::Zero(d)){_mm512_permutex2var_ps(v0.raw, hn::LoadU(di, ix).raw, v1.raw)};
+      return gridops::HWY_NAMESPACE::TwoTableLookup(d, v0, v1, hn::LoadU(di, ix));
     };
-#else
-    const auto vn = hn::Set(di, static_cast<int32_t>(N));
-    const auto vmask = hn::Set(di, static_cast<int32_t>(N - 1));  // N is a power of two
-    auto pick = [&](decltype(hn::Zero(d)) v0, decltype(hn::Zero(d)) v1, const int32_t* ix) {
-      const auto rel = hn::LoadU(di, ix);
-      const auto ind = hn::IndicesFromVec(d, hn::And(rel, vmask));
-      return hn::IfThenElse(hn::RebindMask(d, hn::Lt(rel, vn)), hn::TableLookupLanes(v0, ind),
-                            hn::TableLookupLanes(v1, ind));
-    };
-#endif
     stream = stream && reinterpret_cast<uintptr_t>(out) % (static_cast<uintptr_t>(N) * sizeof(float)) == 0;
     for (int64_t b = 0; b < t.blocks; ++b) {
       const int64_t pb = t.pat[static_cast<size_t>(b)] * T * N;
