@@ -14,6 +14,7 @@
 
 #include "gridops/ops/gather.h"
 #include "gridops/parallel.h"
+#include "kernels/gather/gather.h"
 #include "ops/gather_impls.h"
 #include "support/test_util.h"
 
@@ -33,7 +34,21 @@ std::vector<std::string> fast_impls() {
 class GatherDiff : public ::testing::TestWithParam<std::string> {
  protected:
   const char* impl() const { return GetParam().c_str(); }
+#ifdef GRIDOPS_HAVE_HWY
+  // gather.vector declines every problem on AMD CPUs (NOTE [ Gather vector gathers by
+  // CPU ]); the tests run it on every CPU.
+  void SetUp() override { kernels::gather_vector_allow_on_any_cpu_for_testing(true); }
+  void TearDown() override { kernels::gather_vector_allow_on_any_cpu_for_testing(false); }
+#endif
 };
+
+#ifdef GRIDOPS_HAVE_HWY
+/// The same for the tests outside the fixture, for their scope.
+struct VectorOnAnyCpu {
+  VectorOnAnyCpu() { kernels::gather_vector_allow_on_any_cpu_for_testing(true); }
+  ~VectorOnAnyCpu() { kernels::gather_vector_allow_on_any_cpu_for_testing(false); }
+};
+#endif
 
 
 /// Runs with implementation `impl` into a dst pre-filled with 0xAB bytes; returns the status.
@@ -261,6 +276,9 @@ TEST(GatherDispatch, BenchmarkWorkloadsUseTheFastKernel) {
 // Views no fast entry can take (non-contiguous) run the reference, with the same bits, and
 // every hand-off is logged under GRIDOPS_VERBOSE=dispatch.
 TEST(GatherDispatch, NonContiguousViewsFallBackVisibly) {
+#ifdef GRIDOPS_HAVE_HWY
+  const VectorOnAnyCpu any_cpu;
+#endif
   std::mt19937_64 rng(testing::test_seed());
   Tensor data(DType::kFloat32, {5, 2});  // 8-byte slices: every entry takes the problem
   testing::fill_random_bytes(data, rng);
@@ -289,6 +307,7 @@ TEST(GatherDispatch, NonContiguousViewsFallBackVisibly) {
 // gather.vector needs data and dst aligned to the slice size; otherwise gather.slices (the
 // next entry that takes the problem) runs, visibly, with the same bits.
 TEST(GatherDispatch, MisalignedViewsGoToTheSliceCopies) {
+  const VectorOnAnyCpu any_cpu;
   std::mt19937_64 rng(testing::test_seed());
   for (DType dt : {DType::kFloat32, DType::kInt64}) {
     SCOPED_TRACE(to_string(dt));
@@ -312,6 +331,31 @@ TEST(GatherDispatch, MisalignedViewsGoToTheSliceCopies) {
                        "aligned to its " + std::to_string(es) + "-byte slices): running 'gather.slices'"),
               std::string::npos)
         << log;
+  }
+}
+#endif
+
+#ifdef GRIDOPS_HAVE_HWY
+// 4- and 8-byte slices go to the vector gathers, except on AMD CPUs, where the slice
+// copies are faster and gather.vector declines with that reason.
+TEST(GatherDispatch, VectorGathersDependOnTheCpu) {
+  const Dims ds = {64}, is = {8};
+  for (DType dt : {DType::kFloat32, DType::kFloat64}) {
+    auto plan = make_gather_plan(GatherDesc{}, dt, ds, DType::kInt64, is);
+    ASSERT_TRUE(plan.ok());
+    EXPECT_STREQ(plan->impl_name(),
+                 kernels::gather_vector_slower_on_this_cpu() ? "gather.slices" : "gather.vector");
+  }
+  GatherDesc forced;
+  forced.impl = "gather.vector";
+  auto plan = make_gather_plan(forced, DType::kFloat32, ds, DType::kInt64, is);
+  if (kernels::gather_vector_slower_on_this_cpu()) {
+    ASSERT_FALSE(plan.ok());
+    EXPECT_NE(plan.status().message().find("an AMD CPU"), std::string::npos) << plan.status().to_string();
+    const VectorOnAnyCpu any_cpu;
+    EXPECT_TRUE(make_gather_plan(forced, DType::kFloat32, ds, DType::kInt64, is).ok());
+  } else {
+    EXPECT_TRUE(plan.ok()) << plan.status().to_string();
   }
 }
 #endif

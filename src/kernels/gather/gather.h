@@ -74,6 +74,11 @@ std::string gather_vector_declines_views(const GatherProblem& p, const TensorVie
                                          const TensorView& indices, const MutableTensorView& dst);
 void gather_vector(const GatherProblem& p, const TensorView& data, const TensorView& indices,
                    const MutableTensorView& dst);
+/// True on CPUs whose vector gathers are slower than gather.slices' copies (AMD): there
+/// gather.vector declines every problem (NOTE [ Gather vector gathers by CPU ]).
+bool gather_vector_slower_on_this_cpu();
+/// Tests only: gather.vector takes its problems on every CPU (default false).
+void gather_vector_allow_on_any_cpu_for_testing(bool allow);
 /// gather.vector's Highway kernels: dst slices [u0, u1) of the (outer, q) output,
 /// dst[o * q + i] = data[o * s + idx[i]] with normalized indices; data and dst aligned to
 /// the element size.

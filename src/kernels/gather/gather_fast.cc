@@ -12,6 +12,7 @@
 // contiguous ranges, so each output byte is written by one thread and the result never
 // depends on the split.
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <climits>
 #include <cstdint>
@@ -193,8 +194,35 @@ void gather_slices(const GatherProblem& p, const TensorView& data, const TensorV
 }
 
 #ifdef GRIDOPS_HAVE_HWY
+namespace {
+std::atomic<bool> g_vector_on_any_cpu{false};
+}  // namespace
+
+// NOTE [ Gather vector gathers by CPU ]: AMD's vector gathers (Zen 4 on the project's
+// host) are slower than gather.slices' unrolled scalar copies: W6c (4-byte slices, the
+// W6c problem of WORKLOADS.md) at one thread 0.139 ms with gather.vector against 0.117 ms
+// with gather.slices (PyTorch 0.140; 3 alternations each, 2026-11-24 08:13, lightly
+// loaded). gather.vector therefore declines on AMD CPUs, so that gather.slices runs;
+// elsewhere (Intel's gathers) it keeps the 4- and 8-byte slices.
+bool gather_vector_slower_on_this_cpu() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool amd = __builtin_cpu_is("amd");
+  return amd;
+#else
+  return false;
+#endif
+}
+
+void gather_vector_allow_on_any_cpu_for_testing(bool allow) {
+  g_vector_on_any_cpu.store(allow, std::memory_order_relaxed);
+}
+
 std::string gather_vector_declines(const GatherProblem& p) {
   if (p.dtype == DType::kString) return "strings are copied by assignment (reference only)";
+  if (gather_vector_slower_on_this_cpu() && !g_vector_on_any_cpu.load(std::memory_order_relaxed)) {
+    return "an AMD CPU, whose vector gathers are slower than the slice copies (NOTE [ Gather "
+           "vector gathers by CPU ])";
+  }
   Merged m;
   if (!merge(p, &m) || (m.inner != 4 && m.inner != 8)) {
     return "slices of " + (m.inner > 0 ? std::to_string(m.inner) : std::string("over 2^63 - 1")) +
