@@ -534,6 +534,115 @@ TEST(ResampleDiff, LargeAlignedOutputsUseStreamingStores) {
 
 // NaN and infinity propagate as in the reference (a zero-weight linear tap still
 // multiplies its value), in every layout.
+// bfloat16 linear forward with both tensors channels-last and whole channel vectors runs
+// the flat loops (and, downsampling by 2, the fused loop) of resample.channels_vector16:
+// they must give the bits of resample.generic (one channel at a time), ranks 1-3, streamed
+// (a 64-byte aligned 4 MiB output) or not, NaN payloads, infinities and subnormals included.
+TEST(ResampleDiff, BFloat16ChannelVectorsMatchTheGenericPath) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed + 83);
+  std::uniform_real_distribution<float> val(-2.0f, 2.0f);
+  const uint16_t specials[] = {0x7FC0, 0xFFC1, 0x7F80, 0xFF80, 0x0001, 0x8003, 0x0000, 0x8000};
+  struct Case {
+    Dims s, d;
+  };
+  const Case cases[] = {
+      {{2, 64, 64, 64}, {2, 64, 128, 128}},  // 2x up, 4 MiB of output: streamed when aligned
+      {{2, 64, 32, 64}, {2, 64, 16, 32}},    // 2x down: the fused loop
+      {{1, 96, 5, 7}, {1, 96, 9, 13}},
+      {{1, 64, 40}, {1, 64, 80}},
+      {{1, 64, 80}, {1, 64, 39}},
+      {{1, 32, 3, 4, 5}, {1, 32, 5, 7, 9}},
+      {{1, 32, 3, 4, 6}, {1, 32, 6, 8, 3}},
+  };
+  for (const Case& c : cases) {
+    const int r = static_cast<int>(c.s.size()) - 2;
+    SCOPED_TRACE(format_tag(MemoryFormat::kChannelsLast, r) + " " + std::to_string(c.s[r + 1]) +
+                 " -> " + std::to_string(c.d[r + 1]));
+    const auto s = md(DType::kBFloat16, c.s, MemoryFormat::kChannelsLast);
+    const auto d = md(DType::kBFloat16, c.d, MemoryFormat::kChannelsLast);
+    if (!accepts("resample.channels_vector16", ResampleAlgorithm::kLinear, s, d)) continue;
+    const size_t ns = static_cast<size_t>(*s.buffer_elements());
+    const size_t nd = static_cast<size_t>(*d.buffer_elements());
+    auto* x = static_cast<bfloat16*>(std::aligned_alloc(64, (ns * 2 + 63) / 64 * 64));
+    for (size_t i = 0; i < ns; ++i) {
+      x[i] = f32_to_bf16(val(rng));
+      // NaN (quiet and with a payload), infinities, subnormals and signed zeros.
+      if (i % 97 == 0) x[i].bits = specials[(i / 97) % 8];
+    }
+    std::vector<std::vector<uint16_t>> outs;
+    for (const char* impl : {"resample.channels_vector16", "resample.generic"}) {
+      ResampleDesc desc;
+      desc.algorithm = ResampleAlgorithm::kLinear;
+      desc.impl = impl;
+      auto plan = make_resample_plan(desc, s, d);
+      ASSERT_TRUE(plan.ok()) << impl << ": " << plan.status().to_string();
+      auto* y = static_cast<bfloat16*>(std::aligned_alloc(64, (nd * 2 + 63) / 64 * 64));
+      const bool ok = plan->forward(x, y).ok();
+      std::vector<uint16_t> bits(nd);
+      for (size_t i = 0; i < nd; ++i) bits[i] = y[i].bits;
+      std::free(y);
+      ASSERT_TRUE(ok) << impl;
+      outs.push_back(std::move(bits));
+    }
+    std::free(x);
+    size_t first = nd;
+    for (size_t i = 0; i < nd && first == nd; ++i) {
+      if (outs[0][i] != outs[1][i]) first = i;
+    }
+    EXPECT_EQ(first, nd) << "first differing element " << first << ": channels_vector16 0x" << std::hex
+                         << (first < nd ? outs[0][first] : 0) << ", generic 0x"
+                         << (first < nd ? outs[1][first] : 0);
+  }
+}
+
+// The channels-last nearest forward streams only when input and output together take
+// 32 MiB or more (NOTE [ Nearest forward store policy ]); below that it copies pixels with
+// ordinary stores (LargeAlignedOutputsUseStreamingStores covers that case). Here 8 MiB in
+// and 32 MiB out, float32, 2x up: the streamed (64-byte aligned) output must hold the same
+// bits as the unaligned, unstreamed run, and be the source's pixels.
+TEST(ResampleDiff, LargeWorkingSetNearestChannelsLastStreams) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
+  const Dims sd = {2, 64, 128, 128}, dd = {2, 64, 256, 256};
+  const auto s = md(DType::kFloat32, sd, MemoryFormat::kChannelsLast);
+  const auto d = md(DType::kFloat32, dd, MemoryFormat::kChannelsLast);
+  const size_t ns = static_cast<size_t>(*s.buffer_elements());
+  const size_t nd = static_cast<size_t>(*d.buffer_elements());
+  ResampleDesc desc;
+  desc.algorithm = ResampleAlgorithm::kNearest;
+  desc.impl = "resample.channels_vector16";
+  auto plan = make_resample_plan(desc, s, d);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  auto* xa = static_cast<float*>(std::aligned_alloc(64, ns * sizeof(float)));
+  auto* ya = static_cast<float*>(std::aligned_alloc(64, nd * sizeof(float)));
+  for (size_t i = 0; i < ns; ++i) xa[i] = static_cast<float>(i % 1000003) * 0.5f;
+  std::vector<float> xu(ns + 1), yu(nd + 1);
+  std::memcpy(xu.data() + 1, xa, ns * sizeof(float));
+  const bool ok_a = plan->forward(xa, ya).ok();
+  const bool ok_u = plan->forward(xu.data() + 1, yu.data() + 1).ok();
+  const int cmp = std::memcmp(ya, yu.data() + 1, nd * sizeof(float));
+  // Nearest 2x up: output pixel (n, oh, ow) is input pixel (n, oh / 2, ow / 2).
+  size_t bad = nd;
+  const int64_t C = 64, OH = 256, OW = 256, IH = 128, IW = 128;
+  for (int64_t n = 0; n < 2 && bad == nd; ++n) {
+    for (int64_t oh = 0; oh < OH && bad == nd; ++oh) {
+      for (int64_t ow = 0; ow < OW && bad == nd; ++ow) {
+        const float* src = xa + ((n * IH + oh / 2) * IW + ow / 2) * C;
+        const size_t o = static_cast<size_t>(((n * OH + oh) * OW + ow) * C);
+        if (std::memcmp(ya + o, src, C * sizeof(float)) != 0) bad = o;
+      }
+    }
+  }
+  std::free(xa);
+  std::free(ya);
+  ASSERT_TRUE(ok_a);
+  ASSERT_TRUE(ok_u);
+  EXPECT_EQ(cmp, 0);
+  EXPECT_EQ(bad, nd) << "first wrong pixel at element " << bad;
+}
+
 TEST(ResampleDiff, NonFiniteValuesPropagateLikeRef) {
   GRIDOPS_SKIP_WITHOUT_HWY();
   for (const std::string& impl : fast_impls()) {

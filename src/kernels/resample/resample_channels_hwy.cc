@@ -394,8 +394,10 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   const int64_t tasks = p.n * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const int64_t ssw = S.spatial_stride[R - 1], dsw = Dl.spatial_stride[R - 1];
-  // Both channels-last: a pixel is C contiguous elements in both.
-  const bool stream = StreamOK(p, Dl, dst, L, kCap);
+  // Both channels-last: a pixel is C contiguous elements in both; ordinary stores (a
+  // memcpy per pixel) while input and output fit in the last-level cache together
+  // (NOTE [ Nearest forward store policy ]).
+  const bool stream = StreamOK(p, Dl, dst, L, kCap, /*working_set=*/S.block == 1 && Dl.block == 1);
   const bool pixel_copy = S.block == 1 && Dl.block == 1 && kCap > 1 && !stream;
   const U* s = reinterpret_cast<const U*>(src);
   U* o = reinterpret_cast<U*>(dst);
