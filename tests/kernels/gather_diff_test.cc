@@ -357,6 +357,14 @@ TEST(GatherDispatch, VectorGathersDependOnTheCpu) {
   } else {
     EXPECT_TRUE(plan.ok()) << plan.status().to_string();
   }
+  // Slices of 0 bytes (an empty axis after the gathered one) are declined with their size.
+  const VectorOnAnyCpu any_cpu;
+  const Dims zs = {3, 0}, zi = {2};
+  auto empty = make_gather_plan(forced, DType::kFloat32, zs, DType::kInt64, zi);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("slices of 0 bytes (vector gathers: 4 or 8)"),
+            std::string::npos)
+      << empty.status().to_string();
 }
 #endif
 

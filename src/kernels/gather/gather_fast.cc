@@ -224,8 +224,9 @@ std::string gather_vector_declines(const GatherProblem& p) {
            "vector gathers by CPU ])";
   }
   Merged m;
-  if (!merge(p, &m) || (m.inner != 4 && m.inner != 8)) {
-    return "slices of " + (m.inner > 0 ? std::to_string(m.inner) : std::string("over 2^63 - 1")) +
+  const bool fits = merge(p, &m);
+  if (!fits || (m.inner != 4 && m.inner != 8)) {
+    return "slices of " + (fits ? std::to_string(m.inner) : std::string("over 2^63 - 1")) +
            " bytes (vector gathers: 4 or 8)";
   }
   if (m.inner == 4 && m.s > INT32_MAX) {
