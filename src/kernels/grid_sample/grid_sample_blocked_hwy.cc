@@ -436,7 +436,7 @@ std::atomic<bool> g_portable_transpose{false};
 
 /// Why the path cannot take the views (none) or (should the target have changed since
 /// the plan) the CPU's Highway target.
-std::string ViewDeclines() {
+std::string ViewDeclines(const grid_sample_simd::Ctx&) {
   if (!grid_sample_target_has_blocked()) return "the CPU's Highway target has no AVX-512";
   return {};
 }
@@ -488,10 +488,7 @@ std::string grid_sample_blocked_declines(const GridSampleProblem& p) {
 std::string grid_sample_blocked_declines_views(const GridSampleProblem& p, const void* prepared,
                                                const TensorView& src, const TensorView& grid,
                                                const MutableTensorView& dst) {
-  grid_sample_simd::Ctx c;
-  const std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, &c);
-  if (!why.empty() || grid_sample_fast_empty(c)) return why;
-  return ViewDeclines();
+  return grid_sample_path_declines_views(p, prepared, src, grid, dst, ViewDeclines);
 }
 
 void grid_sample_blocked_run(const GridSampleProblem& p, const void* prepared,
@@ -499,10 +496,10 @@ void grid_sample_blocked_run(const GridSampleProblem& p, const void* prepared,
                              const MutableTensorView& dst) {
   namespace gs = grid_sample_simd;
   gs::Ctx c;
-  std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, &c);
-  if (why.empty() && grid_sample_fast_empty(c)) return;
-  if (why.empty()) why = ViewDeclines();
-  if (!why.empty()) return grid_sample_fast_run_ref("grid_sample.blocked", why, p, src, grid, dst);
+  if (!grid_sample_path_begin("grid_sample.blocked", p, prepared, src, grid, dst, ViewDeclines,
+                              &c)) {
+    return;
+  }
   c.blocked = true;
   c.portable_transpose = g_portable_transpose.load(std::memory_order_relaxed);
   // The split for the thread count (it never changes a result).

@@ -199,4 +199,28 @@ void grid_sample_fast_run_ref(const char* path, const std::string& why,
   grid_sample_ref(p, src, grid, dst);
 }
 
+std::string grid_sample_path_declines_views(const GridSampleProblem& p, const void* prepared,
+                                            const TensorView& src, const TensorView& grid,
+                                            const MutableTensorView& dst,
+                                            GridSamplePathViewDeclines path_declines) {
+  grid_sample_simd::Ctx c;
+  const std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, &c);
+  if (!why.empty() || grid_sample_fast_empty(c) || path_declines == nullptr) return why;
+  return path_declines(c);
+}
+
+bool grid_sample_path_begin(const char* path, const GridSampleProblem& p, const void* prepared,
+                            const TensorView& src, const TensorView& grid,
+                            const MutableTensorView& dst, GridSamplePathViewDeclines path_declines,
+                            grid_sample_simd::Ctx* c) {
+  std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, c);
+  if (why.empty() && grid_sample_fast_empty(*c)) return false;
+  if (why.empty() && path_declines != nullptr) why = path_declines(*c);
+  if (!why.empty()) {
+    grid_sample_fast_run_ref(path, why, p, src, grid, dst);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace gridops::kernels

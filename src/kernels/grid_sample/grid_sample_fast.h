@@ -130,6 +130,25 @@ void grid_sample_fast_run_ref(const char* path, const std::string& why,
                               const GridSampleProblem& p, const TensorView& src,
                               const TensorView& grid, const MutableTensorView& dst);
 
+/// A path's own test of the view facts in a run's context (empty: it takes them).
+using GridSamplePathViewDeclines = std::string (*)(const grid_sample_simd::Ctx&);
+
+/// Every path's declines_views: why no fast path can take the views
+/// (grid_sample_fast_context), else, for a problem with output elements, the path's own
+/// test (`path_declines`; null: none).
+std::string grid_sample_path_declines_views(const GridSampleProblem& p, const void* prepared,
+                                            const TensorView& src, const TensorView& grid,
+                                            const MutableTensorView& dst,
+                                            GridSamplePathViewDeclines path_declines);
+
+/// Every path's run prologue: builds the context `c`. False when the run is over: no output
+/// element, or views the context or `path_declines` rule out, which the reference then runs
+/// (grid_sample_fast_run_ref, naming `path`); true when the path's kernel is to run on `c`.
+bool grid_sample_path_begin(const char* path, const GridSampleProblem& p, const void* prepared,
+                            const TensorView& src, const TensorView& grid,
+                            const MutableTensorView& dst, GridSamplePathViewDeclines path_declines,
+                            grid_sample_simd::Ctx* c);
+
 }  // namespace gridops::kernels
 
 /// Declares the three functions of the fast path grid_sample.<name>, defined in

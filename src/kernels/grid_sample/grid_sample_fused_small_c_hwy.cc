@@ -370,21 +370,16 @@ std::string grid_sample_fused_small_c_declines_views(const GridSampleProblem& p,
                                                      const TensorView& src,
                                                      const TensorView& grid,
                                                      const MutableTensorView& dst) {
-  grid_sample_simd::Ctx c;
-  const std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, &c);
-  if (!why.empty() || grid_sample_fast_empty(c)) return why;
-  return ViewDeclines(c);
+  return grid_sample_path_declines_views(p, prepared, src, grid, dst, ViewDeclines);
 }
 
 void grid_sample_fused_small_c_run(const GridSampleProblem& p, const void* prepared,
                                    const TensorView& src, const TensorView& grid,
                                    const MutableTensorView& dst) {
   grid_sample_simd::Ctx c;
-  std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, &c);
-  if (why.empty() && grid_sample_fast_empty(c)) return;
-  if (why.empty()) why = ViewDeclines(c);
-  if (!why.empty()) {
-    return grid_sample_fast_run_ref("grid_sample.fused_small_c", why, p, src, grid, dst);
+  if (!grid_sample_path_begin("grid_sample.fused_small_c", p, prepared, src, grid, dst,
+                              ViewDeclines, &c)) {
+    return;
   }
   c.fused = true;
   c.portable_pairs = g_portable_pairs.load(std::memory_order_relaxed);

@@ -85,17 +85,17 @@ std::string grid_sample_generic_declines(const GridSampleProblem& p) {
 std::string grid_sample_generic_declines_views(const GridSampleProblem& p, const void* prepared,
                                                const TensorView& src, const TensorView& grid,
                                                const MutableTensorView& dst) {
-  grid_sample_simd::Ctx c;
-  return grid_sample_fast_context(p, prepared, src, grid, dst, &c);
+  return grid_sample_path_declines_views(p, prepared, src, grid, dst, nullptr);
 }
 
 void grid_sample_generic_run(const GridSampleProblem& p, const void* prepared,
                              const TensorView& src, const TensorView& grid,
                              const MutableTensorView& dst) {
   grid_sample_simd::Ctx c;
-  const std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, &c);
-  if (!why.empty()) return grid_sample_fast_run_ref("grid_sample.generic", why, p, src, grid, dst);
-  if (grid_sample_fast_empty(c)) return;
+  if (!grid_sample_path_begin("grid_sample.generic", p, prepared, src, grid, dst, nullptr,
+                              &c)) {
+    return;
+  }
   grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunGeneric));
 }
 

@@ -181,20 +181,17 @@ std::string grid_sample_pairs_declines(const GridSampleProblem& p) {
 std::string grid_sample_pairs_declines_views(const GridSampleProblem& p, const void* prepared,
                                              const TensorView& src, const TensorView& grid,
                                              const MutableTensorView& dst) {
-  grid_sample_simd::Ctx c;
-  const std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, &c);
-  if (!why.empty() || grid_sample_fast_empty(c)) return why;
-  return ViewDeclines(c);
+  return grid_sample_path_declines_views(p, prepared, src, grid, dst, ViewDeclines);
 }
 
 void grid_sample_pairs_run(const GridSampleProblem& p, const void* prepared,
                            const TensorView& src, const TensorView& grid,
                            const MutableTensorView& dst) {
   grid_sample_simd::Ctx c;
-  std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, &c);
-  if (why.empty() && grid_sample_fast_empty(c)) return;
-  if (why.empty()) why = ViewDeclines(c);
-  if (!why.empty()) return grid_sample_fast_run_ref("grid_sample.pairs", why, p, src, grid, dst);
+  if (!grid_sample_path_begin("grid_sample.pairs", p, prepared, src, grid, dst, ViewDeclines,
+                              &c)) {
+    return;
+  }
   c.pairs = true;
   grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunPairs));
 }
