@@ -146,6 +146,11 @@ def main() -> int:
     ap.add_argument("--json", default=None)
     ap.add_argument("--default-malloc", action="store_true",
                     help="keep distributed's worker malloc settings (MALLOC_TRIM_THRESHOLD_=65536)")
+    ap.add_argument("--placement", choices=["slabs", "pinned", "scheduler"], default="slabs",
+                    help="slabs (default): worker i holds the i-th slab of D chunks of the input "
+                         "and distributed places the tasks; pinned: the same slabs, and every "
+                         "gridops task annotated with its slab's worker; scheduler: distributed "
+                         "places the input too")
     ap.add_argument("--breakdown", action="store_true",
                     help="print where each Dask run's time went (task stream, transfers, worker CPU)")
     args = ap.parse_args()
@@ -162,7 +167,8 @@ def main() -> int:
     rows = []
     print(f"load average at start {os.getloadavg()[0]:.1f}")
     print(f"volume {D} x {H} x {W} float32 ({gib:.2f} GiB), chunks {args.chunk}^3, worker malloc "
-          + ("distributed's default" if args.default_malloc else "tuned (MALLOC_TRIM_THRESHOLD_=1 GiB, MALLOC_MMAP_THRESHOLD_=32 MiB)"))
+          + ("distributed's default" if args.default_malloc else "gridops.dask.worker_config() (MALLOC_ARENA_MAX=1, MALLOC_TRIM_THRESHOLD_=2 GiB, MALLOC_MMAP_THRESHOLD_=32 MiB)")
+          + f", input placement {args.placement}")
 
     # gridops in memory, whole volume: the reference results (timed below, back to back
     # with the Dask runs).
@@ -181,11 +187,10 @@ def main() -> int:
         # glibc's mmap threshold at 128 KiB: every task's output (MiBs) is then a fresh
         # mmap whose pages fault in on first write (measured in a worker on a 128^3 chunk:
         # affine_warp 14 ms instead of 9, resample 0.75 ms instead of 0.22). Unless
-        # --default-malloc, the workers keep freed memory for reuse instead (both the
-        # gridops and the SciPy tasks run in these workers); docs/dask.md, "Performance".
-        environ = {} if args.default_malloc else {
-            "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": 2**30,
-            "distributed.nanny.pre-spawn-environ.MALLOC_MMAP_THRESHOLD_": 2**25}
+        # --default-malloc, the workers run under gridops.dask.worker_config() and keep
+        # freed memory for reuse instead (both the gridops and the SciPy tasks run in these
+        # workers); docs/dask.md, "Worker memory settings".
+        environ = {} if args.default_malloc else gd.worker_config()
         with dask.config.set(environ):
             cluster = distributed.LocalCluster(n_workers=nw, threads_per_worker=tpw, processes=True,
                                                memory_limit=0, dashboard_address=None, silence_logs=40)
@@ -198,7 +203,18 @@ def main() -> int:
             # at odd byte offsets, which gridops (and the box assembly) would copy in every
             # task; a worker that loads or computes its data (Zarr, an earlier step) holds
             # aligned blocks, so the volume is copied once in the workers, as such data.
-            x = client.persist(x.map_blocks(np.copy))
+            if args.placement in ("slabs", "pinned"):
+                # Worker i holds the i-th slab of D chunks, as workers that each load a slab
+                # of a stored volume would; "scheduler" leaves the placement to distributed
+                # (here it interleaves the blocks of the two workers like a checkerboard).
+                addrs = sorted(client.scheduler_info()["workers"])
+                nd = len(x.chunks[2])
+                with dask.annotate(workers=lambda k: [addrs[min(k[3] * len(addrs) // nd, len(addrs) - 1)]],
+                                   allow_other_workers=False):
+                    xc = x.map_blocks(np.copy)
+                x = client.persist(xc, optimize_graph=False)
+            else:
+                x = client.persist(x.map_blocks(np.copy))
             distributed.wait(x)
             pids = list(client.run(os.getpid).values())
 
@@ -235,10 +251,10 @@ def main() -> int:
                     t = time.perf_counter()
                     if args.breakdown:
                         with distributed.get_task_stream(client) as stream:
-                            y = client.persist(arr)
+                            y = client.persist(arr, optimize_graph=arr.name not in placed_names)
                             distributed.wait(y)
                     else:
-                        y = client.persist(arr)
+                        y = client.persist(arr, optimize_graph=arr.name not in placed_names)
                         distributed.wait(y)
                     ts.append(time.perf_counter() - t)
                     if args.breakdown:
@@ -258,8 +274,24 @@ def main() -> int:
                     paired[label] = float(np.median([a / b for a, b in zip(ts, tm)]))
                 return min(ts), (min(tm) if tm else None), y
 
-            g_res = gd.resample(x, size=half, mode="linear", threads=1)
-            g_warp = gd.affine_warp(x, theta, mode="bilinear", padding_mode="border", threads=1)
+            placed_names = set()
+
+            def placed(build):
+                # With the input in slabs, each output chunk's task (and each halo pack) is
+                # annotated with the worker holding its slab of D chunks: distributed's own
+                # placement balances the two queues instead and moves most blocks between
+                # the workers (docs/dask.md, "Performance").
+                if args.placement != "pinned":
+                    return build()
+                nd_out = build().numblocks[2]
+                with dask.annotate(workers=lambda k: [addrs[min(k[3] * len(addrs) // nd_out, len(addrs) - 1)]],
+                                   allow_other_workers=False):
+                    arr = build()
+                placed_names.add(arr.name)  # persisted unoptimized: the low-level fusion drops annotations
+                return arr
+
+            g_res = placed(lambda: gd.resample(x, size=half, mode="linear", threads=1))
+            g_warp = placed(lambda: gd.affine_warp(x, theta, mode="bilinear", padding_mode="border", threads=1))
             tr, mr, yr = timed(g_res, mem_ops[0], "gridops.dask resample")
             tw, mw, yw = timed(g_warp, mem_ops[1], "gridops.dask warp")
             assert np.array_equal(yr.compute(), ref_r) and np.array_equal(yw.compute(), ref_w), \

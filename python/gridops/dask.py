@@ -27,9 +27,43 @@ from dask.highlevelgraph import HighLevelGraph
 
 from . import _gridops as _g
 
-__all__ = ["affine_grid_points", "affine_warp", "gather", "grid_sample", "pad", "resample", "resize"]
+__all__ = ["affine_grid_points", "affine_warp", "gather", "grid_sample", "pad", "resample", "resize",
+           "worker_config"]
 
 Box = List[Tuple[int, int]]
+
+
+# --- worker settings -------------------------------------------------------------------
+
+
+def worker_config(keep_free_bytes: int = 2**31) -> dict:
+    """Dask configuration under which worker processes started afterwards (a nanny's
+    ``pre-spawn-environ``: ``distributed.LocalCluster``, ``dask-worker``) reuse the memory
+    of freed task outputs instead of handing it back to the system and faulting it in again
+    in the next tasks. Use: ``with dask.config.set(gridops.dask.worker_config()):
+    cluster = distributed.LocalCluster(...)``.
+
+    The glibc settings it sets (docs/dask.md, "Worker memory settings"):
+
+    - ``MALLOC_ARENA_MAX=1``: one heap for every thread. Otherwise each task thread
+      allocates in its own arena, whose 64 MiB heaps glibc unmaps as soon as they hold
+      nothing, whatever the trim threshold (a run's outputs are freed together);
+    - ``MALLOC_TRIM_THRESHOLD_=keep_free_bytes``: free memory the worker keeps at the top
+      of its heap (distributed's default, 64 KiB, returns nearly all of it); keep it above
+      the bytes a run's results free together (one run's outputs on the worker), and in
+      mind when setting a worker ``memory_limit``: memory kept for reuse counts as the
+      worker's unmanaged memory;
+    - ``MALLOC_MMAP_THRESHOLD_=32 MiB`` (glibc's largest on 64-bit): outputs below it come
+      from the heap; larger ones are fresh mappings in every task.
+    """
+    if isinstance(keep_free_bytes, bool) or not isinstance(keep_free_bytes, (int, np.integer)) \
+            or not 0 <= int(keep_free_bytes) <= 2**62:
+        raise ValueError("gridops.dask.worker_config: keep_free_bytes must be an integer in "
+                         f"[0, 2^62], got {keep_free_bytes!r}")
+    env = "distributed.nanny.pre-spawn-environ."
+    return {env + "MALLOC_ARENA_MAX": 1,
+            env + "MALLOC_TRIM_THRESHOLD_": int(keep_free_bytes),
+            env + "MALLOC_MMAP_THRESHOLD_": 2**25}
 
 
 # --- helpers: chunk geometry ----------------------------------------------------------
@@ -91,34 +125,133 @@ def _fetch_box(x: da.Array, box: Box) -> Tuple[Any, List[List[int]]]:
     return _nested_keys(x.name, lists), rel
 
 
+class _Part:
+    """A piece of a block (a halo taken from a pack, see _BoxReads): the sub-array and where
+    it starts within its block, per axis."""
+
+    __slots__ = ("array", "start")
+
+    def __init__(self, array: np.ndarray, start: Sequence[int]) -> None:
+        self.array = array
+        self.start = start
+
+
+def _pack(block: Any, regions: Sequence[Sequence[Tuple[int, int]]]) -> Tuple[np.ndarray, ...]:
+    """The parts of a block that other tasks read as halos (block-relative [lo, hi) per
+    axis): views, so only these bytes travel when a task on another worker needs them."""
+    a = np.asarray(block)
+    return tuple(a[tuple(slice(lo, hi) for lo, hi in reg)] for reg in regions)
+
+
+def _part(pack: Sequence[np.ndarray], i: int, start: Sequence[int]) -> _Part:
+    return _Part(pack[i], start)
+
+
 def _box_from_pieces(pieces: Any, rel: Sequence[Sequence[int]], box: Box) -> np.ndarray:
-    """The box from the blocks covering it: a view when one block holds it, else one
-    allocation of the box's size into which only the overlapping parts are copied."""
+    """The box from the blocks covering it (each a block or a _Part of one): a view when one
+    piece holds it, else one allocation of the box's size into which only the overlapping
+    parts are copied."""
     nd = len(box)
     shape = tuple(hi - lo for lo, hi in box)
-    if all(len(r) == 1 for r in rel):
-        p = pieces
-        for _ in range(nd):
-            p = p[0]
-        a = _aligned(p)
-        return a[tuple(slice(-r[0], -r[0] + n) for r, n in zip(rel, shape))]
     out = None
     for idx in itertools.product(*(range(len(r)) for r in rel)):
         p = pieces
         for i in idx:
             p = p[i]
+        b = [rel[ax][i] for ax, i in enumerate(idx)]  # the block's start relative to the box
+        if isinstance(p, _Part):
+            b = [v + s for v, s in zip(b, p.start)]
+            p = p.array
+        if all(len(r) == 1 for r in rel):
+            a = _aligned(p)
+            return a[tuple(slice(-v, -v + n) for v, n in zip(b, shape))]
         a = np.asarray(p)
         if out is None:
             out = np.empty(shape, dtype=a.dtype)
         dst, src = [], []
-        for ax, i in enumerate(idx):
-            b = rel[ax][i]  # the block's start relative to the box
-            lo, hi = max(0, b), min(shape[ax], b + a.shape[ax])
+        for ax in range(nd):
+            lo, hi = max(0, b[ax]), min(shape[ax], b[ax] + a.shape[ax])
             dst.append(slice(lo, hi))
-            src.append(slice(lo - b, hi - b))
+            src.append(slice(lo - b[ax], hi - b[ax]))
         out[tuple(dst)] = a[tuple(src)]
     assert out is not None
     return out
+
+
+class _BoxReads:
+    """The reads of a graph's tasks, each an input box of x (NOTE in docs/dask.md, "How
+    chunks and halos are chosen"). A task depends on the blocks its box overlaps; where it
+    needs only a thin part of a block (at most a quarter of it: an interpolation margin, a
+    corner of a rotated box), it reads that part from the block's pack, one extra task per
+    block holding such parts, the smallest first while they add up to at most half the
+    block, so that on a cluster only those bytes move between workers, not the block.
+    add() registers a task while the graph is built; emit() writes the tasks and packs."""
+
+    THIN = 0.25  # a part of at most this fraction of its block is read from the pack
+    PACKED = 0.5  # a block is packed when its thin parts add up to at most this fraction
+
+    def __init__(self, x: da.Array, name: str) -> None:
+        self.x = x
+        self.pack_name = "pack-" + name
+        self.starts = [_starts(c) for c in x.chunks]
+        self.tasks: List[Tuple[Any, Any, Box, Tuple[Any, ...]]] = []
+
+    def add(self, key: Any, func: Any, box: Box, *args: Any) -> None:
+        """Task key = (func, pieces, rel, box, *args), pieces and rel as _box_from_pieces reads."""
+        self.tasks.append((key, func, box, args))
+
+    def _blocks(self, box: Box) -> List[List[int]]:
+        return [_blocks_for_range(st, lo, hi) for st, (lo, hi) in zip(self.starts, box)]
+
+    def _region(self, blk: Tuple[int, ...], box: Box) -> Tuple[Tuple[int, int], ...]:
+        """The part of block blk that box overlaps, relative to the block's start."""
+        return tuple((max(lo, int(st[b])) - int(st[b]), min(hi, int(st[b + 1])) - int(st[b]))
+                     for st, b, (lo, hi) in zip(self.starts, blk, box))
+
+    def emit(self, dsk: dict) -> None:
+        def vol(reg: Sequence[Tuple[int, int]]) -> int:
+            return int(np.prod([hi - lo for lo, hi in reg], dtype=np.int64))
+
+        def block_vol(blk: Tuple[int, ...]) -> int:
+            return int(np.prod([int(st[b + 1] - st[b]) for st, b in zip(self.starts, blk)], dtype=np.int64))
+
+        # Per block, the distinct thin parts the tasks read from it; its pack holds the
+        # smallest of them while they add up to at most PACKED of the block (tasks reading
+        # a larger part read the block).
+        thin: dict = {}
+        for _, _, box, _ in self.tasks:
+            for blk in itertools.product(*self._blocks(box)):
+                reg = self._region(blk, box)
+                if vol(reg) <= self.THIN * block_vol(blk):
+                    thin.setdefault(blk, set()).add(reg)
+        packed = {}
+        for blk, regs in thin.items():
+            total, keep = 0, {}
+            for reg in sorted(regs, key=lambda r: (vol(r), r)):
+                total += vol(reg)
+                if total > self.PACKED * block_vol(blk):
+                    break
+                keep[reg] = len(keep)
+            if keep:
+                packed[blk] = keep
+                dsk[(self.pack_name,) + blk] = (_pack, (self.x.name,) + blk, tuple(keep))
+        for key, func, box, args in self.tasks:
+            lists = self._blocks(box)
+            rel = [[int(st[b]) - lo for b in bl] for st, bl, (lo, _) in zip(self.starts, lists, box)]
+
+            def piece(blk: Tuple[int, ...]) -> Any:
+                regs = packed.get(blk)
+                reg = self._region(blk, box)
+                if regs is not None and reg in regs:
+                    return (_part, (self.pack_name,) + blk, regs[reg], [lo for lo, _ in reg])
+                return (self.x.name,) + blk
+
+            def rec(prefix: Tuple[int, ...], d: int) -> Any:
+                if d == len(lists):
+                    return piece(prefix)
+                return [rec(prefix + (b,), d + 1) for b in lists[d]]
+
+            dsk[key] = (func, rec((), 0), rel, box) + tuple(args)
 
 
 def _set_threads(threads: Optional[int]) -> None:
@@ -359,10 +492,12 @@ def _resample_task(subs: Sequence[Tuple[Any, Sequence[Sequence[int]], Box, Seque
 
 
 def _group_chunks(tiles: Sequence[Tuple[int, ...]], tile_bytes: float, target: float) -> List[Tuple[int, ...]]:
-    """Merges consecutive tiles of each axis (outermost first) while a merged chunk's
-    input stays within target bytes (tile_bytes: the input bytes of one tile)."""
+    """Merges consecutive tiles of each axis (innermost first: a task's input stays in as
+    few rows of blocks along the outer axes as it can, which is how a volume is usually
+    split between workers) while a merged chunk's input stays within target bytes
+    (tile_bytes: the input bytes of one tile)."""
     groups = [1] * len(tiles)
-    for k in range(len(tiles)):
+    for k in reversed(range(len(tiles))):
         while groups[k] < len(tiles[k]) and tile_bytes * np.prod(groups) * 2 <= target:
             groups[k] = min(len(tiles[k]), groups[k] * 2)
         if tile_bytes * np.prod(groups) * 2 > target:
@@ -383,7 +518,7 @@ def resample(x: Any, size: Any = None, scale_factor: Any = None, mode: str = "li
     (gridops.resample_input_box; for aligned blocks exactly one input block, used without
     a copy) and computes its taps from the whole array's sizes (resample(..., window=...)):
     the same bits as gridops.resample(x.compute(), ...). chunks: the output's spatial
-    chunks; default: the scaled input blocks merged (outermost axis first) until a task
+    chunks; default: the scaled input blocks merged (innermost axis first) until a task
     reads about task_bytes of input (default 64 MiB: a few large tasks instead of many
     small ones, Dask's per-task cost being ~1 ms). N and C keep x's chunks.
     """
@@ -487,6 +622,7 @@ def resize(x: Any, scales: Any = None, sizes: Any = None, mode: str = "nearest",
     ost = [_starts(c) for c in chunks]
     box_kw = {k: v for k, v in kw.items() if k != "extrapolation_value"}
     dsk = {}
+    reads = _BoxReads(x, name)
     for oi in itertools.product(*(range(len(c)) for c in chunks)):
         ob = [int(ost[a][oi[a]]) for a in range(x.ndim)]
         oe = [int(ost[a][oi[a] + 1]) for a in range(x.ndim)]
@@ -501,9 +637,9 @@ def resize(x: Any, scales: Any = None, sizes: Any = None, mode: str = "nearest",
             if hi <= lo:  # reads nothing there (extrapolated): any 1-wide box
                 lo, hi = 0, 1
             box.append((lo, hi))
-        pieces, rel = _fetch_box(x, box)
         window = (full_in, [lo for lo, _ in box], ob, list(shape))
-        dsk[(name,) + oi] = (_resize_task, pieces, rel, box, window, kw, threads)
+        reads.add((name,) + oi, _resize_task, box, window, kw, threads)
+    reads.emit(dsk)
     return _new_array(name, dsk, [x], chunks, x.dtype)
 
 
@@ -555,6 +691,7 @@ def grid_sample(x: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "
     gst = [_starts(c) for c in grid.chunks]
     cst = _starts(x.chunks[1])
     dsk = {}
+    reads = _BoxReads(x, name)
     for gi in itertools.product(*(range(len(c)) for c in grid.chunks[:-1])):
         sbox = boxes[gi].reshape(r, 2)
         n0, n1 = int(gst[0][gi[0]]), int(gst[0][gi[0] + 1])
@@ -571,9 +708,9 @@ def grid_sample(x: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "
                 dsk[key] = (_gs_empty_task, shape, x.dtype, (grid.name,) + gi + (0,), mode,
                             padding_mode, bool(align_corners), full, threads)
                 continue
-            pieces, rel = _fetch_box(x, box)
-            dsk[key] = (_gs_task, pieces, rel, box, (grid.name,) + gi + (0,), mode, padding_mode,
-                        bool(align_corners), full, threads)
+            reads.add(key, _gs_task, box, (grid.name,) + gi + (0,), mode, padding_mode,
+                      bool(align_corners), full, threads)
+    reads.emit(dsk)
     return _new_array(name, dsk, [x, grid], out_chunks, x.dtype)
 
 
@@ -639,7 +776,7 @@ def _warp_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, theta: np.nd
     arr = _box_from_pieces(pieces, rel, box)
     # The fused operator on this chunk's output window, reading the input box: the same
     # bits as gridops.affine_warp on the whole arrays.
-    return _g.affine_warp(arr, theta, list(out_size), mode, padding_mode, align_corners,
+    return _g.affine_warp(arr, _aligned(theta), list(out_size), mode, padding_mode, align_corners,
                           window=([a for a, _ in ranges], [b - a for a, b in ranges]),
                           full_size=list(full), origin=[lo for lo, _ in box[2:]])
 
@@ -676,6 +813,7 @@ def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None
     name = "gridops-affine-warp-" + tokenize(x, theta, out_size, mode, padding_mode, align_corners, out_chunks)
     ost = [_starts(c) for c in out_chunks]
     dsk = {}
+    reads = _BoxReads(x, name)
     box_cache = {}
     for oi in itertools.product(*(range(len(c)) for c in out_chunks)):
         n0, n1 = int(ost[0][oi[0]]), int(ost[0][oi[0] + 1])
@@ -691,7 +829,7 @@ def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None
                                             [b - a for a, b in ranges], mode, padding_mode, align_corners)
             box_cache[ck] = [(int(a), int(b)) for a, b in sbox]
         box = [(n0, n1), (c0, c1)] + box_cache[ck]
-        pieces, rel = _fetch_box(x, box)
-        dsk[(name,) + oi] = (_warp_task, pieces, rel, box, theta[n0:n1], ranges, out_size, mode,
-                             padding_mode, bool(align_corners), full_in, threads)
+        reads.add((name,) + oi, _warp_task, box, theta[n0:n1], ranges, out_size, mode,
+                  padding_mode, bool(align_corners), full_in, threads)
+    reads.emit(dsk)
     return _new_array(name, dsk, [x], out_chunks, x.dtype)

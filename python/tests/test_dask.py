@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
 
 import gridops  # noqa: E402
 import gridops.dask as gd  # noqa: E402
@@ -39,12 +40,17 @@ def key_deps(arr):
     """{output chunk key: the keys its task reads}."""
     from dask.core import get_dependencies
     dsk = dict(arr.__dask_graph__())
-    return {k: get_dependencies(dsk, k) for k in arr.dask.layers[arr.name]}
+    return {k: get_dependencies(dsk, k) for k in arr.dask.layers[arr.name] if k[0] == arr.name}
 
 
 def tasks(arr):
-    """The number of tasks of the array's own (last) layer."""
-    return len(arr.dask.layers[arr.name])
+    """The number of output-chunk tasks of the array's own (last) layer."""
+    return sum(1 for k in arr.dask.layers[arr.name] if k[0] == arr.name)
+
+
+def packs(arr):
+    """The halo packs of the array's own layer (at most one per input block)."""
+    return [k for k in arr.dask.layers[arr.name] if k[0] != arr.name]
 
 
 def test_resample_random_chunkings():
@@ -80,7 +86,7 @@ def test_resample_aligned_blocks_are_read_alone_and_grouped():
     assert all(len(d) == 1 for d in key_deps(one).values())
     same_bits(one.compute(), ref)
     grouped = gd.resample(dx, size=[16, 16], task_bytes=8 * 8 * 4 * 8)  # 8 blocks per task
-    assert grouped.chunks[2:] == ((16,), (8, 8))
+    assert grouped.chunks[2:] == ((8, 8), (16,))  # the innermost axis merged first
     assert all(len(d) == 8 for d in key_deps(grouped).values())
     same_bits(grouped.compute(), ref)
     big = gd.resample(dx, size=[16, 16])  # 64 MiB: one task per (N, C) chunk
@@ -199,6 +205,31 @@ def test_affine_warp_reads_only_the_needed_chunks():
     same_bits(y.compute(), gridops.affine_warp(x, theta, x.shape[2:]))
 
 
+def test_thin_halos_come_from_packs():
+    """A task needing only a thin part of a block (a margin) depends on that block's pack,
+    which holds just the parts other tasks read, not on the block: a 3-D warp that keeps D
+    (its taps still read one plane past each chunk along D) and rotates H, W."""
+    rng = np.random.default_rng(31)
+    x = rng.standard_normal((1, 2, 24, 20, 20)).astype(np.float32)
+    dx = da.from_array(x, chunks=(1, 2, 8, 20, 20))
+    a = np.deg2rad(7.0)
+    theta = np.array([[[np.cos(a), -np.sin(a), 0, 0.01], [np.sin(a), np.cos(a), 0, 0.02], [0, 0, 1, 0]]],
+                     np.float32)
+    y = gd.affine_warp(dx, theta, mode="bilinear", padding_mode="border")
+    same_bits(y.compute(scheduler="sync"), gridops.affine_warp(x, theta, x.shape[2:], "bilinear", "border"))
+    assert tasks(y) == 3
+    pk = packs(y)
+    assert len(pk) == 3, pk  # every block: its first and last planes
+    dsk = dict(y.__dask_graph__())
+    bytes_packed = sum(v.nbytes for k in pk for v in dask.get(dsk, k))
+    assert bytes_packed <= x.nbytes / 4, bytes_packed  # (here 6 of the 24 planes)
+    # the first D chunk's tasks read the next D chunk only through its packs
+    for key, deps in key_deps(y).items():
+        if key[3] == 0:  # (name, n, c, d, h, w)
+            assert all(k[3] == 0 for k in deps if k[0] == dx.name), deps
+            assert any(k[0] != dx.name and k[3] == 1 for k in deps), deps
+
+
 @pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric", "wrap"])
 def test_pad_random_chunkings(mode):
     rng = np.random.default_rng(20)
@@ -315,3 +346,72 @@ def test_out_of_core_example_runs(tmp_path):
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "spot checks: 4 sub-volumes bit-identical" in r.stdout
     assert os.path.isdir(tmp_path / "warped.zarr") and os.path.isdir(tmp_path / "half.zarr")
+
+
+def test_worker_config_keeps_freed_outputs_for_reuse():
+    """Workers started under gridops.dask.worker_config() have its glibc settings and keep
+    the memory of 64 MiB of task-thread outputs freed together (the next outputs reuse it:
+    no new memory), where workers with distributed's defaults hand it back."""
+    import os
+    distributed = pytest.importorskip("distributed")
+    keys = ("MALLOC_ARENA_MAX", "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_")
+
+    def probe(n_arrays, nbytes):
+        # In a worker: resident MiB after n_arrays outputs of nbytes made in a task thread,
+        # after freeing them together, and after making them again; the glibc settings.
+        from concurrent.futures import ThreadPoolExecutor
+
+        def rss():
+            with open("/proc/self/statm") as f:
+                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+        def make():
+            with ThreadPoolExecutor(1) as ex:
+                return [ex.submit(lambda: np.ones(nbytes // 4, np.float32)).result() for _ in range(n_arrays)]
+
+        r0 = rss()
+        outs = make()
+        r1 = rss()
+        del outs
+        r2 = rss()
+        outs = make()
+        r3 = rss()
+        return r1 - r0, r2 - r0, r3 - r0, {k: os.environ.get(k) for k in keys}
+
+    cfg = gd.worker_config(2**30)
+    assert cfg == {"distributed.nanny.pre-spawn-environ.MALLOC_ARENA_MAX": 1,
+                   "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": 2**30,
+                   "distributed.nanny.pre-spawn-environ.MALLOC_MMAP_THRESHOLD_": 2**25}
+    # distributed's nanny writes pre-spawn-environ into this process's os.environ (and
+    # prefers what is there to the configuration): start from and restore the caller's.
+    saved = {k: os.environ.pop(k, None) for k in keys}
+    got = {}
+    try:
+        for label, conf in (("default", {}), ("tuned", cfg)):
+            for k in keys:
+                os.environ.pop(k, None)
+            with dask.config.set(conf):
+                cluster = distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=1,
+                                                   dashboard_address=None, silence_logs=50)
+            try:
+                with distributed.Client(cluster) as c:
+                    got[label], = c.run(probe, 4, 16 * 2**20).values()
+            finally:
+                cluster.close()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    made, kept, again, env = got["tuned"]
+    assert env == {"MALLOC_ARENA_MAX": "1", "MALLOC_TRIM_THRESHOLD_": str(2**30),
+                   "MALLOC_MMAP_THRESHOLD_": str(2**25)}
+    assert made > 60 and kept > 60 and again - kept < 4, got
+    made, kept, again, env = got["default"]
+    assert env["MALLOC_ARENA_MAX"] is None and env["MALLOC_TRIM_THRESHOLD_"] == "65536"
+    assert made > 60 and kept < 4, got
+    with pytest.raises(ValueError, match=r"keep_free_bytes must be an integer in \[0, 2\^62\], got -1"):
+        gd.worker_config(-1)
+    with pytest.raises(ValueError, match="got True"):
+        gd.worker_config(True)
