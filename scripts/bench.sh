@@ -13,8 +13,12 @@ out=${GRIDOPS_BENCH_OUT:-build/bench/results}
 cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DGRIDOPS_BUILD_BENCH=ON -DGRIDOPS_BUILD_TESTS=OFF >/dev/null
 cmake --build build/bench -j"$(nproc)"
 mkdir -p "$out"
+# Five repetitions of each row, randomly interleaved with the other rows of the same binary
+# (Google Benchmark's random interleaving), and the median of each: a slow phase of this
+# shared host then falls on gridops and its peers alike instead of on whichever row ran then.
 flags=(--benchmark_format=json --benchmark_out_format=json --benchmark_min_time=0.3
-       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true)
+       --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
+       --benchmark_report_aggregates_only=true)
 build/bench/bench/gridops_bench_memcpy "${flags[@]}" --benchmark_out="$out/memcpy.start.json" >/dev/null
 for b in build/bench/bench/gridops_bench_*; do
   name=$(basename "$b")
