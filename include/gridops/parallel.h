@@ -1,4 +1,5 @@
-// The one threading seam: parallel_for over a range, OpenMP by default, replaceable.
+// The one threading seam: parallel_for over a range, oneTBB by default (OpenMP in builds
+// without it), replaceable.
 #pragma once
 
 #include <cstdint>

@@ -195,6 +195,9 @@ TEST(Parallel, AnExceptionInTheBodyReachesTheCaller) {
 // finish until every other chunk has run (as when its thread is descheduled) must not
 // stop the others from running: they take the rest of its share.
 TEST(Parallel, AHeldUpChunkDoesNotHoldUpTheRestOfItsShare) {
+  // The held-up chunk's thread waits for the others: it needs a second thread to run them
+  // (the default runner uses at most the machine's cores).
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs 2 or more cores";
   for (int threads : {2, 3}) {
     set_num_threads(threads);
     constexpr int64_t n = 1000;
@@ -214,6 +217,40 @@ TEST(Parallel, AHeldUpChunkDoesNotHoldUpTheRestOfItsShare) {
     EXPECT_TRUE(rest_ran_first.load()) << "threads=" << threads;
     EXPECT_EQ(done.load(), n);
   }
+  set_num_threads(0);
+}
+
+// NOTE [ Default runner: TBB arenas ] (src/core/parallel.cc): a call runs the chunks no
+// other thread has started itself and waits only for chunks already running, so threads
+// that are busy elsewhere (or descheduled) do not hold it up. Here another call holds
+// its threads (every one it gets, the pool's worker included, waits in a chunk until this
+// call has returned); this call must still run all its chunks and return.
+TEST(Parallel, ThreadsBusyElsewhereDoNotHoldUpACall) {
+  set_num_threads(2);
+  std::atomic<bool> release{false};
+  std::atomic<int> held{0};
+  std::thread other([&] {
+    parallel_for(2, 1, [&](int64_t, int64_t) {
+      ++held;
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (!release.load() && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      --held;
+    });
+  });
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (held.load() == 0 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let the other call take what it can
+  std::atomic<int64_t> sum{0};
+  parallel_for(1000, 1, [&](int64_t b, int64_t e) { sum += e - b; });
+  const int still_held = held.load();
+  release = true;
+  other.join();
+  EXPECT_EQ(sum.load(), 1000);
+  EXPECT_GT(still_held, 0) << "the call waited until the other call's threads were released";
   set_num_threads(0);
 }
 
