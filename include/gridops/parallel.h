@@ -15,8 +15,9 @@ using ParallelRunner =
 /// The most threads the default runner uses; set_num_threads clamps to it.
 inline constexpr int kMaxThreads = 1024;
 
-/// Sets the number of threads the default runner uses (<= 0: the hardware default;
-/// above kMaxThreads: kMaxThreads).
+/// Sets the number of threads the default runner uses (<= 0: the default, OMP_NUM_THREADS
+/// when set to a positive count, else the cores this process may run on; above
+/// kMaxThreads: kMaxThreads).
 void set_num_threads(int n) noexcept;
 /// The number of threads the default runner uses.
 int get_num_threads() noexcept;

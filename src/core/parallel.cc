@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -29,6 +30,14 @@ ParallelRunner& runner_slot() {
 }
 
 int default_threads() noexcept {
+  // OMP_NUM_THREADS, when it starts with a positive count, as OpenMP reads it (the runner
+  // was OpenMP's, and hosts such as Dask's workers set it to keep libraries to one thread);
+  // else the cores this process may run on.
+  if (const char* env = std::getenv("OMP_NUM_THREADS")) {
+    char* end = nullptr;
+    const long v = std::strtol(env, &end, 10);
+    if (end != env && v > 0) return static_cast<int>(std::min<long>(v, kMaxThreads));
+  }
 #if GRIDOPS_HAVE_TBB
   return std::max(1, tbb::info::default_concurrency());
 #elif defined(_OPENMP)

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <string>
 #include <thread>
 #include <new>
 #include <limits>
@@ -252,6 +254,31 @@ TEST(Parallel, ThreadsBusyElsewhereDoNotHoldUpACall) {
   EXPECT_EQ(sum.load(), 1000);
   EXPECT_GT(still_held, 0) << "the call waited until the other call's threads were released";
   set_num_threads(0);
+}
+
+TEST(Parallel, TheDefaultThreadCountFollowsOmpNumThreads) {
+  const char* saved = std::getenv("OMP_NUM_THREADS");
+  const std::string keep = saved ? saved : "";
+  set_num_threads(0);
+  ::setenv("OMP_NUM_THREADS", "3", 1);
+  EXPECT_EQ(get_num_threads(), 3);
+  ::setenv("OMP_NUM_THREADS", "5,2", 1);  // OpenMP's nested list: the first level's count
+  EXPECT_EQ(get_num_threads(), 5);
+  ::setenv("OMP_NUM_THREADS", "999999", 1);
+  EXPECT_EQ(get_num_threads(), kMaxThreads);
+  set_num_threads(2);  // an explicit count wins
+  EXPECT_EQ(get_num_threads(), 2);
+  set_num_threads(0);
+  ::unsetenv("OMP_NUM_THREADS");
+  const int cores = get_num_threads();
+  EXPECT_GE(cores, 1);
+  ::setenv("OMP_NUM_THREADS", "none", 1);  // not a count: the cores
+  EXPECT_EQ(get_num_threads(), cores);
+  if (saved) {
+    ::setenv("OMP_NUM_THREADS", keep.c_str(), 1);
+  } else {
+    ::unsetenv("OMP_NUM_THREADS");
+  }
 }
 
 TEST(Parallel, HostRunnerIsUsed) {
