@@ -298,47 +298,67 @@ void Forward(const ResampleProblem& p, const ResampleFastTables& tb, const uint1
       auto body = [&](auto st, auto masked) {
         constexpr bool kS = decltype(st)::value;
         constexpr bool kM = decltype(masked)::value;
+        // Everything the loops use as locals: the stores may alias anything, so values
+        // reached through the closure would be loaded again after each store.
         const __mmask16 m = last_mask;
-        auto at = [&](int64_t ow, int64_t k) {
-          const __m512 w0 = _mm512_set1_ps(w0p[ow]), w1 = _mm512_set1_ps(w1p[ow]);
-          return Lerp(w0, w1, Outer<R, kM>(r, i0[ow] * sw + k, va0, va1, vb0, vb1, m),
-                      Outer<R, kM>(r, i1[ow] * sw + k, va0, va1, vb0, vb1, m));
+        const __m512 a0 = va0, a1 = va1, b0 = vb0, b1 = vb1;
+        const uint16_t* const rows[4] = {r[0], r[1], r[2], r[3]};
+        uint16_t* const dbase = db;
+        // Output ow at channel offset k, from the source offsets of its W taps.
+        auto at = [&](int64_t o0, int64_t o1, __m512 w0, __m512 w1, int64_t k) {
+          return Lerp(w0, w1, Outer<R, kM>(rows, o0 + k, a0, a1, b0, b1, m),
+                      Outer<R, kM>(rows, o1 + k, a0, a1, b0, b1, m));
+        };
+        auto tap = [&](int64_t ow, int64_t& o0, int64_t& o1, __m512& w0, __m512& w1) {
+          o0 = i0[ow] * sw;
+          o1 = i1[ow] * sw;
+          w0 = _mm512_set1_ps(w0p[ow]);
+          w1 = _mm512_set1_ps(w1p[ow]);
         };
         if (cl) {
           // Units of 32 channels of one pixel, two units per step (the loads of both in
           // flight together: W5c nhwc bf16 0.28 -> 0.22 ms, docs/ops/resample.md).
           for (int64_t ow = 0; ow < ow_n; ++ow) {
-            uint16_t* dp = db + ow * dw;
+            int64_t o0, o1;
+            __m512 w0, w1;
+            tap(ow, o0, o1, w0, w1);
+            uint16_t* const dp = dbase + ow * dw;
             int64_t k = 0;
             for (; k + 4 * L <= cn; k += 4 * L) {
-              const __m512 x0 = at(ow, k), x1 = at(ow, k + L);
-              const __m512 x2 = at(ow, k + 2 * L), x3 = at(ow, k + 3 * L);
+              const __m512 x0 = at(o0, o1, w0, w1, k), x1 = at(o0, o1, w0, w1, k + L);
+              const __m512 x2 = at(o0, o1, w0, w1, k + 2 * L);
+              const __m512 x3 = at(o0, o1, w0, w1, k + 3 * L);
               Store32<kS>(dp + k, x0, x1);
               Store32<kS>(dp + k + 2 * L, x2, x3);
             }
             if (k + 2 * L <= cn) {
-              const __m512 x0 = at(ow, k);
-              Store32<kS>(dp + k, x0, at(ow, k + L));
+              const __m512 x0 = at(o0, o1, w0, w1, k);
+              Store32<kS>(dp + k, x0, at(o0, o1, w0, w1, k + L));
               k += 2 * L;
             }
-            if (k < cn) Store16<kS>(dp + k, at(ow, k));
+            if (k < cn) Store16<kS>(dp + k, at(o0, o1, w0, w1, k));
           }
           return;
         }
         // Blocked by 16: a chunk's row holds 16 channels per pixel, so two adjacent output
         // pixels are one unit; two units per step.
+        auto px = [&](int64_t ow) {
+          int64_t o0, o1;
+          __m512 w0, w1;
+          tap(ow, o0, o1, w0, w1);
+          return at(o0, o1, w0, w1, 0);
+        };
         int64_t ow = 0;
         for (; ow + 4 <= ow_n; ow += 4) {
-          const __m512 x0 = at(ow, 0), x1 = at(ow + 1, 0), x2 = at(ow + 2, 0);
-          const __m512 x3 = at(ow + 3, 0);
-          Store32<kS>(db + ow * dw, x0, x1);
-          Store32<kS>(db + (ow + 2) * dw, x2, x3);
+          const __m512 x0 = px(ow), x1 = px(ow + 1), x2 = px(ow + 2), x3 = px(ow + 3);
+          Store32<kS>(dbase + ow * dw, x0, x1);
+          Store32<kS>(dbase + (ow + 2) * dw, x2, x3);
         }
         for (; ow + 2 <= ow_n; ow += 2) {
-          const __m512 x0 = at(ow, 0);
-          Store32<kS>(db + ow * dw, x0, at(ow + 1, 0));
+          const __m512 x0 = px(ow);
+          Store32<kS>(dbase + ow * dw, x0, px(ow + 1));
         }
-        if (ow < ow_n) Store16<kS>(db + ow * dw, at(ow, 0));
+        if (ow < ow_n) Store16<kS>(dbase + ow * dw, px(ow));
       };
       // Padded channels (the last chunk of a blocked tensor with C % 16 != 0) load as +0,
       // so they come out +0, as in FwdLinearC.
