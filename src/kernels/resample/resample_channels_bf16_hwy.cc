@@ -1,6 +1,7 @@
 // resample.channels_bf16: the bfloat16 linear forward of the channel-vector path
-// (resample_channels_hwy.cc) on x86-64 CPUs with AVX512_BF16, both tensors channels-last
-// with C a multiple of 16, or both blocked by 16. The arithmetic is FwdLinearC's (NOTE
+// (resample_channels_hwy.cc) when W is downsampled by 2 or more, on x86-64 CPUs with
+// AVX512_BF16, both tensors channels-last with C a multiple of 16 or both blocked by 16.
+// The arithmetic is FwdLinearC's fused loop (NOTE
 // [ Fast resample arithmetic ]: the same float32 operations in the same order), so the
 // bits are those of resample.channels_vector16; what differs is the conversion:
 // - two float32 vectors are rounded to 32 bfloat16 with one vcvtne2ps2bf16 and stored as one
@@ -48,8 +49,11 @@ namespace {
 bool cpu_has_avx512_bf16() {
   static const bool has = [] {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
+    // Every extension the code below is compiled for (HWY_PUSH_ATTRIBUTES).
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+           __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bf16");
   }();
   return has;
 }
@@ -114,11 +118,12 @@ HWY_INLINE __m512 Lerp(__m512 w0, __m512 w1, __m512 a, __m512 b) {
   return _mm512_fmadd_ps(w1, b, _mm512_mul_ps(w0, a));
 }
 
-/// 16 bfloat16 at p as float32 (exact); lanes outside `mask` are +0.
+/// 16 bfloat16 at p as float32 (exact).
 HWY_INLINE __m512 Load16(const uint16_t* p) {
   const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
 }
+/// The same with the lanes outside `mask` +0 (and not read).
 HWY_INLINE __m512 Load16(const uint16_t* p, __mmask16 mask) {
   const __m256i h = _mm256_maskz_loadu_epi16(mask, p);
   return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
