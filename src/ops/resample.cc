@@ -47,6 +47,9 @@ constexpr ResampleImpl kResampleImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
     {"resample.plain", "fast", &kernels::resample_plain_declines, &kernels::resample_plain_prepare,
      &kernels::resample_plain_forward, &kernels::resample_plain_backward},
+    {"resample.channels_bf16", "fast", &kernels::resample_channels_bf16_declines,
+     &kernels::resample_fast_prepare, &kernels::resample_channels_bf16_forward,
+     &kernels::resample_channels_bf16_backward},
     {"resample.channels_vector16", "fast", &kernels::resample_channels16_declines,
      &kernels::resample_fast_prepare, &kernels::resample_channels16_forward,
      &kernels::resample_channels16_backward},

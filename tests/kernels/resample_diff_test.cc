@@ -393,6 +393,11 @@ TEST(ResampleDiff, ThreadCountInvariance) {
       {{1, 3, 9, 10, 11}, {1, 3, 18, 5, 22}, MemoryFormat::kPlain, MemoryFormat::kPlain},
       {{1, 16, 5, 6, 7}, {1, 16, 10, 12, 14}, MemoryFormat::kBlocked16, MemoryFormat::kBlocked16},
       {{1, 7, 30, 30}, {1, 7, 61, 29}, MemoryFormat::kPlain, MemoryFormat::kChannelsLast},
+      // Downsampling along W by 2 or more: resample.channels_bf16 for bfloat16.
+      {{2, 48, 17, 40}, {2, 48, 9, 20}, MemoryFormat::kChannelsLast, MemoryFormat::kChannelsLast},
+      {{1, 20, 14, 31}, {1, 20, 7, 15}, MemoryFormat::kBlocked16, MemoryFormat::kBlocked16},
+      {{1, 32, 5, 6, 20}, {1, 32, 3, 12, 9}, MemoryFormat::kChannelsLast,
+       MemoryFormat::kChannelsLast},
   };
   const int before = get_num_threads();
   for (const std::string& impl : fast_impls()) {
@@ -462,9 +467,24 @@ TEST(ResampleDiff, BenchmarkWorkloadsUseTheFastPath) {
         desc.algorithm = w.a;
         auto plan = make_resample_plan(desc, md(dt, w.src, f), md(dt, w.dst, f));
         ASSERT_TRUE(plan.ok()) << plan.status().to_string();
-        // nchw: vectors along W; nhwc and nChw16c: vectors of 16 channels.
-        EXPECT_STREQ(plan->impl_name(), f == MemoryFormat::kPlain ? "resample.plain"
-                                                                  : "resample.channels_vector16")
+        // nchw: vectors along W; nhwc and nChw16c: vectors of 16 channels, and for the
+        // bfloat16 linear downsampling (W5c) resample.channels_bf16 where the CPU has
+        // AVX512_BF16 (it may decline for that reason only).
+        const bool bf16_down = dt == DType::kBFloat16 && w.a == ResampleAlgorithm::kLinear &&
+                               f != MemoryFormat::kPlain && w.src.back() == 2 * w.dst.back();
+        std::string want = f == MemoryFormat::kPlain ? "resample.plain" : "resample.channels_vector16";
+        if (bf16_down) {
+          ResampleDesc forced = desc;
+          forced.impl = "resample.channels_bf16";
+          auto p2 = make_resample_plan(forced, md(dt, w.src, f), md(dt, w.dst, f));
+          if (p2.ok()) {
+            want = "resample.channels_bf16";
+          } else {
+            EXPECT_NE(p2.status().message().find("CPU lacks AVX512_BF16"), std::string::npos)
+                << p2.status().to_string();
+          }
+        }
+        EXPECT_EQ(plan->impl_name(), want)
             << dims_to_string(w.src) << " " << format_tag(f, static_cast<int>(w.src.size()) - 2)
             << " " << to_string(dt);
       }
@@ -596,6 +616,134 @@ TEST(ResampleDiff, BFloat16ChannelVectorsMatchTheGenericPath) {
                          << (first < nd ? outs[0][first] : 0) << ", generic 0x"
                          << (first < nd ? outs[1][first] : 0);
   }
+}
+
+// resample.channels_bf16 (bfloat16 linear forward, W downsampled by 2 or more, both tensors
+// channels-last with C a multiple of 16 or both blocked by 16, AVX512_BF16 CPUs): the same
+// bits as resample.channels_vector16, whose arithmetic it repeats with other conversion
+// instructions, on exact 2x and other downsamplings, ranks 1-3, odd sizes, C not a multiple
+// of 16 (blocked: padded lanes hold NaN on input and must come out +0), NaN payloads,
+// infinities, subnormal inputs and results (the conversion instruction flushes float32
+// subnormals, so those pairs take the integer rounding); also within the linear bound of
+// "ref" (check_problem) and, for a 4 MiB 64-byte aligned output, streamed.
+TEST(ResampleDiff, BFloat16DownsamplingPathMatchesChannelVectors) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed + 85);
+  std::uniform_int_distribution<int> pick(0, 1 << 30);
+  auto uni = [&](int lo, int hi) { return lo + pick(rng) % (hi - lo + 1); };
+  std::uniform_real_distribution<float> val(-2.0f, 2.0f);
+  const uint16_t specials[] = {0x7FC0, 0xFFC1, 0x7F81, 0x7F80, 0xFF80, 0x0001,
+                               0x8003, 0x007F, 0x0000, 0x8000};
+  Stats stats;
+  int taken = 0;
+  auto one = [&](const Dims& sd, const Dims& dd, MemoryFormat f, int data_kind, bool big) {
+    const int r = static_cast<int>(sd.size()) - 2;
+    const auto s = md(DType::kBFloat16, sd, f), d = md(DType::kBFloat16, dd, f);
+    SCOPED_TRACE(dims_to_string(sd) + " -> " + dims_to_string(dd) + " " + format_tag(f, r) +
+                 " data " + std::to_string(data_kind));
+    if (!accepts("resample.channels_bf16", ResampleAlgorithm::kLinear, s, d)) {
+      // Only the CPU may keep this path from taking these problems.
+      ResampleDesc desc;
+      desc.algorithm = ResampleAlgorithm::kLinear;
+      desc.impl = "resample.channels_bf16";
+      auto plan = make_resample_plan(desc, s, d);
+      ASSERT_FALSE(plan.ok());
+      EXPECT_NE(plan.status().message().find("CPU lacks AVX512_BF16"), std::string::npos)
+          << plan.status().to_string();
+      return;
+    }
+    ++taken;
+    const std::vector<char> cov = covered(s);
+    const size_t ns = cov.size();
+    const size_t nd = static_cast<size_t>(*d.buffer_elements());
+    auto* x = static_cast<bfloat16*>(std::aligned_alloc(64, (ns * 2 + 63) / 64 * 64 + 64));
+    for (size_t i = 0; i < ns; ++i) {
+      float v = val(rng);
+      if (data_kind == 1) v = std::ldexp(v, -128);  // many float32 subnormal results
+      x[i] = f32_to_bf16(v);
+      if (data_kind == 2 && i % 89 == 0) x[i].bits = specials[(i / 89) % 10];
+      if (!cov[i]) x[i].bits = 0x7FC1;  // padded channels: must be ignored
+    }
+    // Aligned (streams when 4 MiB or more) and offset by one element (never streams).
+    std::vector<std::vector<uint16_t>> outs;
+    for (const char* impl : {"resample.channels_bf16", "resample.channels_vector16"}) {
+      for (int offset : {0, 1}) {
+        if (!big && offset == 1) continue;
+        ResampleDesc desc;
+        desc.algorithm = ResampleAlgorithm::kLinear;
+        desc.impl = impl;
+        auto plan = make_resample_plan(desc, s, d);
+        ASSERT_TRUE(plan.ok()) << impl << ": " << plan.status().to_string();
+        auto* y = static_cast<bfloat16*>(std::aligned_alloc(64, (nd * 2 + 63) / 64 * 64 + 64));
+        for (size_t i = 0; i < nd + 1; ++i) y[i].bits = 0x1234;  // poison
+        const bool ok = plan->forward(x, y + offset).ok();
+        std::vector<uint16_t> bits(nd);
+        for (size_t i = 0; i < nd; ++i) bits[i] = y[offset + i].bits;
+        std::free(y);
+        ASSERT_TRUE(ok) << impl;
+        outs.push_back(std::move(bits));
+      }
+    }
+    std::free(x);
+    for (size_t k = 1; k < outs.size(); ++k) {
+      size_t first = nd;
+      for (size_t i = 0; i < nd && first == nd; ++i) {
+        if (outs[0][i] != outs[k][i]) first = i;
+      }
+      EXPECT_EQ(first, nd) << "run " << k << ": first differing element " << first
+                           << ": channels_bf16 0x" << std::hex
+                           << (first < nd ? outs[0][first] : 0) << ", other 0x"
+                           << (first < nd ? outs[k][first] : 0);
+    }
+    // Against the reference, within the stated bound (random data of its own).
+    if (!big && data_kind == 0) {
+      check_problem("resample.channels_bf16", taken, DType::kBFloat16, ResampleAlgorithm::kLinear,
+                    sd, f, dd, f, rng, &stats);
+    }
+  };
+  static const int64_t kClChannels[] = {16, 32, 48, 64, 80, 96, 128};
+  static const int64_t kBlockedChannels[] = {1, 5, 16, 20, 33, 48, 64};
+  for (int it = 0; it < 120; ++it) {
+    const int r = 1 + it % 3;
+    const bool cl = (it / 3) % 2 == 0;
+    const MemoryFormat f = cl ? MemoryFormat::kChannelsLast : MemoryFormat::kBlocked16;
+    Dims sd = {uni(1, 2), cl ? kClChannels[uni(0, 6)] : kBlockedChannels[uni(0, 6)]};
+    Dims dd = sd;
+    for (int k = 0; k < r; ++k) {
+      const bool last = k == r - 1;
+      int64_t in = last ? uni(2, r == 3 ? 24 : 61) : uni(1, r == 3 ? 5 : 9);
+      int64_t out;
+      if (last) {
+        switch (uni(0, 3)) {
+          case 0: in += in % 2; out = in / 2; break;        // exact 2x (0.5 / 0.5 weights)
+          case 1: out = in / 2; break;                       // odd sizes: floor(I / 2)
+          case 2: out = std::max<int64_t>(1, in / 3); break;
+          default: out = uni(1, static_cast<int>(in / 2)); break;
+        }
+      } else {
+        switch (uni(0, 3)) {
+          case 0: out = std::max<int64_t>(1, in / 2); break;
+          case 1: out = in * 2; break;
+          case 2: out = in; break;
+          default: out = uni(1, 12); break;
+        }
+      }
+      sd.push_back(in);
+      dd.push_back(out);
+    }
+    one(sd, dd, f, it % 4 == 1 ? 1 : (it % 4 == 2 ? 2 : 0), false);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  // Exact 2x both ways with W5c's shape, 4 MiB of output: streamed when aligned.
+  for (MemoryFormat f : {MemoryFormat::kChannelsLast, MemoryFormat::kBlocked16}) {
+    one({1, 48, 34, 98}, {1, 48, 17, 49}, f, 2, false);
+    one({8, 64, 128, 128}, {8, 64, 64, 64}, f, 2, true);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  std::printf("[ resample.channels_bf16 ] %d problems taken, worst error / bound %.3g\n", taken,
+              stats.worst_ratio);
 }
 
 // The channels-last nearest forward streams only when input and output together take

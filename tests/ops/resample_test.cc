@@ -1033,8 +1033,9 @@ TEST(ResampleErrors, UnknownImpl) {
   const auto f32 = DType::kFloat32;
 #ifdef GRIDOPS_HAVE_HWY
   const char* want =
-      "resample: impl must be one of {resample.plain, resample.channels_vector16, "
-      "resample.channels_vector8, resample.generic, ref} or an alias {fast}, got 'avx9000'";
+      "resample: impl must be one of {resample.plain, resample.channels_bf16, "
+      "resample.channels_vector16, resample.channels_vector8, resample.generic, ref} or an "
+      "alias {fast}, got 'avx9000'";
 #else
   const char* want = "resample: impl must be one of {ref}, got 'avx9000'";
 #endif
