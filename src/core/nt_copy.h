@@ -19,6 +19,8 @@ namespace gridops::kernels {
 
 /// Outputs of at least this many bytes are written with streaming stores.
 inline constexpr int64_t kStreamMinBytes = int64_t{8} << 20;
+/// Pad with two or more threads: outputs below this many bytes stay in the cache.
+inline constexpr int64_t kStreamMinBytesThreaded = int64_t{32} << 20;
 
 /// memcpy(dst, src, n), with the whole 64-byte cache lines inside dst written by streaming
 /// stores and the partial lines at both ends by ordinary stores (a partly streamed line

@@ -329,6 +329,16 @@ void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<Pad
   }
 }
 
+// NOTE [ Pad stores by thread count ]
+// Outputs of 8 MiB and more are written with streaming stores at one thread: one core
+// writing through the cache pays a read for ownership per line, and streaming kept W7e
+// (4096 x 1000 -> 4096 x 1024 float32, 16 MiB out) 20-30 % faster than a 32 MiB
+// threshold did. With two or more threads, outputs under 32 MiB (this host's L3) stay in
+// the cache instead: streamed, W7e at two threads was bound by the memory's write rate
+// (0.227-0.240 ms against OpenCV's cached 0.177-0.224, and no faster than one thread on
+// the host's slow second core); cached, 0.172-0.202 ms (2026-11-24 13:03, idle, old and
+// new binaries alternated twice, 5 interleaved repetitions, medians). The bytes written
+// are the same either way.
 /// Writes every output row with the line writer (`lines`, pad.lines) or the portable row
 /// kernel (pad.rows).
 template <class Cell>
@@ -337,8 +347,10 @@ void run_rows(const PadTables& t, const char* src, char* dst, const unsigned cha
   const int64_t row_bytes = std::max<int64_t>(t.m * t.cell, 1);
   // Chunks of at least ~64 KiB so that thread start-up stays negligible.
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_bytes);
-  // Large outputs bypass the cache (see nt_copy.h).
-  const bool stream = t.rows * t.m * t.cell >= kStreamMinBytes;
+  // Large outputs bypass the cache (see nt_copy.h), except where several threads write an
+  // output the last-level cache can hold (NOTE [ Pad stores by thread count ]).
+  const int64_t out_bytes = t.rows * t.m * t.cell;
+  const bool stream = out_bytes >= kStreamMinBytes && (get_num_threads() < 2 || out_bytes >= kStreamMinBytesThreaded);
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
 #ifdef GRIDOPS_HAVE_HWY
     if (lines) {
