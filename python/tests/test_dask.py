@@ -111,7 +111,7 @@ def test_resize_random_chunkings():
             kw["extrapolation_value"] = 3.0
         scales = [float(v) for v in rng.uniform(0.4, 2.6, len(axes))]
         ref = gridops.resize(x, scales=scales, mode=mode, **kw)
-        y = gd.resize(rand_dask(rng, x), scales=scales, mode=mode, **kw)
+        y = gd.resize(rand_dask(rng, x), scales=scales, mode=mode, halo_packs=bool((it // 2) % 2), **kw)
         assert tasks(y) == int(np.prod(y.numblocks))
         same_bits(y.compute(scheduler="sync"), ref)
 
@@ -133,7 +133,7 @@ def test_grid_sample_random_chunkings():
         ac = bool(it % 2)
         ref = gridops.grid_sample(x, grid, mode, pm, ac)
         g = rand_dask(rng, grid) if it % 2 else grid  # dask or NumPy grid
-        y = gd.grid_sample(rand_dask(rng, x), g, mode, pm, ac)
+        y = gd.grid_sample(rand_dask(rng, x), g, mode, pm, ac, halo_packs=bool((it // 2) % 2))
         same_bits(y.compute(scheduler="sync"), ref)
 
 
@@ -187,7 +187,8 @@ def test_affine_warp_random_chunkings():
             else:
                 np.testing.assert_allclose(ref, comp, rtol=0, atol=2.0 ** -17 * np.abs(x).max())
         oc = tuple(rand_chunks(rng, s, rng.random() < 0.5) for s in out)
-        y = gd.affine_warp(rand_dask(rng, x), theta, out, mode, pm, ac, output_chunks=oc, threads=1)
+        y = gd.affine_warp(rand_dask(rng, x), theta, out, mode, pm, ac, output_chunks=oc, threads=1,
+                           halo_packs=bool((it // 2) % 2))
         assert tasks(y) == int(np.prod(y.numblocks))
         same_bits(y.compute(scheduler="threads"), ref)
 
@@ -215,7 +216,8 @@ def test_thin_halos_come_from_packs():
     a = np.deg2rad(7.0)
     theta = np.array([[[np.cos(a), -np.sin(a), 0, 0.01], [np.sin(a), np.cos(a), 0, 0.02], [0, 0, 1, 0]]],
                      np.float32)
-    y = gd.affine_warp(dx, theta, mode="bilinear", padding_mode="border")
+    assert not packs(gd.affine_warp(dx, theta, mode="bilinear", padding_mode="border"))  # no cluster: none
+    y = gd.affine_warp(dx, theta, mode="bilinear", padding_mode="border", halo_packs=True)
     same_bits(y.compute(scheduler="sync"), gridops.affine_warp(x, theta, x.shape[2:], "bilinear", "border"))
     assert tasks(y) == 3
     pk = packs(y)
