@@ -151,6 +151,8 @@ def main() -> int:
                          "and distributed places the tasks; pinned: the same slabs, and every "
                          "gridops task annotated with its slab's worker; scheduler: distributed "
                          "places the input too")
+    ap.add_argument("--warp-chunks", type=int, nargs=3, default=None, metavar=("D", "H", "W"),
+                    help="output chunks of the affine warp (default: the input's chunks)")
     ap.add_argument("--breakdown", action="store_true",
                     help="print where each Dask run's time went (task stream, transfers, worker CPU)")
     args = ap.parse_args()
@@ -291,7 +293,9 @@ def main() -> int:
                 return arr
 
             g_res = placed(lambda: gd.resample(x, size=half, mode="linear", threads=1))
-            g_warp = placed(lambda: gd.affine_warp(x, theta, mode="bilinear", padding_mode="border", threads=1))
+            g_warp = placed(lambda: gd.affine_warp(
+                x, theta, mode="bilinear", padding_mode="border", threads=1,
+                output_chunks=None if args.warp_chunks is None else tuple(args.warp_chunks)))
             tr, mr, yr = timed(g_res, mem_ops[0], "gridops.dask resample")
             tw, mw, yw = timed(g_warp, mem_ops[1], "gridops.dask warp")
             assert np.array_equal(yr.compute(), ref_r) and np.array_equal(yw.compute(), ref_w), \

@@ -811,13 +811,17 @@ def _warp_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, theta: np.nd
 
 def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool = False, output_chunks: Any = None, *,
-                threads: Optional[int] = None, halo_packs: Optional[bool] = None) -> da.Array:
+                threads: Optional[int] = None, halo_packs: Optional[bool] = None,
+                task_bytes: Optional[int] = None) -> da.Array:
     """gridops.affine_warp (AffineGrid + GridSample, fused) of a dask array x (N, C, W),
     (N, C, H, W) or (N, C, D, H, W), per output chunk.
 
     theta: NumPy (N, r, r + 1), float16/bfloat16/float32/float64. output_shape: the output's
-    spatial sizes (default x's). output_chunks: the output's spatial chunks (default: x's
-    when the sizes agree, else dask's "auto"). Each task runs gridops.affine_warp on its
+    spatial sizes (default x's). output_chunks: the output's spatial chunks; default: when
+    the sizes agree, x's chunks merged (innermost axis first) while a task's output stays
+    within task_bytes (default 16 MiB: long rows for the kernel, few tasks, and below glibc's
+    largest mmap threshold, so outputs reuse freed memory instead of faulting in afresh),
+    else dask's "auto" chunks limited to task_bytes. Each task runs gridops.affine_warp on its
     output window (coordinates of the whole output) reading only the input box
     gridops.affine_warp_input_box names for it (the exact hull of its taps, from the
     window's corners): the same bits as gridops.affine_warp(x.compute(), theta, ...).
@@ -835,8 +839,16 @@ def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None
     if theta.shape != (x.shape[0], r, r + 1):
         raise ValueError(f"gridops.dask.affine_warp: theta must be ({x.shape[0]}, {r}, {r + 1}), got {theta.shape}")
     if output_chunks is None:
-        output_chunks = x.chunks[2:] if out_size == full_in else "auto"
-    sp = da.core.normalize_chunks(output_chunks, tuple(out_size), dtype=x.dtype)
+        target = float(task_bytes if task_bytes is not None else 16 * 2**20)
+        nc_bytes = max(x.chunks[0]) * max(x.chunks[1]) * x.dtype.itemsize if x.size else 1
+        if out_size == full_in:
+            tile_bytes = float(nc_bytes * np.prod([max(c) if c else 0 for c in x.chunks[2:]]))
+            sp = tuple(_group_chunks(x.chunks[2:], tile_bytes, target))
+        else:
+            sp = da.core.normalize_chunks("auto", tuple(out_size), limit=max(1, int(target // nc_bytes)) * x.dtype.itemsize,
+                                          dtype=x.dtype)
+    else:
+        sp = da.core.normalize_chunks(output_chunks, tuple(out_size), dtype=x.dtype)
     out_chunks = (x.chunks[0], x.chunks[1]) + tuple(sp)
     packs = _several_worker_processes() if halo_packs is None else bool(halo_packs)
     name = "gridops-affine-warp-" + tokenize(x, theta, out_size, mode, padding_mode, align_corners, out_chunks, packs)

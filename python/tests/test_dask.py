@@ -3,6 +3,8 @@ interpolation halo) every function gives the same bits as the in-memory operator
 whole array; the graphs have one task per output chunk; and the same holds on a
 distributed.LocalCluster with worker processes."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -199,11 +201,31 @@ def test_affine_warp_reads_only_the_needed_chunks():
     x = np.arange(64 * 64, dtype=np.float32).reshape(1, 1, 64, 64)
     dx = da.from_array(x, chunks=(1, 1, 16, 16))
     theta = np.array([[[1.0, 0.0, 0.05], [0.0, 1.0, -0.05]]], np.float32)
-    y = gd.affine_warp(dx, theta)
+    y = gd.affine_warp(dx, theta, output_chunks=(16, 16))  # (the default would merge them all)
     deps = list(key_deps(y).values())
     assert len(deps) == 16 and max(len(d) for d in deps) <= 9, [len(d) for d in deps]
     assert len(key_deps(y)[(y.name, 0, 0, 0, 0)]) <= 4
     same_bits(y.compute(), gridops.affine_warp(x, theta, x.shape[2:]))
+
+
+def test_affine_warp_default_chunks_merge_into_tasks_of_task_bytes():
+    """Without output_chunks, x's chunks are merged innermost axis first while a task's
+    output stays within task_bytes (16 MiB by default); other output sizes get dask's
+    "auto" chunks under the same limit."""
+    theta = np.array([[[1.0, 0.0, 0.0, 0.02], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, -0.01]]], np.float32)
+    big = da.zeros((1, 1, 256, 256, 256), dtype=np.float32, chunks=(1, 1, 128, 128, 128))
+    assert gd.affine_warp(big, theta).chunks[2:] == ((128, 128), (128, 128), (256,))
+    rng = np.random.default_rng(37)
+    x = rng.standard_normal((1, 2, 16, 32, 30)).astype(np.float32)
+    dx = da.from_array(x, chunks=(1, 2, 4, 8, 8))  # 2 KiB per block (the last W one smaller)
+    y = gd.affine_warp(dx, theta, task_bytes=8192)
+    assert y.chunks[2:] == ((4,) * 4, (8,) * 4, (30,)), y.chunks
+    same_bits(y.compute(scheduler="sync"), gridops.affine_warp(x, theta, x.shape[2:]))
+    y = gd.affine_warp(dx, theta, task_bytes=16384)
+    assert y.chunks[2:] == ((4,) * 4, (16, 16), (30,)), y.chunks
+    y = gd.affine_warp(dx, theta, (40, 40, 40), task_bytes=16384)
+    assert max(np.prod(c) for c in itertools.product(*y.chunks)) * 4 <= 16384, y.chunks
+    same_bits(y.compute(scheduler="sync"), gridops.affine_warp(x, theta, (40, 40, 40)))
 
 
 def test_thin_halos_come_from_packs():
@@ -216,8 +238,9 @@ def test_thin_halos_come_from_packs():
     a = np.deg2rad(7.0)
     theta = np.array([[[np.cos(a), -np.sin(a), 0, 0.01], [np.sin(a), np.cos(a), 0, 0.02], [0, 0, 1, 0]]],
                      np.float32)
-    assert not packs(gd.affine_warp(dx, theta, mode="bilinear", padding_mode="border"))  # no cluster: none
-    y = gd.affine_warp(dx, theta, mode="bilinear", padding_mode="border", halo_packs=True)
+    kw = dict(mode="bilinear", padding_mode="border", output_chunks=(8, 20, 20))
+    assert not packs(gd.affine_warp(dx, theta, **kw))  # no cluster: none
+    y = gd.affine_warp(dx, theta, **kw, halo_packs=True)
     same_bits(y.compute(scheduler="sync"), gridops.affine_warp(x, theta, x.shape[2:], "bilinear", "border"))
     assert tasks(y) == 3
     pk = packs(y)
