@@ -12,6 +12,7 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/grid_sample/grid_sample_fused_small_c_hwy.cc"
+#include <hwy/cache_control.h>
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
@@ -35,6 +36,23 @@ namespace HWY_NAMESPACE {
 // other's lines before the next row reuses them (W2a 1 thread: about 6-7 ms in tiles
 // against 8.5-9 ms in rows; W2c 14.4 against 19.7 ms; 4 x 64 measured best among 2-16
 // rows x 32-256 columns; docs/benchmarks/experiments.md at commit a6ea629).
+// NOTE [ GridSample few-channel prefetch ]
+// On a smooth warp each vector of 16 points reads a few new source lines per plane along
+// a diagonal that no hardware prefetcher follows, and the gathers wait for them: in W2b
+// (channels-first, nearest, 1 thread) 83 % of the kernel's perf samples fell on its three
+// gathers. So before its own gathers each vector computes the nearest taps of the points
+// one tile (tile_w) further along the same row, which the next item reads about 16
+// vectors later, and prefetches their lines (every fifth lane and the last, per plane).
+// Only nearest and linear, and only where the current vector spans at most kSmoothRows
+// source rows: on a random grid (W2d) the prefetched lines are of one use (without that
+// test W2d took 1.04-1.38x the time, with it 1.01-1.09x, within the noise), and cubic's
+// 4 x 4 windows leave no time waiting (W2c unchanged). A/B in
+// alternating processes, medians of 3 x 3 (docs/ops/grid_sample.md, "Few-channel warps"):
+// W2a 0.71-0.94x the time without it, W2b 0.69-0.80x, at 1 and 2 threads, both layouts.
+// Tried and left out: the same in the uint8 path, 1.05-1.39x slower (its planes are a
+// quarter of the bytes and stay in L2).
+constexpr int32_t kSmoothRows = 32;
+
 /// Steps 1-2 of the fused path for the m (<= N) points whose dense (x, y) grid pairs start
 /// at g: the y and x taps.
 HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, const float* g,
@@ -117,7 +135,7 @@ HWY_INLINE void GatherPairs(const double* plane, const VI o, const PairOffsets& 
 /// per-block path's bits in both layouts.
 template <int K, bool kLast>
 void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
-                 int64_t p0, int64_t cnt) {
+                 int64_t p0, int64_t cnt, int64_t ahead) {
   const DF df;
   const DI di;
   const auto N = static_cast<int64_t>(hn::Lanes(df));
@@ -133,6 +151,23 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
     VI iy[4], ix[4];
     VF wy[4], wx[4];
     FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
+    if (K <= 2 && ahead > 0 && m == N &&
+        hn::GetLane(hn::Sub(hn::MaxOfLanes(di, iy[0]), hn::MinOfLanes(di, iy[0]))) <= kSmoothRows) {
+      // NOTE [ GridSample few-channel prefetch ]
+      VI pyi[4], pxi[4];
+      VF pwy[4], pwx[4];
+      FusedAxisTaps(ystep, xstep, gbase + 2 * (q + ahead), m, pyi, pwy, pxi, pwx);
+      const auto pkeep = hn::Gt(hn::Mul(pwy[0], pwx[0]), hn::Zero(df));
+      const VI poff = hn::IfThenElseZero(hn::RebindMask(di, pkeep),
+                                         hn::Add(hn::Mul(pyi[0], sy), hn::Mul(pxi[0], sx)));
+      HWY_ALIGN int32_t po[kL];
+      hn::Store(poff, di, po);
+      for (int64_t ch = 0; ch < C; ++ch) {
+        const float* plane = sbase + ch * c.s_channel;
+        for (int64_t l = 0; l < m; l += 5) hwy::Prefetch(plane + po[l]);
+        hwy::Prefetch(plane + po[m - 1]);
+      }
+    }
     VF acc[4];
     if constexpr (K == 1) {
       // As Combine, then ChannelsFirstF32 / ChannelsLastF32 for nearest.
@@ -276,17 +311,19 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
     const int64_t run = std::min(c.tile_w, c.out_sizes[1] - x0);
     for (int64_t y = y0; y < y0 + th; ++y) {
       const int64_t q0 = y * c.out_sizes[1] + x0;
+      // NOTE [ GridSample few-channel prefetch ]: the next tile's points of this row.
+      const int64_t ahead = x0 + 2 * c.tile_w <= c.out_sizes[1] ? c.tile_w : 0;
       switch (c.K * 2 + (c.channels_last ? 1 : 0)) {
-        case 2: FusedSmallC<1, false>(c, ystep, xstep, n, q0, run); break;
-        case 3: FusedSmallC<1, true>(c, ystep, xstep, n, q0, run); break;
-        case 5: FusedSmallC<2, true>(c, ystep, xstep, n, q0, run); break;
-        case 9: FusedSmallC<4, true>(c, ystep, xstep, n, q0, run); break;
+        case 2: FusedSmallC<1, false>(c, ystep, xstep, n, q0, run, ahead); break;
+        case 3: FusedSmallC<1, true>(c, ystep, xstep, n, q0, run, ahead); break;
+        case 5: FusedSmallC<2, true>(c, ystep, xstep, n, q0, run, ahead); break;
+        case 9: FusedSmallC<4, true>(c, ystep, xstep, n, q0, run, ahead); break;
         default:  // channels-first linear/cubic: declined at plan time without pairs
           if constexpr (kHavePairs) {
             if (c.K == 2) {
-              FusedSmallC<2, false>(c, ystep, xstep, n, q0, run);
+              FusedSmallC<2, false>(c, ystep, xstep, n, q0, run, ahead);
             } else {
-              FusedSmallC<4, false>(c, ystep, xstep, n, q0, run);
+              FusedSmallC<4, false>(c, ystep, xstep, n, q0, run, ahead);
             }
           } else {
             HWY_ABORT("grid_sample.fused_small_c: channels-first linear/cubic on a target "
