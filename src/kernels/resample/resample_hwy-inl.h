@@ -122,6 +122,22 @@ HWY_INLINE void StoreOut(D d, hn::Vec<D> v, bfloat16* p, bool stream) {
              reinterpret_cast<uint16_t*>(p));
 }
 
+/// Outputs ow in [0, 4 * floor(n / 4)) of a row: px(ow) stored (StoreOut) at db + ow * d_w,
+/// four per step so that their loads are in flight together. Returns the first ow it did
+/// not store; the caller finishes the row.
+template <class D, class Px, class T>
+HWY_INLINE int64_t StoreFourPerStep(D d, const Px& px, T* db, int64_t d_w, int64_t n, bool stream) {
+  int64_t ow = 0;
+  for (; ow + 4 <= n; ow += 4) {
+    const auto x0 = px(ow), x1 = px(ow + 1), x2 = px(ow + 2), x3 = px(ow + 3);
+    StoreOut(d, x0, db + ow * d_w, stream);
+    StoreOut(d, x1, db + (ow + 1) * d_w, stream);
+    StoreOut(d, x2, db + (ow + 2) * d_w, stream);
+    StoreOut(d, x3, db + (ow + 3) * d_w, stream);
+  }
+  return ow;
+}
+
 /// Copies n elements of a scratch row to p: whole vectors streamed when `stream` and p is
 /// aligned to the vector size, the rest (everything otherwise) with ordinary stores.
 template <class D, class T>
