@@ -40,15 +40,17 @@ namespace HWY_NAMESPACE {
 // On a smooth warp each vector of 16 points reads a few new source lines per plane along
 // a diagonal that no hardware prefetcher follows, and the gathers wait for them: in W2b
 // (channels-first, nearest, 1 thread) 83 % of the kernel's perf samples fell on its three
-// gathers. So before its own gathers each vector computes the nearest taps of the points
-// one tile (tile_w) further along the same row, which the next item reads about 16
-// vectors later, and prefetches their lines (every fifth lane and the last, per plane).
-// Only nearest and linear, and only where the current vector spans at most kSmoothRows
-// source rows: on a random grid (W2d) the prefetched lines are of one use (without that
-// test W2d took 1.04-1.38x the time, with it 1.01-1.09x, within the noise), and cubic's
-// 4 x 4 windows leave no time waiting (W2c unchanged). A/B in
-// alternating processes, medians of 3 x 3 (docs/ops/grid_sample.md, "Few-channel warps"):
-// W2a 0.71-0.94x the time without it, W2b 0.69-0.80x, at 1 and 2 threads, both layouts.
+// gathers. So before its own gathers each vector computes the taps of the points one tile
+// (tile_w) further along the same row, which the next item reads about 16 vectors later,
+// and prefetches the lines of their K tap rows at the first x tap (every fifth lane and
+// the last; per plane channels-first, once channels-last, where a pixel's channels share
+// its line). Only where the current vector's first tap rows span at most kSmoothRows: on
+// a random grid (W2d) the prefetched lines are of one use (without that test W2d took
+// 1.04-1.38x the time, with it 1.01-1.09x, within the noise). A/B in alternating
+// processes, medians of 3 x 3 (docs/ops/grid_sample.md, "Few-channel warps"): with the
+// first tap row only and nearest/linear only, W2a 0.71-0.94x the time without it, W2b
+// 0.69-0.80x; then every tap row and cubic too, against that: W2a 0.72-0.83x, W2c
+// 0.72-1.01x, at 1 and 2 threads, both layouts.
 // Tried and left out: the same in the uint8 path, 1.05-1.39x slower (its planes are a
 // quarter of the bytes and stay in L2).
 constexpr int32_t kSmoothRows = 32;
@@ -151,21 +153,26 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
     VI iy[4], ix[4];
     VF wy[4], wx[4];
     FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
-    if (K <= 2 && ahead > 0 && m == N &&
+    if (ahead > 0 && m == N &&
         hn::GetLane(hn::Sub(hn::MaxOfLanes(di, iy[0]), hn::MinOfLanes(di, iy[0]))) <= kSmoothRows) {
       // NOTE [ GridSample few-channel prefetch ]
       VI pyi[4], pxi[4];
       VF pwy[4], pwx[4];
       FusedAxisTaps(ystep, xstep, gbase + 2 * (q + ahead), m, pyi, pwy, pxi, pwx);
-      const auto pkeep = hn::Gt(hn::Mul(pwy[0], pwx[0]), hn::Zero(df));
-      const VI poff = hn::IfThenElseZero(hn::RebindMask(di, pkeep),
-                                         hn::Add(hn::Mul(pyi[0], sy), hn::Mul(pxi[0], sx)));
-      HWY_ALIGN int32_t po[kL];
-      hn::Store(poff, di, po);
-      for (int64_t ch = 0; ch < C; ++ch) {
+      // The K tap rows (each a padded, valid row index) at the first x tap; lanes whose
+      // first taps are padded read offset 0.
+      const auto pkeep = hn::RebindMask(di, hn::Gt(hn::Mul(pwy[0], pwx[0]), hn::Zero(df)));
+      const VI pcol = hn::Mul(pxi[0], sx);
+      HWY_ALIGN int32_t po[K][kL];
+      for (int ky = 0; ky < K; ++ky) {
+        hn::Store(hn::IfThenElseZero(pkeep, hn::Add(hn::Mul(pyi[ky], sy), pcol)), di, po[ky]);
+      }
+      for (int64_t ch = 0; ch < (kLast ? 1 : C); ++ch) {  // channels-last: one pixel's lines
         const float* plane = sbase + ch * c.s_channel;
-        for (int64_t l = 0; l < m; l += 5) hwy::Prefetch(plane + po[l]);
-        hwy::Prefetch(plane + po[m - 1]);
+        for (int ky = 0; ky < K; ++ky) {
+          for (int64_t l = 0; l < m; l += 5) hwy::Prefetch(plane + po[ky][l]);
+          hwy::Prefetch(plane + po[ky][m - 1]);
+        }
       }
     }
     VF acc[4];
