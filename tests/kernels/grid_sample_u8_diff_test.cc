@@ -268,6 +268,67 @@ TEST(GridSampleU8Diff, OneAndTwoThreadsBitIdentical) {
 #endif
 }
 
+// Channels-first src with 2 to 4 channels and rows wider than a vector: large outputs read
+// a channels-last copy of src (NOTE [ GridSample uint8 interleaved copy ]), small ones the
+// planes themselves (fewer output points than half the input pixels). Both are within the
+// bound of ref, and give the same bits as the channels-last problem on the same image.
+TEST(GridSampleU8Diff, ChannelsFirstCopyAndPlanes) {
+#ifdef GRIDOPS_HAVE_HWY
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
+  std::mt19937_64 rng(seed + 7);
+  const int64_t n = 2, h = 23, w = 150;
+  const Dims grids[] = {{n, 30, 131, 2}, {n, 9, 11, 2}};  // copied; planes
+  for (int i = 0; i < 36; ++i) {
+    Problem p;
+    p.desc.mode = i % 2 ? IM::kNearest : IM::kLinear;
+    p.desc.padding = static_cast<GP>((i / 2) % 3);
+    p.desc.align_corners = (i / 6) % 2;
+    const int64_t c = 2 + (i / 12) % 3;
+    p.desc.layout = ChannelLayout::kChannelsFirst;
+    p.src_shape = {n, c, h, w};
+    p.negative = i % 3 == 0;
+    p.strided_src = p.negative;
+    Tensor src(DType::kUInt8, p.src_shape), src_last(DType::kUInt8, {n, h, w, c});
+    fill_src(src, rng, p);
+    const auto* sf = src.data_as<uint8_t>();
+    auto* sl = src_last.data_as<uint8_t>();
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t ch = 0; ch < c; ++ch)
+        for (int64_t k = 0; k < h * w; ++k) sl[(b * h * w + k) * c + ch] = sf[(b * c + ch) * h * w + k];
+    for (const Dims& gs : grids) {
+      p.grid_shape = gs;
+      SCOPED_TRACE(describe(p));
+      Tensor grid(DType::kFloat32, gs);
+      fill_grid(grid, rng, p);
+      Tensor storage;
+      const TensorView sv = p.strided_src ? testing::scrambled_copy(src, storage, true) : src.view();
+      const Tensor ref = run_impl(p, "ref", sv, grid.view());
+      const Tensor first = run_impl(p, kImpl, sv, grid.view());
+      int64_t differ = 0;
+      expect_within_bound(p, ref, first, &differ);
+      Problem q = p;
+      q.desc.layout = ChannelLayout::kChannelsLast;
+      q.src_shape = src_last.shape();
+      q.strided_src = q.negative = false;
+      const Tensor last = run_impl(q, kImpl, src_last.view(), grid.view());
+      const int64_t ho = gs[1], wo = gs[2];
+      const auto* a = first.data_as<uint8_t>();
+      const auto* l = last.data_as<uint8_t>();
+      int64_t mismatches = 0;
+      for (int64_t b = 0; b < n; ++b)
+        for (int64_t ch = 0; ch < c; ++ch)
+          for (int64_t k = 0; k < ho * wo; ++k)
+            mismatches += a[(b * c + ch) * ho * wo + k] != l[(b * ho * wo + k) * c + ch];
+      EXPECT_EQ(mismatches, 0) << "channels-first and channels-last results differ";
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+#else
+  GRIDOPS_SKIP_WITHOUT_HWY();
+#endif
+}
+
 // Input windows (GridSampleWindow): src is the box grid_sample_input_box names, cut out of
 // the full input; the result is the full problem's reference result within the bound.
 TEST(GridSampleU8Diff, InputWindow) {
