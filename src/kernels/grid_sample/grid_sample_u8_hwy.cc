@@ -347,16 +347,29 @@ HWY_INLINE void StoreOut(const U8Ctx& c, uint8_t* drow, int64_t ox, size_t count
 
 /// Channels-last dense dst, a full vector: each lane's word holds a pixel's C channels in
 /// its low C bytes; they are packed within each 128-bit block by one byte shuffle
-/// (`pack`) and copied, 4 * C bytes per block.
-HWY_INLINE void StoreWords(const U8Ctx& c, uint8_t* o, VI w, const uint8_t* pack) {
+/// (`pack`), leaving C whole 32-bit lanes per block. With `room` (at least 4 * lanes bytes
+/// of this row from o on, which this thread writes next), the lanes of all blocks are
+/// brought together by one lane permutation (`perm`) and stored as one vector, the bytes
+/// past the C * lanes valid ones being overwritten by the next vector; else each block's
+/// 4 * C bytes are copied.
+HWY_INLINE void StoreWords(const U8Ctx& c, uint8_t* o, VI w, const uint8_t* pack,
+                           const int32_t* perm, bool room) {
   const DI di;
 #if HWY_TARGET == HWY_SCALAR
   (void)pack;
+  (void)perm;
+  (void)room;
   HWY_ALIGN int32_t t[1];
   hn::Store(w, di, t);
   std::memcpy(o, t, static_cast<size_t>(c.C));  // little-endian: the low C bytes
 #else
   const hn::Repartition<uint8_t, DI> d8;
+  if (room) {
+    const VI packed = c.C == 4 ? w : hn::BitCast(di, hn::TableLookupBytes(hn::BitCast(d8, w), hn::Load(d8, pack)));
+    const VI lanes = hn::TableLookupLanes(packed, hn::SetTableIndices(di, perm));
+    hn::StoreU(hn::BitCast(d8, lanes), d8, o);
+    return;
+  }
   HWY_ALIGN uint8_t t[HWY_MAX_BYTES];
   hn::Store(hn::TableLookupBytes(hn::BitCast(d8, w), hn::Load(d8, pack)), d8, t);
   const size_t run = 4 * static_cast<size_t>(c.C), blocks = hn::Lanes(di) / 4;
@@ -382,6 +395,12 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
     pack[k] = j < 4 * static_cast<size_t>(c.C)
                   ? static_cast<uint8_t>(j / static_cast<size_t>(c.C) * 4 + j % static_cast<size_t>(c.C))
                   : 0x80;
+  }
+  // StoreWords' permutation: lane i takes lane i % C of block i / C (the rest: anything).
+  HWY_ALIGN int32_t perm[kMaxLanes];
+  for (size_t i = 0; i < kMaxLanes; ++i) {
+    const size_t C = static_cast<size_t>(c.C);
+    perm[i] = static_cast<int32_t>(i < C * (L / 4) ? i / C * 4 + i % C : i % L);
   }
   const bool word_store = c.channels_last && c.dst_dense;
   const int64_t tiles = c.tiles_y * c.tiles_x;
@@ -419,7 +438,7 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
         if (c.fetch == Fetch::kPixel) {
           const VI w = hn::And(Word(c, hn::Add(row, hn::Mul(ix, sx))), inside);
           if (word_store && count == L) {
-            StoreWords(c, drow + ox * c.C, w, pack);
+            StoreWords(c, drow + ox * c.C, w, pack, perm, (x_end - ox) * c.C >= 4 * static_cast<int64_t>(L));
             continue;
           }
           for (int ch = 0; ch < c.C; ++ch) out[ch] = ByteIN(w, ch);
@@ -492,7 +511,7 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
       if (word_store && count == L) {
         VI w = out[0];
         for (int ch = 1; ch < c.C; ++ch) w = hn::Or(w, hn::ShiftLeftSame(out[ch], 8 * ch));
-        StoreWords(c, drow + ox * c.C, w, pack);
+        StoreWords(c, drow + ox * c.C, w, pack, perm, (x_end - ox) * c.C >= 4 * static_cast<int64_t>(L));
         continue;
       }
       StoreOut(c, drow, ox, count, out);
