@@ -295,14 +295,17 @@ TEST(GridSampleU8Diff, ChannelsFirstCopyAndPlanes) {
     auto* sl = src_last.data_as<uint8_t>();
     for (int64_t b = 0; b < n; ++b)
       for (int64_t ch = 0; ch < c; ++ch)
-        for (int64_t k = 0; k < h * w; ++k) sl[(b * h * w + k) * c + ch] = sf[(b * c + ch) * h * w + k];
+        for (int64_t k = 0; k < h * w; ++k) {
+          sl[(b * h * w + k) * c + ch] = sf[(b * c + ch) * h * w + k];
+        }
     for (const Dims& gs : grids) {
       p.grid_shape = gs;
       SCOPED_TRACE(describe(p));
       Tensor grid(DType::kFloat32, gs);
       fill_grid(grid, rng, p);
       Tensor storage;
-      const TensorView sv = p.strided_src ? testing::scrambled_copy(src, storage, true) : src.view();
+      const TensorView sv =
+          p.strided_src ? testing::scrambled_copy(src, storage, true) : src.view();
       const Tensor ref = run_impl(p, "ref", sv, grid.view());
       const Tensor first = run_impl(p, kImpl, sv, grid.view());
       int64_t differ = 0;

@@ -365,7 +365,9 @@ HWY_INLINE void StoreWords(const U8Ctx& c, uint8_t* o, VI w, const uint8_t* pack
 #else
   const hn::Repartition<uint8_t, DI> d8;
   if (room) {
-    const VI packed = c.C == 4 ? w : hn::BitCast(di, hn::TableLookupBytes(hn::BitCast(d8, w), hn::Load(d8, pack)));
+    const VI packed =
+        c.C == 4 ? w
+                 : hn::BitCast(di, hn::TableLookupBytes(hn::BitCast(d8, w), hn::Load(d8, pack)));
     const VI lanes = hn::TableLookupLanes(packed, hn::SetTableIndices(di, perm));
     hn::StoreU(hn::BitCast(d8, lanes), d8, o);
     return;
@@ -403,6 +405,7 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
     perm[i] = static_cast<int32_t>(i < C * (L / 4) ? i / C * 4 + i % C : i % L);
   }
   const bool word_store = c.channels_last && c.dst_dense;
+  const auto L4 = 4 * static_cast<int64_t>(L);  // bytes of a vector of words
   const int64_t tiles = c.tiles_y * c.tiles_x;
   for (int64_t item = begin; item < end; ++item) {
     const int64_t n = item / tiles, trow = item % tiles / c.tiles_x, tcol = item % c.tiles_x;
@@ -438,7 +441,7 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
         if (c.fetch == Fetch::kPixel) {
           const VI w = hn::And(Word(c, hn::Add(row, hn::Mul(ix, sx))), inside);
           if (word_store && count == L) {
-            StoreWords(c, drow + ox * c.C, w, pack, perm, (x_end - ox) * c.C >= 4 * static_cast<int64_t>(L));
+            StoreWords(c, drow + ox * c.C, w, pack, perm, (x_end - ox) * c.C >= L4);
             continue;
           }
           for (int ch = 0; ch < c.C; ++ch) out[ch] = ByteIN(w, ch);
@@ -511,7 +514,7 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
       if (word_store && count == L) {
         VI w = out[0];
         for (int ch = 1; ch < c.C; ++ch) w = hn::Or(w, hn::ShiftLeftSame(out[ch], 8 * ch));
-        StoreWords(c, drow + ox * c.C, w, pack, perm, (x_end - ox) * c.C >= 4 * static_cast<int64_t>(L));
+        StoreWords(c, drow + ox * c.C, w, pack, perm, (x_end - ox) * c.C >= L4);
         continue;
       }
       StoreOut(c, drow, ox, count, out);
