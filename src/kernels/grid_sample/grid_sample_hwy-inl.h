@@ -234,6 +234,13 @@ class AxisStep {
         windowed_(c.windowed),
         org_i_(hn::Set(DI(), static_cast<int32_t>(c.origin[d]))),
         extm1_i_(hn::Set(DI(), static_cast<int32_t>(c.ext[d] - 1))) {
+    // The interior test: every tap of x inside src's box [origin, origin + ext - 1] for
+    // x in [in_lo_, in_hi_] (nearest) or [in_lo_, in_hi_) (linear, cubic). Exact floats:
+    // the sizes are below 2^22.
+    const int64_t first = c.origin[d], last = c.origin[d] + c.ext[d] - 1;
+    const int64_t below = K_ == 4 ? 1 : 0, above = K_ == 4 ? 2 : K_ == 2 ? 1 : 0;
+    in_lo_ = hn::Set(DF(), static_cast<float>(first + below));
+    in_hi_ = hn::Set(DF(), static_cast<float>(last - above + (K_ == 1 ? 0 : 1)));
     // Reflection: period and whether the axis degenerates to index 0 (reflect with len 1).
     refl_single_ = padding_ == GridPadding::kReflection && align_ && len_ == 1;
     const int64_t period = align_ ? 2 * (len_ - 1) : 2 * len_;
@@ -247,6 +254,7 @@ class AxisStep {
     const DF df;
     const DI di;
     const VF x = gc::UnnormalizeV(df, gv, L_, Lm1_, align_);
+    if (Interior(x, iv_out, wv_out)) return;
     Vector(x, iv_out, wv_out);
     const auto nice = hn::Lt(hn::Abs(x), hn::Set(df, 4194304.0f));  // 2^22; false for NaN, inf
     if (HWY_UNLIKELY(!hn::AllTrue(df, nice))) {
@@ -287,6 +295,36 @@ class AxisStep {
   }
 
  private:
+  /// NOTE [ GridSample interior vectors ]: when every lane's taps lie inside src's box
+  /// (false for NaN, infinities and huge values), no padding, redo or clamp changes
+  /// anything: the taps are the vector formulas' indices minus the box origin, with the
+  /// weights unmasked. Same values as the general path (which would find every tap
+  /// inside); returns false, computing nothing, otherwise.
+  HWY_INLINE bool Interior(VF x, VI* iv_out, VF* wv_out) const {
+    const DF df;
+    const DI di;
+    const auto below_hi = K_ == 1 ? hn::Le(x, in_hi_) : hn::Lt(x, in_hi_);
+    if (!hn::AllTrue(df, hn::And(hn::Ge(x, in_lo_), below_hi))) return false;
+    if (mode_ == InterpolationMode::kNearest) {
+      iv_out[0] = hn::Sub(hn::ConvertTo(di, hn::Round(x)), org_i_);
+      wv_out[0] = hn::Set(df, 1.0f);
+      return true;
+    }
+    const VF f = hn::Floor(x);
+    const VF t = hn::Sub(x, f);
+    const VI i0 = hn::Sub(hn::ConvertTo(di, f), org_i_);
+    if (mode_ == InterpolationMode::kLinear) {
+      wv_out[0] = hn::Sub(hn::Set(df, 1.0f), t);
+      wv_out[1] = t;
+      iv_out[0] = i0;
+      iv_out[1] = hn::Add(i0, hn::Set(di, 1));
+      return true;
+    }
+    gc::CubicWeightsV(df, t, wv_out);
+    for (int k = 0; k < 4; ++k) iv_out[k] = hn::Add(i0, hn::Set(di, k - 1));
+    return true;
+  }
+
   /// The taps of unnormalized coordinates x by the vector formulas (meaningless in lanes
   /// where x is not finite or |x| >= 2^22; operator() redoes those).
   HWY_INLINE void Vector(VF x, VI* iv_out, VF* wv_out) const {
@@ -359,6 +397,7 @@ class AxisStep {
   VI len_i_, lenm1_i_;
   bool windowed_;
   VI org_i_, extm1_i_;
+  VF in_lo_, in_hi_;
   bool refl_single_ = false;
   VF per_f_, inv_per_;
   VI per_i_, per_m1_i_;
