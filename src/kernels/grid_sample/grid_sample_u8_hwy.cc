@@ -584,19 +584,15 @@ void InterleaveRows(const U8Ctx& c, uint8_t* out, int64_t begin, int64_t end) {
     for (int ch = 0; ch < C; ++ch) p[ch] = c.src + c.bias + n * c.sb + ch * c.sc + y * c.sy;
     uint8_t* o = out + r * W * C;
     int64_t x = 0;
-    if (C == 2) {
-      for (; x + static_cast<int64_t>(L) <= W; x += static_cast<int64_t>(L)) {
-        hn::StoreInterleaved2(hn::LoadU(d8, p[0] + x), hn::LoadU(d8, p[1] + x), d8, o + 2 * x);
-      }
-    } else if (C == 3) {
-      for (; x + static_cast<int64_t>(L) <= W; x += static_cast<int64_t>(L)) {
-        hn::StoreInterleaved3(hn::LoadU(d8, p[0] + x), hn::LoadU(d8, p[1] + x),
-                              hn::LoadU(d8, p[2] + x), d8, o + 3 * x);
-      }
-    } else {
-      for (; x + static_cast<int64_t>(L) <= W; x += static_cast<int64_t>(L)) {
-        hn::StoreInterleaved4(hn::LoadU(d8, p[0] + x), hn::LoadU(d8, p[1] + x),
-                              hn::LoadU(d8, p[2] + x), hn::LoadU(d8, p[3] + x), d8, o + 4 * x);
+    for (; x + static_cast<int64_t>(L) <= W; x += static_cast<int64_t>(L)) {
+      const auto v0 = hn::LoadU(d8, p[0] + x), v1 = hn::LoadU(d8, p[1] + x);
+      uint8_t* d = o + C * x;
+      switch (C) {
+        case 2: hn::StoreInterleaved2(v0, v1, d8, d); break;
+        case 3: hn::StoreInterleaved3(v0, v1, hn::LoadU(d8, p[2] + x), d8, d); break;
+        default:
+          hn::StoreInterleaved4(v0, v1, hn::LoadU(d8, p[2] + x), hn::LoadU(d8, p[3] + x), d8, d);
+          break;
       }
     }
     for (; x < W; ++x) {
