@@ -593,6 +593,73 @@ TEST(GridSampleDiff, FusedSmallChannelPathPortablePairGather) {
 #endif
 }
 
+// NOTE [ GridSample channels-last pair gather ] (grid_sample_fused_small_c_hwy.cc): the
+// fused path reads a dense channels-last pixel row by pair gathers, AVX-512's and the
+// portable one, and a pixel stride other than the channel count by float gathers. Every
+// mode, 1-4 channels, widths at and above the tap count, every padding: the three reads
+// give the same bits, the channels-first problem's bits, and stay within the tolerance of
+// ref. The padded-pixel view (stride C + 1) has a poisoned extra channel (NaN), which a
+// read past a pixel's channels would carry into dst. On every Highway target this CPU runs
+// (AVX2: the portable pair gather only; SSE4: float gathers in the pair path's place).
+TEST(GridSampleDiff, FusedChannelsLastPairGather) {
+#ifdef GRIDOPS_HAVE_HWY
+  std::mt19937_64 rng(testing::test_seed() + 11);
+  for (const int64_t target : testing::hwy_targets()) {
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(target));
+    testing::ScopedHwyTarget only(target);
+    for (int i = 0; i < 36; ++i) {
+      Problem p;
+      p.desc.mode = static_cast<IM>(i % 3);
+      p.desc.padding = static_cast<GP>((i / 3) % 3);
+      p.desc.align_corners = (i / 9) % 2 == 1;
+      const int64_t c = 1 + (i / 2) % 4;
+      const Dims in = i % 4 == 3 ? Dims{5, 4} : Dims{19, 37};
+      p.src_shape = {1 + i % 2, c, in[0], in[1]};
+      p.grid_shape = i % 4 == 3 ? Dims{1 + i % 2, 7, 9, 2} : Dims{1 + i % 2, 21, 35, 2};
+      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
+      Tensor src(DType::kFloat32, p.src_shape), grid(DType::kFloat32, p.grid_shape);
+      testing::fill_random(src, rng, -1.0, 1.0);
+      fill_grid(grid, rng, p);
+      const std::string impl = "grid_sample.fused_small_c";
+      if (declines(p, impl)) continue;
+      const Tensor first = run_impl(p, impl, src.view(), grid.view());
+      Problem q = p;
+      q.desc.layout = ChannelLayout::kChannelsLast;
+      const Tensor src_cl = to_channels_last(src);
+      q.src_shape = src_cl.shape();
+      // The same pixels with one more (NaN) channel after each: pixel stride c + 1.
+      const Dims& sh = q.src_shape;
+      Tensor padded(DType::kFloat32, {sh[0], sh[1], sh[2], c + 1});
+      for (int64_t e = 0; e < padded.num_elements(); ++e) {
+        const int64_t ch = e % (c + 1), px = e / (c + 1);
+        static_cast<float*>(padded.data())[e] =
+            ch < c ? static_cast<const float*>(src_cl.data())[px * c + ch]
+                   : std::numeric_limits<float>::quiet_NaN();
+      }
+      const TensorView padded_view(DType::kFloat32, padded.data(), sh,
+                                   {sh[1] * sh[2] * (c + 1), sh[2] * (c + 1), c + 1, 1});
+      const Tensor pairs = run_impl(q, impl, src_cl.view(), grid.view());
+      kernels::grid_sample_fused_set_portable_pair_gather_for_testing(true);
+      const Tensor portable = run_impl(q, impl, src_cl.view(), grid.view());
+      kernels::grid_sample_fused_set_portable_pair_gather_for_testing(false);
+      const Tensor floats = run_impl(q, impl, padded_view, grid.view());
+      int64_t where = -1;
+      EXPECT_TRUE(testing::bitwise_equal(to_channels_last(first), pairs, &where))
+          << "pair gathers vs channels-first at " << where;
+      EXPECT_TRUE(testing::bitwise_equal(pairs, portable, &where))
+          << "pair gathers vs portable pair gathers at " << where;
+      EXPECT_TRUE(testing::bitwise_equal(pairs, floats, &where))
+          << "pair gathers vs float gathers (pixel stride c + 1) at " << where;
+      const Tensor ref = run_impl(q, "ref", src_cl.view(), grid.view());
+      expect_close(q, ref, pairs, 1.0);
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
+}
+
 // The channel-blocked path with a dst large enough for non-temporal stores (>= 8 MiB),
 // at an offset that is not a multiple of 64 bytes: against the channels-last fast path
 // (the same bits), with the reference on a slice of the points.

@@ -129,20 +129,62 @@ HWY_INLINE void GatherPairs(const double* plane, const VI o, const PairOffsets& 
 }
 #endif  // HWY_TARGET != HWY_SCALAR (one lane: no pairs)
 
+#if HWY_TARGET != HWY_SCALAR
+// NOTE [ GridSample channels-last pair gather ]
+// Channels-last with a pixel stride of C (a dense pixel row) holds a tap row's K pixels as
+// K * C consecutive floats. Gathering them as floats costs K * C gathers of N lanes; here
+// consecutive floats are gathered two at a time as one 64-bit element (GatherPairs), which
+// reads the same K * C values with half as many gathered elements (C = 3: cubic 6 pair
+// gathers per row instead of 12 float gathers; nearest one pair and one float instead of
+// 3 floats). ConcatEven/ConcatOdd of a pair gather give two of the row's (tap, channel)
+// vectors directly, and each channel accumulates its taps in the same order with the same
+// weights as the float gathers (ChannelsLastF32 after CombineWindow), so the bits are the
+// same. Only floats inside one tap row are paired, so no read goes past the row's last
+// pixel. Other pixel strides take the float gathers.
+/// The E floats at element offsets o + f (f < E) of src, as E vectors: pairs by GatherPairs
+/// (or GatherPairsPortable when portable), an odd last one by a float gather.
+template <int E>
+HWY_INLINE void GatherRowFloats(const float* src, const VI o, bool portable, VF* v) {
+  const DF df;
+  const DI di;
+  [[maybe_unused]] const auto* pairs = reinterpret_cast<const double*>(src);
+  if constexpr (kHavePairs) {
+    for (int f = 0; f + 1 < E; f += 2) {
+      const VI of = f == 0 ? o : hn::Add(o, hn::Set(di, f));
+      VF glo, ghi;
+      if (portable) {
+        GatherPairsPortable(pairs, WidenPairOffsets(of), &glo, &ghi);
+      } else if constexpr (kRawPairs) {
+        GatherPairs(pairs, of, PairOffsets{}, &glo, &ghi);
+      } else {
+        GatherPairs(pairs, of, WidenPairOffsets(of), &glo, &ghi);
+      }
+      v[f] = hn::ConcatEven(df, ghi, glo);
+      v[f + 1] = hn::ConcatOdd(df, ghi, glo);
+    }
+    if constexpr (E % 2 == 1) v[E - 1] = hn::GatherIndex(df, src, hn::Add(o, hn::Set(di, E - 1)));
+  } else {
+    for (int f = 0; f < E; ++f) v[f] = hn::GatherIndex(df, src, hn::Add(o, hn::Set(di, f)));
+  }
+}
+#endif
+
 /// Steps 1-4 of the fused path for points [p0, p0 + cnt) of batch n. Channels-first
 /// (kLast false): as Combine/CombinePairs then ChannelsFirstF32/ChannelsPairs.
 /// Channels-last (unit channel stride): the same taps, every tap of every channel by a
 /// 32-bit gather (a pixel's channels share its cache line), in the order of
-/// ChannelsLastF32 after CombineWindow (nearest: after Combine). So the results are the
-/// per-block path's bits in both layouts.
-template <int K, bool kLast>
+/// ChannelsLastF32 after CombineWindow (nearest: after Combine); with kC channels (kC > 0:
+/// a pixel stride of kC) by pair gathers (NOTE [ GridSample channels-last pair gather ]).
+/// So the results are the per-block path's bits in both layouts.
+template <int K, bool kLast, int kC = 0>
 void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
                  int64_t p0, int64_t cnt, int64_t ahead) {
+  static_assert(kC == 0 || kLast, "pair gathers of a pixel row are channels-last only");
   const DF df;
   const DI di;
   const auto N = static_cast<int64_t>(hn::Lanes(df));
   constexpr size_t kL = hn::MaxLanes(df);
-  const int64_t C = c.channels;
+  const int64_t C = kC > 0 ? kC : c.channels;
   const float* gbase = reinterpret_cast<const float*>(c.grid) + n * c.g_batch;
   const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch;
   float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch;
@@ -181,14 +223,38 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
       VI off = hn::Add(hn::Mul(iy[0], sy), hn::Mul(ix[0], sx));
       const auto keep = hn::Gt(hn::Mul(wy[0], wx[0]), hn::Zero(df));
       off = hn::IfThenElseZero(hn::RebindMask(di, keep), off);
-      for (int64_t ch = 0; ch < C; ++ch) {
-        acc[ch] = hn::IfThenElseZero(keep, hn::GatherIndex(df, sbase + ch * c.s_channel, off));
+      if constexpr (kC > 0) {
+#if HWY_TARGET != HWY_SCALAR
+        // NOTE [ GridSample channels-last pair gather ]: the pixel's kC floats.
+        VF v[kC];
+        GatherRowFloats<kC>(sbase, off, c.portable_pairs, v);
+        for (int ch = 0; ch < kC; ++ch) acc[ch] = hn::IfThenElseZero(keep, v[ch]);
+#endif
+      } else {
+        for (int64_t ch = 0; ch < C; ++ch) {
+          acc[ch] = hn::IfThenElseZero(keep, hn::GatherIndex(df, sbase + ch * c.s_channel, off));
+        }
       }
     } else {
       VI b;
       VF wcol[4];
       XWindowV(K, c.xwin_len, ix, wx, &b, wcol);
-      if constexpr (kLast) {
+      if constexpr (kC > 0) {
+#if HWY_TARGET != HWY_SCALAR
+        // NOTE [ GridSample channels-last pair gather ]: per tap row its K pixels' K * kC
+        // floats, then each channel's taps in ChannelsLastF32's order.
+        const VI col = hn::Mul(b, sx);
+        for (int ch = 0; ch < kC; ++ch) acc[ch] = hn::Zero(df);
+        for (int ky = 0; ky < K; ++ky) {
+          VF v[K * kC];
+          GatherRowFloats<K * kC>(sbase, hn::Add(hn::Mul(iy[ky], sy), col), c.portable_pairs, v);
+          for (int mm = 0; mm < K; ++mm) {
+            const VF w = hn::Mul(wy[ky], wcol[mm]);
+            for (int ch = 0; ch < kC; ++ch) acc[ch] = hn::MulAdd(w, v[mm * kC + ch], acc[ch]);
+          }
+        }
+#endif
+      } else if constexpr (kLast) {
         // As CombineWindow and ChannelsLastF32.
         VI o[K * K];
         VF w[K * K];
@@ -320,6 +386,28 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
       const int64_t q0 = y * c.out_sizes[1] + x0;
       // NOTE [ GridSample few-channel prefetch ]: the next tile's points of this row.
       const int64_t ahead = x0 + 2 * c.tile_w <= c.out_sizes[1] ? c.tile_w : 0;
+#if HWY_TARGET != HWY_SCALAR
+      {
+        if (c.channels_last && c.sstride[1] == c.channels) {
+          // NOTE [ GridSample channels-last pair gather ]
+          switch (c.K * 8 + static_cast<int>(c.channels)) {
+            case 9: FusedSmallC<1, true, 1>(c, ystep, xstep, n, q0, run, ahead); continue;
+            case 10: FusedSmallC<1, true, 2>(c, ystep, xstep, n, q0, run, ahead); continue;
+            case 11: FusedSmallC<1, true, 3>(c, ystep, xstep, n, q0, run, ahead); continue;
+            case 12: FusedSmallC<1, true, 4>(c, ystep, xstep, n, q0, run, ahead); continue;
+            case 17: FusedSmallC<2, true, 1>(c, ystep, xstep, n, q0, run, ahead); continue;
+            case 18: FusedSmallC<2, true, 2>(c, ystep, xstep, n, q0, run, ahead); continue;
+            case 19: FusedSmallC<2, true, 3>(c, ystep, xstep, n, q0, run, ahead); continue;
+            case 20: FusedSmallC<2, true, 4>(c, ystep, xstep, n, q0, run, ahead); continue;
+            case 33: FusedSmallC<4, true, 1>(c, ystep, xstep, n, q0, run, ahead); continue;
+            case 34: FusedSmallC<4, true, 2>(c, ystep, xstep, n, q0, run, ahead); continue;
+            case 35: FusedSmallC<4, true, 3>(c, ystep, xstep, n, q0, run, ahead); continue;
+            case 36: FusedSmallC<4, true, 4>(c, ystep, xstep, n, q0, run, ahead); continue;
+            default: break;
+          }
+        }
+      }
+#endif
       switch (c.K * 2 + (c.channels_last ? 1 : 0)) {
         case 2: FusedSmallC<1, false>(c, ystep, xstep, n, q0, run, ahead); break;
         case 3: FusedSmallC<1, true>(c, ystep, xstep, n, q0, run, ahead); break;
