@@ -99,8 +99,8 @@ std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p)
   // is then at least K wide along x: grid_sample_input_box).
   t.window = t.r >= 2 && p.mode != InterpolationMode::kNearest && t.len[t.r - 1] >= t.K;
   t.xwin_len = t.ext[t.r - 1];
-  // NOTE [ GridSample fused small-channel path ]: items are tiles of 4 x 64 points.
-  t.tile_h = 4;
+  // NOTE [ GridSample fused small-channel path ]: items are tiles of 16 x 64 points.
+  t.tile_h = 16;
   t.tile_w = 64;
   if (t.r == 2) {
     t.tiles_x = (t.out_sizes[1] + t.tile_w - 1) / t.tile_w;

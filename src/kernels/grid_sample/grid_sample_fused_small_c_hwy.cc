@@ -30,12 +30,15 @@ namespace HWY_NAMESPACE {
 // load, AxisStep for both axes, the x window (XWindowV) and the row offsets, then the
 // gathers of every channel. The operations and their order are those of the block path
 // (the same AxisStep, XWindowV, products and MulAdd order), so the results are the same
-// bits. Items are tiles of 4 x 64 output points, walked row by row: on a smooth warp the
-// 4 rows of a tile read overlapping source rows while they are still in L1, where whole
+// bits. Items are tiles of 16 x 64 output points, walked row by row: on a smooth warp the
+// rows of a tile read overlapping source rows while they are still in L1/L2, where whole
 // output rows (W2: 1024 points, about 75 KiB of source lines over 3 planes) evict each
 // other's lines before the next row reuses them (W2a 1 thread: about 6-7 ms in tiles
 // against 8.5-9 ms in rows; W2c 14.4 against 19.7 ms; 4 x 64 measured best among 2-16
-// rows x 32-256 columns; docs/benchmarks/experiments.md at commit a6ea629).
+// rows x 32-256 columns without prefetch, docs/benchmarks/experiments.md at commit
+// a6ea629). With the prefetch below and the channels-last pair gathers, 16 rows beat 4
+// (A/B of 2026-11-25 in docs/ops/grid_sample.md, W2b channels-first 1 thread 3.5-3.6 ms
+// against 4.5-7.0; 8, 32 and 64 rows and 128-column tiles were no better than 16 x 64).
 // NOTE [ GridSample few-channel prefetch ]
 // On a smooth warp each vector of 16 points reads a few new source lines per plane along
 // a diagonal that no hardware prefetcher follows, and the gathers wait for them: in W2b
