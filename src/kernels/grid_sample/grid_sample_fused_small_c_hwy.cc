@@ -132,7 +132,7 @@ HWY_INLINE void GatherPairs(const double* plane, const VI o, const PairOffsets& 
 }
 #endif  // HWY_TARGET != HWY_SCALAR (one lane: no pairs)
 
-#if HWY_TARGET != HWY_SCALAR
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
 // NOTE [ GridSample channels-last pair gather ]
 // Channels-last with a pixel stride of C (a dense pixel row) holds a tap row's K pixels as
 // K * C consecutive floats. Gathering them as floats costs K * C gathers of N lanes; here
@@ -143,32 +143,29 @@ HWY_INLINE void GatherPairs(const double* plane, const VI o, const PairOffsets& 
 // vectors directly, and each channel accumulates its taps in the same order with the same
 // weights as the float gathers (ChannelsLastF32 after CombineWindow), so the bits are the
 // same. Only floats inside one tap row are paired, so no read goes past the row's last
-// pixel. Other pixel strides take the float gathers.
+// pixel. Other pixel strides, and targets without the pair gathers (below AVX2), take the
+// float gathers.
 /// The E floats at element offsets o + f (f < E) of src, as E vectors: pairs by GatherPairs
 /// (or GatherPairsPortable when portable), an odd last one by a float gather.
 template <int E>
 HWY_INLINE void GatherRowFloats(const float* src, const VI o, bool portable, VF* v) {
   const DF df;
   const DI di;
-  [[maybe_unused]] const auto* pairs = reinterpret_cast<const double*>(src);
-  if constexpr (kHavePairs) {
-    for (int f = 0; f + 1 < E; f += 2) {
-      const VI of = f == 0 ? o : hn::Add(o, hn::Set(di, f));
-      VF glo, ghi;
-      if (portable) {
-        GatherPairsPortable(pairs, WidenPairOffsets(of), &glo, &ghi);
-      } else if constexpr (kRawPairs) {
-        GatherPairs(pairs, of, PairOffsets{}, &glo, &ghi);
-      } else {
-        GatherPairs(pairs, of, WidenPairOffsets(of), &glo, &ghi);
-      }
-      v[f] = hn::ConcatEven(df, ghi, glo);
-      v[f + 1] = hn::ConcatOdd(df, ghi, glo);
+  const auto* pairs = reinterpret_cast<const double*>(src);
+  for (int f = 0; f + 1 < E; f += 2) {
+    const VI of = f == 0 ? o : hn::Add(o, hn::Set(di, f));
+    VF glo, ghi;
+    if (portable) {
+      GatherPairsPortable(pairs, WidenPairOffsets(of), &glo, &ghi);
+    } else if constexpr (kRawPairs) {
+      GatherPairs(pairs, of, PairOffsets{}, &glo, &ghi);
+    } else {
+      GatherPairs(pairs, of, WidenPairOffsets(of), &glo, &ghi);
     }
-    if constexpr (E % 2 == 1) v[E - 1] = hn::GatherIndex(df, src, hn::Add(o, hn::Set(di, E - 1)));
-  } else {
-    for (int f = 0; f < E; ++f) v[f] = hn::GatherIndex(df, src, hn::Add(o, hn::Set(di, f)));
+    v[f] = hn::ConcatEven(df, ghi, glo);
+    v[f + 1] = hn::ConcatOdd(df, ghi, glo);
   }
+  if constexpr (E % 2 == 1) v[E - 1] = hn::GatherIndex(df, src, hn::Add(o, hn::Set(di, E - 1)));
 }
 #endif
 
@@ -227,7 +224,7 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
       const auto keep = hn::Gt(hn::Mul(wy[0], wx[0]), hn::Zero(df));
       off = hn::IfThenElseZero(hn::RebindMask(di, keep), off);
       if constexpr (kC > 0) {
-#if HWY_TARGET != HWY_SCALAR
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
         // NOTE [ GridSample channels-last pair gather ]: the pixel's kC floats.
         VF v[kC];
         GatherRowFloats<kC>(sbase, off, c.portable_pairs, v);
@@ -243,7 +240,7 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
       VF wcol[4];
       XWindowV(K, c.xwin_len, ix, wx, &b, wcol);
       if constexpr (kC > 0) {
-#if HWY_TARGET != HWY_SCALAR
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
         // NOTE [ GridSample channels-last pair gather ]: per tap row its K pixels' K * kC
         // floats, then each channel's taps in ChannelsLastF32's order.
         const VI col = hn::Mul(b, sx);
@@ -389,12 +386,12 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
       const int64_t q0 = y * c.out_sizes[1] + x0;
       // NOTE [ GridSample few-channel prefetch ]: the next tile's points of this row.
       const int64_t ahead = x0 + 2 * c.tile_w <= c.out_sizes[1] ? c.tile_w : 0;
-#if HWY_TARGET != HWY_SCALAR
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
       {
         if (c.channels_last && c.sstride[1] == c.channels) {
-          // NOTE [ GridSample channels-last pair gather ]
+          // NOTE [ GridSample channels-last pair gather ] (nearest with 1 channel has no pair:
+          // the float gather below)
           switch (c.K * 8 + static_cast<int>(c.channels)) {
-            case 9: FusedSmallC<1, true, 1>(c, ystep, xstep, n, q0, run, ahead); continue;
             case 10: FusedSmallC<1, true, 2>(c, ystep, xstep, n, q0, run, ahead); continue;
             case 11: FusedSmallC<1, true, 3>(c, ystep, xstep, n, q0, run, ahead); continue;
             case 12: FusedSmallC<1, true, 4>(c, ystep, xstep, n, q0, run, ahead); continue;
