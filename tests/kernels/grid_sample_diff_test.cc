@@ -600,7 +600,8 @@ TEST(GridSampleDiff, FusedSmallChannelPathPortablePairGather) {
 // give the same bits, the channels-first problem's bits, and stay within the tolerance of
 // ref. The padded-pixel view (stride C + 1) has a poisoned extra channel (NaN), which a
 // read past a pixel's channels would carry into dst. On every Highway target this CPU runs
-// (AVX2: the portable pair gather only; SSE4: no pair gathers, the float gathers).
+// (AVX2: the portable pair gather only; SSE4: no pair gathers, the float gathers, and
+// nearest only: the fused path declines channels-first linear/cubic there).
 TEST(GridSampleDiff, FusedChannelsLastPairGather) {
 #ifdef GRIDOPS_HAVE_HWY
   std::mt19937_64 rng(testing::test_seed() + 11);
