@@ -506,6 +506,18 @@ TEST(GridSampleDiff, FusedSmallChannelPath) {
   }
 }
 
+#ifdef GRIDOPS_HAVE_HWY
+// The fused path's result with GatherPairsPortable in place of the AVX-512 pair gather
+// (NOTE [ GridSample pair gather ]); the switch is reset afterwards.
+Tensor run_portable_pairs(const Problem& p, const std::string& impl, const TensorView& src,
+                          const TensorView& grid) {
+  kernels::grid_sample_fused_set_portable_pair_gather_for_testing(true);
+  Tensor out = run_impl(p, impl, src, grid);
+  kernels::grid_sample_fused_set_portable_pair_gather_for_testing(false);
+  return out;
+}
+#endif
+
 // NOTE [ GridSample pair gather ] (grid_sample_fused_small_c_hwy.cc): the portable pair
 // gather against a scalar read on every Highway target this CPU runs, and against the
 // AVX-512 form where the target has it; bits are copied unchanged (NaN payloads, signed
@@ -579,9 +591,7 @@ TEST(GridSampleDiff, FusedSmallChannelPathPortablePairGather) {
     const std::string impl = "grid_sample.fused_small_c";
     if (declines(p, impl)) continue;
     const Tensor fast = run_impl(p, impl, src.view(), grid.view());
-    kernels::grid_sample_fused_set_portable_pair_gather_for_testing(true);
-    const Tensor portable = run_impl(p, impl, src.view(), grid.view());
-    kernels::grid_sample_fused_set_portable_pair_gather_for_testing(false);
+    const Tensor portable = run_portable_pairs(p, impl, src.view(), grid.view());
     int64_t where = -1;
     EXPECT_TRUE(testing::bitwise_equal(fast, portable, &where)) << "first difference at " << where;
     const Tensor ref = run_impl(p, "ref", src.view(), grid.view());
@@ -640,9 +650,7 @@ TEST(GridSampleDiff, FusedChannelsLastPairGather) {
       const TensorView padded_view(DType::kFloat32, padded.data(), sh,
                                    {sh[1] * sh[2] * (c + 1), sh[2] * (c + 1), c + 1, 1});
       const Tensor pairs = run_impl(q, impl, src_cl.view(), grid.view());
-      kernels::grid_sample_fused_set_portable_pair_gather_for_testing(true);
-      const Tensor portable = run_impl(q, impl, src_cl.view(), grid.view());
-      kernels::grid_sample_fused_set_portable_pair_gather_for_testing(false);
+      const Tensor portable = run_portable_pairs(q, impl, src_cl.view(), grid.view());
       const Tensor floats = run_impl(q, impl, padded_view, grid.view());
       int64_t where = -1;
       EXPECT_TRUE(testing::bitwise_equal(to_channels_last(first), pairs, &where))

@@ -130,6 +130,21 @@ HWY_INLINE void GatherPairs(const double* plane, const VI o, const PairOffsets& 
   GatherPairsPortable(plane, w, glo, ghi);
 #endif
 }
+/// The pairs at the N lanes' element offsets o as two vectors, lanes in order: each pair's
+/// first float in *first, its second in *second (w: WidenPairOffsets(o) where the portable
+/// form or a target without the raw one reads it).
+HWY_INLINE void GatherPairVectors(const double* plane, const VI o, const PairOffsets& w,
+                                  bool portable, VF* first, VF* second) {
+  const DF df;
+  VF glo, ghi;
+  if (portable) {
+    GatherPairsPortable(plane, w, &glo, &ghi);
+  } else {
+    GatherPairs(plane, o, w, &glo, &ghi);
+  }
+  *first = hn::ConcatEven(df, ghi, glo);
+  *second = hn::ConcatOdd(df, ghi, glo);
+}
 #endif  // HWY_TARGET != HWY_SCALAR (one lane: no pairs)
 
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
@@ -154,16 +169,8 @@ HWY_INLINE void GatherRowFloats(const float* src, const VI o, bool portable, VF*
   const auto* pairs = reinterpret_cast<const double*>(src);
   for (int f = 0; f + 1 < E; f += 2) {
     const VI of = f == 0 ? o : hn::Add(o, hn::Set(di, f));
-    VF glo, ghi;
-    if (portable) {
-      GatherPairsPortable(pairs, WidenPairOffsets(of), &glo, &ghi);
-    } else if constexpr (kRawPairs) {
-      GatherPairs(pairs, of, PairOffsets{}, &glo, &ghi);
-    } else {
-      GatherPairs(pairs, of, WidenPairOffsets(of), &glo, &ghi);
-    }
-    v[f] = hn::ConcatEven(df, ghi, glo);
-    v[f + 1] = hn::ConcatOdd(df, ghi, glo);
+    const PairOffsets w = portable || !kRawPairs ? WidenPairOffsets(of) : PairOffsets{};
+    GatherPairVectors(pairs, of, w, portable, &v[f], &v[f + 1]);
   }
   if constexpr (E % 2 == 1) v[E - 1] = hn::GatherIndex(df, src, hn::Add(o, hn::Set(di, E - 1)));
 }
@@ -300,14 +307,10 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
           const auto* plane = reinterpret_cast<const double*>(sbase + ch * c.s_channel);
           VF a = hn::Zero(df);
           for (int r = 0; r < NR; ++r) {
-            VF glo, ghi;
-            if (portable) {
-              GatherPairsPortable(plane, wide[r], &glo, &ghi);
-            } else {
-              GatherPairs(plane, o[r], wide[r], &glo, &ghi);
-            }
-            a = hn::MulAdd(we[r], hn::ConcatEven(df, ghi, glo), a);
-            a = hn::MulAdd(wo[r], hn::ConcatOdd(df, ghi, glo), a);
+            VF first, second;
+            GatherPairVectors(plane, o[r], wide[r], portable, &first, &second);
+            a = hn::MulAdd(we[r], first, a);
+            a = hn::MulAdd(wo[r], second, a);
           }
           acc[ch] = a;
         }
