@@ -451,16 +451,22 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         const U* sp = s + n * S.n_stride + so;
         U* dp = o + n * Dl.n_stride + doff;
         const size_t bytes = static_cast<size_t>(p.c) * sizeof(U);
-        for (int64_t ow = 0; ow < Ow; ++ow) std::memcpy(dp + ow * dsw, sp + aw.i0[ow] * ssw, bytes);
+        const int32_t* const i0 = aw.i0.data();  // locals: see the loops below
+        const int64_t s_w = ssw, d_w = dsw, ow_n = Ow;
+        for (int64_t ow = 0; ow < ow_n; ++ow) std::memcpy(dp + ow * d_w, sp + i0[ow] * s_w, bytes);
         continue;
       }
       if (stream && S.block == 1 && Dl.block == 1) {  // channels-last, C a multiple of L
         const U* sp = s + n * S.n_stride + so;
         U* dp = o + n * Dl.n_stride + doff;
-        for (int64_t ow = 0; ow < Ow; ++ow) {
-          const U* a = sp + aw.i0[ow] * ssw;
-          U* b = dp + ow * dsw;
-          for (int64_t q = 0; q < nq; ++q) hn::Stream(hn::LoadU(du, a + q * L), du, b + q * L);
+        const int32_t* const i0 = aw.i0.data();  // locals: see the loops below
+        const int64_t s_w = ssw, d_w = dsw, ow_n = Ow, nq_n = nq, lanes = L;
+        for (int64_t ow = 0; ow < ow_n; ++ow) {
+          const U* a = sp + i0[ow] * s_w;
+          U* b = dp + ow * d_w;
+          for (int64_t q = 0; q < nq_n; ++q) {
+            hn::Stream(hn::LoadU(du, a + q * lanes), du, b + q * lanes);
+          }
         }
         continue;
       }
@@ -474,12 +480,18 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         }
         const U* sq = s + n * S.n_stride + ChanOff(S, c0) + so;
         if (real == L) {
-          for (int64_t ow = 0; ow < Ow; ++ow) {
-            const auto v = hn::LoadU(du, sq + aw.i0[ow] * ssw);
-            if (stream) {
-              hn::Stream(v, du, dq + ow * dsw);
-            } else {
-              hn::StoreU(v, du, dq + ow * dsw);
+          // Locals, not closure members: a vector store may alias anything, so values read
+          // through the closure would be reloaded after each store (with them, W5b nChw16c
+          // bf16 took 0.62 ms at 1 thread; 0.39 ms with these locals).
+          const int32_t* const i0 = aw.i0.data();
+          const int64_t s_w = ssw, d_w = dsw, ow_n = Ow;
+          if (stream) {
+            for (int64_t ow = 0; ow < ow_n; ++ow) {
+              hn::Stream(hn::LoadU(du, sq + i0[ow] * s_w), du, dq + ow * d_w);
+            }
+          } else {
+            for (int64_t ow = 0; ow < ow_n; ++ow) {
+              hn::StoreU(hn::LoadU(du, sq + i0[ow] * s_w), du, dq + ow * d_w);
             }
           }
         } else {
