@@ -669,6 +669,71 @@ TEST(GridSampleDiff, FusedChannelsLastPairGather) {
 #endif
 }
 
+// NOTE [ GridSample nearest tap reuse ]: rows of many whole tiles (333 and 1000 points:
+// chains of 4 and 14 tiles that each take the previous tile's offsets), on smooth warps
+// (points leaving the source, some NaN) and random grids, every padding, 1-4 channels,
+// both layouts, every Highway target: the same bits as the reference, as the per-block
+// path (the grid through a strided view) and on 1 vs 2 threads (a thread's last tile keeps
+// nothing, the next thread's first computes its own).
+TEST(GridSampleDiff, FusedNearestTapReuse) {
+#ifdef GRIDOPS_HAVE_HWY
+  std::mt19937_64 rng(testing::test_seed() + 12);
+  for (const int64_t target : testing::hwy_targets()) {
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(target));
+    testing::ScopedHwyTarget only(target);
+    for (int i = 0; i < 16; ++i) {
+      Problem p;
+      p.desc.mode = IM::kNearest;
+      p.desc.padding = static_cast<GP>(i % 3);
+      p.desc.align_corners = (i / 3) % 2 == 1;
+      p.desc.layout = i % 2 == 0 ? ChannelLayout::kChannelsFirst : ChannelLayout::kChannelsLast;
+      const int64_t c = 1 + (i / 2) % 4;
+      const int64_t oh = i % 4 == 0 ? 3 : 17, ow = i % 4 == 0 ? 1000 : 333;
+      const int64_t ih = 40, iw = 52;
+      p.src_shape = p.desc.layout == ChannelLayout::kChannelsFirst ? Dims{1 + i % 2, c, ih, iw}
+                                                                   : Dims{1 + i % 2, ih, iw, c};
+      p.grid_shape = {1 + i % 2, oh, ow, 2};
+      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
+      Tensor src(DType::kFloat32, p.src_shape), grid(DType::kFloat32, p.grid_shape);
+      testing::fill_random(src, rng, -1.0, 1.0);
+      if (i % 4 == 3) {
+        fill_grid(grid, rng, p);
+      } else {
+        // A rotated, slightly enlarged warp reaching past the source on every side.
+        std::uniform_real_distribution<float> u01(0.0f, 1.0f);
+        auto* g = static_cast<float*>(grid.data());
+        for (int64_t e = 0; e < grid.num_elements() / 2; ++e) {
+          const float x = static_cast<float>(e % ow) / static_cast<float>(ow - 1) * 2.2f - 1.1f;
+          const float y = static_cast<float>((e / ow) % oh) / static_cast<float>(oh) * 2.2f - 1.1f;
+          g[2 * e] = 0.98f * x - 0.17f * y;
+          g[2 * e + 1] = 0.17f * x + 0.98f * y;
+          if (u01(rng) < 0.01f) g[2 * e + u01(rng) < 0.5f] = std::numeric_limits<float>::quiet_NaN();
+        }
+      }
+      const std::string impl = "grid_sample.fused_small_c";
+      ASSERT_FALSE(declines(p, impl));
+      set_num_threads(1);
+      const Tensor one = run_impl(p, impl, src.view(), grid.view());
+      set_num_threads(2);
+      const Tensor two = run_impl(p, impl, src.view(), grid.view());
+      set_num_threads(0);
+      Tensor grid_storage;
+      const TensorView strided_grid = testing::scrambled_copy(grid, grid_storage, i % 3 == 1);
+      const Tensor block = run_impl(p, impl, src.view(), strided_grid);
+      const Tensor ref = run_impl(p, "ref", src.view(), grid.view());
+      int64_t where = -1;
+      EXPECT_TRUE(testing::bitwise_equal(ref, one, &where)) << "fused vs ref at " << where;
+      EXPECT_TRUE(testing::bitwise_equal(one, two, &where)) << "1 vs 2 threads at " << where;
+      EXPECT_TRUE(testing::bitwise_equal(one, block, &where))
+          << "fused vs per-block path at " << where;
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
+}
+
 // The channel-blocked path with a dst large enough for non-temporal stores (>= 8 MiB),
 // at an offset that is not a multiple of 64 bytes: against the channels-last fast path
 // (the same bits), with the reference on a slice of the points.

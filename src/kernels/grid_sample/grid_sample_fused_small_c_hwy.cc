@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_fast.h"
@@ -183,9 +184,33 @@ HWY_INLINE void GatherRowFloats(const float* src, const VI o, bool portable, VF*
 /// ChannelsLastF32 after CombineWindow (nearest: after Combine); with kC channels (kC > 0:
 /// a pixel stride of kC) by pair gathers (NOTE [ GridSample channels-last pair gather ]).
 /// So the results are the per-block path's bits in both layouts.
+// NOTE [ GridSample nearest tap reuse ]
+// The prefetch above computes, for every vector of points, the taps of the points one tile
+// further along the row: exactly the points the next item (the tile to the right, when
+// this thread runs it next) computes again. For nearest a point's taps reduce to one
+// offset and one keep mask, so they are kept (two int32 per point, a tile's worth) and
+// the next item loads them in place of its own steps 1-2; the same integer and float
+// operations made them, so the results are the same bits. Linear and cubic would keep
+// 4-8 index and weight vectors per point and do not.
+/// Nearest (K == 1) only, NOTE [ GridSample nearest tap reuse ]: `reuse` holds the offsets
+/// and keep masks (int32 all-ones / zero) of this row's points computed by the previous
+/// item, valid for the vectors whose `ok` byte is set (`reuse.off` null: none); `next`
+/// receives those of the points `ahead` further along this row (null: not kept).
+struct NearestTaps {
+  const int32_t* off = nullptr;
+  const int32_t* keep = nullptr;
+  const uint8_t* ok = nullptr;
+};
+struct NearestTapsOut {
+  int32_t* off = nullptr;
+  int32_t* keep = nullptr;
+  uint8_t* ok = nullptr;
+};
+
 template <int K, bool kLast, int kC = 0>
 void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
-                 int64_t p0, int64_t cnt, int64_t ahead) {
+                 int64_t p0, int64_t cnt, int64_t ahead, NearestTaps reuse = {},
+                 NearestTapsOut next = {}) {
   static_assert(kC == 0 || kLast, "pair gathers of a pixel row are channels-last only");
   const DF df;
   const DI di;
@@ -201,35 +226,79 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
     const int64_t m = std::min(N, cnt - j);
     VI iy[4], ix[4];
     VF wy[4], wx[4];
-    FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
-    if (ahead > 0 && m == N &&
-        hn::GetLane(hn::Sub(hn::MaxOfLanes(di, iy[0]), hn::MinOfLanes(di, iy[0]))) <= kSmoothRows) {
-      // NOTE [ GridSample few-channel prefetch ]
-      VI pyi[4], pxi[4];
-      VF pwy[4], pwx[4];
-      FusedAxisTaps(ystep, xstep, gbase + 2 * (q + ahead), m, pyi, pwy, pxi, pwx);
-      // The K tap rows (each a padded, valid row index) at the first x tap; lanes whose
-      // first taps are padded read offset 0.
-      const auto pkeep = hn::RebindMask(di, hn::Gt(hn::Mul(pwy[0], pwx[0]), hn::Zero(df)));
-      const VI pcol = hn::Mul(pxi[0], sx);
-      HWY_ALIGN int32_t po[K][kL];
-      for (int ky = 0; ky < K; ++ky) {
-        hn::Store(hn::IfThenElseZero(pkeep, hn::Add(hn::Mul(pyi[ky], sy), pcol)), di, po[ky]);
+    VI off1 = hn::Zero(di);  // nearest: the point's offset (0 where not kept) and keep mask
+    auto keep1 = hn::MaskFromVec(hn::Zero(df));
+    if constexpr (K == 1) {
+      // NOTE [ GridSample nearest tap reuse ]
+      if (reuse.off != nullptr && reuse.ok[j / N]) {
+        off1 = hn::LoadU(di, reuse.off + j);
+        keep1 = hn::RebindMask(df, hn::MaskFromVec(hn::LoadU(di, reuse.keep + j)));
+      } else {
+        FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
+        // As Combine for nearest.
+        keep1 = hn::Gt(hn::Mul(wy[0], wx[0]), hn::Zero(df));
+        off1 = hn::IfThenElseZero(hn::RebindMask(di, keep1),
+                                  hn::Add(hn::Mul(iy[0], sy), hn::Mul(ix[0], sx)));
       }
-      for (int64_t ch = 0; ch < (kLast ? 1 : C); ++ch) {  // channels-last: one pixel's lines
-        const float* plane = sbase + ch * c.s_channel;
+      if (ahead > 0 && m == N) {
+        // The taps of the points one tile along: kept for the next item (next.off) and,
+        // on a smooth stretch, their lines prefetched (NOTE [ GridSample few-channel
+        // prefetch ], here tested on those points' own rows).
+        VI pyi[4], pxi[4];
+        VF pwy[4], pwx[4];
+        FusedAxisTaps(ystep, xstep, gbase + 2 * (q + ahead), m, pyi, pwy, pxi, pwx);
+        const auto pkeep = hn::Gt(hn::Mul(pwy[0], pwx[0]), hn::Zero(df));
+        const VI po = hn::IfThenElseZero(hn::RebindMask(di, pkeep),
+                                         hn::Add(hn::Mul(pyi[0], sy), hn::Mul(pxi[0], sx)));
+        if (next.off != nullptr) {
+          hn::StoreU(po, di, next.off + j);
+          hn::StoreU(hn::BitCast(di, hn::VecFromMask(df, pkeep)), di, next.keep + j);
+          next.ok[j / N] = 1;
+        }
+        if (hn::GetLane(hn::Sub(hn::MaxOfLanes(di, pyi[0]), hn::MinOfLanes(di, pyi[0]))) <=
+            kSmoothRows) {
+          HWY_ALIGN int32_t pol[kL];
+          hn::Store(po, di, pol);
+          for (int64_t ch = 0; ch < (kLast ? 1 : C); ++ch) {
+            const float* plane = sbase + ch * c.s_channel;
+            for (int64_t l = 0; l < m; l += 5) hwy::Prefetch(plane + pol[l]);
+            hwy::Prefetch(plane + pol[m - 1]);
+          }
+        }
+      } else if (next.off != nullptr) {
+        next.ok[j / N] = 0;
+      }
+    } else {
+      FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
+      if (ahead > 0 && m == N &&
+          hn::GetLane(hn::Sub(hn::MaxOfLanes(di, iy[0]), hn::MinOfLanes(di, iy[0]))) <=
+              kSmoothRows) {
+        // NOTE [ GridSample few-channel prefetch ]
+        VI pyi[4], pxi[4];
+        VF pwy[4], pwx[4];
+        FusedAxisTaps(ystep, xstep, gbase + 2 * (q + ahead), m, pyi, pwy, pxi, pwx);
+        // The K tap rows (each a padded, valid row index) at the first x tap; lanes whose
+        // first taps are padded read offset 0.
+        const auto pkeep = hn::RebindMask(di, hn::Gt(hn::Mul(pwy[0], pwx[0]), hn::Zero(df)));
+        const VI pcol = hn::Mul(pxi[0], sx);
+        HWY_ALIGN int32_t po[K][kL];
         for (int ky = 0; ky < K; ++ky) {
-          for (int64_t l = 0; l < m; l += 5) hwy::Prefetch(plane + po[ky][l]);
-          hwy::Prefetch(plane + po[ky][m - 1]);
+          hn::Store(hn::IfThenElseZero(pkeep, hn::Add(hn::Mul(pyi[ky], sy), pcol)), di, po[ky]);
+        }
+        for (int64_t ch = 0; ch < (kLast ? 1 : C); ++ch) {  // channels-last: one pixel's lines
+          const float* plane = sbase + ch * c.s_channel;
+          for (int ky = 0; ky < K; ++ky) {
+            for (int64_t l = 0; l < m; l += 5) hwy::Prefetch(plane + po[ky][l]);
+            hwy::Prefetch(plane + po[ky][m - 1]);
+          }
         }
       }
     }
     VF acc[4];
     if constexpr (K == 1) {
-      // As Combine, then ChannelsFirstF32 / ChannelsLastF32 for nearest.
-      VI off = hn::Add(hn::Mul(iy[0], sy), hn::Mul(ix[0], sx));
-      const auto keep = hn::Gt(hn::Mul(wy[0], wx[0]), hn::Zero(df));
-      off = hn::IfThenElseZero(hn::RebindMask(di, keep), off);
+      // ChannelsFirstF32 / ChannelsLastF32 for nearest, at the offsets above.
+      const VI off = off1;
+      const auto keep = keep1;
       if constexpr (kC > 0) {
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
         // NOTE [ GridSample channels-last pair gather ]: the pixel's kC floats.
@@ -379,25 +448,53 @@ bool PairGatherForTesting(bool portable, const float* plane, const int32_t* o, f
 /// Items [begin, end): tiles of tile_h x tile_w output points, each walked row by row.
 void RunFused(const Ctx& c, int64_t begin, int64_t end) {
   const AxisStep ystep(c, 0), xstep(c, c.r > 1 ? 1 : 0);
+  // NOTE [ GridSample nearest tap reuse ]: two slots of a tile's nearest offsets and keep
+  // masks, and per row the vectors they are valid for; the slot `cur` holds those the
+  // previous item computed for this one (have_cur).
+  const int64_t N = static_cast<int64_t>(hn::Lanes(DF()));
+  const int64_t vecs = (c.tile_w + N - 1) / N;
+  const bool nearest_reuse = c.K == 1;
+  std::vector<int32_t> tap_buf(nearest_reuse ? 4 * c.tile_h * c.tile_w : 0);
+  std::vector<uint8_t> tap_ok(nearest_reuse ? 2 * c.tile_h * vecs : 0);
+  int cur = 0;
+  bool have_cur = false;
   for (int64_t item = begin; item < end; ++item) {
     const int64_t n = item / c.blocks_per_batch;
     const int64_t t = item % c.blocks_per_batch;
     const int64_t y0 = t / c.tiles_x * c.tile_h, x0 = t % c.tiles_x * c.tile_w;
     const int64_t th = std::min(c.tile_h, c.out_sizes[0] - y0);
     const int64_t run = std::min(c.tile_w, c.out_sizes[1] - x0);
+    // NOTE [ GridSample few-channel prefetch ]: the next tile's points of each row.
+    const int64_t ahead = x0 + 2 * c.tile_w <= c.out_sizes[1] ? c.tile_w : 0;
+    // The next item is that tile (same batch, same tile row, whole) and this thread's.
+    const bool keep_next = nearest_reuse && ahead > 0 && item + 1 < end;
+    const int nxt = 1 - cur;
     for (int64_t y = y0; y < y0 + th; ++y) {
       const int64_t q0 = y * c.out_sizes[1] + x0;
-      // NOTE [ GridSample few-channel prefetch ]: the next tile's points of this row.
-      const int64_t ahead = x0 + 2 * c.tile_w <= c.out_sizes[1] ? c.tile_w : 0;
+      NearestTaps reuse;
+      NearestTapsOut next;
+      if (nearest_reuse) {
+        const int64_t row = (y - y0) * c.tile_w, okrow = (y - y0) * vecs;
+        if (have_cur) {
+          reuse.off = tap_buf.data() + (2 * cur) * c.tile_h * c.tile_w + row;
+          reuse.keep = tap_buf.data() + (2 * cur + 1) * c.tile_h * c.tile_w + row;
+          reuse.ok = tap_ok.data() + cur * c.tile_h * vecs + okrow;
+        }
+        if (keep_next) {
+          next.off = tap_buf.data() + (2 * nxt) * c.tile_h * c.tile_w + row;
+          next.keep = tap_buf.data() + (2 * nxt + 1) * c.tile_h * c.tile_w + row;
+          next.ok = tap_ok.data() + nxt * c.tile_h * vecs + okrow;
+        }
+      }
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
       {
         if (c.channels_last && c.sstride[1] == c.channels) {
           // NOTE [ GridSample channels-last pair gather ] (nearest with 1 channel has no pair:
           // the float gather below)
           switch (c.K * 8 + static_cast<int>(c.channels)) {
-            case 10: FusedSmallC<1, true, 2>(c, ystep, xstep, n, q0, run, ahead); continue;
-            case 11: FusedSmallC<1, true, 3>(c, ystep, xstep, n, q0, run, ahead); continue;
-            case 12: FusedSmallC<1, true, 4>(c, ystep, xstep, n, q0, run, ahead); continue;
+            case 10: FusedSmallC<1, true, 2>(c, ystep, xstep, n, q0, run, ahead, reuse, next); continue;
+            case 11: FusedSmallC<1, true, 3>(c, ystep, xstep, n, q0, run, ahead, reuse, next); continue;
+            case 12: FusedSmallC<1, true, 4>(c, ystep, xstep, n, q0, run, ahead, reuse, next); continue;
             case 17: FusedSmallC<2, true, 1>(c, ystep, xstep, n, q0, run, ahead); continue;
             case 18: FusedSmallC<2, true, 2>(c, ystep, xstep, n, q0, run, ahead); continue;
             case 19: FusedSmallC<2, true, 3>(c, ystep, xstep, n, q0, run, ahead); continue;
@@ -412,8 +509,8 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
       }
 #endif
       switch (c.K * 2 + (c.channels_last ? 1 : 0)) {
-        case 2: FusedSmallC<1, false>(c, ystep, xstep, n, q0, run, ahead); break;
-        case 3: FusedSmallC<1, true>(c, ystep, xstep, n, q0, run, ahead); break;
+        case 2: FusedSmallC<1, false>(c, ystep, xstep, n, q0, run, ahead, reuse, next); break;
+        case 3: FusedSmallC<1, true>(c, ystep, xstep, n, q0, run, ahead, reuse, next); break;
         case 5: FusedSmallC<2, true>(c, ystep, xstep, n, q0, run, ahead); break;
         case 9: FusedSmallC<4, true>(c, ystep, xstep, n, q0, run, ahead); break;
         default:  // channels-first linear/cubic: declined at plan time without pairs
@@ -431,6 +528,8 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
           break;
       }
     }
+    have_cur = keep_next;
+    if (keep_next) cur = nxt;
   }
 }
 
