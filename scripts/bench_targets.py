@@ -42,8 +42,12 @@ def copy_bandwidths(paths):
 
 
 def load(paths):
+    """(times, nbytes): times[(workload, threads)][impl] = median ms; nbytes[(workload,
+    threads)] = the bytes gridops' row counts (a row without gridops: another impl's; the
+    copy references count their own, e.g. a memcpy of the output reads and writes it)."""
     times = defaultdict(dict)  # (workload, threads) -> impl -> ms
     nbytes = {}
+    gridops_bytes = {}
     for p in paths:
         for b in json.load(open(p))["benchmarks"]:
             if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
@@ -55,7 +59,8 @@ def load(paths):
             key = ("/".join(parts[:-2]), int(parts[-1].split(":")[1]))
             times[key][parts[-2]] = ms
             if "bytes" in b:
-                nbytes[key] = b["bytes"]
+                (gridops_bytes if parts[-2] == "gridops" else nbytes)[key] = b["bytes"]
+    nbytes.update(gridops_bytes)
     return times, nbytes
 
 
