@@ -177,21 +177,14 @@ HWY_INLINE void GatherRowFloats(const float* src, const VI o, bool portable, VF*
 }
 #endif
 
-/// Steps 1-4 of the fused path for points [p0, p0 + cnt) of batch n. Channels-first
-/// (kLast false): as Combine/CombinePairs then ChannelsFirstF32/ChannelsPairs.
-/// Channels-last (unit channel stride): the same taps, every tap of every channel by a
-/// 32-bit gather (a pixel's channels share its cache line), in the order of
-/// ChannelsLastF32 after CombineWindow (nearest: after Combine); with kC channels (kC > 0:
-/// a pixel stride of kC) by pair gathers (NOTE [ GridSample channels-last pair gather ]).
-/// So the results are the per-block path's bits in both layouts.
 // NOTE [ GridSample nearest tap reuse ]
-// The prefetch above computes, for every vector of points, the taps of the points one tile
-// further along the row: exactly the points the next item (the tile to the right, when
-// this thread runs it next) computes again. For nearest a point's taps reduce to one
-// offset and one keep mask, so they are kept (two int32 per point, a tile's worth) and
-// the next item loads them in place of its own steps 1-2; the same integer and float
-// operations made them, so the results are the same bits. Linear and cubic would keep
-// 4-8 index and weight vectors per point and do not.
+// The prefetch (NOTE [ GridSample few-channel prefetch ]) computes, for every vector of
+// points, the taps of the points one tile further along the row: exactly the points the
+// next item (the tile to the right, when this thread runs it next) computes again. For
+// nearest a point's taps reduce to one offset and one keep mask, so they are kept (two
+// int32 per point, a tile's worth) and the next item loads them in place of its own steps
+// 1-2; the same integer and float operations made them, so the results are the same bits.
+// Linear and cubic would keep 4-8 index and weight vectors per point and do not.
 /// Nearest (K == 1) only, NOTE [ GridSample nearest tap reuse ]: `reuse` holds the offsets
 /// and keep masks (int32 all-ones / zero) of this row's points computed by the previous
 /// item, valid for the vectors whose `ok` byte is set (`reuse.off` null: none); `next`
@@ -207,6 +200,13 @@ struct NearestTapsOut {
   uint8_t* ok = nullptr;
 };
 
+/// Steps 1-4 of the fused path for points [p0, p0 + cnt) of batch n. Channels-first
+/// (kLast false): as Combine/CombinePairs then ChannelsFirstF32/ChannelsPairs.
+/// Channels-last (unit channel stride): the same taps, every tap of every channel by a
+/// 32-bit gather (a pixel's channels share its cache line), in the order of
+/// ChannelsLastF32 after CombineWindow (nearest: after Combine); with kC channels (kC > 0:
+/// a pixel stride of kC) by pair gathers (NOTE [ GridSample channels-last pair gather ]).
+/// So the results are the per-block path's bits in both layouts.
 template <int K, bool kLast, int kC = 0>
 void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
                  int64_t p0, int64_t cnt, int64_t ahead, NearestTaps reuse = {},
@@ -492,9 +492,15 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
           // NOTE [ GridSample channels-last pair gather ] (nearest with 1 channel has no pair:
           // the float gather below)
           switch (c.K * 8 + static_cast<int>(c.channels)) {
-            case 10: FusedSmallC<1, true, 2>(c, ystep, xstep, n, q0, run, ahead, reuse, next); continue;
-            case 11: FusedSmallC<1, true, 3>(c, ystep, xstep, n, q0, run, ahead, reuse, next); continue;
-            case 12: FusedSmallC<1, true, 4>(c, ystep, xstep, n, q0, run, ahead, reuse, next); continue;
+            case 10:
+              FusedSmallC<1, true, 2>(c, ystep, xstep, n, q0, run, ahead, reuse, next);
+              continue;
+            case 11:
+              FusedSmallC<1, true, 3>(c, ystep, xstep, n, q0, run, ahead, reuse, next);
+              continue;
+            case 12:
+              FusedSmallC<1, true, 4>(c, ystep, xstep, n, q0, run, ahead, reuse, next);
+              continue;
             case 17: FusedSmallC<2, true, 1>(c, ystep, xstep, n, q0, run, ahead); continue;
             case 18: FusedSmallC<2, true, 2>(c, ystep, xstep, n, q0, run, ahead); continue;
             case 19: FusedSmallC<2, true, 3>(c, ystep, xstep, n, q0, run, ahead); continue;
