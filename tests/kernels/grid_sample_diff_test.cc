@@ -707,7 +707,9 @@ TEST(GridSampleDiff, FusedNearestTapReuse) {
           const float y = static_cast<float>((e / ow) % oh) / static_cast<float>(oh) * 2.2f - 1.1f;
           g[2 * e] = 0.98f * x - 0.17f * y;
           g[2 * e + 1] = 0.17f * x + 0.98f * y;
-          if (u01(rng) < 0.01f) g[2 * e + u01(rng) < 0.5f] = std::numeric_limits<float>::quiet_NaN();
+          if (u01(rng) < 0.01f) {
+            g[2 * e + (u01(rng) < 0.5f ? 1 : 0)] = std::numeric_limits<float>::quiet_NaN();
+          }
         }
       }
       const std::string impl = "grid_sample.fused_small_c";
