@@ -177,6 +177,36 @@ HWY_INLINE void GatherRowFloats(const float* src, const VI o, bool portable, VF*
 }
 #endif
 
+/// Nearest (as Combine): the element offsets iy * sy + ix * sx of the taps, 0 in the lanes
+/// whose weight wy * wx is not positive (*keep false there).
+HWY_INLINE VI NearestOffsets(VI iy, VF wy, VI ix, VF wx, VI sy, VI sx, hn::Mask<DF>* keep) {
+  *keep = hn::Gt(hn::Mul(wy, wx), hn::Zero(DF()));
+  return hn::IfThenElseZero(hn::RebindMask(DI(), *keep), hn::Add(hn::Mul(iy, sy), hn::Mul(ix, sx)));
+}
+
+/// NOTE [ GridSample few-channel prefetch ]: whether a vector's tap rows span at most
+/// kSmoothRows (a smooth stretch of the warp, worth prefetching ahead).
+HWY_INLINE bool SmoothRows(VI rows) {
+  const DI di;
+  return hn::GetLane(hn::Sub(hn::MaxOfLanes(di, rows), hn::MinOfLanes(di, rows))) <= kSmoothRows;
+}
+
+/// NOTE [ GridSample few-channel prefetch ]: for each of `planes` planes (plane_stride
+/// apart from sbase), the lines at every fifth and the last of the first m offsets of each
+/// of the `rows` rows of po (rows of MaxLanes entries).
+HWY_INLINE void PrefetchTapRows(const float* sbase, int64_t plane_stride, int64_t planes,
+                                const int32_t* po, int rows, int64_t m) {
+  constexpr auto kL = static_cast<int64_t>(hn::MaxLanes(DF()));
+  for (int64_t ch = 0; ch < planes; ++ch) {
+    const float* plane = sbase + ch * plane_stride;
+    for (int r = 0; r < rows; ++r) {
+      const int32_t* row = po + r * kL;
+      for (int64_t l = 0; l < m; l += 5) hwy::Prefetch(plane + row[l]);
+      hwy::Prefetch(plane + row[m - 1]);
+    }
+  }
+}
+
 // NOTE [ GridSample nearest tap reuse ]
 // The prefetch (NOTE [ GridSample few-channel prefetch ]) computes, for every vector of
 // points, the taps of the points one tile further along the row: exactly the points the
@@ -226,19 +256,16 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
     const int64_t m = std::min(N, cnt - j);
     VI iy[4], ix[4];
     VF wy[4], wx[4];
-    VI off1 = hn::Zero(di);  // nearest: the point's offset (0 where not kept) and keep mask
-    auto keep1 = hn::MaskFromVec(hn::Zero(df));
+    VI off = hn::Zero(di);  // nearest: the points' offsets (0 where not kept) and keep mask
+    auto keep = hn::MaskFromVec(hn::Zero(df));
     if constexpr (K == 1) {
       // NOTE [ GridSample nearest tap reuse ]
       if (reuse.off != nullptr && reuse.ok[j / N]) {
-        off1 = hn::LoadU(di, reuse.off + j);
-        keep1 = hn::RebindMask(df, hn::MaskFromVec(hn::LoadU(di, reuse.keep + j)));
+        off = hn::LoadU(di, reuse.off + j);
+        keep = hn::RebindMask(df, hn::MaskFromVec(hn::LoadU(di, reuse.keep + j)));
       } else {
         FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
-        // As Combine for nearest.
-        keep1 = hn::Gt(hn::Mul(wy[0], wx[0]), hn::Zero(df));
-        off1 = hn::IfThenElseZero(hn::RebindMask(di, keep1),
-                                  hn::Add(hn::Mul(iy[0], sy), hn::Mul(ix[0], sx)));
+        off = NearestOffsets(iy[0], wy[0], ix[0], wx[0], sy, sx, &keep);
       }
       if (ahead > 0 && m == N) {
         // The taps of the points one tile along: kept for the next item (next.off) and,
@@ -247,32 +274,24 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
         VI pyi[4], pxi[4];
         VF pwy[4], pwx[4];
         FusedAxisTaps(ystep, xstep, gbase + 2 * (q + ahead), m, pyi, pwy, pxi, pwx);
-        const auto pkeep = hn::Gt(hn::Mul(pwy[0], pwx[0]), hn::Zero(df));
-        const VI po = hn::IfThenElseZero(hn::RebindMask(di, pkeep),
-                                         hn::Add(hn::Mul(pyi[0], sy), hn::Mul(pxi[0], sx)));
+        hn::Mask<DF> pkeep;
+        const VI po = NearestOffsets(pyi[0], pwy[0], pxi[0], pwx[0], sy, sx, &pkeep);
         if (next.off != nullptr) {
           hn::StoreU(po, di, next.off + j);
           hn::StoreU(hn::BitCast(di, hn::VecFromMask(df, pkeep)), di, next.keep + j);
           next.ok[j / N] = 1;
         }
-        if (hn::GetLane(hn::Sub(hn::MaxOfLanes(di, pyi[0]), hn::MinOfLanes(di, pyi[0]))) <=
-            kSmoothRows) {
+        if (SmoothRows(pyi[0])) {
           HWY_ALIGN int32_t pol[kL];
           hn::Store(po, di, pol);
-          for (int64_t ch = 0; ch < (kLast ? 1 : C); ++ch) {
-            const float* plane = sbase + ch * c.s_channel;
-            for (int64_t l = 0; l < m; l += 5) hwy::Prefetch(plane + pol[l]);
-            hwy::Prefetch(plane + pol[m - 1]);
-          }
+          PrefetchTapRows(sbase, c.s_channel, kLast ? 1 : C, pol, 1, m);
         }
       } else if (next.off != nullptr) {
         next.ok[j / N] = 0;
       }
     } else {
       FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
-      if (ahead > 0 && m == N &&
-          hn::GetLane(hn::Sub(hn::MaxOfLanes(di, iy[0]), hn::MinOfLanes(di, iy[0]))) <=
-              kSmoothRows) {
+      if (ahead > 0 && m == N && SmoothRows(iy[0])) {
         // NOTE [ GridSample few-channel prefetch ]
         VI pyi[4], pxi[4];
         VF pwy[4], pwx[4];
@@ -285,20 +304,13 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
         for (int ky = 0; ky < K; ++ky) {
           hn::Store(hn::IfThenElseZero(pkeep, hn::Add(hn::Mul(pyi[ky], sy), pcol)), di, po[ky]);
         }
-        for (int64_t ch = 0; ch < (kLast ? 1 : C); ++ch) {  // channels-last: one pixel's lines
-          const float* plane = sbase + ch * c.s_channel;
-          for (int ky = 0; ky < K; ++ky) {
-            for (int64_t l = 0; l < m; l += 5) hwy::Prefetch(plane + po[ky][l]);
-            hwy::Prefetch(plane + po[ky][m - 1]);
-          }
-        }
+        // Channels-last: one pixel's lines for all its channels.
+        PrefetchTapRows(sbase, c.s_channel, kLast ? 1 : C, po[0], K, m);
       }
     }
     VF acc[4];
     if constexpr (K == 1) {
       // ChannelsFirstF32 / ChannelsLastF32 for nearest, at the offsets above.
-      const VI off = off1;
-      const auto keep = keep1;
       if constexpr (kC > 0) {
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
         // NOTE [ GridSample channels-last pair gather ]: the pixel's kC floats.
@@ -471,21 +483,20 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
     const int nxt = 1 - cur;
     for (int64_t y = y0; y < y0 + th; ++y) {
       const int64_t q0 = y * c.out_sizes[1] + x0;
+      // Slot s's arrays for this row of the tile.
+      auto slot_row = [&](int slot) {
+        const int64_t tile = c.tile_h * c.tile_w, row = (y - y0) * c.tile_w;
+        return NearestTapsOut{tap_buf.data() + 2 * slot * tile + row,
+                              tap_buf.data() + (2 * slot + 1) * tile + row,
+                              tap_ok.data() + (slot * c.tile_h + (y - y0)) * vecs};
+      };
       NearestTaps reuse;
       NearestTapsOut next;
-      if (nearest_reuse) {
-        const int64_t row = (y - y0) * c.tile_w, okrow = (y - y0) * vecs;
-        if (have_cur) {
-          reuse.off = tap_buf.data() + (2 * cur) * c.tile_h * c.tile_w + row;
-          reuse.keep = tap_buf.data() + (2 * cur + 1) * c.tile_h * c.tile_w + row;
-          reuse.ok = tap_ok.data() + cur * c.tile_h * vecs + okrow;
-        }
-        if (keep_next) {
-          next.off = tap_buf.data() + (2 * nxt) * c.tile_h * c.tile_w + row;
-          next.keep = tap_buf.data() + (2 * nxt + 1) * c.tile_h * c.tile_w + row;
-          next.ok = tap_ok.data() + nxt * c.tile_h * vecs + okrow;
-        }
+      if (have_cur) {
+        const NearestTapsOut r = slot_row(cur);
+        reuse = {r.off, r.keep, r.ok};
       }
+      if (keep_next) next = slot_row(nxt);
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
       {
         if (c.channels_last && c.sstride[1] == c.channels) {
