@@ -60,7 +60,8 @@ namespace HWY_NAMESPACE {
 constexpr int32_t kSmoothRows = 32;
 
 /// Steps 1-2 of the fused path for the m (<= N) points whose dense (x, y) grid pairs start
-/// at g: the y and x taps.
+/// at g: the y and x taps (K per axis).
+template <int K>
 HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, const float* g,
                               int64_t m, VI* iy, VF* wy, VI* ix, VF* wx) {
   const DF df;
@@ -72,8 +73,8 @@ HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, cons
     std::memcpy(tmp, g, static_cast<size_t>(2 * m) * sizeof(float));
     hn::LoadInterleaved2(df, tmp, gx, gy);
   }
-  ystep(gy, iy, wy);
-  xstep(gx, ix, wx);
+  ystep.Taps<K>(gy, iy, wy);
+  xstep.Taps<K>(gx, ix, wx);
 }
 
 #if HWY_TARGET != HWY_SCALAR
@@ -177,11 +178,11 @@ HWY_INLINE void GatherRowFloats(const float* src, const VI o, bool portable, VF*
 }
 #endif
 
-/// Nearest (as Combine): the element offsets iy * sy + ix * sx of the taps, 0 in the lanes
-/// whose weight wy * wx is not positive (*keep false there).
-HWY_INLINE VI NearestOffsets(VI iy, VF wy, VI ix, VF wx, VI sy, VI sx, hn::Mask<DF>* keep) {
+/// Nearest (as Combine): the element offsets iy * sy + col of the taps (col: ix times the
+/// x stride), 0 in the lanes whose weight wy * wx is not positive (*keep false there).
+HWY_INLINE VI NearestOffsets(VI iy, VF wy, VI col, VF wx, VI sy, hn::Mask<DF>* keep) {
   *keep = hn::Gt(hn::Mul(wy, wx), hn::Zero(DF()));
-  return hn::IfThenElseZero(hn::RebindMask(DI(), *keep), hn::Add(hn::Mul(iy, sy), hn::Mul(ix, sx)));
+  return hn::IfThenElseZero(hn::RebindMask(DI(), *keep), hn::Add(hn::Mul(iy, sy), col));
 }
 
 /// NOTE [ GridSample few-channel prefetch ]: whether a vector's tap rows span at most
@@ -193,17 +194,20 @@ HWY_INLINE bool SmoothRows(VI rows) {
 
 /// NOTE [ GridSample few-channel prefetch ]: for each of `planes` planes (plane_stride
 /// apart from sbase), the lines at every fifth and the last of the first m offsets of each
-/// of the `rows` rows of po (rows of MaxLanes entries).
+/// of the `rows` rows of po (rows of MaxLanes entries). Each offset is read once for all
+/// planes.
+template <int64_t kPlanes>
 HWY_INLINE void PrefetchTapRows(const float* sbase, int64_t plane_stride, int64_t planes,
                                 const int32_t* po, int rows, int64_t m) {
   constexpr auto kL = static_cast<int64_t>(hn::MaxLanes(DF()));
-  for (int64_t ch = 0; ch < planes; ++ch) {
-    const float* plane = sbase + ch * plane_stride;
-    for (int r = 0; r < rows; ++r) {
-      const int32_t* row = po + r * kL;
-      for (int64_t l = 0; l < m; l += 5) hwy::Prefetch(plane + row[l]);
-      hwy::Prefetch(plane + row[m - 1]);
-    }
+  const int64_t np = kPlanes > 0 ? kPlanes : planes;
+  auto fetch = [&](int64_t o) {
+    for (int64_t ch = 0; ch < np; ++ch) hwy::Prefetch(sbase + ch * plane_stride + o);
+  };
+  for (int r = 0; r < rows; ++r) {
+    const int32_t* row = po + r * kL;
+    for (int64_t l = 0; l < m; l += 5) fetch(row[l]);
+    fetch(row[m - 1]);
   }
 }
 
@@ -236,12 +240,15 @@ struct NearestTapsOut {
 /// 32-bit gather (a pixel's channels share its cache line), in the order of
 /// ChannelsLastF32 after CombineWindow (nearest: after Combine); with kC channels (kC > 0:
 /// a pixel stride of kC) by pair gathers (NOTE [ GridSample channels-last pair gather ]).
+/// Channels-first with kC > 0: kC channels known at compile time (the per-channel
+/// loops unroll and the accumulators stay in registers), otherwise the same.
 /// So the results are the per-block path's bits in both layouts.
 template <int K, bool kLast, int kC = 0>
 void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
                  int64_t p0, int64_t cnt, int64_t ahead, NearestTaps reuse = {},
                  NearestTapsOut next = {}) {
-  static_assert(kC == 0 || kLast, "pair gathers of a pixel row are channels-last only");
+  // NOTE [ GridSample channels-last pair gather ]: channels-last with kC channels.
+  constexpr bool kPixelPairs = kLast && kC > 0;
   const DF df;
   const DI di;
   const auto N = static_cast<int64_t>(hn::Lanes(df));
@@ -251,6 +258,15 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
   const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch;
   float* dbase = reinterpret_cast<float*>(c.dst) + n * c.d_batch;
   const VI sy = hn::Set(di, c.sstride[0]), sx = hn::Set(di, c.sstride[1]);
+  // Column offsets ix * sx: channels-first has a unit x stride (ViewDeclines), channels-last
+  // with pixel pairs a pixel stride of kC (RunFused's dispatch).
+  auto cols = [&](VI ix) HWY_ATTR {
+    if constexpr (!kLast) return ix;
+    if constexpr (kPixelPairs) return hn::Mul(ix, hn::Set(di, kC));
+    return hn::Mul(ix, sx);
+  };
+  // NOTE [ GridSample few-channel prefetch ]: planes to prefetch (channels-last: one).
+  constexpr int64_t kPlanes = kLast ? 1 : kC;
   for (int64_t j = 0; j < cnt; j += N) {
     const int64_t q = p0 + j;
     const int64_t m = std::min(N, cnt - j);
@@ -264,8 +280,8 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
         off = hn::LoadU(di, reuse.off + j);
         keep = hn::RebindMask(df, hn::MaskFromVec(hn::LoadU(di, reuse.keep + j)));
       } else {
-        FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
-        off = NearestOffsets(iy[0], wy[0], ix[0], wx[0], sy, sx, &keep);
+        FusedAxisTaps<K>(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
+        off = NearestOffsets(iy[0], wy[0], cols(ix[0]), wx[0], sy, &keep);
       }
       if (ahead > 0 && m == N) {
         // The taps of the points one tile along: kept for the next item (next.off) and,
@@ -273,9 +289,9 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
         // prefetch ], here tested on those points' own rows).
         VI pyi[4], pxi[4];
         VF pwy[4], pwx[4];
-        FusedAxisTaps(ystep, xstep, gbase + 2 * (q + ahead), m, pyi, pwy, pxi, pwx);
+        FusedAxisTaps<K>(ystep, xstep, gbase + 2 * (q + ahead), m, pyi, pwy, pxi, pwx);
         hn::Mask<DF> pkeep;
-        const VI po = NearestOffsets(pyi[0], pwy[0], pxi[0], pwx[0], sy, sx, &pkeep);
+        const VI po = NearestOffsets(pyi[0], pwy[0], cols(pxi[0]), pwx[0], sy, &pkeep);
         if (next.off != nullptr) {
           hn::StoreU(po, di, next.off + j);
           hn::StoreU(hn::BitCast(di, hn::VecFromMask(df, pkeep)), di, next.keep + j);
@@ -284,34 +300,34 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
         if (SmoothRows(pyi[0])) {
           HWY_ALIGN int32_t pol[kL];
           hn::Store(po, di, pol);
-          PrefetchTapRows(sbase, c.s_channel, kLast ? 1 : C, pol, 1, m);
+          PrefetchTapRows<kPlanes>(sbase, c.s_channel, kLast ? 1 : C, pol, 1, m);
         }
       } else if (next.off != nullptr) {
         next.ok[j / N] = 0;
       }
     } else {
-      FusedAxisTaps(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
+      FusedAxisTaps<K>(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
       if (ahead > 0 && m == N && SmoothRows(iy[0])) {
         // NOTE [ GridSample few-channel prefetch ]
         VI pyi[4], pxi[4];
         VF pwy[4], pwx[4];
-        FusedAxisTaps(ystep, xstep, gbase + 2 * (q + ahead), m, pyi, pwy, pxi, pwx);
+        FusedAxisTaps<K>(ystep, xstep, gbase + 2 * (q + ahead), m, pyi, pwy, pxi, pwx);
         // The K tap rows (each a padded, valid row index) at the first x tap; lanes whose
         // first taps are padded read offset 0.
         const auto pkeep = hn::RebindMask(di, hn::Gt(hn::Mul(pwy[0], pwx[0]), hn::Zero(df)));
-        const VI pcol = hn::Mul(pxi[0], sx);
+        const VI pcol = cols(pxi[0]);
         HWY_ALIGN int32_t po[K][kL];
         for (int ky = 0; ky < K; ++ky) {
           hn::Store(hn::IfThenElseZero(pkeep, hn::Add(hn::Mul(pyi[ky], sy), pcol)), di, po[ky]);
         }
         // Channels-last: one pixel's lines for all its channels.
-        PrefetchTapRows(sbase, c.s_channel, kLast ? 1 : C, po[0], K, m);
+        PrefetchTapRows<kPlanes>(sbase, c.s_channel, kLast ? 1 : C, po[0], K, m);
       }
     }
     VF acc[4];
     if constexpr (K == 1) {
       // ChannelsFirstF32 / ChannelsLastF32 for nearest, at the offsets above.
-      if constexpr (kC > 0) {
+      if constexpr (kPixelPairs) {
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
         // NOTE [ GridSample channels-last pair gather ]: the pixel's kC floats.
         VF v[kC];
@@ -327,11 +343,11 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
       VI b;
       VF wcol[4];
       XWindowV(K, c.xwin_len, ix, wx, &b, wcol);
-      if constexpr (kC > 0) {
+      if constexpr (kPixelPairs) {
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
         // NOTE [ GridSample channels-last pair gather ]: per tap row its K pixels' K * kC
         // floats, then each channel's taps in ChannelsLastF32's order.
-        const VI col = hn::Mul(b, sx);
+        const VI col = cols(b);
         for (int ch = 0; ch < kC; ++ch) acc[ch] = hn::Zero(df);
         for (int ky = 0; ky < K; ++ky) {
           VF v[K * kC];
@@ -526,7 +542,13 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
       }
 #endif
       switch (c.K * 2 + (c.channels_last ? 1 : 0)) {
-        case 2: FusedSmallC<1, false>(c, ystep, xstep, n, q0, run, ahead, reuse, next); break;
+        case 2:
+          if (c.channels == 3) {  // the image case: three planes
+            FusedSmallC<1, false, 3>(c, ystep, xstep, n, q0, run, ahead, reuse, next);
+          } else {
+            FusedSmallC<1, false>(c, ystep, xstep, n, q0, run, ahead, reuse, next);
+          }
+          break;
         case 3: FusedSmallC<1, true>(c, ystep, xstep, n, q0, run, ahead, reuse, next); break;
         case 5: FusedSmallC<2, true>(c, ystep, xstep, n, q0, run, ahead); break;
         case 9: FusedSmallC<4, true>(c, ystep, xstep, n, q0, run, ahead); break;

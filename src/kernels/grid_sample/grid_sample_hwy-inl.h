@@ -250,12 +250,18 @@ class AxisStep {
     per_m1_i_ = hn::Set(DI(), static_cast<int32_t>(period - 1));
   }
 
-  HWY_INLINE void operator()(VF gv, VI* iv_out, VF* wv_out) const {
+  HWY_INLINE void operator()(VF gv, VI* iv_out, VF* wv_out) const { Taps<0>(gv, iv_out, wv_out); }
+
+  /// As operator(), with kK taps per axis known at compile time (1 nearest, 2 linear, 4
+  /// cubic; 0: the plan's, K_): the loops over taps unroll and the tap arrays can stay in
+  /// registers (with K_ they live in memory). Same operations, same bits.
+  template <int kK>
+  HWY_INLINE void Taps(VF gv, VI* iv_out, VF* wv_out) const {
     const DF df;
     const DI di;
     const VF x = gc::UnnormalizeV(df, gv, L_, Lm1_, align_);
-    if (Interior(x, iv_out, wv_out)) return;
-    Vector(x, iv_out, wv_out);
+    if (Interior<kK>(x, iv_out, wv_out)) return;
+    Vector<kK>(x, iv_out, wv_out);
     const auto nice = hn::Lt(hn::Abs(x), hn::Set(df, 4194304.0f));  // 2^22; false for NaN, inf
     if (HWY_UNLIKELY(!hn::AllTrue(df, nice))) {
       // Those lanes again, each alone, with the reference's scalar formulas (the other
@@ -265,7 +271,7 @@ class AxisStep {
       HWY_ALIGN int32_t ii[4][kMax];
       HWY_ALIGN float ww[4][kMax];
       hn::Store(x, df, xs);
-      for (int k = 0; k < K_; ++k) {
+      for (int k = 0; k < K(kK); ++k) {
         hn::Store(iv_out[k], di, ii[k]);
         hn::Store(wv_out[k], df, ww[k]);
       }
@@ -274,12 +280,12 @@ class AxisStep {
         int32_t i4[4];
         float w4[4];
         grid_sample_axis_taps_exact(mode_, padding_, align_, xs[l], len_, i4, w4);
-        for (int k = 0; k < K_; ++k) {
+        for (int k = 0; k < K(kK); ++k) {
           ii[k][l] = i4[k];
           ww[k][l] = w4[k];
         }
       }
-      for (int k = 0; k < K_; ++k) {
+      for (int k = 0; k < K(kK); ++k) {
         iv_out[k] = hn::Load(di, ii[k]);
         wv_out[k] = hn::Load(df, ww[k]);
       }
@@ -288,24 +294,35 @@ class AxisStep {
       // Full indices to src's box. Taps with a nonzero weight (and the zero-weight ones
       // inside the full input) are inside it (checked by the operator layer), so the clamp
       // moves only zeros-padding taps outside the full input (index 0, weight 0).
-      for (int k = 0; k < K_; ++k) {
+      for (int k = 0; k < K(kK); ++k) {
         iv_out[k] = hn::Min(hn::Max(hn::Sub(iv_out[k], org_i_), hn::Zero(di)), extm1_i_);
       }
     }
   }
 
  private:
+  /// The taps per axis: kK where known at compile time, else the plan's.
+  HWY_INLINE int K(int kK) const { return kK > 0 ? kK : K_; }
+  /// The mode, from kK where known at compile time.
+  HWY_INLINE bool Nearest(int kK) const {
+    return kK > 0 ? kK == 1 : mode_ == InterpolationMode::kNearest;
+  }
+  HWY_INLINE bool Linear(int kK) const {
+    return kK > 0 ? kK == 2 : mode_ == InterpolationMode::kLinear;
+  }
+
   /// NOTE [ GridSample interior vectors ]: when every lane's taps lie inside src's box
   /// (false for NaN, infinities and huge values), no padding, redo or clamp changes
   /// anything: the taps are the vector formulas' indices minus the box origin, with the
   /// weights unmasked. Same values as the general path (which would find every tap
   /// inside); returns false, computing nothing, otherwise.
+  template <int kK>
   HWY_INLINE bool Interior(VF x, VI* iv_out, VF* wv_out) const {
     const DF df;
     const DI di;
-    const auto below_hi = K_ == 1 ? hn::Le(x, in_hi_) : hn::Lt(x, in_hi_);
+    const auto below_hi = K(kK) == 1 ? hn::Le(x, in_hi_) : hn::Lt(x, in_hi_);
     if (!hn::AllTrue(df, hn::And(hn::Ge(x, in_lo_), below_hi))) return false;
-    if (mode_ == InterpolationMode::kNearest) {
+    if (Nearest(kK)) {
       iv_out[0] = hn::Sub(hn::ConvertTo(di, hn::Round(x)), org_i_);
       wv_out[0] = hn::Set(df, 1.0f);
       return true;
@@ -313,7 +330,7 @@ class AxisStep {
     const VF f = hn::Floor(x);
     const VF t = hn::Sub(x, f);
     const VI i0 = hn::Sub(hn::ConvertTo(di, f), org_i_);
-    if (mode_ == InterpolationMode::kLinear) {
+    if (Linear(kK)) {
       wv_out[0] = hn::Sub(hn::Set(df, 1.0f), t);
       wv_out[1] = t;
       iv_out[0] = i0;
@@ -327,11 +344,12 @@ class AxisStep {
 
   /// The taps of unnormalized coordinates x by the vector formulas (meaningless in lanes
   /// where x is not finite or |x| >= 2^22; operator() redoes those).
+  template <int kK>
   HWY_INLINE void Vector(VF x, VI* iv_out, VF* wv_out) const {
     const DF df;
     const DI di;
     const VF one = hn::Set(df, 1.0f);
-    if (mode_ == InterpolationMode::kNearest) {
+    if (Nearest(kK)) {
       const VI i = hn::ConvertTo(di, hn::Round(x));  // ties to even, like round_half_even
       auto inside = hn::FirstN(di, hn::Lanes(di));
       iv_out[0] = Pad(i, &inside);
@@ -343,7 +361,7 @@ class AxisStep {
     const VI i0 = hn::ConvertTo(di, f);
     VF wv[4];
     VI iv[4];
-    if (mode_ == InterpolationMode::kLinear) {
+    if (Linear(kK)) {
       wv[0] = hn::Sub(one, t);
       wv[1] = t;
       iv[0] = i0;
@@ -352,7 +370,7 @@ class AxisStep {
       gc::CubicWeightsV(df, t, wv);  // coords::cubic_weights
       for (int k = 0; k < 4; ++k) iv[k] = hn::Add(i0, hn::Set(di, k - 1));
     }
-    for (int k = 0; k < K_; ++k) {
+    for (int k = 0; k < K(kK); ++k) {
       auto inside = hn::FirstN(di, hn::Lanes(di));
       iv_out[k] = Pad(iv[k], &inside);
       wv_out[k] = padding_ == GridPadding::kZeros
