@@ -192,6 +192,19 @@ HWY_INLINE bool SmoothRows(VI rows) {
   return hn::GetLane(hn::Sub(hn::MaxOfLanes(di, rows), hn::MinOfLanes(di, rows))) <= kSmoothRows;
 }
 
+/// Nearest's cheaper form of SmoothRows: the rows of the first and last lanes at most
+/// kSmoothRows apart (on a smooth warp the rows along a vector are monotonic but near the
+/// border, where zeros padding's index 0 sits among them, so almost always the same
+/// answer; on a random grid about 2 * kSmoothRows / H of the vectors pass). Nearest
+/// computes the taps ahead in any case (NOTE [ GridSample nearest tap reuse ]), so a
+/// wrong pass costs only the prefetches, and the two lane reductions it saves were
+/// measurable: W2b 5-10 % (docs/ops/grid_sample.md).
+HWY_INLINE bool SmoothEnds(VI rows) {
+  const DI di;
+  const int32_t d = hn::ExtractLane(rows, hn::Lanes(di) - 1) - hn::GetLane(rows);
+  return d <= kSmoothRows && d >= -kSmoothRows;
+}
+
 /// NOTE [ GridSample few-channel prefetch ]: for each of `planes` planes (plane_stride
 /// apart from sbase), the lines at every fifth and the last of the first m offsets of each
 /// of the `rows` rows of po (rows of MaxLanes entries). Each offset is read once for all
@@ -297,7 +310,7 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
           hn::StoreU(hn::BitCast(di, hn::VecFromMask(df, pkeep)), di, next.keep + j);
           next.ok[j / N] = 1;
         }
-        if (SmoothRows(pyi[0])) {
+        if (SmoothEnds(pyi[0])) {
           HWY_ALIGN int32_t pol[kL];
           hn::Store(po, di, pol);
           PrefetchTapRows<kPlanes>(sbase, c.s_channel, kLast ? 1 : C, pol, 1, m);
