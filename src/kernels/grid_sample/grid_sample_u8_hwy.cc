@@ -422,15 +422,16 @@ HWY_INLINE void StoreWords(const U8Ctx& c, uint8_t* o, VI w, const uint8_t* pack
 }
 
 // NOTE [ GridSample uint8 planar word store ]
-// Nearest with a channels-first dense dst (src read from the channels-last copy, NOTE
-// [ GridSample uint8 interleaved copy ]): each lane's word holds a point's C channels in
-// its low C bytes. One byte shuffle per 128-bit block (`planar_pack`: its 4 words'
-// channel-0 bytes, then channel 1's, ...) and one lane permutation (`planar_perm`: dword
-// ch * blocks + b takes dword ch of block b) leave channel ch's lanes-many bytes
-// contiguous at byte ch * lanes, each copied to its plane at drow + ch * dc + ox; the
-// per-channel extraction, narrowing and store it replaces cost more (W2b channels-first
-// 1.20 against 1.30 ms at 1 thread, docs/ops/grid_sample.md). Linear keeps the
-// per-channel stores (no faster through this store).
+// A channels-first dense dst, a full vector of points whose words hold their C channels
+// in the low C bytes (nearest: the word read from the channels-last copy, NOTE [ GridSample
+// uint8 interleaved copy ]; linear: its C results ORed into one). One byte shuffle per
+// 128-bit block (`planar_pack`: its 4 words' channel-0 bytes, then channel 1's, ...) and
+// one lane permutation (`planar_perm`: dword ch * blocks + b takes dword ch of block b)
+// leave channel ch's lanes-many bytes contiguous at byte ch * lanes, stored to its plane
+// at drow + ch * dc + ox (AVX-512: block ch, from the register; a copy through a stack
+// buffer waited for the 64-byte store at every 16-byte reload). The per-channel
+// extraction, narrowing and store it replaces cost more: W2b channels-first 0.90 against
+// 1.17 ms at 1 thread, W2a 2.05 against 2.38 (docs/ops/grid_sample.md).
 /// Channels-first dense dst, a full vector: NOTE [ GridSample uint8 planar word store ].
 HWY_INLINE void StorePlanarWords(const U8Ctx& c, uint8_t* drow, int64_t ox, VI w,
                                  const uint8_t* planar_pack, const int32_t* planar_perm) {
@@ -445,9 +446,22 @@ HWY_INLINE void StorePlanarWords(const U8Ctx& c, uint8_t* drow, int64_t ox, VI w
   const size_t L = hn::Lanes(di);
   const hn::Repartition<uint8_t, DI> d8;
   const VI packed = hn::BitCast(di, hn::TableLookupBytes(hn::BitCast(d8, w), hn::Load(d8, planar_pack)));
+  const auto v8 = hn::BitCast(d8, hn::TableLookupLanes(packed, hn::SetTableIndices(di, planar_perm)));
+#if HWY_TARGET <= HWY_AVX3
+  // 16 lanes: channel ch's bytes are 128-bit block ch, stored from the register.
+  (void)L;
+  const hn::Half<decltype(d8)> dh;
+  const hn::Half<decltype(dh)> dq;
+  const auto lo = hn::LowerHalf(dh, v8), hi = hn::UpperHalf(dh, v8);
+  hn::StoreU(hn::LowerHalf(dq, lo), dq, drow + ox);
+  if (c.C > 1) hn::StoreU(hn::UpperHalf(dq, lo), dq, drow + c.dc + ox);
+  if (c.C > 2) hn::StoreU(hn::LowerHalf(dq, hi), dq, drow + 2 * c.dc + ox);
+  if (c.C > 3) hn::StoreU(hn::UpperHalf(dq, hi), dq, drow + 3 * c.dc + ox);
+#else
   HWY_ALIGN uint8_t t[HWY_MAX_BYTES];
-  hn::Store(hn::BitCast(d8, hn::TableLookupLanes(packed, hn::SetTableIndices(di, planar_perm))), d8, t);
+  hn::Store(v8, d8, t);
   for (int ch = 0; ch < c.C; ++ch) std::memcpy(drow + ch * c.dc + ox, t + ch * L, L);
+#endif
 #endif
 }
 
@@ -603,10 +617,14 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
         // all-255 test images check the top).
         out[ch] = TruncI(acc);
       }
-      if (word_store && count == L) {
+      if ((word_store || planar_store) && count == L) {
         VI w = out[0];
         for (int ch = 1; ch < c.C; ++ch) w = hn::Or(w, hn::ShiftLeftSame(out[ch], 8 * ch));
-        StoreWords(c, drow + ox * c.C, w, pack, perm, (x_end - ox) * c.C >= L4);
+        if (word_store) {
+          StoreWords(c, drow + ox * c.C, w, pack, perm, (x_end - ox) * c.C >= L4);
+        } else {
+          StorePlanarWords(c, drow, ox, w, planar_pack, planar_perm);
+        }
         continue;
       }
       StoreOut(c, drow, ox, count, out);
