@@ -232,7 +232,7 @@ HWY_INLINE bool SmoothRows(VI rows) {
 /// answer; on a random grid about 2 * kSmoothRows / H of the vectors pass). Nearest
 /// computes the taps ahead in any case (NOTE [ GridSample nearest tap reuse ]), so a
 /// wrong pass costs only the prefetches, and the two lane reductions it saves were
-/// measurable: W2b 5-10 % (docs/ops/grid_sample.md).
+/// measurable: W2b 2-12 % in the A/B (docs/ops/grid_sample.md).
 HWY_INLINE bool SmoothEnds(VI rows) {
   const DI di;
   const int32_t d = hn::ExtractLane(rows, hn::Lanes(di) - 1) - hn::GetLane(rows);
@@ -243,13 +243,11 @@ HWY_INLINE bool SmoothEnds(VI rows) {
 /// apart from sbase), the lines at every fifth and the last of the first m offsets of each
 /// of the `rows` rows of po (rows of MaxLanes entries). Each offset is read once for all
 /// planes.
-template <int64_t kPlanes>
 HWY_INLINE void PrefetchTapRows(const float* sbase, int64_t plane_stride, int64_t planes,
                                 const int32_t* po, int rows, int64_t m) {
   constexpr auto kL = static_cast<int64_t>(hn::MaxLanes(DF()));
-  const int64_t np = kPlanes > 0 ? kPlanes : planes;
   auto fetch = [&](int64_t o) {
-    for (int64_t ch = 0; ch < np; ++ch) hwy::Prefetch(sbase + ch * plane_stride + o);
+    for (int64_t ch = 0; ch < planes; ++ch) hwy::Prefetch(sbase + ch * plane_stride + o);
   };
   for (int r = 0; r < rows; ++r) {
     const int32_t* row = po + r * kL;
@@ -312,8 +310,6 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
     if constexpr (kPixelPairs) return hn::Mul(ix, hn::Set(di, kC));
     return hn::Mul(ix, sx);
   };
-  // NOTE [ GridSample few-channel prefetch ]: planes to prefetch (channels-last: one).
-  constexpr int64_t kPlanes = kLast ? 1 : kC;
   for (int64_t j = 0; j < cnt; j += N) {
     const int64_t q = p0 + j;
     const int64_t m = std::min(N, cnt - j);
@@ -347,7 +343,7 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
         if (SmoothEnds(pyi[0])) {
           HWY_ALIGN int32_t pol[kL];
           hn::Store(po, di, pol);
-          PrefetchTapRows<kPlanes>(sbase, c.s_channel, kLast ? 1 : C, pol, 1, m);
+          PrefetchTapRows(sbase, c.s_channel, kLast ? 1 : C, pol, 1, m);
         }
       } else if (next.off != nullptr) {
         next.ok[j / N] = 0;
@@ -368,7 +364,7 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
           hn::Store(hn::IfThenElseZero(pkeep, hn::Add(hn::Mul(pyi[ky], sy), pcol)), di, po[ky]);
         }
         // Channels-last: one pixel's lines for all its channels.
-        PrefetchTapRows<kPlanes>(sbase, c.s_channel, kLast ? 1 : C, po[0], K, m);
+        PrefetchTapRows(sbase, c.s_channel, kLast ? 1 : C, po[0], K, m);
       }
     }
     VF acc[4];
@@ -443,8 +439,8 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
         if (K == 4 && !portable) {
           // NOTE [ GridSample cubic row loads ]: each tap row's window per point, the pairs
           // (columns 2 qq, 2 qq + 1) in CombinePairs' order.
-          HWY_ALIGN int32_t ro[K][kL];
-          for (int ky = 0; ky < K; ++ky) hn::Store(hn::Add(hn::Mul(iy[ky], sy), b), di, ro[ky]);
+          HWY_ALIGN int32_t ro[K][kL];  // each tap row's window start (its first pair's offset)
+          for (int ky = 0; ky < K; ++ky) hn::Store(o[ky * (K / 2)], di, ro[ky]);
           for (int64_t ch = 0; ch < C; ++ch) {
             const float* plane = sbase + ch * c.s_channel;
             VF a = hn::Zero(df);

@@ -443,13 +443,11 @@ HWY_INLINE void StorePlanarWords(const U8Ctx& c, uint8_t* drow, int64_t ox, VI w
   hn::Store(w, di, t);
   for (int ch = 0; ch < c.C; ++ch) drow[ch * c.dc + ox] = static_cast<uint8_t>(t[0] >> (8 * ch));
 #else
-  const size_t L = hn::Lanes(di);
   const hn::Repartition<uint8_t, DI> d8;
   const VI packed = hn::BitCast(di, hn::TableLookupBytes(hn::BitCast(d8, w), hn::Load(d8, planar_pack)));
   const auto v8 = hn::BitCast(d8, hn::TableLookupLanes(packed, hn::SetTableIndices(di, planar_perm)));
 #if HWY_TARGET <= HWY_AVX3
   // 16 lanes: channel ch's bytes are 128-bit block ch, stored from the register.
-  (void)L;
   const hn::Half<decltype(d8)> dh;
   const hn::Half<decltype(dh)> dq;
   const auto lo = hn::LowerHalf(dh, v8), hi = hn::UpperHalf(dh, v8);
@@ -458,6 +456,7 @@ HWY_INLINE void StorePlanarWords(const U8Ctx& c, uint8_t* drow, int64_t ox, VI w
   if (c.C > 2) hn::StoreU(hn::LowerHalf(dq, hi), dq, drow + 2 * c.dc + ox);
   if (c.C > 3) hn::StoreU(hn::UpperHalf(dq, hi), dq, drow + 3 * c.dc + ox);
 #else
+  const size_t L = hn::Lanes(di);
   HWY_ALIGN uint8_t t[HWY_MAX_BYTES];
   hn::Store(v8, d8, t);
   for (int ch = 0; ch < c.C; ++ch) std::memcpy(drow + ch * c.dc + ox, t + ch * L, L);
@@ -503,7 +502,7 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
     planar_perm[i] = static_cast<int32_t>(i < L ? i % blocks * 4 + i / blocks : 0);
   }
   const bool word_store = c.channels_last && c.dst_dense;
-  const bool planar_store = !c.channels_last && c.dst_dense && L >= 4;
+  const bool planar_store = !c.channels_last && c.dst_dense;
   const auto L4 = 4 * static_cast<int64_t>(L);  // bytes of a vector of words
   const int64_t tiles = c.tiles_y * c.tiles_x;
   for (int64_t item = begin; item < end; ++item) {
