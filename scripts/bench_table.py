@@ -2,10 +2,15 @@
 """Pairs gridops with every peer in Google Benchmark JSON output and prints a markdown table.
 
 Benchmark names are <workload>[/<layout>/<type>]/<impl>/threads:<n>; the median of the
-repetitions is used. Ratio = peer time / gridops time (> 1: gridops is faster)."""
+repetitions is used (GRIDOPS_BENCH_STAT=min: the fastest, as scripts/bench_targets.py). Ratio = peer time / gridops time (> 1: gridops is faster)."""
 import json
+import os
 import sys
 from collections import defaultdict
+
+from bench_targets import check_stat  # noqa: E402 (same folder)
+
+STAT = os.environ.get("GRIDOPS_BENCH_STAT", "median")
 
 
 def main(paths):
@@ -15,8 +20,9 @@ def main(paths):
         with open(p) as f:
             data = json.load(f)
         context = context or data.get("context", {})
+        check_stat(p, data["benchmarks"])
         for b in data["benchmarks"]:
-            if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+            if b.get("run_type") == "aggregate" and b.get("aggregate_name") != STAT:
                 continue
             name = b.get("run_name", b["name"])
             parts = name.split("/")

@@ -3,7 +3,11 @@
 Benchmark JSON files (medians when repetitions were run) and prints one markdown line per
 target and row: the measured figure, the target and MET / MISSED.
 
-Usage: scripts/bench_targets.py bench/results/<run>/*.json
+Usage: [GRIDOPS_BENCH_STAT=median|min] scripts/bench_targets.py bench/results/<run>/*.json
+
+GRIDOPS_BENCH_STAT picks the statistic of the repetitions: "median" (the default) or "min"
+(the fastest repetition; recorded by runs since 2026-11-28 04:40, see docs/BENCHMARKS.md,
+"Two-thread rows").
 
 A second table checks issue 17's rule for W1-W7: every row at >= 1.0x the best peer at 1
 and 2 threads, and >= 1.2x where that peer moves less than 0.8 of the copy bandwidth. A
@@ -18,11 +22,13 @@ a target does not need one (W3d against gridops' own W3a, W4 against ONNX Runtim
 published figures and the copy bandwidth, W7 against memcpy_output).
 """
 import json
+import os
 import re
 import sys
 from collections import defaultdict
 
 REFS = {"memcpy", "memset", "memcpy_output"}
+STAT = os.environ.get("GRIDOPS_BENCH_STAT", "median")
 # ONNX Runtime's figures from WORKLOADS.md (not in the benchmark binaries), ms, 1 thread.
 ORT_MS = {"W4a": 2.1, "W4b": 7.9}
 
@@ -41,16 +47,25 @@ def copy_bandwidths(paths):
     return out
 
 
+def check_stat(path, benchmarks):
+    """Exits when `path` holds repetition aggregates but none of the statistic STAT."""
+    names = {b.get("aggregate_name") for b in benchmarks if b.get("run_type") == "aggregate"}
+    if names and STAT not in names:
+        sys.exit(f"{path}: no '{STAT}' aggregates (GRIDOPS_BENCH_STAT; it has {sorted(names)})")
+
+
 def load(paths):
-    """(times, nbytes): times[(workload, threads)][impl] = median ms; nbytes[(workload,
+    """(times, nbytes): times[(workload, threads)][impl] = ms (the STAT of the repetitions); nbytes[(workload,
     threads)] = the bytes gridops' row counts (a row without gridops: another impl's; the
     copy references count their own, e.g. a memcpy of the output reads and writes it)."""
     times = defaultdict(dict)  # (workload, threads) -> impl -> ms
     nbytes = {}
     gridops_bytes = {}
     for p in paths:
-        for b in json.load(open(p))["benchmarks"]:
-            if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+        benchmarks = json.load(open(p))["benchmarks"]
+        check_stat(p, benchmarks)
+        for b in benchmarks:
+            if b.get("run_type") == "aggregate" and b.get("aggregate_name") != STAT:
                 continue
             parts = b.get("run_name", b["name"]).split("/")
             if len(parts) < 3 or not parts[-1].startswith("threads:"):
