@@ -173,34 +173,42 @@ def main(paths):
     never_slower(times, nbytes, copy_bw)
 
 
+def issue17(w, t, impls, nbytes, copy_bw):
+    """Issue 17's rule for one row: None without gridops or a peer, else (ratio, peer, bar,
+    verdict, note); verdict is MET, MEMORY LIMIT or MISSED."""
+    g = impls.get("gridops")
+    k, v = best_peer(impls)
+    if g is None or not v:
+        return None
+    ratio = v / g
+    bar, note, at_limit = 1.0, "", False
+    b = nbytes.get((w, t))
+    bw = copy_bw.get(t)
+    if b and bw:
+        peer_gbs, own_gbs = b / (v * 1e-3) / 1e9, b / (g * 1e-3) / 1e9
+        note = f"; gridops {own_gbs:.1f} GB/s ({own_gbs / bw:.2f}), {k} {peer_gbs:.1f} GB/s ({peer_gbs / bw:.2f}) of {bw:.1f}"
+        if peer_gbs < 0.8 * bw:
+            bar = 1.2
+        at_limit = own_gbs >= 0.8 * bw and peer_gbs >= 0.8 * bw
+    if ratio >= bar:
+        verdict_s = "MET"
+    elif at_limit:
+        verdict_s = "MEMORY LIMIT"
+    else:
+        verdict_s = "MISSED"
+    return ratio, k, bar, verdict_s, note
+
+
 def never_slower(times, nbytes, copy_bw):
     """Issue 17: no W1-W7 row below the best peer (1.2x where the peer is below 0.8 copy)."""
     rows = []
     for (w, t), impls in sorted(times.items()):
-        g = impls.get("gridops")
-        if g is None or not re.match(r"W[1-7]", w):
+        if not re.match(r"W[1-7]", w):
             continue
-        k, v = best_peer(impls)
-        if not v:
+        r = issue17(w, t, impls, nbytes, copy_bw)
+        if r is None:
             continue
-        ratio = v / g
-        bar, note = 1.0, ""
-        b = nbytes.get((w, t))
-        bw = copy_bw.get(t)
-        if b and bw:
-            peer_gbs, own_gbs = b / (v * 1e-3) / 1e9, b / (g * 1e-3) / 1e9
-            note = f"; gridops {own_gbs:.1f} GB/s ({own_gbs / bw:.2f}), {k} {peer_gbs:.1f} GB/s ({peer_gbs / bw:.2f}) of {bw:.1f}"
-            if peer_gbs < 0.8 * bw:
-                bar = 1.2
-            at_limit = own_gbs >= 0.8 * bw and peer_gbs >= 0.8 * bw
-        else:
-            at_limit = False
-        if ratio >= bar:
-            verdict_s = "MET"
-        elif at_limit:
-            verdict_s = "MEMORY LIMIT"
-        else:
-            verdict_s = "MISSED"
+        ratio, k, bar, verdict_s, note = r
         rows.append(f"| {w} {t}T | {ratio:.2f}x {k} (bar {bar:.1f}x){note} | {verdict_s} |")
     if not rows:
         return
