@@ -669,6 +669,59 @@ TEST(GridSampleDiff, FusedChannelsLastPairGather) {
 #endif
 }
 
+// NOTE [ GridSample channels-last pixel loads ]: channels-last nearest with 3 and 4
+// channels reads each pixel by a 16-byte load on AVX-512, and a vector holding the image's
+// last pixel (3 channels) or an image of fewer than 4 floats gathers instead. Here half of
+// the points sit on the last pixel, the source is a std::vector of exactly the image's
+// floats (so AddressSanitizer sees a load past its end), and every Highway target must
+// give the reference's bits; widths from a vector's lanes down to one point.
+TEST(GridSampleDiff, FusedChannelsLastPixelLoadsAtTheImageEnd) {
+#ifdef GRIDOPS_HAVE_HWY
+  std::mt19937_64 rng(testing::test_seed() + 14);
+  std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
+  for (const int64_t target : testing::hwy_targets()) {
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(target));
+    testing::ScopedHwyTarget only(target);
+    for (int i = 0; i < 12; ++i) {
+      Problem p;
+      p.desc.mode = IM::kNearest;
+      p.desc.padding = static_cast<GP>(i % 3);
+      p.desc.align_corners = (i / 3) % 2 == 1;
+      p.desc.layout = ChannelLayout::kChannelsLast;
+      const int64_t c = 3 + (i / 6) % 2;
+      const Dims hw = i % 3 == 0 ? Dims{1, 1} : i % 3 == 1 ? Dims{2, 3} : Dims{5, 7};
+      const int64_t ow = i % 2 == 0 ? 37 : 1;
+      p.src_shape = {1, hw[0], hw[1], c};
+      p.grid_shape = {1, 3, ow, 2};
+      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
+      std::vector<float> src(static_cast<size_t>(hw[0] * hw[1] * c));
+      for (float& v : src) v = uni(rng);
+      const TensorView src_view(DType::kFloat32, src.data(), p.src_shape,
+                                {hw[0] * hw[1] * c, hw[1] * c, c, 1});
+      // The last pixel's centre: x = 1 - 1 / W (align_corners: 1), the same for y.
+      const float lx = p.desc.align_corners ? 1.0f : 1.0f - 1.0f / static_cast<float>(hw[1]);
+      const float ly = p.desc.align_corners ? 1.0f : 1.0f - 1.0f / static_cast<float>(hw[0]);
+      Tensor grid(DType::kFloat32, p.grid_shape);
+      auto* g = static_cast<float*>(grid.data());
+      for (int64_t k = 0; k < grid.num_elements() / 2; ++k) {
+        const bool last = rng() % 2 == 0;
+        g[2 * k] = last ? lx : uni(rng);
+        g[2 * k + 1] = last ? ly : uni(rng);
+      }
+      const std::string impl = "grid_sample.fused_small_c";
+      if (declines(p, impl)) continue;
+      const Tensor fast = run_impl(p, impl, src_view, grid.view());
+      const Tensor ref = run_impl(p, "ref", src_view, grid.view());
+      int64_t where = -1;
+      EXPECT_TRUE(testing::bitwise_equal(fast, ref, &where)) << "first difference at " << where;
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
+}
+
 // NOTE [ GridSample nearest tap reuse ]: rows of many whole tiles (333 and 1000 points:
 // chains of 4 and 14 tiles that each take the previous tile's offsets), on smooth warps
 // (points leaving the source, some NaN) and random grids, every padding, 1-4 channels,

@@ -80,10 +80,11 @@ void grid_sample_blocked_set_portable_transpose_for_testing(bool portable);
 bool grid_sample_transpose16_for_testing(bool portable, const float* in, float* out);
 /// Tests only: true makes grid_sample.fused_small_c's channels-first linear/cubic read its
 /// column pairs with the portable GatherPairsPortable instead of GatherPairs (the AVX-512
-/// 32-bit-offset gather; NOTE [ GridSample pair gather ] in grid_sample_fused_small_c_hwy.cc);
-/// false restores the default. The second reads the pairs at the 16 element offsets o of
-/// plane into out[2i], out[2i + 1] with either form on the CPU's Highway target; false
-/// (nothing written) when that target has no raw form.
+/// 32-bit-offset gather; NOTE [ GridSample pair gather ] in grid_sample_fused_small_c_hwy.cc)
+/// and the gathers in place of what AVX-512 reads by loads (cubic row windows,
+/// channels-last nearest pixels); false restores the default. The second reads the pairs
+/// at the 16 element offsets o of plane into out[2i], out[2i + 1] with either form on the
+/// CPU's Highway target; false (nothing written) when that target has no raw form.
 void grid_sample_fused_set_portable_pair_gather_for_testing(bool portable);
 bool grid_sample_pair_gather_for_testing(bool portable, const float* plane, const int32_t* o,
                                          float* out);

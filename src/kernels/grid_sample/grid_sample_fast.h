@@ -97,7 +97,8 @@ struct Ctx : GridSampleFastTables {
   float* shared;       // copies of all (n, cb) made before the items run, or null
   int64_t copy_parts;  // row ranges per copy (shared copies)
   bool portable_transpose;  // tests: Transpose16Portable in place of Transpose16
-  bool portable_pairs;  // tests: GatherPairsPortable in place of GatherPairs (fused path)
+  bool portable_pairs;  // tests: GatherPairsPortable in place of GatherPairs (fused path),
+                        // and gathers in place of the row window and pixel loads
 };
 
 }  // namespace grid_sample_simd

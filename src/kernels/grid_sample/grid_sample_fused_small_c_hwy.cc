@@ -196,6 +196,18 @@ HWY_INLINE void LoadRowWindows4(const float* plane, const int32_t* o, VF* col) {
 // same. Only floats inside one tap row are paired, so no read goes past the row's last
 // pixel. Other pixel strides, and targets without the pair gathers (below AVX2), take the
 // float gathers.
+
+// NOTE [ GridSample channels-last pixel loads ]
+// Channels-last nearest with kC = 3 or 4 channels, on AVX-512: each point's pixel is read
+// by one 16-byte load (its kC floats, and for kC = 3 the next pixel's first, unused), four
+// loads to a vector and a 4 x 4 transpose within blocks (LoadRowWindows4), in place of a
+// pair gather and a float gather (kC = 3) or two pair gathers (kC = 4), each of which
+// costs about 3.5-4 ns on the AMD host (NOTE [ GridSample cubic row loads ]). A vector
+// holding an offset past the image's last 16-byte window (kC = 3: its last pixel; an
+// image of fewer than 4 floats: every offset) gathers as before, so no load leaves the
+// image. The same values, so the same bits; the tests' portable pair gathers (and targets
+// below AVX-512) keep the gathers.
+
 /// The E floats at element offsets o + f (f < E) of src, as E vectors: pairs by GatherPairs
 /// (or GatherPairsPortable when portable), an odd last one by a float gather.
 template <int E>
@@ -310,6 +322,14 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
     if constexpr (kPixelPairs) return hn::Mul(ix, hn::Set(di, kC));
     return hn::Mul(ix, sx);
   };
+  // NOTE [ GridSample channels-last pixel loads ]: the largest pixel offset whose 16-byte
+  // load stays inside the image (the last element is at (H - 1) sy + (W - 1) kC + kC - 1;
+  // below 0 when the image holds fewer than 4 floats: every vector gathers).
+  const VI pixel_load_last = hn::Set(
+      di, static_cast<int32_t>(std::clamp<int64_t>(
+              (c.ext[0] - 1) * c.sstride[0] + (c.ext[1] - 1) * (kC > 0 ? kC : 1) + kC - 4, -1,
+              INT32_MAX)));
+  (void)pixel_load_last;
   for (int64_t j = 0; j < cnt; j += N) {
     const int64_t q = p0 + j;
     const int64_t m = std::min(N, cnt - j);
@@ -372,9 +392,21 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
       // ChannelsFirstF32 / ChannelsLastF32 for nearest, at the offsets above.
       if constexpr (kPixelPairs) {
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
-        // NOTE [ GridSample channels-last pair gather ]: the pixel's kC floats.
         VF v[kC];
-        GatherRowFloats<kC>(sbase, off, c.portable_pairs, v);
+#if HWY_TARGET <= HWY_AVX3
+        // NOTE [ GridSample channels-last pixel loads ]
+        if (kC >= 3 && !c.portable_pairs && hn::AllFalse(di, hn::Gt(off, pixel_load_last))) {
+          HWY_ALIGN int32_t o[kL];
+          hn::Store(off, di, o);
+          VF col[4];
+          LoadRowWindows4(sbase, o, col);
+          for (int ch = 0; ch < kC; ++ch) v[ch] = col[ch];
+        } else
+#endif
+        {
+          // NOTE [ GridSample channels-last pair gather ]: the pixel's kC floats.
+          GatherRowFloats<kC>(sbase, off, c.portable_pairs, v);
+        }
         for (int ch = 0; ch < kC; ++ch) acc[ch] = hn::IfThenElseZero(keep, v[ch]);
 #endif
       } else {
