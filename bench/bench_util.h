@@ -63,8 +63,9 @@ void add(const std::string& workload, const std::string& impl, int64_t bytes, Fn
         // The fastest repetition beside the median (scripts read either: GRIDOPS_BENCH_STAT):
         // on the benchmark VM the two-thread memory bandwidth switches between two states
         // every few seconds (docs/BENCHMARKS.md), and the fastest of several randomly
-        // interleaved repetitions is, far more often than the median, timed in the same
-        // state on both sides of a ratio.
+        // interleaved repetitions is more often than the median timed in the same state
+        // on both sides of a ratio (not always: a stretch of the slow state can cover
+        // every repetition of a row).
         ->ComputeStatistics("min", [](const std::vector<double>& v) {
           return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
         });

@@ -17,7 +17,7 @@ mkdir -p "$out"
 # (Google Benchmark's random interleaving), and their median and minimum (bench_util.h): a
 # slow phase of this shared host then falls on gridops and its peers alike instead of on
 # whichever row ran then, and the fastest of seven is timed in the host's fast two-thread
-# memory state on both sides of a ratio far more often than the median (docs/BENCHMARKS.md,
+# memory state on both sides of a ratio more often than the median (docs/BENCHMARKS.md,
 # "Two-thread rows"; the scripts read the median unless GRIDOPS_BENCH_STAT=min).
 flags=(--benchmark_format=json --benchmark_out_format=json --benchmark_min_time=0.3
        --benchmark_repetitions=7 --benchmark_enable_random_interleaving=true

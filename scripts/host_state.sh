@@ -2,7 +2,7 @@
 # Samples this host's copy bandwidth at 1 and 2 threads over time (the copy reference,
 # gridops_bench_memcpy, built by scripts/bench.sh), one timestamped line per sample:
 # on the benchmark VM the two-thread bandwidth switches between about 100 and about 45 GB/s
-# from minute to minute (docs/BENCHMARKS.md, "Two-thread rows"), so a two-thread row is
+# every few seconds (docs/BENCHMARKS.md, "Two-thread rows"), so a two-thread row is
 # only comparable with rows timed in the same state.
 # Usage: scripts/host_state.sh [SAMPLES (default 12)] [SECONDS BETWEEN (default 5)]
 set -euo pipefail
