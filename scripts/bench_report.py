@@ -9,7 +9,7 @@ Usage: [GRIDOPS_BENCH_STAT=median|min] scripts/bench_report.py bench/results/<ru
 import re
 import sys
 
-from bench_targets import best_peer, copy_bandwidths, issue17, load  # noqa: E402 (same folder)
+from bench_targets import best_peer, copy_reference, issue17, load  # noqa: E402 (same folder)
 
 FAMILIES = {
     "W1": "GridSample 2-D/3-D, many channels",
@@ -21,20 +21,6 @@ FAMILIES = {
     "W7": "Pad",
 }
 SHORT = {"MET": "ok", "MEMORY LIMIT": "mem. limit", "MISSED": "**missed**"}
-
-
-def copy_reference(paths, times, nbytes):
-    """{threads: GB/s}: the mean of the run's two ends, else a copy64MiB row of the files."""
-    ends = copy_bandwidths(paths)
-    bw = {}
-    for t in (1, 2):
-        vals = [ends[w][t] for w in ends if t in ends[w]]
-        ms = times.get(("copy64MiB", t), {}).get("memcpy")
-        if vals:
-            bw[t] = sum(vals) / len(vals)
-        elif ms and nbytes.get(("copy64MiB", t)):
-            bw[t] = nbytes[("copy64MiB", t)] / (ms * 1e-3) / 1e9
-    return bw, ends
 
 
 def main(paths):

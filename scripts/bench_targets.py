@@ -47,6 +47,30 @@ def copy_bandwidths(paths):
     return out
 
 
+def row_copy_bw(times, nbytes):
+    """{threads: GB/s} of the copy64MiB row in the loaded files (the last file's, when
+    both memcpy.start.json and memcpy.end.json are loaded)."""
+    bw = {}
+    for t in (1, 2):
+        ms = times.get(("copy64MiB", t), {}).get("memcpy")
+        b = nbytes.get(("copy64MiB", t))
+        if ms and b:
+            bw[t] = b / (ms * 1e-3) / 1e9
+    return bw
+
+
+def copy_reference(paths, times, nbytes):
+    """(issue 17's copy bandwidth {threads: GB/s}, copy_bandwidths(paths)): the mean of the
+    run's two ends where scripts/bench.sh wrote them, else the copy64MiB row."""
+    ends = copy_bandwidths(paths)
+    bw = row_copy_bw(times, nbytes)
+    for t in (1, 2):
+        vals = [ends[w][t] for w in ends if t in ends[w]]
+        if vals:
+            bw[t] = sum(vals) / len(vals)
+    return bw, ends
+
+
 def check_stat(path, benchmarks):
     """Exits when `path` holds repetition aggregates but none of the statistic STAT."""
     names = {b.get("aggregate_name") for b in benchmarks if b.get("run_type") == "aggregate"}
@@ -98,12 +122,7 @@ def main(paths):
     def line(target, row, figure, ok):
         out.append(f"| {target} | {row} | {figure} | {verdict(ok)} |")
 
-    copy_bw = {}
-    for t in (1, 2):
-        ms = times.get(("copy64MiB", t), {}).get("memcpy")
-        b = nbytes.get(("copy64MiB", t))
-        if ms and b:
-            copy_bw[t] = b / (ms * 1e-3) / 1e9
+    copy_bw = row_copy_bw(times, nbytes)
 
     for (w, t), impls in sorted(times.items()):
         g = impls.get("gridops")
@@ -160,17 +179,13 @@ def main(paths):
     met = sum(l.endswith("| MET |") for l in out)
     print(f"\n{met} of {len(out)} target rows met.")
 
-    ends = copy_bandwidths(paths)
+    issue17_bw, ends = copy_reference(paths, times, nbytes)
     if ends:
         for which in ("start", "end"):
             bw = ends.get(which, {})
             print(f"\ncopy bandwidth at the {which} of the run: " +
                   ", ".join(f"{bw[t]:.1f} GB/s at {t} thread(s)" for t in sorted(bw)))
-        for t in (1, 2):
-            vals = [ends[w][t] for w in ends if t in ends[w]]
-            if vals:
-                copy_bw[t] = sum(vals) / len(vals)
-    never_slower(times, nbytes, copy_bw)
+    never_slower(times, nbytes, issue17_bw)
 
 
 def issue17(w, t, impls, nbytes, copy_bw):
