@@ -324,11 +324,13 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
   };
   // NOTE [ GridSample channels-last pixel loads ]: the largest pixel offset whose 16-byte
   // load stays inside the image (the last element is at (H - 1) sy + (W - 1) kC + kC - 1;
-  // below 0 when the image holds fewer than 4 floats: every vector gathers).
+  // below 0 when the image holds fewer than 4 floats: every vector gathers). -1 where the
+  // loads are not used (no pixel pairs).
   const VI pixel_load_last = hn::Set(
-      di, static_cast<int32_t>(std::clamp<int64_t>(
-              (c.ext[0] - 1) * c.sstride[0] + (c.ext[1] - 1) * (kC > 0 ? kC : 1) + kC - 4, -1,
-              INT32_MAX)));
+      di, kPixelPairs ? static_cast<int32_t>(std::clamp<int64_t>(
+                            (c.ext[0] - 1) * c.sstride[0] + (c.ext[1] - 1) * kC + kC - 4, -1,
+                            INT32_MAX))
+                      : -1);
   (void)pixel_load_last;
   for (int64_t j = 0; j < cnt; j += N) {
     const int64_t q = p0 + j;
