@@ -189,6 +189,35 @@ TEST_P(GatherDiff, SliceSizes) {
   }
 }
 
+// Index counts around the typed copies' blocks of 32 and pairs (NOTE [ Gather index
+// pairs ]), on rows split between two threads at odd positions, with the last slice of
+// every row read (data sized exactly, so an over-read is an ASan error).
+TEST_P(GatherDiff, IndexPairsAndBlocks) {
+  std::mt19937_64 rng(testing::test_seed());
+  const int saved = get_num_threads();
+  for (int64_t inner : {1, 2, 4, 8, 16}) {
+    for (int64_t q : {1, 2, 3, 31, 32, 33, 63, 64, 65, 97}) {
+      SCOPED_TRACE("inner " + std::to_string(inner) + " q " + std::to_string(q));
+      Tensor data(DType::kUInt8, {301, 41, inner});
+      testing::fill_random_bytes(data, rng);
+      Tensor idx = random_indices(DType::kInt64, {q}, 41, rng);
+      idx.data_as<int64_t>()[q - 1] = 40;
+      idx.data_as<int64_t>()[0] = -1;
+      GatherDesc desc;
+      desc.axis = 1;
+      if (!takes(impl(), desc, data.view(), idx.view())) continue;
+      Tensor want, got;
+      ASSERT_TRUE(run_impl(desc, "ref", data.view(), idx.view(), &want).ok());
+      for (int threads : {1, 2}) {
+        set_num_threads(threads);
+        ASSERT_TRUE(run_impl(desc, impl(), data.view(), idx.view(), &got).ok());
+        EXPECT_TRUE(testing::bitwise_equal(got, want)) << threads << " threads";
+      }
+    }
+  }
+  set_num_threads(saved);
+}
+
 // A bad index: both implementations report the same message, and nothing is written.
 TEST_P(GatherDiff, SameErrorForBadIndices) {
   std::mt19937_64 rng(testing::test_seed());
