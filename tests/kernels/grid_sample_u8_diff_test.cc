@@ -2,8 +2,9 @@
 // "ref" over random problems: 2-D, uint8 src with 1 to 4 channels, float32 grid, both
 // layouts, every padding, align_corners 0 and 1, linear and nearest, odd and tiny sizes
 // (1 included), output rows longer than a vector with a tail, grids inside, slightly and
-// far outside [-1, 1], half-pixel ties, NaN, +-inf and huge values, strided src, grid and
-// dst views, input windows, every Highway target, 1 vs 2 threads bit-identical.
+// far outside [-1, 1], half-pixel ties, smooth warps (the source prefetch of smooth rows),
+// NaN, +-inf and huge values, strided src, grid and dst views, input windows, every
+// Highway target, 1 vs 2 threads bit-identical.
 //
 // NOTE [ GridSample uint8 bound ]
 // nearest: bit-exact (a selection with the reference's coordinates and ties-to-even).
@@ -79,8 +80,9 @@ Problem random_problem(std::mt19937_64& rng, int index) {
   return p;
 }
 
-/// Grid values: mostly in [-1.1, 1.1]; by style also far outside, half-pixel ties, or
-/// NaN, +-inf and huge values.
+/// Grid values: mostly in [-1.1, 1.1]; by style also far outside, half-pixel ties, a
+/// smooth warp (rotation, scale up to 1.5 and a shift, the path's source prefetch of
+/// smooth rows), or NaN, +-inf and huge values.
 void fill_grid(Tensor& g, std::mt19937_64& rng, const Problem& p) {
   std::uniform_real_distribution<float> u(-1.1f, 1.1f), far(-40.0f, 40.0f), u01(0.0f, 1.0f);
   const bool first = p.desc.layout == ChannelLayout::kChannelsFirst;
@@ -88,11 +90,19 @@ void fill_grid(Tensor& g, std::mt19937_64& rng, const Problem& p) {
   const float special[] = {std::numeric_limits<float>::quiet_NaN(),
                            std::numeric_limits<float>::infinity(),
                            -std::numeric_limits<float>::infinity(), 1e30f, -3e9f, 1e7f};
-  const int style = std::uniform_int_distribution<int>(0, 3)(rng);
+  const int style = std::uniform_int_distribution<int>(0, 4)(rng);
+  const double angle = u(rng), scale = 0.5 + u01(rng), tx = 0.3 * u(rng), ty = 0.3 * u(rng);
+  const int64_t ho = p.grid_shape[1], wo = p.grid_shape[2];
   float* v = g.data_as<float>();
   for (int64_t i = 0; i < g.num_elements(); ++i) {
     const float q = u01(rng);
-    if (q < 0.03f) {
+    if (style == 4 && q >= 0.002f) {
+      const int64_t x = i / 2 % wo, y = i / 2 / wo % ho;
+      const double a = (2.0 * static_cast<double>(x) + 1.0) / static_cast<double>(wo) - 1.0;
+      const double b = (2.0 * static_cast<double>(y) + 1.0) / static_cast<double>(ho) - 1.0;
+      v[i] = static_cast<float>(i % 2 == 0 ? scale * (std::cos(angle) * a - std::sin(angle) * b) + tx
+                                           : scale * (std::sin(angle) * a + std::cos(angle) * b) + ty);
+    } else if (q < 0.03f) {
       v[i] = special[std::uniform_int_distribution<int>(0, 5)(rng)];
     } else if (style == 1 && q < 0.4f) {
       v[i] = far(rng);

@@ -30,12 +30,14 @@
 // float without FMA and with tap weights unsummed; both are within a few 2^-24 relative of
 // the exact sum, so after truncation they differ by at most 1 (docs/ops/grid_sample.md).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <utility>
 
 #include <hwy/aligned_allocator.h>
+#include <hwy/cache_control.h>
 
 #include "gridops/parallel.h"
 #include "kernels/grid_sample/grid_sample.h"
@@ -84,6 +86,8 @@ struct U8Ctx {
   bool dst_dense;          // channels-first: dx == 1; channels-last: dc == 1 and dx == C
   int64_t Ho, Wo;
   int64_t tile_h, tile_w, tiles_y, tiles_x;  // work items: tiles of tile_h x tile_w points
+  int pf_rows;   // rows ahead of the source prefetch of smooth grids (0: none; RowShift)
+  int pf_step;   // lanes between prefetched lanes
 };
 
 /// Linear taps of one axis in the pair form of step 2, from the reference's taps: base
@@ -464,6 +468,49 @@ HWY_INLINE void StorePlanarWords(const U8Ctx& c, uint8_t* drow, int64_t ox, VI w
 #endif
 }
 
+/// The source prefetch of smooth grids. At one thread the 3 MiB source of W2 does not fit
+/// the 1 MiB L2, and most of the time of the whole-pixel gathers went to waiting on L3
+/// (perf: ~75% of the samples on the gather). A smooth grid's row oy + pf_rows reads about
+/// the same source pixels as row oy moved by one offset, so each vector prefetches its own
+/// offsets moved by that: for the row, the move of its first, middle and last points, used
+/// only when the three agree within kPfAgree pixels and are within kPfGate pixels (a random
+/// grid's rows fail this and prefetch nothing). Measured, not assumed: see
+/// docs/ops/grid_sample.md, "uint8 few-channel path".
+constexpr float kPfGate = 32.0f;
+constexpr float kPfAgree = 4.0f;
+
+/// The offset move of row `grow` over c.pf_rows rows into `delta`, or false where the row
+/// is not smooth enough for it (above).
+HWY_INLINE bool RowShift(const U8Ctx& c, const float* grow, int32_t& delta) {
+  const float sx = 0.5f * static_cast<float>(c.len[1]), sy = 0.5f * static_cast<float>(c.len[0]);
+  float dx[3], dy[3];
+  int k = 0;
+  for (int64_t x : {int64_t{0}, c.Wo / 2, c.Wo - 1}) {
+    const float* g = grow + x * 2;
+    const float* f = g + c.pf_rows * c.gy;
+    dx[k] = (f[0] - g[0]) * sx;
+    dy[k] = (f[1] - g[1]) * sy;
+    if (!(std::abs(dx[k]) < kPfGate && std::abs(dy[k]) < kPfGate)) return false;
+    ++k;
+  }
+  const float mx = (dx[0] + dx[1] + dx[2]) / 3.0f, my = (dy[0] + dy[1] + dy[2]) / 3.0f;
+  for (int i = 0; i < 3; ++i) {
+    if (!(std::abs(dx[i] - mx) < kPfAgree && std::abs(dy[i] - my) < kPfAgree)) return false;
+  }
+  const int64_t d = static_cast<int64_t>(std::lround(my)) * c.sy + static_cast<int64_t>(std::lround(mx)) * c.sx;
+  delta = static_cast<int32_t>(std::clamp<int64_t>(d, -int64_t{c.lim}, int64_t{c.lim}));
+  return true;
+}
+
+/// Prefetches the source at every c.pf_step-th lane of `off` + `delta`, clamped into the source.
+HWY_INLINE void PrefetchShift(const U8Ctx& c, VI off, VI delta) {
+  const DI di;
+  const VI o = hn::Min(hn::Max(hn::Add(off, delta), hn::Zero(di)), hn::Set(di, c.lim));
+  HWY_ALIGN int32_t ov[kMaxLanes];
+  hn::Store(o, di, ov);
+  for (size_t k = 0; k < hn::Lanes(di); k += static_cast<size_t>(c.pf_step)) hwy::Prefetch(c.src + ov[k]);
+}
+
 void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
   const DF df;
   const DI di;
@@ -513,6 +560,9 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
     const float* grow = c.grid + n * c.gb + oy * c.gy;
     uint8_t* drow = c.dst + n * c.db + oy * c.dy;
     const VI nb = hn::Set(di, static_cast<int32_t>(c.bias + n * c.sb));
+    int32_t shift = 0;
+    const bool pf_row = c.pf_rows > 0 && oy + c.pf_rows < c.Ho && RowShift(c, grow, shift);
+    const VI vshift = hn::Set(di, shift);
     for (int64_t ox = x_begin; ox < x_end; ox += static_cast<int64_t>(L)) {
       const size_t count = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(L), x_end - ox));
       VF gxv, gyv;
@@ -537,7 +587,11 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
         const VI inside = hn::And(inx, iny);
         const VI row = hn::Add(nb, hn::Mul(iy, sy));
         if (c.fetch == Fetch::kPixel) {
-          const VI w = hn::And(Word(c, hn::Add(row, hn::Mul(ix, sx))), inside);
+          const VI poff = hn::Add(row, hn::Mul(ix, sx));
+          if (pf_row && count == L) {
+            PrefetchShift(c, poff, vshift);
+          }
+          const VI w = hn::And(Word(c, poff), inside);
           if (word_store && count == L) {
             StoreWords(c, drow + ox * c.C, w, pack, perm, (x_end - ox) * c.C >= L4);
             continue;
@@ -569,6 +623,9 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
       VF v00[4], v01[4], v10[4], v11[4];
       if (c.fetch == Fetch::kPixel) {
         const VI x0 = hn::Mul(bx, sx);
+        if (pf_row && count == L) {
+          PrefetchShift(c, hn::Add(r0, x0), vshift);
+        }
 #ifdef GRIDOPS_U8_PAIR64
         VI a0, a1, b0, b1;
         PixelPair(c, hn::Add(r0, x0), a0, a1);
@@ -766,6 +823,11 @@ void grid_sample_u8(const GridSampleProblem& p, const TensorView& src, const Ten
   // machine loaded). The tile fields stay so that a tile shape is one line to try.
   c.tile_h = 1;
   c.tile_w = c.Wo;
+  // Source prefetch 4 rows ahead where the grid is dense (RowShift reads it row by row):
+  // every 4th lane for linear (two rows of taps), every 8th for nearest (A/B in
+  // docs/ops/grid_sample.md, "uint8 few-channel path").
+  c.pf_rows = c.grid_dense && c.Wo > 0 ? 4 : 0;
+  c.pf_step = c.nearest ? 8 : 4;
   c.tiles_y = (c.Ho + c.tile_h - 1) / c.tile_h;
   c.tiles_x = (c.Wo + c.tile_w - 1) / c.tile_w;
   const int64_t items = p.batch * c.tiles_y * c.tiles_x;
