@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh test
 
 JOBS=$(nproc)
+# Seconds per phase, printed at the end (where a slow CI run spends its time).
+phases=()
+phase() { phases+=("$1: $((SECONDS - t0)) s"); t0=$SECONDS; }
+t0=$SECONDS
 quick=0
 [[ "${1:-}" == "--quick" ]] && quick=1
 
@@ -16,7 +20,9 @@ echo "== Release build (-Werror) =="
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DGRIDOPS_WERROR=ON \
   -DGRIDOPS_BUILD_TESTS=ON -DGRIDOPS_REQUIRE_TEST_DEPS=ON -DGRIDOPS_TEST_TORCH=ON >/dev/null
 cmake --build build/release -j"$JOBS"
+phase "Release build"
 (cd build/release && ctest -j"$JOBS" --output-on-failure)
+phase "Release tests"
 
 if ((quick == 0)); then
   echo "== ASan + UBSan build =="
@@ -27,7 +33,11 @@ if ((quick == 0)); then
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
     -DGRIDOPS_WERROR=ON -DGRIDOPS_BUILD_TESTS=ON -DGRIDOPS_REQUIRE_TEST_DEPS=ON >/dev/null
   cmake --build build/asan -j"$JOBS"
+  phase "ASan + UBSan build"
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   (cd build/asan && ctest -j"$JOBS" --output-on-failure)
+  phase "ASan + UBSan tests"
 fi
+echo "== test.sh phases =="
+printf '%s\n' "${phases[@]}"
