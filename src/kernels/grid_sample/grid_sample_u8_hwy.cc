@@ -823,11 +823,6 @@ void grid_sample_u8(const GridSampleProblem& p, const TensorView& src, const Ten
   // machine loaded). The tile fields stay so that a tile shape is one line to try.
   c.tile_h = 1;
   c.tile_w = c.Wo;
-  // Source prefetch 4 rows ahead where the grid is dense (RowShift reads it row by row):
-  // every 4th lane for linear (two rows of taps), every 8th for nearest (A/B in
-  // docs/ops/grid_sample.md, "uint8 few-channel path").
-  c.pf_rows = c.grid_dense && c.Wo > 0 ? 4 : 0;
-  c.pf_step = c.nearest ? 8 : 4;
   c.tiles_y = (c.Ho + c.tile_h - 1) / c.tile_h;
   c.tiles_x = (c.Wo + c.tile_w - 1) / c.tile_w;
   const int64_t items = p.batch * c.tiles_y * c.tiles_x;
@@ -863,6 +858,12 @@ void grid_sample_u8(const GridSampleProblem& p, const TensorView& src, const Ten
       c.lim8 = c.lim;
     }
   }
+  // Source prefetch 4 rows ahead on the whole-pixel (kPixel) paths, the only ones that
+  // prefetch, where the grid is dense (RowShift reads it row by row): every 4th lane for
+  // linear (two rows of taps), every 8th for nearest (A/B in docs/ops/grid_sample.md,
+  // "uint8 few-channel path"). The plane paths skip RowShift's grid loads.
+  c.pf_rows = c.fetch == Fetch::kPixel && c.grid_dense ? 4 : 0;
+  c.pf_step = c.nearest ? 8 : 4;
   // About 64 Ki output elements per chunk: small problems stay on one thread.
   const int64_t grain =
       std::max<int64_t>(1, (int64_t{1} << 16) / (c.tile_h * c.tile_w * p.channels));
