@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh bench
 filter=${1:-.}
 out=${GRIDOPS_BENCH_OUT:-build/bench/results}
-cmake -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DGRIDOPS_BUILD_BENCH=ON -DGRIDOPS_BUILD_TESTS=OFF >/dev/null
+cmake $(scripts/cmake_generator.sh build/bench) -S . -B build/bench -DCMAKE_BUILD_TYPE=Release -DGRIDOPS_BUILD_BENCH=ON -DGRIDOPS_BUILD_TESTS=OFF >/dev/null
 cmake --build build/bench -j"$(nproc)"
 mkdir -p "$out"
 # Seven repetitions of each row, randomly interleaved with the other rows of the same binary

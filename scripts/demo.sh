@@ -7,6 +7,6 @@ cd "$(dirname "$0")/.."
 # Only what the demo needs (scripts/setup.sh --list demo); the test oracles are
 # scripts/test.sh's business, and configure does not look for them here.
 scripts/setup.sh demo
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DGRIDOPS_BUILD_TESTS=OFF >/dev/null
+cmake $(scripts/cmake_generator.sh build/release) -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DGRIDOPS_BUILD_TESTS=OFF >/dev/null
 cmake --build build/release -j"$(nproc)" --target gridops_cli
 build/release/gridops demo "$@"

@@ -9,7 +9,7 @@ seconds=${1:-600}
 shift || true
 targets=("$@")
 ((${#targets[@]})) || targets=(npy_fuzz onnx_model_fuzz)
-CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDOPS_SANITIZE=ON \
+CC=clang CXX=clang++ cmake $(scripts/cmake_generator.sh build/fuzz) -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRIDOPS_SANITIZE=ON \
   -DGRIDOPS_FUZZ=ON -DGRIDOPS_BUILD_TESTS=OFF -DGRIDOPS_BUILD_EXAMPLES=OFF -DGRIDOPS_USE_OPENMP=OFF >/dev/null
 cmake --build build/fuzz -j"$(nproc)" --target "${targets[@]}"
 # Seeds for the model loader: the models and tensors of the shared conformance suites.

@@ -3,7 +3,7 @@
 # needs root (or sudo) only when something is missing.
 #
 # Usage: scripts/setup.sh [demo|test|bench|fuzz]...   (default: demo)
-#   demo   the library, the `gridops` command and its demo: compiler, CMake, Highway,
+#   demo   the library, the `gridops` command and its demo: compiler, CMake, Ninja, Highway,
 #          oneTBB (the threads), protobuf + ONNX definitions (the model runner), CLI11, stb
 #   test   demo + the test oracles: GoogleTest/GoogleMock, oneDNN (with the OpenCL headers
 #          its CMake package requires), the ONNX backend test data, libtorch (GridSample and
@@ -19,7 +19,7 @@
 # The same lists are printed by `scripts/setup.sh --list PROFILE`.
 set -euo pipefail
 
-DEMO=(build-essential cmake pkg-config libhwy-dev libtbb-dev
+DEMO=(build-essential cmake ninja-build pkg-config libhwy-dev libtbb-dev
       libprotobuf-dev protobuf-compiler libonnx-dev libcli11-dev libstb-dev)
 # libdnnl-dev only recommends ocl-icd-opencl-dev, but its CMake package calls
 # find_package(OpenCL REQUIRED): without it every configure that looks for oneDNN fails.
