@@ -894,6 +894,41 @@ TEST(GridSampleDiff, Transpose16PortableMatchesIntrinsic) {
 #endif
 }
 
+// The channel-blocked path copies one 16-channel block of at most 32 MiB (past it the
+// per-point reads leave the L3 cache; NOTE [ GridSample channel blocks ]), whatever the mode:
+// W3's 16 MiB blocks take it, nearest included; a (1, 16, 1024, 1024) input (64 MiB) goes to
+// a gather path. Plans only: nothing is allocated.
+TEST(GridSampleDiff, ChannelBlockedPathCopyCap) {
+#ifdef GRIDOPS_HAVE_HWY
+  if (!kernels::grid_sample_target_has_blocked()) {
+    GTEST_SKIP() << "the CPU's Highway target has no AVX-512: no grid_sample.blocked";
+  }
+  auto impl_of = [](IM mode, const Dims& src, const Dims& grid) {
+    GridSampleDesc desc;
+    desc.mode = mode;
+    auto plan = make_grid_sample_plan(desc, DType::kFloat32, src, DType::kFloat32, grid);
+    EXPECT_TRUE(plan.ok()) << plan.status().to_string();
+    return plan.ok() ? std::string(plan.value().impl_name()) : std::string();
+  };
+  for (IM mode : {IM::kNearest, IM::kLinear, IM::kCubic}) {
+    SCOPED_TRACE("mode " + std::to_string(static_cast<int>(mode)));
+    EXPECT_EQ(impl_of(mode, {1, 16, 64, 64, 64}, {1, 64, 64, 64, 3}), "grid_sample.blocked");
+    // 724 x 724 x 64 bytes: just under 32 MiB.
+    EXPECT_EQ(impl_of(mode, {1, 16, 724, 724}, {1, 724, 724, 2}), "grid_sample.blocked");
+    const std::string big = impl_of(mode, {1, 16, 1024, 1024}, {1, 1024, 1024, 2});
+    EXPECT_NE(big, "grid_sample.blocked");
+    EXPECT_NE(big, "ref");
+    Problem p;
+    p.desc.mode = mode;
+    p.src_shape = {1, 16, 1024, 1024};
+    p.grid_shape = {1, 1024, 1024, 2};
+    EXPECT_TRUE(declines(p, "grid_sample.blocked"));
+  }
+#else
+  GTEST_SKIP() << "built without Highway";
+#endif
+}
+
 // The channel-blocked path with the portable transpose switched in for the AVX-512 one
 // (NOTE [ GridSample Transpose16 ]): the same bits, every mode, 2-D and 3-D, a partial
 // channel block, both the per-thread and the shared copies (1 and 2 threads).

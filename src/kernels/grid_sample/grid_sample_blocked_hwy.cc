@@ -451,6 +451,9 @@ bool grid_sample_transpose16_for_testing(bool portable, const float* in, float* 
   return HWY_DYNAMIC_DISPATCH(grid_sample_simd::Transpose16ForTesting)(portable, in, out);
 }
 
+/// The largest 16-channel block the blocked path copies (below).
+constexpr int64_t kBlockedCopyCap = int64_t{32} << 20;
+
 std::string grid_sample_blocked_declines(const GridSampleProblem& p) {
   std::string why = grid_sample_fast_declines(p);
   if (!why.empty()) return why;
@@ -476,11 +479,15 @@ std::string grid_sample_blocked_declines(const GridSampleProblem& p) {
   if (8 * out_points < in_points) {
     return "fewer than 1/8 as many output points as input points (the copy would not pay)";
   }
-  // Nearest reads one line per point and block: the copy pays only while it stays in L2
-  // (W1b: 1 MiB per block). W3b's 16 MiB block measured 5.2 vs 5.6 ms at 1 thread but
-  // 16.6 vs 8.7 ms at 2 threads (random reads from L3 against per-channel planes in L2).
-  if (p.mode == InterpolationMode::kNearest && in_points * 16 * 4 > (int64_t{2} << 20)) {
-    return "nearest with a channel block over 2 MiB (out of L2)";
+  // The copy pays while it stays in the L3 cache: each point then reads its taps' lines
+  // from the L3. Past it they come from memory, where the per-channel planes of the gather
+  // paths still fit. Measured on a 32 MiB-L3 host (a (1, 16, S, S) input, random grid, one
+  // thread; blocked against the gather path): 32 MiB blocks 27 vs 97 ms linear and 10.5 vs
+  // 29 ms nearest, 44 MiB 291 vs 121 and 154 vs 48 ms. Nearest was held to 2 MiB blocks
+  // until 2026-11-29; W3b's 16 MiB block now measures 4.6 vs 8.9 ms (1 thread) and 2.8 vs
+  // 6.5 ms (2 threads) (docs/ops/grid_sample.md, step 5).
+  if (in_points * 16 * 4 > kBlockedCopyCap) {
+    return "a 16-channel block over 32 MiB (larger than a typical L3 cache)";
   }
   return {};
 }
