@@ -482,12 +482,12 @@ std::string grid_sample_blocked_declines(const GridSampleProblem& p) {
   // The copy pays while it stays in the L3 cache: each point then reads its taps' lines
   // from the L3. Past it they come from memory, where the per-channel planes of the gather
   // paths still fit. Measured on a 32 MiB-L3 host (a (1, 16, S, S) input, random grid, one
-  // thread; blocked against the gather path): 32 MiB blocks 27 vs 97 ms linear and 10.5 vs
-  // 29 ms nearest, 44 MiB 291 vs 121 and 154 vs 48 ms. Nearest was held to 2 MiB blocks
-  // until 2026-11-29; W3b's 16 MiB block now measures 4.6 vs 8.9 ms (1 thread) and 2.8 vs
-  // 6.5 ms (2 threads) (docs/ops/grid_sample.md, step 5).
+  // thread; blocked against the gather path, medians): 32 MiB blocks 27.4 vs 96.6 ms linear
+  // and 11.2 vs 29.7 ms nearest, 44 MiB 301 vs 122 and 263 vs 48 ms. Nearest was held to
+  // 2 MiB blocks until 2026-11-29; W3b's 16 MiB block now measures 4.63 vs 8.90 ms (1
+  // thread) and 2.84 vs 6.45 ms (2 threads) (docs/ops/grid_sample.md, step 5).
   if (in_points * 16 * 4 > kBlockedCopyCap) {
-    return "a 16-channel block over 32 MiB (larger than a typical L3 cache)";
+    return "a 16-channel block over 32 MiB (its random reads would miss the L3 cache)";
   }
   return {};
 }
