@@ -87,7 +87,6 @@ struct U8Ctx {
   int64_t Ho, Wo;
   int64_t tile_h, tile_w, tiles_y, tiles_x;  // work items: tiles of tile_h x tile_w points
   int pf_rows;   // rows ahead of the source prefetch of smooth grids (0: none; RowShift)
-  int pf_step;   // lanes between prefetched lanes
 };
 
 /// Linear taps of one axis in the pair form of step 2, from the reference's taps: base
@@ -502,13 +501,15 @@ HWY_INLINE bool RowShift(const U8Ctx& c, const float* grow, int32_t& delta) {
   return true;
 }
 
-/// Prefetches the source at every c.pf_step-th lane of `off` + `delta`, clamped into the source.
+/// Prefetches the source at every 4th lane (linear: two rows of taps) or 8th (nearest) of
+/// `off` + `delta`, clamped into the source (A/B in docs/ops/grid_sample.md).
 HWY_INLINE void PrefetchShift(const U8Ctx& c, VI off, VI delta) {
   const DI di;
   const VI o = hn::Min(hn::Max(hn::Add(off, delta), hn::Zero(di)), hn::Set(di, c.lim));
   HWY_ALIGN int32_t ov[kMaxLanes];
   hn::Store(o, di, ov);
-  for (size_t k = 0; k < hn::Lanes(di); k += static_cast<size_t>(c.pf_step)) hwy::Prefetch(c.src + ov[k]);
+  const size_t step = c.nearest ? 8 : 4;
+  for (size_t k = 0; k < hn::Lanes(di); k += step) hwy::Prefetch(c.src + ov[k]);
 }
 
 void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
@@ -859,11 +860,10 @@ void grid_sample_u8(const GridSampleProblem& p, const TensorView& src, const Ten
     }
   }
   // Source prefetch 4 rows ahead on the whole-pixel (kPixel) paths, the only ones that
-  // prefetch, where the grid is dense (RowShift reads it row by row): every 4th lane for
-  // linear (two rows of taps), every 8th for nearest (A/B in docs/ops/grid_sample.md,
-  // "uint8 few-channel path"). The plane paths skip RowShift's grid loads.
+  // prefetch, where the grid is dense (RowShift reads it row by row; PrefetchShift picks
+  // the lanes; A/B in docs/ops/grid_sample.md, "uint8 few-channel path"). The plane paths
+  // skip RowShift's grid loads.
   c.pf_rows = c.fetch == Fetch::kPixel && c.grid_dense ? 4 : 0;
-  c.pf_step = c.nearest ? 8 : 4;
   // About 64 Ki output elements per chunk: small problems stay on one thread.
   const int64_t grain =
       std::max<int64_t>(1, (int64_t{1} << 16) / (c.tile_h * c.tile_w * p.channels));
