@@ -17,6 +17,7 @@
 // values below 8, so it differs from the reference's by a few units of 2^-24; each product
 // of r <= 3 weights adds at most r more; each of the NT accumulation steps adds at most
 // 2^-24 * sum|w v|. Together this is well below 16 * 2^-24 = 2^-20 per tap times max|src|.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -918,11 +919,16 @@ TEST(GridSampleDiff, ChannelBlockedPathCopyCap) {
     const std::string big = impl_of(mode, {1, 16, 1024, 1024}, {1, 1024, 1024, 2});
     EXPECT_NE(big, "grid_sample.blocked");
     EXPECT_NE(big, "ref");
-    Problem p;
-    p.desc.mode = mode;
-    p.src_shape = {1, 16, 1024, 1024};
-    p.grid_shape = {1, 1024, 1024, 2};
-    EXPECT_TRUE(declines(p, "grid_sample.blocked"));
+    GridSampleDesc forced;
+    forced.mode = mode;
+    forced.impl = "grid_sample.blocked";
+    const Dims big_src{1, 16, 1024, 1024}, big_grid{1, 1024, 1024, 2};
+    auto declined =
+        make_grid_sample_plan(forced, DType::kFloat32, big_src, DType::kFloat32, big_grid);
+    ASSERT_FALSE(declined.ok());
+    EXPECT_EQ(declined.status().code(), StatusCode::kUnimplemented);
+    EXPECT_THAT(declined.status().to_string(),
+                ::testing::HasSubstr("a 16-channel block over 32 MiB"));
   }
 #else
   GTEST_SKIP() << "built without Highway";
