@@ -734,12 +734,19 @@ void ChannelsBackward(const ResampleProblem& p, const void* t, const void* in, v
     Linear(p) ? BwdLinearC<T, R, kCap>(p, tb, g, d) : BwdNearestC<T, R, kCap>(p, tb, g, d);
   });
 }
+// resample.channels_vector16's cap: 16 where a vector holds 16 float32 lanes (AVX-512),
+// else 8. On targets with at most 8 lanes (AVX2, SSE4, NEON, scalar) CappedTag<float, 16>
+// and CappedTag<float, 8> are the same tag and every other use of kCap (the streaming
+// test, cap >= 8; the pixel copy, cap > 1) agrees, so the two entries run the same
+// instantiations instead of compiling identical copies (a third of this file's kernels on
+// those targets).
+constexpr size_t kCap16 = HWY_LANES(float) >= 16 ? 16 : 8;
 // HWY_EXPORT takes plain function names.
 void Channels16Forward(const ResampleProblem& p, const void* t, const void* in, void* out) {
-  ChannelsForward<16>(p, t, in, out);
+  ChannelsForward<kCap16>(p, t, in, out);
 }
 void Channels16Backward(const ResampleProblem& p, const void* t, const void* in, void* out) {
-  ChannelsBackward<16>(p, t, in, out);
+  ChannelsBackward<kCap16>(p, t, in, out);
 }
 void Channels8Forward(const ResampleProblem& p, const void* t, const void* in, void* out) {
   ChannelsForward<8>(p, t, in, out);
