@@ -487,7 +487,8 @@ std::string grid_sample_blocked_declines(const GridSampleProblem& p) {
   // 2 MiB blocks until 2026-11-29; W3b's 16 MiB block now measures 4.63 vs 8.90 ms (1
   // thread) and 2.84 vs 6.45 ms (2 threads) (docs/ops/grid_sample.md, step 5).
   if (in_points * 16 * 4 > kBlockedCopyCap) {
-    return "a 16-channel block over 32 MiB (its random reads would miss the L3 cache)";
+    return "a 16-channel block over " + std::to_string(kBlockedCopyCap >> 20) +
+           " MiB (its random reads would miss the L3 cache)";
   }
   return {};
 }
