@@ -916,13 +916,13 @@ TEST(GridSampleDiff, ChannelBlockedPathCopyCap) {
     EXPECT_EQ(impl_of(mode, {1, 16, 64, 64, 64}, {1, 64, 64, 64, 3}), "grid_sample.blocked");
     // 724 x 724 x 64 bytes: just under 32 MiB.
     EXPECT_EQ(impl_of(mode, {1, 16, 724, 724}, {1, 724, 724, 2}), "grid_sample.blocked");
-    const std::string big = impl_of(mode, {1, 16, 1024, 1024}, {1, 1024, 1024, 2});
+    const Dims big_src{1, 16, 1024, 1024}, big_grid{1, 1024, 1024, 2};
+    const std::string big = impl_of(mode, big_src, big_grid);
     EXPECT_NE(big, "grid_sample.blocked");
     EXPECT_NE(big, "ref");
     GridSampleDesc forced;
     forced.mode = mode;
     forced.impl = "grid_sample.blocked";
-    const Dims big_src{1, 16, 1024, 1024}, big_grid{1, 1024, 1024, 2};
     auto declined =
         make_grid_sample_plan(forced, DType::kFloat32, big_src, DType::kFloat32, big_grid);
     ASSERT_FALSE(declined.ok());
