@@ -393,7 +393,8 @@ TEST(ResampleDiff, ThreadCountInvariance) {
       {{1, 3, 9, 10, 11}, {1, 3, 18, 5, 22}, MemoryFormat::kPlain, MemoryFormat::kPlain},
       {{1, 16, 5, 6, 7}, {1, 16, 10, 12, 14}, MemoryFormat::kBlocked16, MemoryFormat::kBlocked16},
       {{1, 7, 30, 30}, {1, 7, 61, 29}, MemoryFormat::kPlain, MemoryFormat::kChannelsLast},
-      // Downsampling along W by 2 or more: resample.channels_bf16 for bfloat16.
+      // Downsampling along W by 2 or more: resample.channels_bf16's direct loop for bfloat16
+      // (the upsamplings above take its column cache).
       {{2, 48, 17, 40}, {2, 48, 9, 20}, MemoryFormat::kChannelsLast, MemoryFormat::kChannelsLast},
       {{1, 20, 14, 31}, {1, 20, 7, 15}, MemoryFormat::kBlocked16, MemoryFormat::kBlocked16},
       {{1, 32, 5, 6, 20}, {1, 32, 3, 12, 9}, MemoryFormat::kChannelsLast,
@@ -468,12 +469,12 @@ TEST(ResampleDiff, BenchmarkWorkloadsUseTheFastPath) {
         auto plan = make_resample_plan(desc, md(dt, w.src, f), md(dt, w.dst, f));
         ASSERT_TRUE(plan.ok()) << plan.status().to_string();
         // nchw: vectors along W; nhwc and nChw16c: vectors of 16 channels, and for the
-        // bfloat16 linear downsampling (W5c) resample.channels_bf16 where the CPU has
+        // bfloat16 linear ones (W5a, W5c, W5d) resample.channels_bf16 where the CPU has
         // AVX512_BF16 (it may decline for that reason only).
-        const bool bf16_down = dt == DType::kBFloat16 && w.a == ResampleAlgorithm::kLinear &&
-                               f != MemoryFormat::kPlain && w.src.back() == 2 * w.dst.back();
+        const bool bf16_linear = dt == DType::kBFloat16 && w.a == ResampleAlgorithm::kLinear &&
+                                 f != MemoryFormat::kPlain;
         std::string want = f == MemoryFormat::kPlain ? "resample.plain" : "resample.channels_vector16";
-        if (bf16_down) {
+        if (bf16_linear) {
           ResampleDesc forced = desc;
           forced.impl = "resample.channels_bf16";
           auto p2 = make_resample_plan(forced, md(dt, w.src, f), md(dt, w.dst, f));
@@ -618,15 +619,18 @@ TEST(ResampleDiff, BFloat16ChannelVectorsMatchTheGenericPath) {
   }
 }
 
-// resample.channels_bf16 (bfloat16 linear forward, W downsampled by 2 or more, both tensors
-// channels-last with C a multiple of 16 or both blocked by 16, AVX512_BF16 CPUs): the same
-// bits as resample.channels_vector16, whose arithmetic it repeats with other conversion
-// instructions, on exact 2x and other downsamplings, ranks 1-3, odd sizes, C not a multiple
-// of 16 (blocked: padded lanes hold NaN on input and must come out +0), NaN payloads,
-// infinities, subnormal inputs and results (the conversion instruction flushes float32
-// subnormals, so those pairs take the integer rounding); also within the linear bound of
-// "ref" (check_problem) and, for a 4 MiB 64-byte aligned output, streamed.
-TEST(ResampleDiff, BFloat16DownsamplingPathMatchesChannelVectors) {
+// resample.channels_bf16 (bfloat16 linear forward, both tensors channels-last with C a
+// multiple of 16 or both blocked by 16, AVX512_BF16 CPUs): the same bits as
+// resample.channels_vector16, whose arithmetic it repeats with other conversion
+// instructions and loops, on W downsamplings (exact 2x and others: its direct loop) and on
+// W upsamplings, equal sizes and downsamplings by less than 2 (its column cache: exact 2x
+// and 3x up, arbitrary ratios, taps repeated at the edges), ranks 1-3, odd sizes, C not a
+// multiple of 16 (blocked: padded lanes hold NaN on input and must come out +0), channel
+// counts that leave strips of 64, 32 and 16 channels, NaN payloads, infinities, subnormal
+// inputs and results (the conversion instruction flushes float32 subnormals, so those pairs
+// take the integer rounding); also within the linear bound of "ref" (check_problem) and,
+// for 4 and 16 MiB 64-byte aligned outputs, streamed.
+TEST(ResampleDiff, BFloat16PathMatchesChannelVectors) {
   GRIDOPS_SKIP_WITHOUT_HWY();
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -705,9 +709,10 @@ TEST(ResampleDiff, BFloat16DownsamplingPathMatchesChannelVectors) {
   };
   static const int64_t kClChannels[] = {16, 32, 48, 64, 80, 96, 128};
   static const int64_t kBlockedChannels[] = {1, 5, 16, 20, 33, 48, 64};
-  for (int it = 0; it < 120; ++it) {
+  for (int it = 0; it < 240; ++it) {
     const int r = 1 + it % 3;
     const bool cl = (it / 3) % 2 == 0;
+    const bool down = (it / 6) % 2 == 0;  // W: the direct loop; else the column cache
     const MemoryFormat f = cl ? MemoryFormat::kChannelsLast : MemoryFormat::kBlocked16;
     Dims sd = {uni(1, 2), cl ? kClChannels[uni(0, 6)] : kBlockedChannels[uni(0, 6)]};
     Dims dd = sd;
@@ -715,7 +720,16 @@ TEST(ResampleDiff, BFloat16DownsamplingPathMatchesChannelVectors) {
       const bool last = k == r - 1;
       int64_t in = last ? uni(2, r == 3 ? 24 : 61) : uni(1, r == 3 ? 5 : 9);
       int64_t out;
-      if (last) {
+      if (last && !down) {
+        in = uni(1, r == 3 ? 12 : 30);
+        switch (uni(0, 4)) {
+          case 0: out = 2 * in; break;  // exact 2x (0.25 / 0.75 weights)
+          case 1: out = 3 * in; break;
+          case 2: out = in; break;
+          case 3: out = uni(static_cast<int>(in / 2) + 1, static_cast<int>(in)); break;
+          default: out = uni(static_cast<int>(in) + 1, static_cast<int>(4 * in) + 1); break;
+        }
+      } else if (last) {
         switch (uni(0, 3)) {
           case 0: in += in % 2; out = in / 2; break;        // exact 2x (0.5 / 0.5 weights)
           case 1: out = in / 2; break;                       // odd sizes: floor(I / 2)
@@ -736,10 +750,13 @@ TEST(ResampleDiff, BFloat16DownsamplingPathMatchesChannelVectors) {
     one(sd, dd, f, it % 4 == 1 ? 1 : (it % 4 == 2 ? 2 : 0), false);
     if (::testing::Test::HasFatalFailure()) return;
   }
-  // Exact 2x both ways with W5c's shape, 4 MiB of output: streamed when aligned.
+  // Exact 2x both ways with W5c's and W5a's shapes, 4 and 16 MiB of output: streamed when
+  // aligned; odd output widths (blocked: a last pixel stored alone).
   for (MemoryFormat f : {MemoryFormat::kChannelsLast, MemoryFormat::kBlocked16}) {
     one({1, 48, 34, 98}, {1, 48, 17, 49}, f, 2, false);
+    one({1, 80, 9, 13}, {1, 80, 18, 27}, f, 2, false);
     one({8, 64, 128, 128}, {8, 64, 64, 64}, f, 2, true);
+    one({8, 64, 64, 64}, {8, 64, 128, 128}, f, 2, true);
     if (::testing::Test::HasFatalFailure()) return;
   }
   std::printf("[ resample.channels_bf16 ] %d problems taken, worst error / bound %.3g\n", taken,

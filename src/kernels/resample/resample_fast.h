@@ -53,7 +53,9 @@ struct ResampleFastTables {
 //   contiguous channels at every pixel (channels-last, blocked16, blocked8); vectors run
 //   along the channels.
 // - resample.channels_bf16: resample.channels_vector16's bfloat16 linear forward with the
-//   AVX512_BF16 conversion instructions (x86-64 CPUs that have them; same bits).
+//   AVX512_BF16 conversion instructions and, unless W is downsampled by 2 or more, the
+//   columns of the outer interpolation kept in registers (x86-64 CPUs that have them; same
+//   bits).
 // - resample.generic: any layout, one channel at a time.
 // Forward: dst = A src in float32 arithmetic (nearest: a copy). Backward: diff_src =
 // A^T diff_dst (float32 arithmetic; nearest: float32 sums, within the bound of
@@ -87,9 +89,10 @@ void resample_channels8_backward(const ResampleProblem& p, const void* tables,
                                  const void* diff_dst, void* diff_src);
 
 /// resample.channels_bf16 (resample_channels_bf16_hwy.cc): the bfloat16 linear forward of
-/// resample.channels_vector16 with AVX512_BF16 conversions (same bits); x86-64 CPUs with
-/// AVX512_BF16 only, both tensors channels-last with C a multiple of 16 or both blocked by
-/// 16. Backward: resample_channels16_backward. Tables: resample_fast_prepare.
+/// resample.channels_vector16 with AVX512_BF16 conversions and its own loops (same bits);
+/// x86-64 CPUs with AVX512_BF16 only, both tensors channels-last with C a multiple of 16 or
+/// both blocked by 16. Backward: resample_channels16_backward. Tables:
+/// resample_fast_prepare.
 std::string resample_channels_bf16_declines(const ResampleProblem& p);
 void resample_channels_bf16_forward(const ResampleProblem& p, const void* tables,
                                     const void* src, void* dst);
