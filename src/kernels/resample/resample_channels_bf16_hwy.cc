@@ -270,25 +270,19 @@ HWY_INLINE void ColumnCacheRow(const int32_t* i0, const int32_t* i1, const float
                                const float* w1p, int64_t ow_n, Col col, Out out) {
   __m512 a[K], b[K], o[K];
   int64_t ca = -1, cb = -1;  // the input columns held in a and b (-1: none)
+  // Makes x (holding column cx) hold column j, copied from y (holding cy) if it has it.
+  auto hold = [&col](int64_t j, __m512* x, int64_t& cx, const __m512* y, int64_t cy) {
+    if (j == cx) return;
+    if (j == cy) {
+      for (int u = 0; u < K; ++u) x[u] = y[u];
+    } else {
+      col(j, x);
+    }
+    cx = j;
+  };
   for (int64_t ow = 0; ow < ow_n; ++ow) {
-    const int64_t j0 = i0[ow], j1 = i1[ow];
-    if (j0 != ca) {
-      if (j0 == cb) {
-        for (int u = 0; u < K; ++u) a[u] = b[u];
-      } else {
-        col(j0, a);
-      }
-      ca = j0;
-      cb = -1;
-    }
-    if (j1 != cb) {
-      if (j1 == ca) {
-        for (int u = 0; u < K; ++u) b[u] = a[u];
-      } else {
-        col(j1, b);
-      }
-      cb = j1;
-    }
+    hold(i0[ow], a, ca, b, cb);
+    hold(i1[ow], b, cb, a, ca);
     const __m512 w0 = _mm512_set1_ps(w0p[ow]), w1 = _mm512_set1_ps(w1p[ow]);
     for (int u = 0; u < K; ++u) o[u] = Lerp(w0, w1, a[u], b[u]);
     out(ow, o);
@@ -352,11 +346,7 @@ void Forward(const ResampleProblem& p, const ResampleFastTables& tb, const uint1
         // (then two, one; the chunk with padded lanes alone, its loads masked).
         auto cached_row = [&](auto st) {
           constexpr bool kS = decltype(st)::value;
-          // Locals for the loops, as in `body` below.
-          const __mmask16 m = last_mask;
-          const __m512 a0 = va0, a1 = va1, b0 = vb0, b1 = vb1;
-          const uint16_t* const rows[4] = {r[0], r[1], r[2], r[3]};
-          uint16_t* const dbase = db;
+          // `col` and `out` capture by value (ColumnCacheRow), so they need no local copies.
           const int64_t scb = S.c_block_stride, dcb = Dl.c_block_stride;
           // Vector u of the strip: source offset so + u * ss, output offset dof + u * ds.
           auto strip = [&](auto kv, auto masked, int64_t so, int64_t ss, int64_t dof,
@@ -366,13 +356,13 @@ void Forward(const ResampleProblem& p, const ResampleFastTables& tb, const uint1
             auto col = [=](int64_t j, __m512* x) {
               const int64_t off = j * sw + so;
               for (int u = 0; u < kK; ++u) {
-                x[u] = Outer<R, kM>(rows, off + u * ss, a0, a1, b0, b1, m);
+                x[u] = Outer<R, kM>(r, off + u * ss, va0, va1, vb0, vb1, last_mask);
               }
             };
             if (cl) {
               // The strip's vectors are adjacent: 32 channels per store.
               auto out = [=](int64_t ow, const __m512* o) {
-                uint16_t* const dp = dbase + ow * dw + dof;
+                uint16_t* const dp = db + ow * dw + dof;
                 if constexpr (kK == 1) {
                   Store16<kS>(dp, o[0]);
                 } else {
@@ -391,14 +381,14 @@ void Forward(const ResampleProblem& p, const ResampleFastTables& tb, const uint1
                 for (int u = 0; u < kK; ++u) held[u] = o[u];
               } else {
                 for (int u = 0; u < kK; ++u) {
-                  Store32<kS>(dbase + dof + u * ds + (ow - 1) * dw, held[u], o[u]);
+                  Store32<kS>(db + dof + u * ds + (ow - 1) * dw, held[u], o[u]);
                 }
               }
             };
             ColumnCacheRow<kK>(i0, i1, w0p, w1p, ow_n, col, out);
             if (ow_n % 2 != 0) {
               for (int u = 0; u < kK; ++u) {
-                Store16<kS>(dbase + dof + u * ds + (ow_n - 1) * dw, held[u]);
+                Store16<kS>(db + dof + u * ds + (ow_n - 1) * dw, held[u]);
               }
             }
           };
