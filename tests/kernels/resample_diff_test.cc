@@ -41,6 +41,7 @@
 #include "core/convert.h"
 #include "gridops/ops/resample.h"
 #include "gridops/parallel.h"
+#include "kernels/resample/resample_fast.h"
 #include "ops/resample_impls.h"
 #include "support/test_util.h"
 
@@ -765,6 +766,125 @@ TEST(ResampleDiff, BFloat16PathMatchesChannelVectors) {
   std::printf("[ resample.channels_bf16 ] %d problems taken, worst error / bound %.3g\n", taken,
               stats.worst_ratio);
 }
+
+#ifdef GRIDOPS_HAVE_HWY
+// resample.channels_vector16's float32 linear forward with 1 or 2 spatial axes computes
+// each output directly from the outer interpolation at its W taps (NOTE [ Resample direct
+// linear forward ]); with the test switch it fills its scratch row first, as before. The
+// two must give the same bits: W up by 2 and 3, equal widths, arbitrary up and down,
+// down by 2 and more; channels-last (C a multiple of 16: one flat group when there are
+// enough tasks) and blocked by 16 (C not a multiple of 16 too: the full groups direct, the
+// partial one through the row); 1 and 2 threads; NaN payloads, infinities and subnormals;
+// 64-byte aligned (streamed from 4 MiB) and offset by one element. Also within the linear
+// bound of "ref" (check_problem).
+TEST(ResampleDiff, DirectLinearForwardMatchesScratchRow) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed + 87);
+  std::uniform_int_distribution<int> pick(0, 1 << 30);
+  auto uni = [&](int lo, int hi) { return lo + pick(rng) % (hi - lo + 1); };
+  std::uniform_real_distribution<float> val(-2.0f, 2.0f);
+  const uint32_t specials[] = {0x7FC00000, 0xFFC00123, 0x7F800000, 0xFF800000,
+                               0x00000001, 0x80000003, 0x00000000, 0x80000000};
+  const int threads_before = get_num_threads();
+  Stats stats;
+  int taken = 0;
+  auto one = [&](const Dims& sd, const Dims& dd, MemoryFormat f, bool specials_in, bool big) {
+    const int r = static_cast<int>(sd.size()) - 2;
+    const auto s = md(DType::kFloat32, sd, f), d = md(DType::kFloat32, dd, f);
+    SCOPED_TRACE(dims_to_string(sd) + " -> " + dims_to_string(dd) + " " + format_tag(f, r));
+    ASSERT_TRUE(accepts("resample.channels_vector16", ResampleAlgorithm::kLinear, s, d));
+    ++taken;
+    const std::vector<char> cov = covered(s);
+    const size_t ns = cov.size();
+    const size_t nd = static_cast<size_t>(*d.buffer_elements());
+    auto* x = static_cast<float*>(std::aligned_alloc(64, (ns * 4 + 63) / 64 * 64));
+    for (size_t i = 0; i < ns; ++i) {
+      x[i] = val(rng);
+      if (specials_in && i % 89 == 0) x[i] = std::bit_cast<float>(specials[(i / 89) % 8]);
+      if (!cov[i]) x[i] = std::bit_cast<float>(uint32_t{0x7FC00001});  // padding: ignored
+    }
+    ResampleDesc desc;
+    desc.algorithm = ResampleAlgorithm::kLinear;
+    desc.impl = "resample.channels_vector16";
+    auto plan = make_resample_plan(desc, s, d);
+    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+    std::vector<std::vector<uint32_t>> outs;
+    for (bool scratch : {false, true}) {
+      for (int threads : {1, 2}) {
+        for (int offset : {0, 1}) {
+          if (!big && (offset == 1 || threads == 2)) continue;
+          auto* y = static_cast<float*>(std::aligned_alloc(64, (nd * 4 + 63) / 64 * 64 + 64));
+          for (size_t i = 0; i < nd + 1; ++i) y[i] = 123.0f;  // poison
+          set_num_threads(threads);
+          kernels::resample_channels_set_scratch_row_for_testing(scratch);
+          const bool ok = plan->forward(x, y + offset).ok();
+          kernels::resample_channels_set_scratch_row_for_testing(false);
+          set_num_threads(threads_before);
+          std::vector<uint32_t> bits(nd);
+          std::memcpy(bits.data(), y + offset, nd * 4);
+          std::free(y);
+          ASSERT_TRUE(ok);
+          outs.push_back(std::move(bits));
+        }
+      }
+    }
+    std::free(x);
+    for (size_t k = 1; k < outs.size(); ++k) {
+      size_t first = nd;
+      for (size_t i = 0; i < nd && first == nd; ++i) {
+        if (outs[0][i] != outs[k][i]) first = i;
+      }
+      EXPECT_EQ(first, nd) << "run " << k << " (scratch row from run " << outs.size() / 2
+                           << "): first differing element " << first << ": direct 0x"
+                           << std::hex << (first < nd ? outs[0][first] : 0) << ", other 0x"
+                           << (first < nd ? outs[k][first] : 0);
+    }
+    if (!big && !specials_in) {
+      check_problem("resample.channels_vector16", taken, DType::kFloat32,
+                    ResampleAlgorithm::kLinear, sd, f, dd, f, rng, &stats);
+    }
+  };
+  static const int64_t kClChannels[] = {16, 32, 48, 64, 80, 128};
+  static const int64_t kBlockedChannels[] = {5, 16, 20, 33, 48, 64};
+  for (int it = 0; it < 120; ++it) {
+    const int r = 1 + it % 2;
+    const bool cl = (it / 2) % 2 == 0;
+    const MemoryFormat f = cl ? MemoryFormat::kChannelsLast : MemoryFormat::kBlocked16;
+    Dims sd = {uni(1, 3), cl ? kClChannels[uni(0, 5)] : kBlockedChannels[uni(0, 5)]};
+    Dims dd = sd;
+    if (r == 2) {
+      const int64_t h = uni(1, 9);
+      sd.push_back(h);
+      dd.push_back(uni(0, 2) == 0 ? h : uni(1, 18));
+    }
+    const int64_t in = uni(1, 60);
+    int64_t out;
+    switch (uni(0, 5)) {
+      case 0: out = 2 * in; break;
+      case 1: out = 3 * in; break;
+      case 2: out = in; break;
+      case 3: out = uni(1, 4 * static_cast<int>(in) + 1); break;
+      case 4: out = std::max<int64_t>(1, in / 2); break;
+      default: out = std::max<int64_t>(1, in / uni(2, 5)); break;
+    }
+    sd.push_back(in);
+    dd.push_back(out);
+    one(sd, dd, f, (it / 4) % 3 == 2, false);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  // W5a's shape (32 MiB of output, streamed when aligned) and a long 1-D row (one flat
+  // group where the scratch row would have split the channels).
+  for (MemoryFormat f : {MemoryFormat::kChannelsLast, MemoryFormat::kBlocked16}) {
+    one({8, 64, 64, 64}, {8, 64, 128, 128}, f, true, true);
+    one({8, 64, 2048}, {8, 64, 4095}, f, true, true);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  std::printf("[ direct linear forward ] %d problems taken, worst error / bound %.3g\n", taken,
+              stats.worst_ratio);
+}
+#endif
 
 // The channels-last nearest forward streams only when input and output together take
 // 32 MiB or more (NOTE [ Nearest forward store policy ]); below that it copies pixels with

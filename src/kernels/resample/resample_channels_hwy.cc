@@ -3,14 +3,21 @@
 // backward, float32 and bfloat16, written once with Highway.
 // See NOTE [ Fast resample arithmetic ] in resample_hwy-inl.h and docs/ops/resample.md.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gridops/parallel.h"
 #include "kernels/resample/resample.h"
 #include "kernels/resample/resample_fast.h"
+
+namespace gridops::kernels {
+/// resample_channels_set_scratch_row_for_testing's switch (defined once, below).
+extern std::atomic<bool> g_resample_scratch_row;
+}  // namespace gridops::kernels
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/resample/resample_channels_hwy.cc"
@@ -37,9 +44,34 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   const ResampleLayout& Dl = p.dst;
   const int64_t nq = (Dl.padded_c + L - 1) / L;
   const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
-  const int64_t G = std::clamp<int64_t>((64 * 1024) / std::max<int64_t>(Iw * L, 1), 1, nq);
-  const int64_t ngroups = (nq + G - 1) / G;
   const int64_t outer = OuterCount<R>(p.out);
+  // NOTE [ Resample direct linear forward ]
+  // A group of full chunks computes each output directly from the outer interpolation at
+  // its two W taps (the loop under `fuse` below) instead of filling the scratch row v with
+  // the outer interpolation of every input column first (steps 1 and 2). The same
+  // operations on the same values, so the same bits (test
+  // ResampleDiff.DirectLinearForwardMatchesScratchRow). It recomputes the outer
+  // interpolation once per output instead of once per input column, and it does so for:
+  // - downsampling along W by 2 or more (most input columns feed no output at all);
+  // - float32 with 1 or 2 spatial axes, any W ratio: the vector loads of the source rows
+  //   (in L1 or L2) then run between the output's streaming stores, where the scratch row's
+  //   step 1 left the stores idle while it read; the store stream is the limit (W5a: a
+  //   32 MiB output). Measured in one process, the two forms alternated in blocks of 10
+  //   calls, medians (2026-11-29, one thread unless stated), direct / scratch: W5a nhwc
+  //   0.85-0.95x, nChw16c 0.86x, both 0.70-0.75x at 2 threads; 4x and 2x up, equal widths
+  //   and 1.5x down (C 16-64) 0.60-0.89x; outputs of 256 KiB-1 MiB, not streamed, 0.75-0.77x.
+  //   3-D (W5d) 0.89-1.01x in the same harness but slower across processes, and bfloat16
+  //   (a conversion per load: W5a 1.07-1.35x) keep the scratch row.
+  // Without a scratch row a group need not fit the 256 KiB that bounds G below: with whole
+  // chunks only and enough tasks for the threads, one group takes every chunk, so a
+  // channels-last pixel is one flat run (1-D nwc with 4096 input columns: G was 1).
+  const bool fuse = Iw >= 2 * Ow || (std::is_same_v<T, float> && R <= 2 &&
+                                     !g_resample_scratch_row.load(std::memory_order_relaxed));
+  const bool whole_chunks = nq * L <= p.c;
+  const int64_t G = fuse && whole_chunks && p.n * outer >= 4 * int64_t{get_num_threads()}
+                        ? nq
+                        : std::clamp<int64_t>((64 * 1024) / std::max<int64_t>(Iw * L, 1), 1, nq);
+  const int64_t ngroups = (nq + G - 1) / G;
   const int64_t tasks = p.n * ngroups * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
   const int64_t ssw = S.spatial_stride[R - 1], dsw = Dl.spatial_stride[R - 1];
@@ -52,7 +84,6 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   // so a group's chunks at one pixel form one run of G * L elements.
   const bool flat_layout =
       S.block == 1 && Dl.block == 1 && S.c_block_stride == 1 && Dl.c_block_stride == 1;
-  const bool fuse = Iw >= 2 * Ow;
   parallel_for(tasks, GrainFor(Ow * G * L), [&](int64_t begin, int64_t end) {
     // Everything the loops use is a local here, not a closure member: vector stores may
     // alias anything, so values read through the closure would be reloaded after each store.
@@ -64,7 +95,8 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
     const T* const s_base = src;
     T* const d_base = dst;
     const bool strm = stream, fuse_l = fuse, flat_l = flat_layout;
-    std::vector<float> v(static_cast<size_t>(iw_n * G * lanes));
+    // The scratch row, unused when every group is computed directly.
+    std::vector<float> v(fuse_l && whole_chunks ? 0 : static_cast<size_t>(iw_n * G * lanes));
     std::vector<int64_t> qreal(static_cast<size_t>(G)), qs(qreal.size()), qd(qreal.size());
     for (int64_t task = begin; task < end; ++task) {
       const int64_t pos = task % outer;
@@ -93,10 +125,9 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       const int64_t GL = nql * lanes;  // v's stride per input column
       float* const vp = v.data();
       const bool flat = flat_l && q1 * lanes <= p.c;
-      // Downsampling by 2 or more with full chunks: each input column feeds at most about
-      // one output, so the outer interpolation is computed at both W taps of each output
-      // directly (the same operations on the same values as the two steps below, without
-      // the round trip through v).
+      // Full chunks (NOTE [ Resample direct linear forward ]): the outer interpolation at
+      // both W taps of each output directly (the same operations on the same values as the
+      // two steps below, without the round trip through v).
       if (fuse_l && q1 * lanes <= p.c) {
         auto fused = [&](auto st) {
           constexpr bool kStream = decltype(st)::value;
@@ -778,6 +809,12 @@ HWY_EXPORT(GenericBackward);
 namespace gridops::kernels {
 // HWY_DYNAMIC_DISPATCH names the tables of HWY_EXPORT unqualified.
 using namespace resample_simd;  // NOLINT(google-build-using-namespace)
+
+std::atomic<bool> g_resample_scratch_row{false};
+
+void resample_channels_set_scratch_row_for_testing(bool scratch) {
+  g_resample_scratch_row.store(scratch, std::memory_order_relaxed);
+}
 
 namespace {
 

@@ -78,6 +78,11 @@ void resample_plain_backward(const ResampleProblem& p, const void* tables, const
                              void* diff_src);
 
 std::string resample_channels16_declines(const ResampleProblem& p);
+/// Tests only: true makes the channel-vector float32 linear forward with 1 or 2 spatial axes
+/// go through its scratch row where it would compute each output directly (NOTE [ Resample
+/// direct linear forward ] in resample_channels_hwy.cc; the same bits either way); false
+/// restores the default.
+void resample_channels_set_scratch_row_for_testing(bool scratch);
 void resample_channels16_forward(const ResampleProblem& p, const void* tables, const void* src,
                                  void* dst);
 void resample_channels16_backward(const ResampleProblem& p, const void* tables,
