@@ -326,8 +326,8 @@ TEST(ResampleDiff, RandomProblemsAgainstRef) {
 // (the plain kernels fetch W taps by permuting one or two loaded vectors, which needs rows
 // of 16 / 32 elements and more; wider tap spreads fall back to gathers) and channel counts
 // that are whole multiples of the channel vector (the channel-vector linear forward runs
-// flat loops over channels-last groups and, when downsampling by 2 or more, computes both
-// W taps without its scratch row).
+// flat loops over channels-last groups and, when downsampling by 2 or more or for float32
+// with 1 or 2 spatial axes, computes both W taps without its scratch row).
 RandomProblem long_row_problem(int it, const Uni& uni) {
   static const int64_t kChannels[] = {8, 16, 24, 32, 48, 64, 3, 17};
   RandomProblem pr;

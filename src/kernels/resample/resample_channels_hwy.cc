@@ -58,10 +58,11 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   //   step 1 left the stores idle while it read; the store stream is the limit (W5a: a
   //   32 MiB output). Measured in one process, the two forms alternated in blocks of 10
   //   calls, medians (2026-11-29, one thread unless stated), direct / scratch: W5a nhwc
-  //   0.85-0.95x, nChw16c 0.86x, both 0.70-0.75x at 2 threads; 4x and 2x up, equal widths
-  //   and 1.5x down (C 16-64) 0.60-0.89x; outputs of 256 KiB-1 MiB, not streamed, 0.75-0.77x.
-  //   3-D (W5d) 0.89-1.01x in the same harness but slower across processes, and bfloat16
-  //   (a conversion per load: W5a 1.07-1.35x) keep the scratch row.
+  //   0.85-0.98x, nChw16c 0.70-0.86x, both 0.70-0.75x at 2 threads; 4x and 2x up, equal
+  //   widths and 1.5x down (C 16-64) 0.60-0.89x; outputs of 256 KiB-1 MiB, not streamed,
+  //   0.75-0.77x (docs/ops/resample.md). 3-D (W5d) 0.89-1.01x in the same harness but
+  //   slower across processes, and bfloat16 (a conversion per load: W5a 1.06-1.37x) keep
+  //   the scratch row.
   // Without a scratch row a group need not fit the 256 KiB that bounds G below: with whole
   // chunks only and enough tasks for the threads, one group takes every chunk, so a
   // channels-last pixel is one flat run (1-D nwc with 4096 input columns: G was 1).
