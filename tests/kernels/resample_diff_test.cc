@@ -28,6 +28,7 @@
 //   bfloat16 ulp plus the float32 bound.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -107,6 +108,14 @@ std::vector<char> covered(const ResampleMemoryDesc& m) {
 template <class T>
 double as_double(T v) {
   return convert::load_real<double>(v);
+}
+
+/// The first index where a and b (the bits of two outputs of one size) differ; a.size()
+/// when they are equal.
+template <class T>
+size_t first_difference(const std::vector<T>& a, const std::vector<T>& b) {
+  const auto mismatch = std::mismatch(a.begin(), a.end(), b.begin());
+  return static_cast<size_t>(mismatch.first - a.begin());
 }
 
 /// Runs forward (or backward) with an implementation; returns the output buffer.
@@ -610,10 +619,7 @@ TEST(ResampleDiff, BFloat16ChannelVectorsMatchTheGenericPath) {
       outs.push_back(std::move(bits));
     }
     std::free(x);
-    size_t first = nd;
-    for (size_t i = 0; i < nd && first == nd; ++i) {
-      if (outs[0][i] != outs[1][i]) first = i;
-    }
+    const size_t first = first_difference(outs[0], outs[1]);
     EXPECT_EQ(first, nd) << "first differing element " << first << ": channels_vector16 0x" << std::hex
                          << (first < nd ? outs[0][first] : 0) << ", generic 0x"
                          << (first < nd ? outs[1][first] : 0);
@@ -693,10 +699,7 @@ TEST(ResampleDiff, BFloat16PathMatchesChannelVectors) {
     }
     std::free(x);
     for (size_t k = 1; k < outs.size(); ++k) {
-      size_t first = nd;
-      for (size_t i = 0; i < nd && first == nd; ++i) {
-        if (outs[0][i] != outs[k][i]) first = i;
-      }
+      const size_t first = first_difference(outs[0], outs[k]);
       EXPECT_EQ(first, nd) << "run " << k << ": first differing element " << first
                            << ": channels_bf16 0x" << std::hex
                            << (first < nd ? outs[0][first] : 0) << ", other 0x"
@@ -832,10 +835,7 @@ TEST(ResampleDiff, DirectLinearForwardMatchesScratchRow) {
     }
     std::free(x);
     for (size_t k = 1; k < outs.size(); ++k) {
-      size_t first = nd;
-      for (size_t i = 0; i < nd && first == nd; ++i) {
-        if (outs[0][i] != outs[k][i]) first = i;
-      }
+      const size_t first = first_difference(outs[0], outs[k]);
       EXPECT_EQ(first, nd) << "run " << k << " (scratch row from run " << outs.size() / 2
                            << "): first differing element " << first << ": direct 0x"
                            << std::hex << (first < nd ? outs[0][first] : 0) << ", other 0x"
