@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -268,10 +269,18 @@ TEST_P(GatherDiff, OneAndTwoThreadsAreBitIdentical) {
   set_num_threads(saved);
 }
 
-// Outputs of 8 MiB and more take the streaming-store path (slices of 64 bytes and more).
+// Outputs of 8 MiB and more take the streaming-store path (slices of 64 bytes and more;
+// from 128 bytes the Highway loop of NOTE [ Gather streamed slices ]), on every Highway
+// target of this CPU: slices of 64 (copy_stream's memcpy), 128, 300 (destination slices
+// at every 4-byte offset in a line: ordinary stores at both ends), 1024 and 2100 bytes
+// (more than the 2048 prefetched), from a table sized exactly (an over-read is an ASan
+// error), at 1 and 2 threads.
 TEST_P(GatherDiff, LargeOutputsStream) {
   std::mt19937_64 rng(testing::test_seed());
-  for (int64_t inner : {int64_t{300}, int64_t{1024}}) {
+  std::vector<int64_t> targets = testing::hwy_targets();
+  if (targets.empty()) targets.push_back(0);  // built without Highway: the one path
+  const int saved = get_num_threads();
+  for (int64_t inner : {int64_t{64}, int64_t{128}, int64_t{300}, int64_t{1024}, int64_t{2100}}) {
     SCOPED_TRACE("inner " + std::to_string(inner));
     Tensor data(DType::kUInt8, {1000, inner});
     testing::fill_random_bytes(data, rng);
@@ -279,11 +288,23 @@ TEST_P(GatherDiff, LargeOutputsStream) {
     if (!takes(impl(), GatherDesc{}, data.view(), idx.view())) {
       GTEST_SKIP() << "'" << impl() << "' takes no slices of " << inner << " bytes";
     }
-    Tensor want, got;
+    Tensor want;
     ASSERT_TRUE(run_impl(GatherDesc{}, "ref", data.view(), idx.view(), &want).ok());
-    ASSERT_TRUE(run_impl(GatherDesc{}, impl(), data.view(), idx.view(), &got).ok());
-    EXPECT_TRUE(testing::bitwise_equal(got, want));
+    for (size_t k = 0; k < targets.size(); ++k) {
+      const int threads = 1 + static_cast<int>((k + static_cast<size_t>(inner)) % 2);
+      SCOPED_TRACE(targets[k] == 0 ? std::string("no Highway")
+                                   : "Highway target " + testing::hwy_target_name(targets[k]));
+      SCOPED_TRACE(std::to_string(threads) + " threads");
+      std::optional<testing::ScopedHwyTarget> only;
+      if (targets[k] != 0) only.emplace(targets[k]);
+      set_num_threads(threads);
+      Tensor got;
+      ASSERT_TRUE(run_impl(GatherDesc{}, impl(), data.view(), idx.view(), &got).ok());
+      set_num_threads(saved);
+      EXPECT_TRUE(testing::bitwise_equal(got, want));
+    }
   }
+  set_num_threads(saved);
 }
 
 // The benchmark workloads (W6a-W6c) must not silently fall back to the reference.

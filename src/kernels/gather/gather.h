@@ -86,5 +86,10 @@ void gather_chunk32_hwy(const uint32_t* data, int64_t s, const int32_t* idx, int
                         uint32_t* dst, int64_t u0, int64_t u1);
 void gather_chunk64_hwy(const uint64_t* data, int64_t s, const int64_t* idx, int64_t q,
                         uint64_t* dst, int64_t u0, int64_t u1);
+/// gather.slices' streamed copies with Highway (NOTE [ Gather streamed slices ]):
+/// out + j * inner <- src + idx[j] * inner for j in [0, k), inner >= 128, the slice
+/// `ahead` on prefetched (the lines of its first `span` bytes), whole lines streamed.
+void gather_slices_stream_hwy(char* out, const char* src, const int64_t* idx, int64_t k,
+                              int64_t inner, int64_t ahead, int64_t span);
 
 }  // namespace gridops::kernels

@@ -4,11 +4,13 @@
 // included) is copied unchanged. See NOTE [ Fast Gather ] in gather_fast.cc.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/gather/gather.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gather/gather_hwy.cc"
+#include <hwy/cache_control.h>
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
@@ -57,6 +59,39 @@ void GatherChunk64(const uint64_t* data, int64_t s, const int64_t* idx, int64_t 
   GatherChunkT(data, s, idx, q, dst, u0, u1);
 }
 
+/// Slices j in [0, k) of `inner` bytes, out + j * inner <- src + idx[j] * inner, the
+/// slice `ahead` positions on prefetched (the lines of its first `span` bytes), the
+/// whole 64-byte lines of each destination slice written by streaming stores and the
+/// partial lines at its ends by ordinary ones. NOTE [ Gather streamed slices ] in
+/// gather_fast.cc.
+void GatherSlicesStream(char* HWY_RESTRICT out, const char* HWY_RESTRICT src,
+                        const int64_t* HWY_RESTRICT idx, int64_t k, int64_t inner, int64_t ahead,
+                        int64_t span) {
+  const hn::ScalableTag<uint8_t> d;
+  const auto L = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t j = 0; j < k; ++j) {
+    if (j + ahead < k) {
+      // Each line holding one of the first `span` bytes, once.
+      const char* next = src + idx[j + ahead] * inner;
+      const auto first = reinterpret_cast<uintptr_t>(next) & ~uintptr_t{63};
+      const uintptr_t last = reinterpret_cast<uintptr_t>(next) + static_cast<uintptr_t>(span) - 1;
+      for (uintptr_t line = first; line <= last; line += 64) {
+        hwy::Prefetch(reinterpret_cast<const char*>(line));
+      }
+    }
+    char* o = out + j * inner;
+    const char* a = src + idx[j] * inner;
+    const int64_t head = std::min<int64_t>(inner, static_cast<int64_t>((-reinterpret_cast<uintptr_t>(o)) & 63u));
+    if (head != 0) std::memcpy(o, a, static_cast<size_t>(head));
+    const int64_t lines_end = head + (inner - head) / 64 * 64;
+    for (int64_t i = head; i < lines_end; i += L) {
+      hn::Stream(hn::LoadU(d, reinterpret_cast<const uint8_t*>(a + i)), d, reinterpret_cast<uint8_t*>(o + i));
+    }
+    if (lines_end != inner) std::memcpy(o + lines_end, a + lines_end, static_cast<size_t>(inner - lines_end));
+  }
+  hwy::FlushStream();
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace gridops::kernels::gather_simd
 HWY_AFTER_NAMESPACE();
@@ -65,6 +100,7 @@ HWY_AFTER_NAMESPACE();
 namespace gridops::kernels::gather_simd {
 HWY_EXPORT(GatherChunk32);
 HWY_EXPORT(GatherChunk64);
+HWY_EXPORT(GatherSlicesStream);
 }  // namespace gridops::kernels::gather_simd
 
 namespace gridops::kernels {
@@ -78,6 +114,11 @@ void gather_chunk32_hwy(const uint32_t* data, int64_t s, const int32_t* idx, int
 void gather_chunk64_hwy(const uint64_t* data, int64_t s, const int64_t* idx, int64_t q,
                         uint64_t* dst, int64_t u0, int64_t u1) {
   HWY_DYNAMIC_DISPATCH(GatherChunk64)(data, s, idx, q, dst, u0, u1);
+}
+
+void gather_slices_stream_hwy(char* out, const char* src, const int64_t* idx, int64_t k,
+                              int64_t inner, int64_t ahead, int64_t span) {
+  HWY_DYNAMIC_DISPATCH(GatherSlicesStream)(out, src, idx, k, inner, ahead, span);
 }
 }  // namespace gridops::kernels
 #endif  // HWY_ONCE
