@@ -10,7 +10,7 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gather/gather_hwy.cc"
-#include <hwy/cache_control.h>
+#include <hwy/cache_control.h>  // hwy::Prefetch
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
@@ -89,7 +89,8 @@ void GatherSlicesStream(char* HWY_RESTRICT out, const char* HWY_RESTRICT src,
     }
     if (lines_end != inner) std::memcpy(o + lines_end, a + lines_end, static_cast<size_t>(inner - lines_end));
   }
-  hwy::FlushStream();
+  // No fence here: run_slices fences once per chunk (stream_fence) before the chunk is
+  // reported done, after every call of this function for the chunk's rows.
 }
 
 }  // namespace HWY_NAMESPACE
