@@ -313,8 +313,17 @@ void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<Pad
         const uint64_t v = static_cast<uint64_t>((map[static_cast<size_t>(i + q / lpc)] - lo) * lpc + q % lpc);
         std::memcpy(table.data() + q * lane, &v, static_cast<size_t>(lane));  // little endian
       }
+      // One table per line position of the piece's first byte (s lanes in): lane q takes
+      // what lane (q - s) mod lanes of the unrotated table names.
       pc.perm = static_cast<int32_t>(t.perm_idx.size());
-      t.perm_idx.push_back(table);
+      for (int64_t s = 0; s < lanes; ++s) {
+        std::array<uint8_t, 64> rotated{};
+        for (int64_t q = 0; q < lanes; ++q) {
+          std::memcpy(rotated.data() + q * lane, table.data() + ((q - s) & (lanes - 1)) * lane,
+                      static_cast<size_t>(lane));
+        }
+        t.perm_idx.push_back(rotated);
+      }
     } else {
       int64_t c = 1;
       while (i + c < k && (c + 1) * cell <= 1024 &&
@@ -398,6 +407,11 @@ std::shared_ptr<PadTables> build_tables(const PadProblem& p, bool pieces, bool o
     }
     build_pieces(*t, t->left, &t->left_pieces);
     build_pieces(*t, t->right, &t->right_pieces);
+    t->perm_sides = t->perm_lane != 0;
+    for (const auto* side : {&t->left_pieces, &t->right_pieces}) {
+      t->perm_sides = t->perm_sides && side->size() <= 1 &&
+                      (side->empty() || side->front().kind == PadPiece::kPerm);
+    }
   }
   if (!outer) return t;
   t->nouter = static_cast<int>(g.axes.size()) - 1;

@@ -54,11 +54,11 @@ HWY_INLINE hn::MFromD<D> MaskOfBits(D d, uint64_t bits) {
   return hn::LoadMaskBits(d, reinterpret_cast<const uint8_t*>(&bits));
 }
 
-/// Lanes [lo, hi) of a 64-lane byte mask (0 <= lo <= hi <= 64).
+/// Lanes [lo, hi) of a 64-lane byte mask (0 <= lo < 64, lo <= hi <= 64). BZHI keeps the
+/// bits below hi (all of them for hi = 64) without a branch; BMI2 is part of every
+/// AVX-512 target.
 HWY_INLINE M8 ByteRange(size_t lo, size_t hi) {
-  const uint64_t upto = hi >= 64 ? ~uint64_t{0} : (uint64_t{1} << hi) - 1;
-  const uint64_t below = (uint64_t{1} << lo) - 1;  // lo < 64 wherever this is called
-  return MaskOfBits(D8(), upto & ~below);
+  return MaskOfBits(D8(), _bzhi_u64(~uint64_t{0} << lo, static_cast<unsigned>(hi)));
 }
 
 /// The 64-byte line writer. `p_` is the next output byte; `acc_` holds the bytes of the
@@ -223,19 +223,6 @@ HWY_INLINE V8 Permute(int64_t lane, V8 idx, V8 v) {
   }
 }
 
-/// Lane q of the result: (q - shift) mod lanes, lanes of `lane` bytes (2, 4 or 8).
-HWY_INLINE V8 Rotation(int64_t lane, size_t shift) {
-  auto rot = [shift](auto d) {
-    using T = hn::TFromD<decltype(d)>;
-    const auto lanes = static_cast<T>(hn::Lanes(d));
-    return hn::BitCast(D8(), hn::And(hn::Sub(hn::Iota(d, 0), hn::Set(d, static_cast<T>(shift))),
-                                     hn::Set(d, static_cast<T>(lanes - 1))));
-  };
-  if (lane == 4) return rot(hn::FixedTag<uint32_t, 16>());
-  if (lane == 8) return rot(hn::FixedTag<uint64_t, 8>());
-  return rot(hn::FixedTag<uint16_t, 32>());
-}
-
 template <bool kStream, bool kPortable>
 HWY_INLINE void Pieces(Lines<kStream>& w, const PadTables& t, const std::vector<PadPiece>& pieces,
                        const int64_t* map, const char* in, bool perm_ok) {
@@ -250,11 +237,9 @@ HWY_INLINE void Pieces(Lines<kStream>& w, const PadTables& t, const std::vector<
       const M8 wm = ByteRange(0, static_cast<size_t>(pc.wlanes * lane));
       const V8 window =
           hn::MaskedLoad(wm, d8, reinterpret_cast<const uint8_t*>(in + pc.src * cell));
-      // Index of output lane q: the piece's table at (q - offset) mod lanes, so that the
-      // piece's first byte lands at the line position of the next output byte.
-      const V8 base = hn::LoadU(d8, t.perm_idx[static_cast<size_t>(pc.perm)].data());
-      const V8 idx = Permute<kPortable>(
-          lane, Rotation(lane, w.Offset() / static_cast<size_t>(lane)), base);
+      // The piece's table for the line position of the next output byte.
+      const V8 idx = hn::LoadU(
+          d8, t.perm_idx[static_cast<size_t>(pc.perm) + w.Offset() / static_cast<size_t>(lane)].data());
       w.Vec(Permute<kPortable>(lane, idx, window), bytes);
     } else if (cell == 1 || (cell <= 8 && cell == t.perm_lane && perm_ok)) {
       // Cells inserted one by one into the line register (a cell of 2, 4 or 8 bytes never
@@ -299,9 +284,72 @@ HWY_INLINE void Pieces(Lines<kStream>& w, const PadTables& t, const std::vector<
   }
 }
 
+/// A pad side of the straight row loop: one kPerm piece, or nothing.
+struct PermSide {
+  bool has = false;
+  M8 window;             // lanes of the window inside the source row
+  int64_t src = 0;       // byte offset of the window in the source row
+  int64_t bytes = 0;     // output bytes of the side
+  const uint8_t* idx = nullptr;  // the piece's first table (PadTables::perm_idx)
+
+  PermSide(const PadTables& t, const std::vector<PadPiece>& pieces) : window(ByteRange(0, 0)) {
+    if (pieces.empty()) return;
+    const PadPiece& pc = pieces.front();
+    has = true;
+    window = ByteRange(0, static_cast<size_t>(pc.wlanes * t.perm_lane));
+    src = pc.src * t.cell;
+    bytes = pc.count * t.cell;
+    idx = t.perm_idx[static_cast<size_t>(pc.perm)].data();
+  }
+};
+
+/// The rows of a t.perm_sides problem (non-constant mode, each side one kPerm piece or
+/// none): per row one window load and one permutation per side around the middle run,
+/// with no loop over pieces. The same bytes as the general loop in RowsT. The output must
+/// be aligned to t.perm_lane bytes.
+template <bool kStream, bool kPortable>
+void RowsPermSides(const PadTables& t, const char* src, char* dst, int64_t r0, int64_t r1) {
+  std::array<int64_t, kMaxRank> idx{};
+  int64_t r = r0;
+  for (int d = t.nouter - 1; d >= 0; --d) {
+    idx[static_cast<size_t>(d)] = r % t.outer_m[static_cast<size_t>(d)];
+    r /= t.outer_m[static_cast<size_t>(d)];
+  }
+  const PermSide left(t, t.left_pieces), right(t, t.right_pieces);
+  const int64_t lane = t.perm_lane;
+  const int64_t mid_src = t.c0 * t.cell;
+  const int64_t mid_bytes = (t.j1 - t.j0) * t.cell;
+  const D8 d8;
+  Lines<kStream> w(dst + r0 * t.m * t.cell);
+  auto side = [&](const PermSide& s, const char* in) {
+    const V8 window = hn::MaskedLoad(s.window, d8, reinterpret_cast<const uint8_t*>(in + s.src));
+    const V8 ix = hn::LoadU(d8, s.idx + (w.Offset() / static_cast<size_t>(lane)) * 64);
+    w.Vec(Permute<kPortable>(lane, ix, window), s.bytes);
+  };
+  for (int64_t row = r0; row < r1; ++row) {
+    int64_t off = 0;
+    for (int d = 0; d < t.nouter; ++d) {
+      off += t.outer_off[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])];
+    }
+    const char* in = src + off;
+    if (left.has) side(left, in);
+    w.Copy(in + mid_src, mid_bytes);
+    if (right.has) side(right, in);
+    for (int d = t.nouter - 1; d >= 0; --d) {
+      if (++idx[static_cast<size_t>(d)] < t.outer_m[static_cast<size_t>(d)]) break;
+      idx[static_cast<size_t>(d)] = 0;
+    }
+  }
+  w.Finish();
+}
+
 template <bool kStream, bool kPortable>
 void RowsT(const PadTables& t, const char* src, char* dst, const unsigned char* value, int64_t r0,
            int64_t r1) {
+  // kPerm rotates by whole lanes: the output must be aligned to the lane size.
+  const bool perm_ok =
+      t.perm_lane != 0 && reinterpret_cast<uintptr_t>(dst) % static_cast<uintptr_t>(t.perm_lane) == 0;
+  if (t.perm_sides && perm_ok) return RowsPermSides<kStream, kPortable>(t, src, dst, r0, r1);
   std::array<int64_t, kMaxRank> idx{};
   int64_t r = r0;
   for (int d = t.nouter - 1; d >= 0; --d) {
@@ -322,9 +370,6 @@ void RowsT(const PadTables& t, const char* src, char* dst, const unsigned char* 
     pat_bytes[i] = value[(i + 64 - phase) % static_cast<size_t>(t.es)];
   }
   const V8 pat = hn::Load(D8(), pat_bytes);
-  // kPerm rotates by whole lanes: the output must be aligned to the lane size.
-  const bool perm_ok =
-      t.perm_lane != 0 && reinterpret_cast<uintptr_t>(dst) % static_cast<uintptr_t>(t.perm_lane) == 0;
   Lines<kStream> w(dst + r0 * row_bytes);
   for (int64_t row = r0; row < r1; ++row) {
     int64_t off = 0;

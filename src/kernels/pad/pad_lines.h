@@ -25,7 +25,7 @@ struct PadPiece {
               // through a small buffer
   };
   Kind kind = kCopy;
-  int32_t perm = -1;   // kPerm: index of the piece's 64-byte lane index table in perm_idx
+  int32_t perm = -1;   // kPerm: index in perm_idx of the first of the piece's lane tables
   int64_t first = 0;   // first cell of the side (index into PadTables::left / right)
   int64_t count = 0;   // cells
   int64_t src = 0;     // kCopy: first source cell; kPerm: first source cell of the window
@@ -45,10 +45,15 @@ struct PadTables {
   // The same two sides cut into pieces for the line writer (pad.lines' tables only,
   // non-constant modes).
   std::vector<PadPiece> left_pieces, right_pieces;
-  // kPerm lane tables, 64 bytes each: for output lane q of the piece (in lanes of
-  // perm_lane bytes, q counted from the piece's first byte) the window lane it takes.
+  // kPerm lane tables, 64 bytes each, 64 / perm_lane per piece (from PadPiece::perm on):
+  // table perm + s serves the piece when its first byte lands on lane s of the output line
+  // (lanes of perm_lane bytes); its lane q names the window lane that output lane q takes
+  // (the piece's table rotated by s lanes: the writer permutes once per piece, not twice).
   std::vector<std::array<uint8_t, 64>> perm_idx;
   int64_t perm_lane = 0;  // bytes per permuted lane (2, 4 or 8); 0: no kPerm pieces
+  // Non-constant mode, each pad side at most one piece and every piece kPerm (small pads
+  // of 2-, 4-, 8- or 16-byte cells): the line writer's straight row loop (pad_hwy.cc).
+  bool perm_sides = false;
   // Outer axes.
   int nouter = 0;
   std::array<int64_t, kMaxRank> outer_m{};
