@@ -19,6 +19,7 @@
 #include "gridops/ops/pad.h"
 #include "gridops/status.h"
 #include "gridops/parallel.h"
+#include "kernels/pad/pad.h"
 #include "kernels/pad/pad_lines.h"
 #include "ops/pad_impls.h"
 #include "support/test_util.h"
@@ -652,6 +653,58 @@ TEST(PadLines, LineWriterWithPortablePermute) {
   }
   EXPECT_GT(taken, 0);
   EXPECT_GT(random_problems_against_ref("pad.lines", testing::test_seed() + 1, 600), 0);
+#else
+  GTEST_SKIP() << "built without Highway: no line writer";
+#endif
+}
+
+// Pads thousands of cells wide of the non-constant modes: the line writer's window pieces
+// repeat a few lane tables, which the plan keeps once (with their rotations) instead of
+// once per piece (16-32 tables of 64 bytes each); the bytes are the reference's.
+TEST(PadLines, WidePadsShareLaneTables) {
+#ifdef GRIDOPS_HAVE_HWY
+  if (!kernels::pad_lines_available()) {
+    GTEST_SKIP() << "the CPU's Highway target has no AVX-512 BW: no pad.lines";
+  }
+  std::mt19937_64 rng(testing::test_seed());
+  int taken = 0;
+  for (DType dt : {DType::kFloat32, DType::kUInt16, DType::kFloat64}) {
+    for (PadMode mode : {PadMode::kEdge, PadMode::kReflect, PadMode::kSymmetric}) {
+      SCOPED_TRACE(std::string(to_string(dt)) + " " + to_string(mode));
+      const std::vector<int64_t> shape{2, 6000}, begin{0, 5000}, end{0, 4001}, out{2, 15001};
+      kernels::PadProblem p;
+      p.mode = mode;
+      p.dtype = dt;
+      p.src_shape = shape;
+      p.pads_begin = begin;
+      p.pads_end = end;
+      p.dst_shape = out;
+      if (!kernels::pad_lines_declines(p).empty()) continue;
+      ++taken;
+      const auto tables =
+          std::static_pointer_cast<const kernels::PadTables>(kernels::pad_lines_prepare(p));
+      ASSERT_GT(tables->perm_lane, 0);
+      const auto rotations = static_cast<size_t>(64 / tables->perm_lane);
+      const size_t pieces = tables->left_pieces.size() + tables->right_pieces.size();
+      ASSERT_EQ(tables->perm_idx.size() % rotations, 0u);
+      // Each side is one repeated cell (edge) or one descending run (reflect, symmetric):
+      // hundreds of window pieces, one table each but for the partial last piece.
+      const size_t distinct = tables->perm_idx.size() / rotations;
+      EXPECT_LE(distinct, 4u) << pieces << " pieces";
+      EXPECT_GT(pieces, 100u);
+      PadDesc desc;
+      desc.mode = mode;
+      desc.pads_begin = begin;
+      desc.pads_end = end;
+      Tensor src(dt, Dims(shape.begin(), shape.end()));
+      testing::fill_random_bytes(src, rng);
+      const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
+      const Tensor got = run_impl(desc, "pad.lines", src.view(), nullptr);
+      int64_t where = 0;
+      EXPECT_TRUE(testing::bitwise_equal(got, want, &where)) << "first difference at " << where;
+    }
+  }
+  EXPECT_GT(taken, 0);
 #else
   GTEST_SKIP() << "built without Highway: no line writer";
 #endif

@@ -32,6 +32,7 @@
 #include <array>
 #include <cassert>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -271,7 +272,12 @@ constexpr int64_t kLinesMinRowBytes = 128;
 
 /// Cuts one pad side of the innermost axis (output cells mapped to source cells `map`)
 /// into the line writer's pieces (see PadPiece).
-void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<PadPiece>* out) {
+/// Lane tables already in t.perm_idx, by their unrotated form: the index of the first of
+/// their rotations. Pieces with the same table share its rotations.
+using PermTables = std::map<std::array<uint8_t, 64>, int32_t>;
+
+void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<PadPiece>* out,
+                  PermTables* seen) {
   const int64_t cell = t.cell;
   const int64_t lane = t.perm_lane;
   const int64_t k = static_cast<int64_t>(map.size());
@@ -314,9 +320,11 @@ void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<Pad
         std::memcpy(table.data() + q * lane, &v, static_cast<size_t>(lane));  // little endian
       }
       // One table per line position of the piece's first byte (s lanes in): lane q takes
-      // what lane (q - s) mod lanes of the unrotated table names.
-      pc.perm = static_cast<int32_t>(t.perm_idx.size());
-      for (int64_t s = 0; s < lanes; ++s) {
+      // what lane (q - s) mod lanes of the unrotated table names. Shared by every piece
+      // with the same table (a long edge pad is thousands of identical pieces).
+      const auto [it, added] = seen->try_emplace(table, static_cast<int32_t>(t.perm_idx.size()));
+      pc.perm = it->second;
+      for (int64_t s = 0; added && s < lanes; ++s) {
         std::array<uint8_t, 64> rotated{};
         for (int64_t q = 0; q < lanes; ++q) {
           std::memcpy(rotated.data() + q * lane, table.data() + ((q - s) & (lanes - 1)) * lane,
@@ -405,8 +413,9 @@ std::shared_ptr<PadTables> build_tables(const PadProblem& p, bool pieces, bool o
     if (t->cell == 2 || t->cell == 4 || t->cell == 8 || t->cell == 16) {
       t->perm_lane = std::min<int64_t>(t->cell, 8);
     }
-    build_pieces(*t, t->left, &t->left_pieces);
-    build_pieces(*t, t->right, &t->right_pieces);
+    PermTables seen;
+    build_pieces(*t, t->left, &t->left_pieces, &seen);
+    build_pieces(*t, t->right, &t->right_pieces, &seen);
     t->perm_sides = t->perm_lane != 0;
     for (const auto* side : {&t->left_pieces, &t->right_pieces}) {
       t->perm_sides = t->perm_sides && side->size() <= 1 &&
