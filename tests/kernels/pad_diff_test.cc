@@ -617,6 +617,17 @@ class ScopedPortablePermute {
   ScopedPortablePermute(const ScopedPortablePermute&) = delete;
   ScopedPortablePermute& operator=(const ScopedPortablePermute&) = delete;
 };
+
+/// pad.lines against the reference on a random `dt` tensor of `shape`, bit for bit.
+void expect_lines_match_ref(const PadDesc& desc, DType dt, const Dims& shape,
+                            std::mt19937_64& rng) {
+  Tensor src(dt, shape);
+  testing::fill_random_bytes(src, rng);
+  const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
+  const Tensor got = run_impl(desc, "pad.lines", src.view(), nullptr);
+  int64_t where = 0;
+  EXPECT_TRUE(testing::bitwise_equal(got, want, &where)) << "first difference at " << where;
+}
 #endif
 
 // The whole line writer with Permute16Portable switched in for the AVX-512 Permute16: the
@@ -642,12 +653,7 @@ TEST(PadLines, LineWriterWithPortablePermute) {
         const Dims shape{3, 97};
         if (!takes(desc, "pad.lines", dt, shape)) continue;
         ++taken;
-        Tensor src(dt, shape);
-        testing::fill_random_bytes(src, rng);
-        const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
-        const Tensor got = run_impl(desc, "pad.lines", src.view(), nullptr);
-        int64_t where = 0;
-        EXPECT_TRUE(testing::bitwise_equal(got, want, &where)) << "first difference at " << where;
+        expect_lines_match_ref(desc, dt, shape, rng);
       }
     }
   }
@@ -696,12 +702,7 @@ TEST(PadLines, WidePadsShareLaneTables) {
       desc.mode = mode;
       desc.pads_begin = begin;
       desc.pads_end = end;
-      Tensor src(dt, Dims(shape.begin(), shape.end()));
-      testing::fill_random_bytes(src, rng);
-      const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
-      const Tensor got = run_impl(desc, "pad.lines", src.view(), nullptr);
-      int64_t where = 0;
-      EXPECT_TRUE(testing::bitwise_equal(got, want, &where)) << "first difference at " << where;
+      expect_lines_match_ref(desc, dt, Dims(shape.begin(), shape.end()), rng);
     }
   }
   EXPECT_GT(taken, 0);
