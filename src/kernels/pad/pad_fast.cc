@@ -270,12 +270,12 @@ void rows_kernel(const PadTables& t, const char* src, char* dst, const unsigned 
 /// Rows shorter than this go to the portable row kernel (pad.lines declines them).
 constexpr int64_t kLinesMinRowBytes = 128;
 
-/// Cuts one pad side of the innermost axis (output cells mapped to source cells `map`)
-/// into the line writer's pieces (see PadPiece).
 /// Lane tables already in t.perm_idx, by their unrotated form: the index of the first of
 /// their rotations. Pieces with the same table share its rotations.
 using PermTables = std::map<std::array<uint8_t, 64>, int32_t>;
 
+/// Cuts one pad side of the innermost axis (output cells mapped to source cells `map`)
+/// into the line writer's pieces (see PadPiece).
 void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<PadPiece>* out,
                   PermTables* seen) {
   const int64_t cell = t.cell;

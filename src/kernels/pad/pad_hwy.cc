@@ -284,9 +284,8 @@ HWY_INLINE void Pieces(Lines<kStream>& w, const PadTables& t, const std::vector<
   }
 }
 
-/// A pad side of the straight row loop: one kPerm piece, or nothing.
+/// A pad side of the straight row loop: one kPerm piece, or nothing (idx null).
 struct PermSide {
-  bool has = false;
   M8 window;             // lanes of the window inside the source row
   int64_t src = 0;       // byte offset of the window in the source row
   int64_t bytes = 0;     // output bytes of the side
@@ -295,7 +294,6 @@ struct PermSide {
   PermSide(const PadTables& t, const std::vector<PadPiece>& pieces) : window(ByteRange(0, 0)) {
     if (pieces.empty()) return;
     const PadPiece& pc = pieces.front();
-    has = true;
     window = ByteRange(0, static_cast<size_t>(pc.wlanes * t.perm_lane));
     src = pc.src * t.cell;
     bytes = pc.count * t.cell;
@@ -332,9 +330,9 @@ void RowsPermSides(const PadTables& t, const char* src, char* dst, int64_t r0, i
       off += t.outer_off[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])];
     }
     const char* in = src + off;
-    if (left.has) side(left, in);
+    if (left.idx != nullptr) side(left, in);
     w.Copy(in + mid_src, mid_bytes);
-    if (right.has) side(right, in);
+    if (right.idx != nullptr) side(right, in);
     for (int d = t.nouter - 1; d >= 0; --d) {
       if (++idx[static_cast<size_t>(d)] < t.outer_m[static_cast<size_t>(d)]) break;
       idx[static_cast<size_t>(d)] = 0;
