@@ -207,12 +207,7 @@ constexpr int64_t kStageBytes = int64_t{16} << 10;
 template <class Cell, bool kConstant>
 void rows_kernel(const PadTables& t, const char* src, char* dst, const unsigned char* value,
                  bool zero, bool stream, int64_t r0, int64_t r1) {
-  std::array<int64_t, kMaxRank> idx{};
-  int64_t r = r0;
-  for (int d = t.nouter - 1; d >= 0; --d) {
-    idx[static_cast<size_t>(d)] = r % t.outer_m[static_cast<size_t>(d)];
-    r /= t.outer_m[static_cast<size_t>(d)];
-  }
+  PadOuterWalk walk(t, r0);
   const int64_t cell = t.cell;
   const int64_t row_bytes = t.m * cell;
   const int64_t left_bytes = t.j0 * cell;
@@ -225,21 +220,15 @@ void rows_kernel(const PadTables& t, const char* src, char* dst, const unsigned 
   int64_t stage_first = r0;  // first row held in the staging buffer
   for (int64_t row = r0; row < r1; ++row) {
     char* out = staged ? stage + (row - stage_first) * row_bytes : dst + row * row_bytes;
-    int64_t off = 0;
-    bool border = false;
-    for (int d = 0; d < t.nouter; ++d) {
-      const int64_t v = t.outer_off[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])];
-      if (kConstant && v < 0) border = true;
-      off += v;
-    }
-    if (kConstant && border) {
+    const PadOuterWalk::Source from = walk.source();
+    if (kConstant && from.border) {
       if (direct_stream && zero) {
         zero_stream(out, row_bytes);
       } else {
         fill(out, row_bytes, value, t.es, zero);
       }
     } else {
-      const char* in = src + off;
+      const char* in = src + from.offset;
       if constexpr (kConstant) {
         fill(out, left_bytes, value, t.es, zero);
       } else {
@@ -256,10 +245,7 @@ void rows_kernel(const PadTables& t, const char* src, char* dst, const unsigned 
         gather_cells<Cell>(out + left_bytes + mid_bytes, in, t.right.data(), t.m - t.j1, cell);
       }
     }
-    for (int d = t.nouter - 1; d >= 0; --d) {
-      if (++idx[static_cast<size_t>(d)] < t.outer_m[static_cast<size_t>(d)]) break;
-      idx[static_cast<size_t>(d)] = 0;
-    }
+    walk.next();
     if (staged && (row + 1 - stage_first == stage_rows || row + 1 == r1)) {
       copy_stream(dst + stage_first * row_bytes, stage, (row + 1 - stage_first) * row_bytes);
       stage_first = row + 1;

@@ -307,12 +307,7 @@ struct PermSide {
 /// be aligned to t.perm_lane bytes.
 template <bool kStream, bool kPortable>
 void RowsPermSides(const PadTables& t, const char* src, char* dst, int64_t r0, int64_t r1) {
-  std::array<int64_t, kMaxRank> idx{};
-  int64_t r = r0;
-  for (int d = t.nouter - 1; d >= 0; --d) {
-    idx[static_cast<size_t>(d)] = r % t.outer_m[static_cast<size_t>(d)];
-    r /= t.outer_m[static_cast<size_t>(d)];
-  }
+  PadOuterWalk walk(t, r0);
   const PermSide left(t, t.left_pieces), right(t, t.right_pieces);
   const int64_t lane = t.perm_lane;
   const int64_t mid_src = t.c0 * t.cell;
@@ -325,18 +320,11 @@ void RowsPermSides(const PadTables& t, const char* src, char* dst, int64_t r0, i
     w.Vec(Permute<kPortable>(lane, ix, window), s.bytes);
   };
   for (int64_t row = r0; row < r1; ++row) {
-    int64_t off = 0;
-    for (int d = 0; d < t.nouter; ++d) {
-      off += t.outer_off[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])];
-    }
-    const char* in = src + off;
+    const char* in = src + walk.source().offset;
     if (left.idx != nullptr) side(left, in);
     w.Copy(in + mid_src, mid_bytes);
     if (right.idx != nullptr) side(right, in);
-    for (int d = t.nouter - 1; d >= 0; --d) {
-      if (++idx[static_cast<size_t>(d)] < t.outer_m[static_cast<size_t>(d)]) break;
-      idx[static_cast<size_t>(d)] = 0;
-    }
+    walk.next();
   }
   w.Finish();
 }
@@ -348,12 +336,7 @@ void RowsT(const PadTables& t, const char* src, char* dst, const unsigned char* 
   const bool perm_ok =
       t.perm_lane != 0 && reinterpret_cast<uintptr_t>(dst) % static_cast<uintptr_t>(t.perm_lane) == 0;
   if (t.perm_sides && perm_ok) return RowsPermSides<kStream, kPortable>(t, src, dst, r0, r1);
-  std::array<int64_t, kMaxRank> idx{};
-  int64_t r = r0;
-  for (int d = t.nouter - 1; d >= 0; --d) {
-    idx[static_cast<size_t>(d)] = r % t.outer_m[static_cast<size_t>(d)];
-    r /= t.outer_m[static_cast<size_t>(d)];
-  }
+  PadOuterWalk walk(t, r0);
   const int64_t cell = t.cell;
   const int64_t row_bytes = t.m * cell;
   const int64_t left_bytes = t.j0 * cell;
@@ -370,17 +353,10 @@ void RowsT(const PadTables& t, const char* src, char* dst, const unsigned char* 
   const V8 pat = hn::Load(D8(), pat_bytes);
   Lines<kStream> w(dst + r0 * row_bytes);
   for (int64_t row = r0; row < r1; ++row) {
-    int64_t off = 0;
-    bool border = false;
-    for (int d = 0; d < t.nouter; ++d) {
-      const int64_t v =
-          t.outer_off[static_cast<size_t>(d)][static_cast<size_t>(idx[static_cast<size_t>(d)])];
-      if (v < 0) border = true;  // constant mode only
-      off += v;
-    }
-    const char* in = src + off;
+    const PadOuterWalk::Source from = walk.source();
+    const char* in = src + from.offset;
     if (constant) {
-      if (border) {
+      if (from.border) {
         w.Fill(pat, row_bytes);
       } else {
         w.Fill(pat, left_bytes);
@@ -392,10 +368,7 @@ void RowsT(const PadTables& t, const char* src, char* dst, const unsigned char* 
       w.Copy(in + t.c0 * cell, mid_bytes);
       Pieces<kStream, kPortable>(w, t, t.right_pieces, t.right.data(), in, perm_ok);
     }
-    for (int d = t.nouter - 1; d >= 0; --d) {
-      if (++idx[static_cast<size_t>(d)] < t.outer_m[static_cast<size_t>(d)]) break;
-      idx[static_cast<size_t>(d)] = 0;
-    }
+    walk.next();
   }
   w.Finish();
 }

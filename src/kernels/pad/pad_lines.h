@@ -61,6 +61,50 @@ struct PadTables {
   int64_t rows = 0;
 };
 
+/// Walks output rows r0, r0 + 1, ... over the outer axes, for the row loops of pad.rows
+/// (pad_fast.cc) and pad.lines (pad_hwy.cc): where the current row reads its source row.
+class PadOuterWalk {
+ public:
+  /// The current row's source row: its byte offset in src, and whether an outer position
+  /// of the row lies in a constant-mode border (the row is then all pad value and `offset`
+  /// means nothing).
+  struct Source {
+    int64_t offset = 0;
+    bool border = false;
+  };
+
+  PadOuterWalk(const PadTables& t, int64_t r0) : t_(t) {
+    for (int d = t.nouter - 1; d >= 0; --d) {
+      const auto m = t.outer_m[static_cast<size_t>(d)];
+      idx_[static_cast<size_t>(d)] = r0 % m;
+      r0 /= m;
+    }
+  }
+
+  Source source() const {
+    Source s;
+    for (int d = 0; d < t_.nouter; ++d) {
+      const size_t a = static_cast<size_t>(d);
+      const int64_t v = t_.outer_off[a][static_cast<size_t>(idx_[a])];
+      if (v < 0) s.border = true;  // constant mode only
+      s.offset += v;
+    }
+    return s;
+  }
+
+  /// On to the next row.
+  void next() {
+    for (int d = t_.nouter - 1; d >= 0; --d) {
+      if (++idx_[static_cast<size_t>(d)] < t_.outer_m[static_cast<size_t>(d)]) return;
+      idx_[static_cast<size_t>(d)] = 0;
+    }
+  }
+
+ private:
+  const PadTables& t_;
+  std::array<int64_t, kMaxRank> idx_{};
+};
+
 /// The line writer (pad_hwy.cc; only in builds with Highway, GRIDOPS_HAVE_HWY): on a CPU
 /// whose dispatched Highway target has AVX-512 BW, writes output rows [r0, r1) line by
 /// line and returns true: every 64-byte line of dst that lies wholly inside these rows is
