@@ -48,6 +48,17 @@ inline int64_t load_index(const void* p, DType indices_dtype) noexcept {
   return v;
 }
 
+/// Prefetches each 64-byte line holding one of the `span` bytes at p (span >= 1) once: the
+/// slice prefetch of gather.slices' copy loops (NOTE [ Gather prefetch ], gather_fast.cc).
+/// A prefetch never faults, so p may be any address.
+inline void prefetch_slice(const char* p, int64_t span) noexcept {
+  const uintptr_t first = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{63};
+  const uintptr_t last = reinterpret_cast<uintptr_t>(p) + static_cast<uintptr_t>(span) - 1;
+  for (uintptr_t line = first; line <= last; line += 64) {
+    __builtin_prefetch(reinterpret_cast<const char*>(line));
+  }
+}
+
 /// The reference kernel: for every dst position o = (a, i, b) with a the data axes before
 /// `axis`, i the indices position and b the data axes after it,
 /// dst[a, i, b] = data[a, k, b] with k = indices[i] (+ s when negative).

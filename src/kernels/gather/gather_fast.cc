@@ -131,9 +131,7 @@ void copy_slices<void, int64_t>(char* out, const char* src, const int64_t* idx, 
 #endif
   for (int64_t j = 0; j < k; ++j) {
     if (inner >= 64 && j + ahead < k) {
-      const char* next = src + idx[j + ahead] * inner;
-      for (int64_t off = 0; off < span; off += 64) __builtin_prefetch(next + off);
-      __builtin_prefetch(next + span - 1);  // the last line when the slice is not line-aligned
+      prefetch_slice(src + idx[j + ahead] * inner, span);
     }
     if (stream) {
       copy_stream(out + j * inner, src + idx[j] * inner, inner);

@@ -10,7 +10,6 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/gather/gather_hwy.cc"
-#include <hwy/cache_control.h>  // hwy::Prefetch
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
@@ -70,15 +69,7 @@ void GatherSlicesStream(char* HWY_RESTRICT out, const char* HWY_RESTRICT src,
   const hn::ScalableTag<uint8_t> d;
   const auto L = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t j = 0; j < k; ++j) {
-    if (j + ahead < k) {
-      // Each line holding one of the first `span` bytes, once.
-      const char* next = src + idx[j + ahead] * inner;
-      const auto first = reinterpret_cast<uintptr_t>(next) & ~uintptr_t{63};
-      const uintptr_t last = reinterpret_cast<uintptr_t>(next) + static_cast<uintptr_t>(span) - 1;
-      for (uintptr_t line = first; line <= last; line += 64) {
-        hwy::Prefetch(reinterpret_cast<const char*>(line));
-      }
-    }
+    if (j + ahead < k) prefetch_slice(src + idx[j + ahead] * inner, span);
     char* o = out + j * inner;
     const char* a = src + idx[j] * inner;
     const int64_t head = std::min<int64_t>(inner, static_cast<int64_t>((-reinterpret_cast<uintptr_t>(o)) & 63u));
