@@ -290,6 +290,11 @@ struct NearestTapsOut {
   int32_t* keep = nullptr;
   uint8_t* ok = nullptr;
 };
+// FusedSmallC takes both by reference. Passed by value (24 bytes, on the stack), GCC
+// copied each from RunFused's pointer stores with one 16-byte load: a load that two
+// 8-byte stores cannot forward to waits until they reach the cache, behind the previous
+// row's dst stores, which wait for their lines (19 % of W2b channels-first's perf samples
+// on one instruction of RunFused on the Intel host; W2b 14-17 % faster by reference).
 
 /// Steps 1-4 of the fused path for points [p0, p0 + cnt) of batch n. Channels-first
 /// (kLast false): as Combine/CombinePairs then ChannelsFirstF32/ChannelsPairs.
@@ -302,8 +307,8 @@ struct NearestTapsOut {
 /// So the results are the per-block path's bits in both layouts.
 template <int K, bool kLast, int kC = 0>
 void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
-                 int64_t p0, int64_t cnt, int64_t ahead, NearestTaps reuse = {},
-                 NearestTapsOut next = {}) {
+                 int64_t p0, int64_t cnt, int64_t ahead, const NearestTaps& reuse = {},
+                 const NearestTapsOut& next = {}) {
   // NOTE [ GridSample channels-last pair gather ]: channels-last with kC channels.
   constexpr bool kPixelPairs = kLast && kC > 0;
   const DF df;
@@ -598,8 +603,23 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
     // The next item is that tile (same batch, same tile row, whole) and this thread's.
     const bool keep_next = nearest_reuse && ahead > 0 && item + 1 < end;
     const int nxt = 1 - cur;
+    // NOTE [ GridSample few-channel grid prefetch ]
+    // A tile reads its grid as 16 runs of 512 bytes (64 points) a whole grid row (8 KiB in
+    // W2) apart, and the taps one tile ahead (above) are the first to touch each run: a
+    // pattern the Intel host's prefetchers did not follow (the grid loads of that
+    // computation took 11 % of W2b channels-first's perf samples at one thread). So each
+    // row first prefetches its grid run two tiles ahead, which the tap computation one
+    // tile ahead reaches one item later. `scripts/bench_ab.sh`, 2 rounds (2026-11-30, Intel
+    // Xeon host): W2b 8.5 % / 9.0 % faster at 1 / 2 threads channels-first, 15.7 % / 17.3 %
+    // channels-last (docs/ops/grid_sample.md, "Grid prefetch").
+    const int64_t gahead = x0 + 3 * c.tile_w <= c.out_sizes[1] ? 2 * c.tile_w : 0;
     for (int64_t y = y0; y < y0 + th; ++y) {
       const int64_t q0 = y * c.out_sizes[1] + x0;
+      if (gahead > 0) {
+        const char* g = reinterpret_cast<const char*>(reinterpret_cast<const float*>(c.grid) +
+                                                      n * c.g_batch + 2 * (q0 + gahead));
+        for (int64_t b = 0; b < 8 * c.tile_w; b += 64) hwy::Prefetch(g + b);
+      }
       // Slot s's arrays for this row of the tile.
       auto slot_row = [&](int slot) {
         const int64_t tile = c.tile_h * c.tile_w, row = (y - y0) * c.tile_w;
