@@ -73,8 +73,6 @@ bool channels_last(const ResampleProblem& p) {
          p.dst.c_block_stride == 1;
 }
 
-/// Outputs of this many bytes or more are streamed (as resample_hwy-inl.h's kStreamBytes).
-constexpr int64_t kStreamBytes = int64_t{4} << 20;
 
 }  // namespace
 #endif
@@ -309,14 +307,14 @@ void Forward(const ResampleProblem& p, const ResampleFastTables& tb, const uint1
   for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
   const int64_t tasks = p.n * groups * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
-  // Non-temporal stores for outputs of kStreamBytes or more when every store is aligned to
+  // Non-temporal stores for outputs of resample_stream_min_bytes() or more when every store is aligned to
   // its size (64-byte units; blocked with an odd Ow also has 32-byte ones: not streamed).
   int64_t out_elems = p.n * Dl.padded_c;
   for (int k = 0; k < R; ++k) out_elems *= p.out[k];
   bool aligned = reinterpret_cast<uintptr_t>(dst) % 64 == 0 && Dl.n_stride % 32 == 0;
   for (int k = 0; k < R - 1; ++k) aligned = aligned && Dl.spatial_stride[k] % 32 == 0;
   aligned = aligned && (cl ? p.c % 32 == 0 : (Dl.c_block_stride % 32 == 0 && Ow % 2 == 0));
-  const bool stream = aligned && out_elems * 2 >= kStreamBytes;
+  const bool stream = aligned && out_elems * 2 >= resample_stream_min_bytes();
   const int64_t cmod = p.c % L;  // blocked: the real lanes of the last chunk (0: all 16)
   const auto last_mask = static_cast<__mmask16>(cmod == 0 ? 0xFFFF : (1u << cmod) - 1);
   const int64_t work = Ow * (cl ? p.c : L);

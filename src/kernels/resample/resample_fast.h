@@ -8,9 +8,22 @@
 #include <string>
 #include <vector>
 
+#include "core/cache_size.h"
 #include "kernels/resample/resample.h"
 
 namespace gridops::kernels {
+
+/// The fast kernels' outputs of at least this many bytes may be streamed (non-temporal
+/// stores pay off for outputs well beyond the caches): 4 MiB, measured on the 32 MiB-L3
+/// host, scaled to this machine's last-level cache (NOTE [ Stream thresholds by cache
+/// size ], core/cache_size.h).
+inline int64_t resample_stream_min_bytes() noexcept { return scale_to_llc(int64_t{4} << 20); }
+/// NOTE [ Nearest forward store policy ] (resample_hwy-inl.h): the channels-last nearest
+/// forward streams only when input and output together take at least this many bytes
+/// (32 MiB there, scaled the same way).
+inline int64_t resample_stream_working_set_bytes() noexcept {
+  return scale_to_llc(int64_t{32} << 20);
+}
 
 /// Per-axis tables, built once per plan from coords::resample_nearest_index /
 /// resample_linear_taps. Forward: taps and float32 weights per output position (arrays

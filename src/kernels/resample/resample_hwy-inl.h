@@ -156,9 +156,6 @@ HWY_INLINE void CopyRowOut(D d, const T* HWY_RESTRICT row, T* p, int64_t n, bool
   for (; i < n; ++i) p[i] = row[i];
 }
 
-/// Non-temporal stores pay off for outputs well beyond the caches.
-constexpr int64_t kStreamBytes = int64_t{4} << 20;
-
 template <class D>
 HWY_INLINE hn::Vec<D> Lerp(hn::Vec<D> w0, hn::Vec<D> w1, hn::Vec<D> a, hn::Vec<D> b) {
   return hn::MulAdd(w1, b, hn::Mul(w0, a));
@@ -272,23 +269,25 @@ HWY_INLINE OuterUses MakeOuterUses(const Tables& tb, const ResampleLayout& Ol,
 
 /// NOTE [ Nearest forward store policy ]: the channel-vector nearest forward (a copy)
 /// between two channels-last tensors streams its output only when input and output
-/// together take at least this many bytes. A streaming store sends the output to memory
-/// and evicts it from the caches; an ordinary store reads the line for ownership first but
-/// leaves it in the last-level cache, and here the copy is one memcpy per pixel. When input
-/// and output fit in that cache together (32 MiB on the AMD EPYC host of
-/// docs/BENCHMARKS.md), a caller that runs the operator again, or reads its output next,
-/// finds both there. Measured per call (minimum of 90 calls at one thread, old and new
-/// binaries alternated 3 times, loaded machine): W5b nhwc bf16 (4 MiB in, 16 MiB out)
-/// 0.385 -> 0.302 ms. Where they do not fit, streaming wins: W5b nhwc f32 (8 + 32 MiB)
-/// 0.744 ms streamed, 1.00 ms with ordinary stores. Measured and left streaming from
-/// kStreamBytes: the blocked nearest copies (W5b nChw16c bf16 0.571 -> 0.631 ms with
-/// ordinary stores) and the linear kernels (W5a and W5c bf16, 20 MiB working sets, 5-10 %
-/// slower with ordinary stores in the same runs).
-constexpr int64_t kStreamWorkingSetBytes = int64_t{32} << 20;
+/// together take at least resample_stream_working_set_bytes() (resample_fast.h). A
+/// streaming store sends the output to memory and evicts it from the caches; an ordinary
+/// store reads the line for ownership first but leaves it in the last-level cache, and
+/// here the copy is one memcpy per pixel. When input and output fit in that cache together
+/// (32 MiB on the AMD EPYC host of docs/BENCHMARKS.md), a caller that runs the operator
+/// again, or reads its output next, finds both there. Measured per call (minimum of 90
+/// calls at one thread, old and new binaries alternated 3 times, loaded machine): W5b
+/// nhwc bf16 (4 MiB in, 16 MiB out) 0.385 -> 0.302 ms. Where they do not fit, streaming
+/// wins: W5b nhwc f32 (8 + 32 MiB) 0.744 ms streamed, 1.00 ms with ordinary stores.
+/// Measured and left streaming from resample_stream_min_bytes(): the blocked nearest
+/// copies (W5b nChw16c bf16 0.571 -> 0.631 ms with ordinary stores) and the linear kernels
+/// (W5a and W5c bf16, 20 MiB working sets, 5-10 % slower with ordinary stores in the same
+/// runs). Both thresholds grow with a larger last-level cache (NOTE [ Stream thresholds
+/// by cache size ], core/cache_size.h).
 
 /// Whether the channel-vector kernels may use non-temporal stores into `out` (layout l):
-/// a large output (kStreamBytes; with `working_set`, also input and output together at
-/// least kStreamWorkingSetBytes), whole native vectors, chunks aligned to the vector size.
+/// a large output (resample_stream_min_bytes(); with `working_set`, also input and output
+/// together at least resample_stream_working_set_bytes()), whole native vectors, chunks
+/// aligned to the vector size.
 template <class T>
 bool StreamOK(const ResampleProblem& p, const ResampleLayout& l, const T* out, int64_t L,
               size_t cap, bool working_set = false) {
@@ -301,10 +300,10 @@ bool StreamOK(const ResampleProblem& p, const ResampleLayout& l, const T* out, i
     other_elems *= out_is_src ? p.out[k] : p.in[k];
   }
   const auto size = static_cast<int64_t>(sizeof(T));
-  if (elems * size < kStreamBytes) return false;
+  if (elems * size < resample_stream_min_bytes()) return false;
   // Both byte counts fit in int64 (checked at plan time); their sum need not.
-  if (working_set && elems * size < kStreamWorkingSetBytes &&
-      other_elems * size < kStreamWorkingSetBytes - elems * size) {
+  const int64_t ws = resample_stream_working_set_bytes();
+  if (working_set && elems * size < ws && other_elems * size < ws - elems * size) {
     return false;
   }
   if (reinterpret_cast<uintptr_t>(out) % 64 != 0) return false;
