@@ -294,7 +294,8 @@ struct NearestTapsOut {
 // copied each from RunFused's pointer stores with one 16-byte load: a load that two
 // 8-byte stores cannot forward to waits until they reach the cache, behind the previous
 // row's dst stores, which wait for their lines (19 % of W2b channels-first's perf samples
-// on one instruction of RunFused on the Intel host; W2b 14-17 % faster by reference).
+// on one instruction of RunFused on the Intel host; by reference W2b was 14.5-16.8 %
+// faster channels-first and 9.5-9.6 % channels-last, `scripts/bench_ab.sh`, 2 rounds).
 
 /// Steps 1-4 of the fused path for points [p0, p0 + cnt) of batch n. Channels-first
 /// (kLast false): as Combine/CombinePairs then ChannelsFirstF32/ChannelsPairs.

@@ -307,8 +307,9 @@ void Forward(const ResampleProblem& p, const ResampleFastTables& tb, const uint1
   for (int k = 0; k < R - 1; ++k) outer *= p.out[k];
   const int64_t tasks = p.n * groups * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
-  // Non-temporal stores for outputs of resample_stream_min_bytes() or more when every store is aligned to
-  // its size (64-byte units; blocked with an odd Ow also has 32-byte ones: not streamed).
+  // Non-temporal stores for outputs of resample_stream_min_bytes() or more when every
+  // store is aligned to its size (64-byte units; blocked with an odd Ow also has 32-byte
+  // ones: not streamed).
   int64_t out_elems = p.n * Dl.padded_c;
   for (int k = 0; k < R; ++k) out_elems *= p.out[k];
   bool aligned = reinterpret_cast<uintptr_t>(dst) % 64 == 0 && Dl.n_stride % 32 == 0;

@@ -245,7 +245,8 @@ void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   const int64_t outer = OuterCount<R>(p.out);
   const int64_t tasks = p.n * p.c * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
-  const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= resample_stream_min_bytes();
+  const bool stream =
+      tasks * Ow * static_cast<int64_t>(sizeof(T)) >= resample_stream_min_bytes();
   // W taps by lane permutations of one or two loaded vectors (gathers where they spread).
   const TapChunks tc = MakeTapChunks(aw, N, /*two_taps=*/true);
   const int32_t* tc_start = tc.start.data();
@@ -333,7 +334,8 @@ void BwdLinearP(const ResampleProblem& p, const Tables& tb, const T* g, T* out) 
   const int64_t outer = OuterCount<R>(p.in);
   const int64_t tasks = p.n * p.c * outer;
   const ResampleChunkTable& ct = tb.chunks;
-  const bool stream = tasks * Iw * static_cast<int64_t>(sizeof(T)) >= resample_stream_min_bytes();
+  const bool stream =
+      tasks * Iw * static_cast<int64_t>(sizeof(T)) >= resample_stream_min_bytes();
   const SlotWindows sw = MakeSlotWindows(ct, N, (Iw + N - 1) / N, Ow);
   // NOTE [ Resample plain backward prefetch ]: float32 only.
   const BwdRowHint hint = sizeof(T) == 4 ? MakeBwdRowHint<T, R>(p) : BwdRowHint{};
@@ -435,7 +437,8 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   const int64_t outer = OuterCount<R>(p.out);
   const int64_t tasks = p.n * p.c * outer;
   const ResampleAxisTable& aw = tb.axis[R - 1];
-  const bool stream = tasks * Ow * static_cast<int64_t>(sizeof(T)) >= resample_stream_min_bytes();
+  const bool stream =
+      tasks * Ow * static_cast<int64_t>(sizeof(T)) >= resample_stream_min_bytes();
   const int64_t padded_ow = (Ow + 15) / 16 * 16;  // the index table's padded length
   // f32: source rows are fetched by lane permutations (gathers where the taps spread).
   const hn::ScalableTag<uint32_t> du_outer;
