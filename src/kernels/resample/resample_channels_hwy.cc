@@ -495,6 +495,7 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>;
   const hn::CappedTag<float, kCap> df;
   const hn::Rebind<U, decltype(df)> du;
+  const hn::CappedTag<uint8_t, kCap * sizeof(float)> d8;  // the float vector's bytes
   const int64_t L = static_cast<int64_t>(hn::Lanes(df));
   const ResampleLayout& S = p.src;
   const ResampleLayout& Dl = p.dst;
@@ -527,6 +528,23 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         const size_t bytes = static_cast<size_t>(p.c) * sizeof(U);
         const int32_t* const i0 = aw.i0.data();  // locals: see the loops below
         const int64_t s_w = ssw, d_w = dsw, ow_n = Ow;
+        // NOTE [ Nearest pixel copy in whole vectors ]: a pixel of whole native vectors is
+        // copied by vector loads and stores; a memcpy call per pixel cost 10-20 % more
+        // (W5b nhwc: 128- and 256-byte pixels).
+        const size_t vb = hn::Lanes(d8);
+        if (bytes % vb == 0) {
+          const size_t nv = bytes / vb;
+          const auto* sb = reinterpret_cast<const uint8_t*>(sp);
+          auto* db = reinterpret_cast<uint8_t*>(dp);
+          const int64_t sw_b = s_w * static_cast<int64_t>(sizeof(U));
+          const int64_t dw_b = d_w * static_cast<int64_t>(sizeof(U));
+          for (int64_t ow = 0; ow < ow_n; ++ow) {
+            const uint8_t* a = sb + i0[ow] * sw_b;
+            uint8_t* b = db + ow * dw_b;
+            for (size_t v = 0; v < nv; ++v) hn::StoreU(hn::LoadU(d8, a + v * vb), d8, b + v * vb);
+          }
+          continue;
+        }
         for (int64_t ow = 0; ow < ow_n; ++ow) std::memcpy(dp + ow * d_w, sp + i0[ow] * s_w, bytes);
         continue;
       }
