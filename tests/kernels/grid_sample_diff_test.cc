@@ -855,6 +855,83 @@ TEST(GridSampleDiff, ChannelBlockedLargeUnalignedDst) {
 #endif
 }
 
+// NOTE [ GridSample fused streaming stores ] (grid_sample_fused_small_c_hwy.cc): a
+// channels-first dst of 8 MiB or more is written with non-temporal stores where a vector's
+// destination is 64-byte aligned. The fused path on such a dst at offsets 0 (streamed),
+// 1 and 7 floats (not streamed): the bytes around it untouched, the same bits at every
+// offset and as channels-last (never streamed), on 1 and 2 threads, and the reference on
+// the first two rows of points.
+TEST(GridSampleDiff, FusedLargeChannelsFirstDst) {
+#ifdef GRIDOPS_HAVE_HWY
+  std::mt19937_64 rng(testing::test_seed() + 5);
+  for (int m = 0; m < 3; ++m) {
+    Problem p;
+    p.desc.mode = static_cast<IM>(m);
+    p.desc.padding = static_cast<GP>(m);
+    p.desc.impl = "grid_sample.fused_small_c";
+    p.src_shape = {1, 3, 40, 52};
+    p.grid_shape = {1, 720, 1024, 2};  // dst: 3 x 720 x 1024 floats, 8.4 MiB
+    SCOPED_TRACE(describe(p));
+    if (declines(p, p.desc.impl)) continue;
+    Tensor src(DType::kFloat32, p.src_shape), grid(DType::kFloat32, p.grid_shape);
+    testing::fill_random(src, rng, -1.0, 1.0);
+    testing::fill_random(grid, rng, -1.1, 1.1);
+    auto plan = make_grid_sample_plan(p.desc, DType::kFloat32, p.src_shape, DType::kFloat32,
+                                      p.grid_shape);
+    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+    ASSERT_EQ(std::string(plan.value().impl_name()), p.desc.impl);
+    const Dims dst_shape = plan.value().dst_shape();
+    int64_t count = 1;
+    for (int64_t v : dst_shape) count *= v;
+    ASSERT_GE(count * 4, int64_t{8} << 20);
+    Problem q = p;
+    q.desc.layout = ChannelLayout::kChannelsLast;
+    const Tensor src_cl = to_channels_last(src);
+    q.src_shape = src_cl.shape();
+    const Tensor last = run_impl(q, p.desc.impl, src_cl.view(), grid.view());
+    Tensor first(DType::kFloat32, dst_shape);
+    for (int threads : {1, 2}) {
+      set_num_threads(threads);
+      for (int64_t shift : {0, 1, 7}) {
+        SCOPED_TRACE("threads " + std::to_string(threads) + " shift " + std::to_string(shift));
+        // 64-byte aligned storage, so that shift 0 is the streamed case.
+        Tensor storage(DType::kFloat32, Dims{count + 32});
+        float* buf = storage.data_as<float>();
+        ASSERT_EQ(reinterpret_cast<uintptr_t>(buf) % 64, 0u);
+        std::fill(buf, buf + count + 32, -7.0f);
+        const MutableTensorView dst(DType::kFloat32, buf + shift, dst_shape);
+        ASSERT_TRUE(plan.value().run(src.view(), grid.view(), dst).ok());
+        for (int64_t k = 0; k < shift; ++k) EXPECT_EQ(buf[k], -7.0f);
+        for (int64_t k = shift + count; k < count + 32; ++k) EXPECT_EQ(buf[k], -7.0f);
+        Tensor got(DType::kFloat32, dst_shape);
+        std::memcpy(got.data(), buf + shift, static_cast<size_t>(count) * 4);
+        int64_t where = -1;
+        EXPECT_TRUE(testing::bitwise_equal(to_channels_last(got), last, &where))
+            << "channels-first vs channels-last at " << where;
+        if (threads == 1 && shift == 0) {
+          std::memcpy(first.data(), got.data(), static_cast<size_t>(count) * 4);
+        }
+      }
+    }
+    set_num_threads(0);
+    const Dims small_grid{1, 2, 1024, 2};
+    Tensor g2(DType::kFloat32, small_grid);
+    std::memcpy(g2.data(), grid.data(), static_cast<size_t>(2 * 1024 * 2) * 4);
+    Problem r = p;
+    r.grid_shape = small_grid;
+    const Tensor ref = run_impl(r, "ref", src.view(), g2.view());
+    Tensor part(DType::kFloat32, ref.shape());
+    for (int64_t ch = 0; ch < 3; ++ch) {
+      std::memcpy(part.data_as<float>() + ch * 2048, first.data_as<float>() + ch * 720 * 1024,
+                  2048 * 4);
+    }
+    expect_close(r, ref, part, 1.0);
+  }
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
+}
+
 // NOTE [ GridSample Transpose16 ] (grid_sample_blocked_hwy.cc): the portable 16 x 16
 // transpose against a scalar transpose on every Highway target this CPU runs, and against
 // the AVX-512 Transpose16 where the target has it; bits are copied unchanged (NaN payloads,

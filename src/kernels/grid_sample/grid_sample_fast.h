@@ -54,8 +54,9 @@ struct GridSampleFastTables {
   bool window;     // 2-D/3-D linear/cubic with W >= K: taps on the x window (CombineWindow)
   // Fused small-channel path (rank 2): items are tiles of tile_h x tile_w output points.
   int64_t tile_h, tile_w, tiles_x, tiles;
-  // Channel-blocked path: channel blocks of kCB and whether dst runs are streamed
-  // (non-temporal stores: dst much larger than L2).
+  // Channel-blocked path: channel blocks of kCB. Whether dst runs are streamed
+  // (non-temporal stores: dst much larger than L2), in the channel-blocked path and the
+  // fused path's channels-first stores (NOTE [ GridSample fused streaming stores ]).
   int64_t cblocks;
   bool stream;
 };

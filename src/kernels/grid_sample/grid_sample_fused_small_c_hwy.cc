@@ -338,6 +338,16 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
                             INT32_MAX))
                       : -1);
   (void)pixel_load_last;
+  // NOTE [ GridSample fused streaming stores ]: a channels-first dst of 8 MiB or more
+  // (c.stream, the channel-blocked path's threshold) is written with non-temporal stores
+  // where a whole 64-byte vector lands on a 64-byte aligned address (AVX-512), so its lines
+  // are not read for ownership nor kept in the caches. Intel Xeon host, 2026-11-30,
+  // `scripts/bench_ab.sh` (3 rounds, medians, before / after): W2a 5.47 / 5.01 ms (1T),
+  // W2c 15.6 / 11.1 (1T) and 6.21 / 5.74 (2T), W2d 25.5 / 22.9 (1T), W2b 3.01 / 2.92; the
+  // other channels-first rows -6.3 % to -1.0 %. Channels-last was within the noise
+  // both ways with its interleaved stores staged in L1 and streamed (2 rounds), and keeps
+  // ordinary stores. Same bits (test GridSampleDiff.FusedLargeChannelsFirstDst).
+  const bool stream = c.stream && kL * sizeof(float) == 64;
   for (int64_t j = 0; j < cnt; j += N) {
     const int64_t q = p0 + j;
     const int64_t m = std::min(N, cnt - j);
@@ -539,7 +549,11 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
       for (int64_t ch = 0; ch < C; ++ch) {
         float* d = dbase + ch * c.d_channel + q;
         if (m == N) {
-          hn::StoreU(acc[ch], df, d);
+          if (stream && reinterpret_cast<uintptr_t>(d) % 64 == 0) {
+            hn::Stream(acc[ch], df, d);
+          } else {
+            hn::StoreU(acc[ch], df, d);
+          }
         } else {
           HWY_ALIGN float tmp[kL];
           hn::Store(acc[ch], df, tmp);
@@ -692,6 +706,7 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
     have_cur = keep_next;
     if (keep_next) cur = nxt;
   }
+  if (c.stream) hwy::FlushStream();  // non-temporal stores visible before the caller reads
 }
 
 }  // namespace HWY_NAMESPACE
