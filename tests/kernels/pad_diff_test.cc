@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cache_size.h"
 #include "gridops/ops/pad.h"
 #include "gridops/status.h"
 #include "gridops/parallel.h"
@@ -26,6 +27,14 @@
 
 namespace gridops {
 namespace {
+
+// The streaming thresholds scale with the last-level cache (NOTE [ Stream thresholds by
+// cache size ], core/cache_size.h), so this program fixes the size at 32 MiB: the
+// large-output tests below take the non-temporal paths on every machine.
+const bool kMeasuredLlc = [] {
+  kernels::set_last_level_cache_bytes_for_testing(kernels::kMeasuredLlcBytes);
+  return true;
+}();
 
 /// Whether `name` is an entry of the list (not a family alias).
 bool is_entry(const std::string& name) {

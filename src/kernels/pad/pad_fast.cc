@@ -38,10 +38,11 @@
 #include <string>
 #include <vector>
 
+#include "core/cache_size.h"
 #include "core/coords.h"
+#include "core/nt_copy.h"
 #include "gridops/parallel.h"
 #include "gridops/tensor.h"
-#include "core/nt_copy.h"
 #include "kernels/pad/pad.h"
 #include "kernels/pad/pad_lines.h"
 
@@ -342,6 +343,13 @@ void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<Pad
 // the host's slow second core); cached, 0.172-0.202 ms (2026-11-24 13:03, idle, old and
 // new binaries alternated twice, 5 interleaved repetitions, medians). The bytes written
 // are the same either way.
+// Both thresholds were measured on that host (AMD EPYC, 32 MiB L3) and grow with the
+// last-level cache (NOTE [ Stream thresholds by cache size ], core/cache_size.h). On the
+// Intel Xeon host of 2026-11-30 (480 MiB L3 reported) Pad writes through the cache up to
+// 120 MiB at one thread: `scripts/bench_ab.sh` (2 rounds, medians, before / after), W7e at
+// one thread 1.34-1.37 / 1.18-1.21 ms in every mode (OpenCV 1.13-1.22 in the same run),
+// W7a-W7d (37 MiB out) with no streaming at all 1.56-1.65 / 1.49-1.56 ms at two threads,
+// -3 % to +2 % at one.
 /// Writes every output row with the line writer (`lines`, pad.lines) or the portable row
 /// kernel (pad.rows).
 template <class Cell>
@@ -353,7 +361,9 @@ void run_rows(const PadTables& t, const char* src, char* dst, const unsigned cha
   // Large outputs bypass the cache (see nt_copy.h), except where several threads write an
   // output the last-level cache can hold (NOTE [ Pad stores by thread count ]).
   const int64_t out_bytes = t.rows * t.m * t.cell;
-  const bool stream = out_bytes >= kStreamMinBytes && (get_num_threads() < 2 || out_bytes >= kStreamMinBytesThreaded);
+  const bool stream =
+      out_bytes >= scale_to_llc(kStreamMinBytes) &&
+      (get_num_threads() < 2 || out_bytes >= scale_to_llc(kStreamMinBytesThreaded));
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
 #ifdef GRIDOPS_HAVE_HWY
     if (lines) {
