@@ -8,10 +8,10 @@
 // (`scripts/bench_ab.sh`, 2 rounds): W5a / W5b upsampling (16-32 MiB outputs) 12-20 %
 // faster in nhwc and nChw16c, float32 and bfloat16, and W5b nchw float32; the bfloat16
 // downsampling rows (W5c, 4 MiB outputs) and W5f nhwc bfloat16 3-6 % slower (4 rounds);
-// the rest within +/-5 % (docs/ops/resample.md). Used by Resample and Pad (NOTE [ Pad
-// stores by thread count ], pad_fast.cc: W7e one thread 11-12 % faster unstreamed, W7a-W7d
-// 3-7 % at two threads). Gather keeps its threshold: W6a was 10-23 % slower without
-// streaming.
+// the rest within +/-5 % (docs/ops/resample.md). Used by Resample and by Pad's one-thread
+// threshold (NOTE [ Pad stores by thread count ], pad_fast.cc: W7e 5-10 % faster
+// unstreamed; its two-thread threshold stays, W7a-W7d were 7-11 % slower unstreamed).
+// Gather keeps its threshold: W6a was 10-23 % slower without streaming.
 #pragma once
 
 #include <cstdint>

@@ -343,13 +343,15 @@ void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<Pad
 // the host's slow second core); cached, 0.172-0.202 ms (2026-11-24 13:03, idle, old and
 // new binaries alternated twice, 5 interleaved repetitions, medians). The bytes written
 // are the same either way.
-// Both thresholds were measured on that host (AMD EPYC, 32 MiB L3) and grow with the
-// last-level cache (NOTE [ Stream thresholds by cache size ], core/cache_size.h). On the
-// Intel Xeon host of 2026-11-30 (480 MiB L3 reported) Pad writes through the cache up to
-// 120 MiB at one thread: `scripts/bench_ab.sh` (2 rounds, medians, before / after), W7e at
-// one thread 1.34-1.37 / 1.18-1.21 ms in every mode (OpenCV 1.13-1.22 in the same run),
-// W7a-W7d (37 MiB out) with no streaming at all 1.56-1.65 / 1.49-1.56 ms at two threads,
-// -3 % to +2 % at one.
+// Both thresholds were measured on that host (AMD EPYC, 32 MiB L3). The one-thread
+// threshold grows with the last-level cache (NOTE [ Stream thresholds by cache size ],
+// core/cache_size.h): on the Intel Xeon host of 2026-11-30 (480 MiB L3 reported) one
+// thread writes through the cache up to 120 MiB. `scripts/bench_ab.sh` with OpenCV's rows
+// in the same processes (3 rounds, medians, streamed / not): W7e at one thread 1.40-1.43 /
+// 1.26-1.35 ms in every mode, W7a-W7d (37 MiB out) -2.4 % to +1.1 %. The threshold for two
+// or more threads stays at 32 MiB: there the same comparison had W7a-W7d 7-11 % faster
+// streamed (1.44-1.48 against 1.58-1.62 ms), though a run of gridops' rows alone had them
+// 3-7 % faster unstreamed; W7e (16 MiB) is not streamed at two threads either way.
 /// Writes every output row with the line writer (`lines`, pad.lines) or the portable row
 /// kernel (pad.rows).
 template <class Cell>
@@ -361,9 +363,8 @@ void run_rows(const PadTables& t, const char* src, char* dst, const unsigned cha
   // Large outputs bypass the cache (see nt_copy.h), except where several threads write an
   // output the last-level cache can hold (NOTE [ Pad stores by thread count ]).
   const int64_t out_bytes = t.rows * t.m * t.cell;
-  const bool stream =
-      out_bytes >= scale_to_llc(kStreamMinBytes) &&
-      (get_num_threads() < 2 || out_bytes >= scale_to_llc(kStreamMinBytesThreaded));
+  const bool stream = get_num_threads() < 2 ? out_bytes >= scale_to_llc(kStreamMinBytes)
+                                             : out_bytes >= kStreamMinBytesThreaded;
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
 #ifdef GRIDOPS_HAVE_HWY
     if (lines) {
