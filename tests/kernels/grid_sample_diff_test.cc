@@ -793,6 +793,26 @@ TEST(GridSampleDiff, FusedNearestTapReuse) {
 // The channel-blocked path with a dst large enough for non-temporal stores (>= 8 MiB),
 // at an offset that is not a multiple of 64 bytes: against the channels-last fast path
 // (the same bits), with the reference on a slice of the points.
+// The reference on the first two rows of output points of a 2-D channels-first float32
+// problem with one batch (p's shapes, its grid `grid`), against those rows of `full`,
+// the whole output of a fast path.
+void expect_first_rows_match_ref(const Problem& p, const Tensor& src, const Tensor& grid,
+                                 const Tensor& full) {
+  const int64_t channels = p.src_shape[1], h = p.grid_shape[1], w = p.grid_shape[2];
+  constexpr int64_t kRows = 2;
+  Problem r = p;
+  r.grid_shape = {1, kRows, w, 2};
+  Tensor g2(DType::kFloat32, r.grid_shape);
+  std::memcpy(g2.data(), grid.data(), static_cast<size_t>(kRows * w * 2) * 4);
+  const Tensor ref = run_impl(r, "ref", src.view(), g2.view());
+  Tensor part(DType::kFloat32, ref.shape());
+  for (int64_t ch = 0; ch < channels; ++ch) {
+    std::memcpy(part.data_as<float>() + ch * kRows * w, full.data_as<float>() + ch * h * w,
+                static_cast<size_t>(kRows * w) * 4);
+  }
+  expect_close(r, ref, part, 1.0);
+}
+
 TEST(GridSampleDiff, ChannelBlockedLargeUnalignedDst) {
 #ifdef GRIDOPS_HAVE_HWY
   std::mt19937_64 rng(testing::test_seed() + 3);
@@ -832,23 +852,13 @@ TEST(GridSampleDiff, ChannelBlockedLargeUnalignedDst) {
       EXPECT_TRUE(testing::bitwise_equal(to_channels_last(first), last, &where))
           << "mode " << m << " shift " << shift << ": first difference at " << where;
     }
-    // The reference on the first 2 rows of output points.
-    const Dims small_grid{1, 2, 360, 2};
-    Tensor g2(DType::kFloat32, small_grid);
-    std::memcpy(g2.data(), grid.data(), static_cast<size_t>(2 * 360 * 2) * 4);
+    Tensor full(DType::kFloat32, dst_shape);
+    ASSERT_TRUE(plan.value().run(src.view(), grid.view(), full.mutable_view()).ok());
     Problem p;
     p.desc = desc;
     p.src_shape = src_shape;
-    p.grid_shape = small_grid;
-    const Tensor ref = run_impl(p, "ref", src.view(), g2.view());
-    Tensor full(DType::kFloat32, dst_shape);
-    ASSERT_TRUE(plan.value().run(src.view(), grid.view(), full.mutable_view()).ok());
-    Tensor part(DType::kFloat32, ref.shape());
-    for (int64_t ch = 0; ch < 20; ++ch) {
-      std::memcpy(part.data_as<float>() + ch * 720, full.data_as<float>() + ch * 300 * 360,
-                  720 * 4);
-    }
-    expect_close(p, ref, part, 1.0);
+    p.grid_shape = grid_shape;
+    expect_first_rows_match_ref(p, src, grid, full);
   }
 #else
   GTEST_SKIP() << "built without Highway: only the reference exists";
@@ -914,18 +924,7 @@ TEST(GridSampleDiff, FusedLargeChannelsFirstDst) {
       }
     }
     set_num_threads(0);
-    const Dims small_grid{1, 2, 1024, 2};
-    Tensor g2(DType::kFloat32, small_grid);
-    std::memcpy(g2.data(), grid.data(), static_cast<size_t>(2 * 1024 * 2) * 4);
-    Problem r = p;
-    r.grid_shape = small_grid;
-    const Tensor ref = run_impl(r, "ref", src.view(), g2.view());
-    Tensor part(DType::kFloat32, ref.shape());
-    for (int64_t ch = 0; ch < 3; ++ch) {
-      std::memcpy(part.data_as<float>() + ch * 2048, first.data_as<float>() + ch * 720 * 1024,
-                  2048 * 4);
-    }
-    expect_close(r, ref, part, 1.0);
+    expect_first_rows_match_ref(p, src, grid, first);
   }
 #else
   GTEST_SKIP() << "built without Highway: only the reference exists";

@@ -73,7 +73,6 @@ bool channels_last(const ResampleProblem& p) {
          p.dst.c_block_stride == 1;
 }
 
-
 }  // namespace
 #endif
 

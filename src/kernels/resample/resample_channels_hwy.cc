@@ -531,17 +531,14 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         // NOTE [ Nearest pixel copy in whole vectors ]: a pixel of whole native vectors is
         // copied by vector loads and stores; a memcpy call per pixel cost 10-20 % more
         // (W5b nhwc: 128- and 256-byte pixels).
-        const size_t vb = hn::Lanes(d8);
-        if (bytes % vb == 0) {
-          const size_t nv = bytes / vb;
+        if (bytes % hn::Lanes(d8) == 0) {
           const auto* sb = reinterpret_cast<const uint8_t*>(sp);
           auto* db = reinterpret_cast<uint8_t*>(dp);
           const int64_t sw_b = s_w * static_cast<int64_t>(sizeof(U));
           const int64_t dw_b = d_w * static_cast<int64_t>(sizeof(U));
+          const auto n_b = static_cast<int64_t>(bytes);
           for (int64_t ow = 0; ow < ow_n; ++ow) {
-            const uint8_t* a = sb + i0[ow] * sw_b;
-            uint8_t* b = db + ow * dw_b;
-            for (size_t v = 0; v < nv; ++v) hn::StoreU(hn::LoadU(d8, a + v * vb), d8, b + v * vb);
+            CopyRowOut(d8, sb + i0[ow] * sw_b, db + ow * dw_b, n_b, /*stream=*/false);
           }
           continue;
         }
