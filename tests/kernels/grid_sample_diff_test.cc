@@ -867,64 +867,70 @@ TEST(GridSampleDiff, ChannelBlockedLargeUnalignedDst) {
 
 // NOTE [ GridSample fused streaming stores ] (grid_sample_fused_small_c_hwy.cc): a
 // channels-first dst of 8 MiB or more is written with non-temporal stores where a vector's
-// destination is 64-byte aligned. The fused path on such a dst at offsets 0 (streamed),
-// 1 and 7 floats (not streamed): the bytes around it untouched, the same bits at every
-// offset and as channels-last (never streamed), on 1 and 2 threads, and the reference on
-// the first two rows of points.
+// destination is 64-byte aligned, and each row's tiles are shifted so that their vectors
+// are (NOTE [ GridSample fused aligned tiles ]). The fused path on such a dst at offsets 0,
+// 1 and 7 floats from a 64-byte line, with rows of 1024 points (every row at the same
+// shift), 1000 and 200 (shifts alternating by 8 floats; the last tile up to 15 points
+// longer) and 70 (two tiles, the second shorter than the shift can make the first): the
+// bytes around it untouched, the same bits at every offset and as channels-last (never
+// shifted nor streamed), on 1 and 2 threads, and the reference on the first two rows.
 TEST(GridSampleDiff, FusedLargeChannelsFirstDst) {
 #ifdef GRIDOPS_HAVE_HWY
   std::mt19937_64 rng(testing::test_seed() + 5);
   for (int m = 0; m < 3; ++m) {
-    Problem p;
-    p.desc.mode = static_cast<IM>(m);
-    p.desc.padding = static_cast<GP>(m);
-    p.desc.impl = "grid_sample.fused_small_c";
-    p.src_shape = {1, 3, 40, 52};
-    p.grid_shape = {1, 720, 1024, 2};  // dst: 3 x 720 x 1024 floats, 8.4 MiB
-    SCOPED_TRACE(describe(p));
-    if (declines(p, p.desc.impl)) continue;
-    Tensor src(DType::kFloat32, p.src_shape), grid(DType::kFloat32, p.grid_shape);
-    testing::fill_random(src, rng, -1.0, 1.0);
-    testing::fill_random(grid, rng, -1.1, 1.1);
-    auto plan = make_grid_sample_plan(p.desc, DType::kFloat32, p.src_shape, DType::kFloat32,
-                                      p.grid_shape);
-    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
-    ASSERT_EQ(std::string(plan.value().impl_name()), p.desc.impl);
-    const Dims dst_shape = plan.value().dst_shape();
-    int64_t count = 1;
-    for (int64_t v : dst_shape) count *= v;
-    ASSERT_GE(count * 4, int64_t{8} << 20);
-    Problem q = p;
-    q.desc.layout = ChannelLayout::kChannelsLast;
-    const Tensor src_cl = to_channels_last(src);
-    q.src_shape = src_cl.shape();
-    const Tensor last = run_impl(q, p.desc.impl, src_cl.view(), grid.view());
-    Tensor first(DType::kFloat32, dst_shape);
-    for (int threads : {1, 2}) {
-      set_num_threads(threads);
-      for (int64_t shift : {0, 1, 7}) {
-        SCOPED_TRACE("threads " + std::to_string(threads) + " shift " + std::to_string(shift));
-        // 64-byte aligned storage, so that shift 0 is the streamed case.
-        Tensor storage(DType::kFloat32, Dims{count + 32});
-        float* buf = storage.data_as<float>();
-        ASSERT_EQ(reinterpret_cast<uintptr_t>(buf) % 64, 0u);
-        std::fill(buf, buf + count + 32, -7.0f);
-        const MutableTensorView dst(DType::kFloat32, buf + shift, dst_shape);
-        ASSERT_TRUE(plan.value().run(src.view(), grid.view(), dst).ok());
-        for (int64_t k = 0; k < shift; ++k) EXPECT_EQ(buf[k], -7.0f);
-        for (int64_t k = shift + count; k < count + 32; ++k) EXPECT_EQ(buf[k], -7.0f);
-        Tensor got(DType::kFloat32, dst_shape);
-        std::memcpy(got.data(), buf + shift, static_cast<size_t>(count) * 4);
-        int64_t where = -1;
-        EXPECT_TRUE(testing::bitwise_equal(to_channels_last(got), last, &where))
-            << "channels-first vs channels-last at " << where;
-        if (threads == 1 && shift == 0) {
-          std::memcpy(first.data(), got.data(), static_cast<size_t>(count) * 4);
+    for (int64_t w : {1024, 1000, 200, 70}) {
+      Problem p;
+      p.desc.mode = static_cast<IM>(m);
+      p.desc.padding = static_cast<GP>(m);
+      p.desc.impl = "grid_sample.fused_small_c";
+      p.src_shape = {1, 3, 40, 52};
+      const int64_t h = (int64_t{8} << 20) / (12 * w) + 1;  // dst: 3 x h x w floats, >= 8 MiB
+      p.grid_shape = {1, h, w, 2};
+      SCOPED_TRACE(describe(p));
+      if (declines(p, p.desc.impl)) continue;
+      Tensor src(DType::kFloat32, p.src_shape), grid(DType::kFloat32, p.grid_shape);
+      testing::fill_random(src, rng, -1.0, 1.0);
+      testing::fill_random(grid, rng, -1.1, 1.1);
+      auto plan = make_grid_sample_plan(p.desc, DType::kFloat32, p.src_shape, DType::kFloat32,
+                                        p.grid_shape);
+      ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+      ASSERT_EQ(std::string(plan.value().impl_name()), p.desc.impl);
+      const Dims dst_shape = plan.value().dst_shape();
+      int64_t count = 1;
+      for (int64_t v : dst_shape) count *= v;
+      ASSERT_GE(count * 4, int64_t{8} << 20);
+      Problem q = p;
+      q.desc.layout = ChannelLayout::kChannelsLast;
+      const Tensor src_cl = to_channels_last(src);
+      q.src_shape = src_cl.shape();
+      const Tensor last = run_impl(q, p.desc.impl, src_cl.view(), grid.view());
+      Tensor first(DType::kFloat32, dst_shape);
+      for (int threads : {1, 2}) {
+        set_num_threads(threads);
+        for (int64_t shift : {0, 1, 7}) {
+          SCOPED_TRACE("threads " + std::to_string(threads) + " shift " + std::to_string(shift));
+          // 64-byte aligned storage, so that shift 0 is the streamed case.
+          Tensor storage(DType::kFloat32, Dims{count + 32});
+          float* buf = storage.data_as<float>();
+          ASSERT_EQ(reinterpret_cast<uintptr_t>(buf) % 64, 0u);
+          std::fill(buf, buf + count + 32, -7.0f);
+          const MutableTensorView dst(DType::kFloat32, buf + shift, dst_shape);
+          ASSERT_TRUE(plan.value().run(src.view(), grid.view(), dst).ok());
+          for (int64_t k = 0; k < shift; ++k) EXPECT_EQ(buf[k], -7.0f);
+          for (int64_t k = shift + count; k < count + 32; ++k) EXPECT_EQ(buf[k], -7.0f);
+          Tensor got(DType::kFloat32, dst_shape);
+          std::memcpy(got.data(), buf + shift, static_cast<size_t>(count) * 4);
+          int64_t where = -1;
+          EXPECT_TRUE(testing::bitwise_equal(to_channels_last(got), last, &where))
+              << "channels-first vs channels-last at " << where;
+          if (threads == 1 && shift == 0) {
+            std::memcpy(first.data(), got.data(), static_cast<size_t>(count) * 4);
+          }
         }
       }
+      set_num_threads(0);
+      expect_first_rows_match_ref(p, src, grid, first);
     }
-    set_num_threads(0);
-    expect_first_rows_match_ref(p, src, grid, first);
   }
 #else
   GTEST_SKIP() << "built without Highway: only the reference exists";

@@ -594,42 +594,78 @@ bool PairGatherForTesting(bool portable, const float* plane, const int32_t* o, f
 #endif
 }
 
-/// Items [begin, end): tiles of tile_h x tile_w output points, each walked row by row.
+// NOTE [ GridSample fused aligned tiles ]
+// The streaming stores (NOTE [ GridSample fused streaming stores ]) need a whole vector on
+// a 64-byte aligned address. With tiles at multiples of 64 points that holds only when the
+// dst row itself starts on one: a buffer from malloc (NumPy's, std::vector's) often starts
+// 16, 32 or 48 bytes past one, and then no vector streamed (the benchmark's W2 dsts were at
+// 48, 16, 32 and 16 bytes past one). So when the path streams, each row's tile bounds move
+// left by that row's offset s (in floats, 0 <= s < 16) from a 64-byte line: tile k of the
+// row covers [64 k - s, 64 (k + 1) - s), clipped to the row, so the first is s points
+// shorter, the last up to s longer, and every vector of the others starts on a line. The
+// same points, each computed once with the same operations: the same bits.
+// `/tmp` harness (W2b channels-first, one thread, 60 calls, 3 alternations, 2026-11-30,
+// Intel Xeon host): dst on a line (streamed) 3.27 / 3.14 / 3.24 ms median, 16 bytes past
+// one 3.57 / 3.73 / 4.03 ms.
+
+/// Items [begin, end): tiles of tile_h x tile_w output points, each walked row by row (the
+/// column bounds per row: NOTE [ GridSample fused aligned tiles ]).
 void RunFused(const Ctx& c, int64_t begin, int64_t end) {
   const AxisStep ystep(c, 0), xstep(c, c.r > 1 ? 1 : 0);
+  const int64_t N = static_cast<int64_t>(hn::Lanes(DF()));
+  const int64_t W = c.out_sizes[1];
+  // NOTE [ GridSample fused aligned tiles ]: where the path streams (as FusedSmallC).
+  const bool align_rows =
+      c.stream && !c.channels_last && hn::MaxLanes(DF()) * sizeof(float) == 64;
+  // A row's tile bounds, tile k of tiles_x at shift s.
+  auto bound = [&](int64_t k, int64_t s) {
+    return k <= 0 ? 0 : k >= c.tiles_x ? W : std::clamp<int64_t>(k * c.tile_w - s, 0, W);
+  };
   // NOTE [ GridSample nearest tap reuse ]: two slots of a tile's nearest offsets and keep
   // masks, and per row the vectors they are valid for; the slot `cur` holds those the
-  // previous item computed for this one (have_cur).
-  const int64_t N = static_cast<int64_t>(hn::Lanes(DF()));
-  const int64_t vecs = (c.tile_w + N - 1) / N;
+  // previous item computed for this one (have_cur). A row holds up to tile_w + N - 1
+  // points (the last tile of a shifted row).
+  const int64_t row_cap = c.tile_w + N;
+  const int64_t vecs = (row_cap + N - 1) / N;
   const bool nearest_reuse = c.K == 1;
-  std::vector<int32_t> tap_buf(nearest_reuse ? 4 * c.tile_h * c.tile_w : 0);
+  std::vector<int32_t> tap_buf(nearest_reuse ? 4 * c.tile_h * row_cap : 0);
   std::vector<uint8_t> tap_ok(nearest_reuse ? 2 * c.tile_h * vecs : 0);
   int cur = 0;
   bool have_cur = false;
   for (int64_t item = begin; item < end; ++item) {
     const int64_t n = item / c.blocks_per_batch;
     const int64_t t = item % c.blocks_per_batch;
-    const int64_t y0 = t / c.tiles_x * c.tile_h, x0 = t % c.tiles_x * c.tile_w;
+    const int64_t kx = t % c.tiles_x;
+    const int64_t y0 = t / c.tiles_x * c.tile_h;
     const int64_t th = std::min(c.tile_h, c.out_sizes[0] - y0);
-    const int64_t run = std::min(c.tile_w, c.out_sizes[1] - x0);
-    // NOTE [ GridSample few-channel prefetch ]: the next tile's points of each row.
-    const int64_t ahead = x0 + 2 * c.tile_w <= c.out_sizes[1] ? c.tile_w : 0;
-    // The next item is that tile (same batch, same tile row, whole) and this thread's.
-    const bool keep_next = nearest_reuse && ahead > 0 && item + 1 < end;
+    // The next item is the tile to the right (same batch, same tile row) and this thread's.
+    const bool next_here = nearest_reuse && kx + 1 < c.tiles_x && item + 1 < end;
+    bool keep_next = false;
     const int nxt = 1 - cur;
-    // NOTE [ GridSample few-channel grid prefetch ]
-    // A tile reads its grid as 16 runs of 512 bytes (64 points) a whole grid row (8 KiB in
-    // W2) apart, and the taps one tile ahead (above) are the first to touch each run: a
-    // pattern the Intel host's prefetchers did not follow (the grid loads of that
-    // computation took 11 % of W2b channels-first's perf samples at one thread). So each
-    // row first prefetches its grid run two tiles ahead, which the tap computation one
-    // tile ahead reaches one item later. `scripts/bench_ab.sh`, 2 rounds (2026-11-30, Intel
-    // Xeon host): W2b 8.5 % / 9.0 % faster at 1 / 2 threads channels-first, 15.7 % / 17.3 %
-    // channels-last (docs/ops/grid_sample.md, "Grid prefetch").
-    const int64_t gahead = x0 + 3 * c.tile_w <= c.out_sizes[1] ? 2 * c.tile_w : 0;
+    const float* dbase = reinterpret_cast<const float*>(c.dst) + n * c.d_batch;
     for (int64_t y = y0; y < y0 + th; ++y) {
-      const int64_t q0 = y * c.out_sizes[1] + x0;
+      // NOTE [ GridSample fused aligned tiles ]: this row's shift and bounds.
+      int64_t s = 0;
+      if (align_rows) {
+        const auto a = reinterpret_cast<uintptr_t>(dbase + y * W);
+        if (a % sizeof(float) == 0) s = static_cast<int64_t>(a / sizeof(float) % 16);
+      }
+      const int64_t x0 = bound(kx, s), x1 = bound(kx + 1, s), x2 = bound(kx + 2, s);
+      const int64_t run = x1 - x0;
+      // NOTE [ GridSample few-channel prefetch ]: the next tile's points of this row (all
+      // inside it; it starts run points along).
+      const int64_t ahead = kx + 1 < c.tiles_x && run <= x2 - x1 ? run : 0;
+      // NOTE [ GridSample few-channel grid prefetch ]
+      // A tile reads its grid as 16 runs of 512 bytes (64 points) a whole grid row (8 KiB
+      // in W2) apart, and the taps one tile ahead (above) are the first to touch each run:
+      // a pattern the Intel host's prefetchers did not follow (the grid loads of that
+      // computation took 11 % of W2b channels-first's perf samples at one thread). So each
+      // row first prefetches its grid run two tiles ahead, which the tap computation one
+      // tile ahead reaches one item later. `scripts/bench_ab.sh`, 2 rounds (2026-11-30,
+      // Intel Xeon host): W2b 8.5 % / 9.0 % faster at 1 / 2 threads channels-first, 15.7 %
+      // / 17.3 % channels-last (docs/ops/grid_sample.md, "Grid prefetch").
+      const int64_t gahead = x0 + 3 * c.tile_w <= W ? 2 * c.tile_w : 0;
+      const int64_t q0 = y * W + x0;
       if (gahead > 0) {
         const char* g = reinterpret_cast<const char*>(reinterpret_cast<const float*>(c.grid) +
                                                       n * c.g_batch + 2 * (q0 + gahead));
@@ -637,7 +673,7 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
       }
       // Slot s's arrays for this row of the tile.
       auto slot_row = [&](int slot) {
-        const int64_t tile = c.tile_h * c.tile_w, row = (y - y0) * c.tile_w;
+        const int64_t tile = c.tile_h * row_cap, row = (y - y0) * row_cap;
         return NearestTapsOut{tap_buf.data() + 2 * slot * tile + row,
                               tap_buf.data() + (2 * slot + 1) * tile + row,
                               tap_ok.data() + (slot * c.tile_h + (y - y0)) * vecs};
@@ -648,7 +684,13 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
         const NearestTapsOut r = slot_row(cur);
         reuse = {r.off, r.keep, r.ok};
       }
-      if (keep_next) next = slot_row(nxt);
+      if (next_here) {
+        // Every vector of the row marked, so the next item never reads a flag of an
+        // earlier tile (FusedSmallC sets those of this row's vectors).
+        next = slot_row(nxt);
+        std::fill(next.ok, next.ok + vecs, uint8_t{0});
+        keep_next = true;
+      }
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
       {
         if (c.channels_last && c.sstride[1] == c.channels) {
