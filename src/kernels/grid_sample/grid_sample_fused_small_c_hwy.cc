@@ -604,9 +604,9 @@ bool PairGatherForTesting(bool portable, const float* plane, const int32_t* o, f
 // row covers [64 k - s, 64 (k + 1) - s), clipped to the row, so the first is s points
 // shorter, the last up to s longer, and every vector of the others starts on a line. The
 // same points, each computed once with the same operations: the same bits.
-// `/tmp` harness (W2b channels-first, one thread, 60 calls, 3 alternations, 2026-11-30,
-// Intel Xeon host): dst on a line (streamed) 3.27 / 3.14 / 3.24 ms median, 16 bytes past
-// one 3.57 / 3.73 / 4.03 ms.
+// `scripts/bench_ab.sh` (3 rounds, medians, 2026-11-30, Intel Xeon host), before / after:
+// W2b channels-first 3.506 / 2.908 ms at one thread, 1.893 / 1.585 at two; W2a, W2c, W2d
+// within -3.9 % to +1.4 %.
 
 /// Items [begin, end): tiles of tile_h x tile_w output points, each walked row by row (the
 /// column bounds per row: NOTE [ GridSample fused aligned tiles ]).
