@@ -263,7 +263,7 @@ HWY_INLINE void PrefetchTapRows(const float* sbase, int64_t plane_stride, int64_
   };
   for (int r = 0; r < rows; ++r) {
     const int32_t* row = po + r * kL;
-    for (int64_t l = 0; l < m; l += 5) fetch(row[l]);
+    for (int64_t l = 0; l < m - 1; l += 5) fetch(row[l]);  // the last lane once (m = 16: 15)
     fetch(row[m - 1]);
   }
 }
