@@ -871,7 +871,7 @@ TEST(GridSampleDiff, ChannelBlockedLargeUnalignedDst) {
 // are (NOTE [ GridSample fused aligned tiles ]). The fused path on such a dst at offsets 0,
 // 1 and 7 floats from a 64-byte line, with rows of 1024 points (every row at the same
 // shift), 1000 and 200 (shifts alternating by 8 floats; the last tile up to 15 points
-// longer) and 70 (two tiles, the second shorter than the shift can make the first): the
+// longer) and 70 (two tiles, the second shorter than the first: no taps kept ahead): the
 // bytes around it untouched, the same bits at every offset and as channels-last (never
 // shifted nor streamed), on 1 and 2 threads, and the reference on the first two rows.
 TEST(GridSampleDiff, FusedLargeChannelsFirstDst) {
