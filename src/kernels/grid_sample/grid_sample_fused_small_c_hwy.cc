@@ -297,6 +297,23 @@ struct NearestTapsOut {
 // on one instruction of RunFused on the Intel host; by reference W2b was 14.5-16.8 %
 // faster channels-first and 9.5-9.6 % channels-last, `scripts/bench_ab.sh`, 2 rounds).
 
+// NOTE [ GridSample fused streaming stores ]
+// A channels-first dst of 8 MiB or more (c.stream, the channel-blocked path's threshold) is
+// written with non-temporal stores where a whole 64-byte vector lands on a 64-byte aligned
+// address (AVX-512), so its lines are not read for ownership nor kept in the caches. Intel
+// Xeon host, 2026-11-30, `scripts/bench_ab.sh` (3 rounds, medians, before / after): W2a
+// 5.47 / 5.01 ms (1T), W2c 15.6 / 11.1 (1T) and 6.21 / 5.74 (2T), W2d 25.5 / 22.9 (1T),
+// W2b 3.01 / 2.92; the other channels-first rows -6.3 % to -1.0 %. Channels-last keeps
+// ordinary stores: streamed (its interleaved vectors staged in L1, tiles shifted as in
+// NOTE [ GridSample fused aligned tiles ]) W2a-W2d channels-last were -0.3 % to +6.9 %
+// (docs/ops/grid_sample.md). Same bits (test GridSampleDiff.FusedLargeChannelsFirstDst).
+/// Whether the fused path writes c's dst with non-temporal stores (NOTE [ GridSample fused
+/// streaming stores ]); RunFused's tile bounds follow it (NOTE [ GridSample fused aligned
+/// tiles ]).
+HWY_INLINE bool StreamsDst(const Ctx& c) {
+  return c.stream && !c.channels_last && hn::MaxLanes(DF()) * sizeof(float) == 64;
+}
+
 /// Steps 1-4 of the fused path for points [p0, p0 + cnt) of batch n. Channels-first
 /// (kLast false): as Combine/CombinePairs then ChannelsFirstF32/ChannelsPairs.
 /// Channels-last (unit channel stride): the same taps, every tap of every channel by a
@@ -338,16 +355,7 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
                             INT32_MAX))
                       : -1);
   (void)pixel_load_last;
-  // NOTE [ GridSample fused streaming stores ]: a channels-first dst of 8 MiB or more
-  // (c.stream, the channel-blocked path's threshold) is written with non-temporal stores
-  // where a whole 64-byte vector lands on a 64-byte aligned address (AVX-512), so its lines
-  // are not read for ownership nor kept in the caches. Intel Xeon host, 2026-11-30,
-  // `scripts/bench_ab.sh` (3 rounds, medians, before / after): W2a 5.47 / 5.01 ms (1T),
-  // W2c 15.6 / 11.1 (1T) and 6.21 / 5.74 (2T), W2d 25.5 / 22.9 (1T), W2b 3.01 / 2.92; the
-  // other channels-first rows -6.3 % to -1.0 %. Channels-last was within the noise
-  // both ways with its interleaved stores staged in L1 and streamed (2 rounds), and keeps
-  // ordinary stores. Same bits (test GridSampleDiff.FusedLargeChannelsFirstDst).
-  const bool stream = c.stream && kL * sizeof(float) == 64;
+  const bool stream = StreamsDst(c);  // NOTE [ GridSample fused streaming stores ]
   for (int64_t j = 0; j < cnt; j += N) {
     const int64_t q = p0 + j;
     const int64_t m = std::min(N, cnt - j);
@@ -614,9 +622,7 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
   const AxisStep ystep(c, 0), xstep(c, c.r > 1 ? 1 : 0);
   const int64_t N = static_cast<int64_t>(hn::Lanes(DF()));
   const int64_t W = c.out_sizes[1];
-  // NOTE [ GridSample fused aligned tiles ]: where the path streams (as FusedSmallC).
-  const bool align_rows =
-      c.stream && !c.channels_last && hn::MaxLanes(DF()) * sizeof(float) == 64;
+  const bool align_rows = StreamsDst(c);  // NOTE [ GridSample fused aligned tiles ]
   // A row's tile bounds, tile k of tiles_x at shift s.
   auto bound = [&](int64_t k, int64_t s) {
     return k <= 0 ? 0 : k >= c.tiles_x ? W : std::clamp<int64_t>(k * c.tile_w - s, 0, W);
@@ -640,7 +646,6 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
     const int64_t th = std::min(c.tile_h, c.out_sizes[0] - y0);
     // The next item is the tile to the right (same batch, same tile row) and this thread's.
     const bool next_here = nearest_reuse && kx + 1 < c.tiles_x && item + 1 < end;
-    bool keep_next = false;
     const int nxt = 1 - cur;
     const float* dbase = reinterpret_cast<const float*>(c.dst) + n * c.d_batch;
     for (int64_t y = y0; y < y0 + th; ++y) {
@@ -689,7 +694,6 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
         // earlier tile (FusedSmallC sets those of this row's vectors).
         next = slot_row(nxt);
         std::fill(next.ok, next.ok + vecs, uint8_t{0});
-        keep_next = true;
       }
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
       {
@@ -745,8 +749,8 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
           break;
       }
     }
-    have_cur = keep_next;
-    if (keep_next) cur = nxt;
+    have_cur = next_here;
+    if (next_here) cur = nxt;
   }
   if (c.stream) hwy::FlushStream();  // non-temporal stores visible before the caller reads
 }
