@@ -790,9 +790,6 @@ TEST(GridSampleDiff, FusedNearestTapReuse) {
 #endif
 }
 
-// The channel-blocked path with a dst large enough for non-temporal stores (>= 8 MiB),
-// at an offset that is not a multiple of 64 bytes: against the channels-last fast path
-// (the same bits), with the reference on a slice of the points.
 // The reference on the first two rows of output points of a 2-D channels-first float32
 // problem with one batch (p's shapes, its grid `grid`), against those rows of `full`,
 // the whole output of a fast path.
@@ -813,6 +810,9 @@ void expect_first_rows_match_ref(const Problem& p, const Tensor& src, const Tens
   expect_close(r, ref, part, 1.0);
 }
 
+// The channel-blocked path with a dst large enough for non-temporal stores (>= 8 MiB),
+// at an offset that is not a multiple of 64 bytes: against the channels-last fast path
+// (the same bits), with the reference on the first two rows of points.
 TEST(GridSampleDiff, ChannelBlockedLargeUnalignedDst) {
 #ifdef GRIDOPS_HAVE_HWY
   std::mt19937_64 rng(testing::test_seed() + 3);
