@@ -309,7 +309,7 @@ HWY_INLINE VI Word(const U8Ctx& c, VI off) {
 /// Channels-last pixel pairs: one 64-bit read at pixel `off` brings the pixel (bytes
 /// 0..C-1, into w0) and the next one (bytes C..2C-1, into w1), half as many gathered
 /// elements as two 32-bit reads. Read at min(off, lim8) and shifted, like Word.
-HWY_INLINE void PixelPair(const U8Ctx& c, VI off, VI& w0, VI& w1) {
+HWY_INLINE void PixelPair(const U8Ctx& c, int C, VI off, VI& w0, VI& w1) {
   const DI di;
   const hn::Half<DI> dh;
   const hn::Repartition<int64_t, DI> d64;
@@ -324,7 +324,7 @@ HWY_INLINE void PixelPair(const U8Ctx& c, VI off, VI& w0, VI& w1) {
   hi = hn::BitCast(d64, hn::Shr(hn::BitCast(du64, hi),
                                 hn::BitCast(du64, hn::PromoteTo(d64, hn::UpperHalf(dh, sh)))));
   w0 = hn::ConcatEven(di, hn::BitCast(di, hi), hn::BitCast(di, lo));
-  const int bits = 8 * c.C;
+  const int bits = 8 * C;
   w1 = hn::ConcatEven(di, hn::BitCast(di, hn::ShiftRightSame(hi, bits)),
                       hn::BitCast(di, hn::ShiftRightSame(lo, bits)));
 }
@@ -354,19 +354,19 @@ HWY_INLINE VI ByteIN(VI w, int k) {
 
 /// Stores the C channel vectors (int32 lanes holding 0..255) of `count` points at output
 /// (n, oy, ox).
-HWY_INLINE void StoreOut(const U8Ctx& c, uint8_t* drow, int64_t ox, size_t count, const VI* v) {
+HWY_INLINE void StoreOut(const U8Ctx& c, int C, uint8_t* drow, int64_t ox, size_t count, const VI* v) {
   const DI di;
   const D8 d8;
   const size_t L = hn::Lanes(di);
   if (c.dst_dense && count == L) {
     if (!c.channels_last) {
-      for (int ch = 0; ch < c.C; ++ch) {
+      for (int ch = 0; ch < C; ++ch) {
         hn::StoreU(hn::DemoteTo(d8, v[ch]), d8, drow + ch * c.dc + ox);
       }
       return;
     }
-    uint8_t* o = drow + ox * c.C;
-    switch (c.C) {
+    uint8_t* o = drow + ox * C;
+    switch (C) {
       case 1: hn::StoreU(hn::DemoteTo(d8, v[0]), d8, o); return;
       case 2:
         hn::StoreInterleaved2(hn::DemoteTo(d8, v[0]), hn::DemoteTo(d8, v[1]), d8, o);
@@ -382,7 +382,7 @@ HWY_INLINE void StoreOut(const U8Ctx& c, uint8_t* drow, int64_t ox, size_t count
     }
   }
   HWY_ALIGN int32_t t[kMaxLanes];
-  for (int ch = 0; ch < c.C; ++ch) {
+  for (int ch = 0; ch < C; ++ch) {
     hn::Store(v[ch], di, t);
     for (size_t i = 0; i < count; ++i) {
       drow[ch * c.dc + (ox + static_cast<int64_t>(i)) * c.dx] = static_cast<uint8_t>(t[i]);
@@ -397,7 +397,7 @@ HWY_INLINE void StoreOut(const U8Ctx& c, uint8_t* drow, int64_t ox, size_t count
 /// brought together by one lane permutation (`perm`) and stored as one vector, the bytes
 /// past the C * lanes valid ones being overwritten by the next vector; else each block's
 /// 4 * C bytes are copied.
-HWY_INLINE void StoreWords(const U8Ctx& c, uint8_t* o, VI w, const uint8_t* pack,
+HWY_INLINE void StoreWords(int C, uint8_t* o, VI w, const uint8_t* pack,
                            const int32_t* perm, bool room) {
   const DI di;
 #if HWY_TARGET == HWY_SCALAR
@@ -406,12 +406,12 @@ HWY_INLINE void StoreWords(const U8Ctx& c, uint8_t* o, VI w, const uint8_t* pack
   (void)room;
   HWY_ALIGN int32_t t[1];
   hn::Store(w, di, t);
-  std::memcpy(o, t, static_cast<size_t>(c.C));  // little-endian: the low C bytes
+  std::memcpy(o, t, static_cast<size_t>(C));  // little-endian: the low C bytes
 #else
   const hn::Repartition<uint8_t, DI> d8;
   if (room) {
     const VI packed =
-        c.C == 4 ? w
+        C == 4 ? w
                  : hn::BitCast(di, hn::TableLookupBytes(hn::BitCast(d8, w), hn::Load(d8, pack)));
     const VI lanes = hn::TableLookupLanes(packed, hn::SetTableIndices(di, perm));
     hn::StoreU(hn::BitCast(d8, lanes), d8, o);
@@ -419,7 +419,7 @@ HWY_INLINE void StoreWords(const U8Ctx& c, uint8_t* o, VI w, const uint8_t* pack
   }
   HWY_ALIGN uint8_t t[HWY_MAX_BYTES];
   hn::Store(hn::TableLookupBytes(hn::BitCast(d8, w), hn::Load(d8, pack)), d8, t);
-  const size_t run = 4 * static_cast<size_t>(c.C), blocks = hn::Lanes(di) / 4;
+  const size_t run = 4 * static_cast<size_t>(C), blocks = hn::Lanes(di) / 4;
   for (size_t b = 0; b < blocks; ++b) std::memcpy(o + b * run, t + 16 * b, run);
 #endif
 }
@@ -436,7 +436,7 @@ HWY_INLINE void StoreWords(const U8Ctx& c, uint8_t* o, VI w, const uint8_t* pack
 // extraction, narrowing and store it replaces cost more: W2b channels-first 0.90 against
 // 1.17 ms at 1 thread, W2a 2.05 against 2.38 (docs/ops/grid_sample.md).
 /// Channels-first dense dst, a full vector: NOTE [ GridSample uint8 planar word store ].
-HWY_INLINE void StorePlanarWords(const U8Ctx& c, uint8_t* drow, int64_t ox, VI w,
+HWY_INLINE void StorePlanarWords(const U8Ctx& c, int C, uint8_t* drow, int64_t ox, VI w,
                                  const uint8_t* planar_pack, const int32_t* planar_perm) {
   const DI di;
 #if HWY_TARGET == HWY_SCALAR
@@ -444,7 +444,7 @@ HWY_INLINE void StorePlanarWords(const U8Ctx& c, uint8_t* drow, int64_t ox, VI w
   (void)planar_perm;
   HWY_ALIGN int32_t t[1];
   hn::Store(w, di, t);
-  for (int ch = 0; ch < c.C; ++ch) drow[ch * c.dc + ox] = static_cast<uint8_t>(t[0] >> (8 * ch));
+  for (int ch = 0; ch < C; ++ch) drow[ch * c.dc + ox] = static_cast<uint8_t>(t[0] >> (8 * ch));
 #else
   const hn::Repartition<uint8_t, DI> d8;
   const VI packed = hn::BitCast(di, hn::TableLookupBytes(hn::BitCast(d8, w), hn::Load(d8, planar_pack)));
@@ -455,14 +455,14 @@ HWY_INLINE void StorePlanarWords(const U8Ctx& c, uint8_t* drow, int64_t ox, VI w
   const hn::Half<decltype(dh)> dq;
   const auto lo = hn::LowerHalf(dh, v8), hi = hn::UpperHalf(dh, v8);
   hn::StoreU(hn::LowerHalf(dq, lo), dq, drow + ox);
-  if (c.C > 1) hn::StoreU(hn::UpperHalf(dq, lo), dq, drow + c.dc + ox);
-  if (c.C > 2) hn::StoreU(hn::LowerHalf(dq, hi), dq, drow + 2 * c.dc + ox);
-  if (c.C > 3) hn::StoreU(hn::UpperHalf(dq, hi), dq, drow + 3 * c.dc + ox);
+  if (C > 1) hn::StoreU(hn::UpperHalf(dq, lo), dq, drow + c.dc + ox);
+  if (C > 2) hn::StoreU(hn::LowerHalf(dq, hi), dq, drow + 2 * c.dc + ox);
+  if (C > 3) hn::StoreU(hn::UpperHalf(dq, hi), dq, drow + 3 * c.dc + ox);
 #else
   const size_t L = hn::Lanes(di);
   HWY_ALIGN uint8_t t[HWY_MAX_BYTES];
   hn::Store(v8, d8, t);
-  for (int ch = 0; ch < c.C; ++ch) std::memcpy(drow + ch * c.dc + ox, t + ch * L, L);
+  for (int ch = 0; ch < C; ++ch) std::memcpy(drow + ch * c.dc + ox, t + ch * L, L);
 #endif
 #endif
 }
@@ -512,7 +512,9 @@ HWY_INLINE void PrefetchShift(const U8Ctx& c, VI off, VI delta) {
   for (size_t k = 0; k < hn::Lanes(di); k += step) hwy::Prefetch(c.src + ov[k]);
 }
 
-void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
+template <int kC>
+void RunRowsC(const U8Ctx& c, int64_t begin, int64_t end) {
+  constexpr int C = kC;
   const DF df;
   const DI di;
   const size_t L = hn::Lanes(df);
@@ -526,15 +528,15 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
   HWY_ALIGN uint8_t pack[HWY_MAX_BYTES];
   for (size_t k = 0; k < sizeof(pack); ++k) {
     const size_t j = k % 16;
-    pack[k] = j < 4 * static_cast<size_t>(c.C)
-                  ? static_cast<uint8_t>(j / static_cast<size_t>(c.C) * 4 + j % static_cast<size_t>(c.C))
+    pack[k] = j < 4 * static_cast<size_t>(C)
+                  ? static_cast<uint8_t>(j / static_cast<size_t>(C) * 4 + j % static_cast<size_t>(C))
                   : 0x80;
   }
   // StoreWords' permutation: lane i takes lane i % C of block i / C (the rest: anything).
   HWY_ALIGN int32_t perm[kMaxLanes];
   for (size_t i = 0; i < kMaxLanes; ++i) {
-    const size_t C = static_cast<size_t>(c.C);
-    perm[i] = static_cast<int32_t>(i < C * (L / 4) ? i / C * 4 + i % C : i % L);
+    const auto Cs = static_cast<size_t>(C);
+    perm[i] = static_cast<int32_t>(i < Cs * (L / 4) ? i / Cs * 4 + i % Cs : i % L);
   }
   // StorePlanarWords' shuffle: in each block, byte ch * 4 + p takes byte p * 4 + ch (the
   // channel-ch byte of its word p), and its permutation: dword ch * (L / 4) + b takes dword
@@ -594,22 +596,22 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
           }
           const VI w = hn::And(Word(c, poff), inside);
           if (word_store && count == L) {
-            StoreWords(c, drow + ox * c.C, w, pack, perm, (x_end - ox) * c.C >= L4);
+            StoreWords(C, drow + ox * C, w, pack, perm, (x_end - ox) * C >= L4);
             continue;
           }
           if (planar_store && count == L) {
-            StorePlanarWords(c, drow, ox, w, planar_pack, planar_perm);
+            StorePlanarWords(c, C, drow, ox, w, planar_pack, planar_perm);
             continue;
           }
-          for (int ch = 0; ch < c.C; ++ch) out[ch] = ByteIN(w, ch);
+          for (int ch = 0; ch < C; ++ch) out[ch] = ByteIN(w, ch);
         } else {
           const VI px = hn::Add(row, hn::Mul(ix, sx));
-          for (int ch = 0; ch < c.C; ++ch) {
+          for (int ch = 0; ch < C; ++ch) {
             const VI w = Word(c, hn::Add(px, hn::Set(di, static_cast<int32_t>(ch * c.sc))));
             out[ch] = hn::And(hn::And(w, inside), hn::Set(di, 0xFF));
           }
         }
-        StoreOut(c, drow, ox, count, out);
+        StoreOut(c, C, drow, ox, count, out);
         continue;
       }
       VI bx, by;
@@ -629,14 +631,14 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
         }
 #ifdef GRIDOPS_U8_PAIR64
         VI a0, a1, b0, b1;
-        PixelPair(c, hn::Add(r0, x0), a0, a1);
-        PixelPair(c, hn::Add(r1, x0), b0, b1);
+        PixelPair(c, C, hn::Add(r0, x0), a0, a1);
+        PixelPair(c, C, hn::Add(r1, x0), b0, b1);
 #else
         const VI x1 = hn::Mul(hn::Min(hn::Add(bx, one), ex1), sx);
         const VI a0 = Word(c, hn::Add(r0, x0)), a1 = Word(c, hn::Add(r0, x1));
         const VI b0 = Word(c, hn::Add(r1, x0)), b1 = Word(c, hn::Add(r1, x1));
 #endif
-        for (int ch = 0; ch < c.C; ++ch) {
+        for (int ch = 0; ch < C; ++ch) {
           v00[ch] = ByteN(a0, ch);
           v01[ch] = ByteN(a1, ch);
           v10[ch] = ByteN(b0, ch);
@@ -644,7 +646,7 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
         }
       } else if (c.fetch == Fetch::kPair) {
         const VI o0 = hn::Add(r0, bx), o1 = hn::Add(r1, bx);
-        for (int ch = 0; ch < c.C; ++ch) {
+        for (int ch = 0; ch < C; ++ch) {
           const VI co = hn::Set(di, static_cast<int32_t>(ch * c.sc));
           const VI a = Word(c, hn::Add(o0, co)), b = Word(c, hn::Add(o1, co));
           v00[ch] = Byte<0>(a);
@@ -654,7 +656,7 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
         }
       } else {
         const VI x0 = hn::Mul(bx, sx), x1 = hn::Mul(hn::Min(hn::Add(bx, one), ex1), sx);
-        for (int ch = 0; ch < c.C; ++ch) {
+        for (int ch = 0; ch < C; ++ch) {
           const VI co = hn::Set(di, static_cast<int32_t>(ch * c.sc));
           const VI a = hn::Add(r0, co), b = hn::Add(r1, co);
           v00[ch] = Byte<0>(Word(c, hn::Add(a, x0)));
@@ -663,7 +665,7 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
           v11[ch] = Byte<0>(Word(c, hn::Add(b, x1)));
         }
       }
-      for (int ch = 0; ch < c.C; ++ch) {
+      for (int ch = 0; ch < C; ++ch) {
         VF acc = hn::Mul(w00, v00[ch]);
         acc = hn::MulAdd(w01, v01[ch], acc);
         acc = hn::MulAdd(w10, v10[ch], acc);
@@ -676,17 +678,29 @@ void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
       }
       if ((word_store || planar_store) && count == L) {
         VI w = out[0];
-        for (int ch = 1; ch < c.C; ++ch) w = hn::Or(w, hn::ShiftLeftSame(out[ch], 8 * ch));
+        for (int ch = 1; ch < C; ++ch) w = hn::Or(w, hn::ShiftLeftSame(out[ch], 8 * ch));
         if (word_store) {
-          StoreWords(c, drow + ox * c.C, w, pack, perm, (x_end - ox) * c.C >= L4);
+          StoreWords(C, drow + ox * C, w, pack, perm, (x_end - ox) * C >= L4);
         } else {
-          StorePlanarWords(c, drow, ox, w, planar_pack, planar_perm);
+          StorePlanarWords(c, C, drow, ox, w, planar_pack, planar_perm);
         }
         continue;
       }
-      StoreOut(c, drow, ox, count, out);
+      StoreOut(c, C, drow, ox, count, out);
     }
     }
+  }
+}
+
+/// NOTE [ GridSample uint8 channel count ]: the rows with the channel count as a
+/// compile-time constant, so that the per-channel loops unroll and their vectors stay in
+/// registers.
+void RunRows(const U8Ctx& c, int64_t begin, int64_t end) {
+  switch (c.C) {
+    case 1: return RunRowsC<1>(c, begin, end);
+    case 2: return RunRowsC<2>(c, begin, end);
+    case 3: return RunRowsC<3>(c, begin, end);
+    default: return RunRowsC<4>(c, begin, end);
   }
 }
 
