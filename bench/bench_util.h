@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -13,6 +14,9 @@
 
 #include "gridops/parallel.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -87,6 +91,67 @@ inline void add_memcpy_output(const std::string& workload, int64_t bytes) {
         std::memcpy(b->dst.data() + lo, b->src.data() + lo, static_cast<size_t>(hi - lo));
       });
       benchmark::DoNotOptimize(b->dst.data());
+    }
+  });
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+/// [p, p + n) (p 64-byte aligned, n a multiple of 64) written with 64-byte streaming stores.
+__attribute__((target("avx512f"))) inline void stream_fill_avx512(char* p, int64_t n) {
+  const __m512i v = _mm512_set1_epi32(0x3f800000);
+  for (int64_t i = 0; i < n; i += 64) _mm512_stream_si512(reinterpret_cast<__m512i*>(p + i), v);
+}
+/// The same with 16-byte streaming stores (SSE2).
+inline void stream_fill_sse2(char* p, int64_t n) {
+  const __m128i v = _mm_set1_epi32(0x3f800000);
+  for (int64_t i = 0; i < n; i += 16) _mm_stream_si128(reinterpret_cast<__m128i*>(p + i), v);
+}
+#endif
+
+/// Registers the reference `<workload>/write_output`: `bytes` (the output size) written
+/// once with streaming stores (64-byte vectors where the CPU has AVX-512, else 16-byte;
+/// memset off x86), threaded like the copy references; only the written bytes are
+/// counted. For operators whose output is larger than their input: about the least time
+/// their writes take (not a strict bound: ordinary stores whose lines stay in a large
+/// last-level cache between calls can be faster). docs/BENCHMARKS.md, "Output-write
+/// reference".
+inline void add_write_output(const std::string& workload, int64_t bytes) {
+  const int64_t n = (bytes + 63) / 64 * 64;
+  struct Buffer {
+    char* p = nullptr;
+    int64_t n = 0;
+    ~Buffer() { std::free(p); }
+  };
+  // One buffer for every row, replaced by a larger one when a row needs more (the rows
+  // registered before keep theirs).
+  static std::shared_ptr<Buffer> shared;
+  if (!shared || shared->n < n) {
+    auto nb = std::make_shared<Buffer>();
+    nb->p = static_cast<char*>(std::aligned_alloc(64, static_cast<size_t>(n)));
+    if (nb->p == nullptr) return;
+    nb->n = n;
+    std::memset(nb->p, 0, static_cast<size_t>(n));
+    shared = nb;
+  }
+  auto b = shared;
+  add(workload, "write_output", bytes, [b, n](benchmark::State& s) {
+    for (auto _ : s) {
+      gridops::parallel_for(n / 64, (1 << 20) / 64, [&](int64_t lo, int64_t hi) {
+        char* p = b->p + lo * 64;
+        const int64_t len = (hi - lo) * 64;
+#if defined(__x86_64__) || defined(__i386__)
+        static const bool avx512 = __builtin_cpu_supports("avx512f");
+        if (avx512) {
+          stream_fill_avx512(p, len);
+        } else {
+          stream_fill_sse2(p, len);
+        }
+        _mm_sfence();
+#else
+        std::memset(p, 1, static_cast<size_t>(len));
+#endif
+      });
+      benchmark::DoNotOptimize(b->p);
     }
   });
 }

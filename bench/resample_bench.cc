@@ -358,6 +358,11 @@ void register_all() {
 #ifdef GRIDOPS_BENCH_OPENCV
         add_opencv(wname, w, f, dt, bytes, in, out, reference);
 #endif
+        // Where the output is larger than the input (the upsampling forwards), the time
+        // to write the output alone (docs/BENCHMARKS.md, "Output-write reference").
+        if (out->bytes() > in->bytes()) {
+          gridops::bench::add_write_output(wname, static_cast<int64_t>(out->bytes()));
+        }
         // The bandwidth reference: a copy of the output size (read + write), from one
         // shared pair of buffers as large as the largest output.
         static AlignedVec<char> msrc_v(size_t{140} << 20), mdst_v(size_t{140} << 20);

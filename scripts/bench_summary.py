@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Best-peer summary: for each workload and thread count, gridops time, the fastest peer
-(bandwidth references memcpy/memset/memcpy_output excluded) and the ratio peer/gridops;
+(bandwidth references memcpy/memset/memcpy_output/write_output excluded) and the ratio peer/gridops;
 also gridops' own 2-thread speed-up. Input: Google Benchmark JSON files."""
 import sys
 from bench_targets import load as load_with_bytes  # noqa: E402 (same folder)
 
-REFS = {"memcpy", "memset", "memcpy_output"}
+REFS = {"memcpy", "memset", "memcpy_output", "write_output"}
 
 
 def load(paths):
