@@ -307,6 +307,47 @@ TEST_P(GatherDiff, LargeOutputsStream) {
   set_num_threads(saved);
 }
 
+// Streamed slices of 1 KiB and more from a table of 32 MiB and more are copied in source
+// address order at one thread (NOTE [ Gather address order ]): each slice must still land
+// at its own output place. Tables of 33,000 rows of 1,024 and 1,100 bytes (whole lines, and
+// rows whose output slices start at every 4-byte offset of a line, so the ordinary
+// stores at a slice's ends meet streamed lines of slices written earlier or later), 9 MiB
+// of output, indices with duplicates and negatives, on every Highway target of this CPU at
+// one thread and at two (index order), against ref.
+TEST_P(GatherDiff, LargeTablesInAddressOrder) {
+  std::mt19937_64 rng(testing::test_seed());
+  std::vector<int64_t> targets = testing::hwy_targets();
+  if (targets.empty()) targets.push_back(0);  // built without Highway: the one path
+  const int saved = get_num_threads();
+  for (int64_t inner : {int64_t{1024}, int64_t{1100}}) {
+    SCOPED_TRACE("inner " + std::to_string(inner));
+    const int64_t rows = 33000;  // rows * inner >= 32 MiB
+    Tensor data(DType::kUInt8, {rows, inner});
+    testing::fill_random_bytes(data, rng);
+    const Tensor idx = random_indices(DType::kInt64, {(int64_t{9} << 20) / inner}, rows, rng);
+    if (!takes(impl(), GatherDesc{}, data.view(), idx.view())) {
+      GTEST_SKIP() << "'" << impl() << "' takes no slices of " << inner << " bytes";
+    }
+    Tensor want;
+    ASSERT_TRUE(run_impl(GatherDesc{}, "ref", data.view(), idx.view(), &want).ok());
+    for (size_t k = 0; k < targets.size(); ++k) {
+      SCOPED_TRACE(targets[k] == 0 ? std::string("no Highway")
+                                   : "Highway target " + testing::hwy_target_name(targets[k]));
+      std::optional<testing::ScopedHwyTarget> only;
+      if (targets[k] != 0) only.emplace(targets[k]);
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(std::to_string(threads) + " threads");
+        set_num_threads(threads);
+        Tensor got;
+        ASSERT_TRUE(run_impl(GatherDesc{}, impl(), data.view(), idx.view(), &got).ok());
+        set_num_threads(saved);
+        EXPECT_TRUE(testing::bitwise_equal(got, want));
+      }
+    }
+  }
+  set_num_threads(saved);
+}
+
 // The benchmark workloads (W6a-W6c) must not silently fall back to the reference.
 TEST(GatherDispatch, BenchmarkWorkloadsUseTheFastKernel) {
   struct W {

@@ -98,10 +98,12 @@ void gather_chunk32_hwy(const uint32_t* data, int64_t s, const int32_t* idx, int
 void gather_chunk64_hwy(const uint64_t* data, int64_t s, const int64_t* idx, int64_t q,
                         uint64_t* dst, int64_t u0, int64_t u1);
 /// gather.slices' streamed copies with Highway (NOTE [ Gather streamed slices ]):
-/// out + j * inner <- src + idx[j] * inner for j in [0, k), inner >= 128, the slice
-/// `ahead` on prefetched (the lines of its first `span` bytes), whole lines streamed; the
-/// caller fences the streaming stores (stream_fence) before handing the output on.
-void gather_slices_stream_hwy(char* out, const char* src, const int64_t* idx, int64_t k,
-                              int64_t inner, int64_t ahead, int64_t span);
+/// out + j * inner <- src + idx[j] * inner for j in [0, k), inner >= 128, taken in the
+/// order ord[0], ord[1], ... (a permutation of [0, k); null: 0, 1, ...; NOTE [ Gather
+/// address order ]), the slice `ahead` places on in that order prefetched (the lines of
+/// its first `span` bytes), whole lines streamed; the caller fences the streaming stores
+/// (stream_fence) before handing the output on.
+void gather_slices_stream_hwy(char* out, const char* src, const int64_t* idx, const int32_t* ord,
+                              int64_t k, int64_t inner, int64_t ahead, int64_t span);
 
 }  // namespace gridops::kernels

@@ -33,6 +33,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -117,6 +118,55 @@ constexpr int64_t kPrefetchMaxBytes = 2048;
 // with the stores in it (32- or 64-byte) ran W6a's copy in 3.7-4.3 ms against 5.0 with
 // 16-byte stores.
 
+#ifdef GRIDOPS_HAVE_HWY
+// NOTE [ Gather address order ]
+// Streamed slices of 1 KiB and more from a table of 32 MiB and more (W6a: 50,000 random
+// rows of 1 KiB from 100 MB) are copied in the order of their source addresses: a stable
+// counting sort of the run's slices by index / rows-per-bucket (buckets of at least 64 KiB
+// of the table, at most 4,096 of them), then each slice still written to its own output
+// place, so the output is the same bytes; only the order of the reads and of the
+// (streamed, whole-line) writes changes. Reads in address order share DRAM pages and
+// page-table lines that random order does not. One thread only: `scripts/bench_ab.sh`,
+// 5 rounds, PyTorch's rows in the same processes (bench/results/2026-11-30-ab/), W6a 6.286
+// -> 5.432 ms at one thread (PyTorch 8.535 -> 8.192), but with the order at every thread
+// count 2.927 -> 3.102 ms at two (+6.0 %), although the bare loops of
+// bench/results/2026-11-30-ab/gather_w6a_probe.cc ran 2.94 against 3.31 ms at two threads
+// in address order. W6b, W6c (slices of 256 and 4 bytes) do not take it. Where the sort's
+// buffers cannot be had, the slices go in index order.
+constexpr int64_t kOrderMinSliceBytes = 1024;
+constexpr int64_t kOrderMinTableBytes = int64_t{32} << 20;
+constexpr int64_t kOrderMinSlices = 256;
+
+/// The order of idx[0..k) by source address (NOTE [ Gather address order ]), in a buffer
+/// of this thread's, or null where it does not apply or the buffers cannot be allocated.
+const int32_t* address_order(const int64_t* idx, int64_t k, int64_t inner) {
+  if (inner < kOrderMinSliceBytes || k < kOrderMinSlices || k > INT32_MAX || get_num_threads() > 1) {
+    return nullptr;
+  }
+  int64_t top = 0;
+  for (int64_t j = 0; j < k; ++j) top = std::max(top, idx[j]);
+  const int64_t rows = top + 1;
+  if (rows < kOrderMinTableBytes / inner) return nullptr;  // rows * inner < 32 MiB
+  int shift = 0;
+  while ((int64_t{1} << shift) * inner < (int64_t{1} << 16)) ++shift;  // >= 64 KiB a bucket
+  while ((rows >> shift) >= 4096) ++shift;                              // <= 4,096 buckets
+  const auto buckets = static_cast<size_t>((rows >> shift) + 1);
+  thread_local std::vector<int32_t> ord, count;
+  try {
+    ord.resize(static_cast<size_t>(k));
+    count.assign(buckets + 1, 0);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+  for (int64_t j = 0; j < k; ++j) ++count[static_cast<size_t>(idx[j] >> shift) + 1];
+  for (size_t b = 0; b < buckets; ++b) count[b + 1] += count[b];
+  for (int64_t j = 0; j < k; ++j) {
+    ord[static_cast<size_t>(count[static_cast<size_t>(idx[j] >> shift)]++)] = static_cast<int32_t>(j);
+  }
+  return ord.data();
+}
+#endif
+
 /// Slices of any size: one memcpy each (or streaming copies), the slices ahead prefetched.
 template <>
 void copy_slices<void, int64_t>(char* out, const char* src, const int64_t* idx, int64_t k,
@@ -125,7 +175,7 @@ void copy_slices<void, int64_t>(char* out, const char* src, const int64_t* idx, 
   const int64_t span = std::min(inner, kPrefetchMaxBytes);
 #ifdef GRIDOPS_HAVE_HWY
   if (stream && inner >= 128) {
-    gather_slices_stream_hwy(out, src, idx, k, inner, ahead, span);
+    gather_slices_stream_hwy(out, src, idx, address_order(idx, k, inner), k, inner, ahead, span);
     return;
   }
 #endif

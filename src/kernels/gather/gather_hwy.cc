@@ -58,18 +58,20 @@ void GatherChunk64(const uint64_t* data, int64_t s, const int64_t* idx, int64_t 
   GatherChunkT(data, s, idx, q, dst, u0, u1);
 }
 
-/// Slices j in [0, k) of `inner` bytes, out + j * inner <- src + idx[j] * inner, the
-/// slice `ahead` positions on prefetched (the lines of its first `span` bytes), the
-/// whole 64-byte lines of each destination slice written by streaming stores and the
-/// partial lines at its ends by ordinary ones. NOTE [ Gather streamed slices ] in
-/// gather_fast.cc.
-void GatherSlicesStream(char* HWY_RESTRICT out, const char* HWY_RESTRICT src,
-                        const int64_t* HWY_RESTRICT idx, int64_t k, int64_t inner, int64_t ahead,
-                        int64_t span) {
+/// Slices j in [0, k) of `inner` bytes, out + j * inner <- src + idx[j] * inner, in the
+/// order of ord (null: 0, 1, ...), the slice `ahead` places on in that order prefetched
+/// (the lines of its first `span` bytes), the whole 64-byte lines of each destination
+/// slice written by streaming stores and the partial lines at its ends by ordinary ones.
+/// NOTE [ Gather streamed slices ] and NOTE [ Gather address order ] in gather_fast.cc.
+template <bool kOrdered>
+HWY_INLINE void GatherSlicesStreamT(char* HWY_RESTRICT out, const char* HWY_RESTRICT src,
+                                    const int64_t* HWY_RESTRICT idx, const int32_t* HWY_RESTRICT ord,
+                                    int64_t k, int64_t inner, int64_t ahead, int64_t span) {
   const hn::ScalableTag<uint8_t> d;
   const auto L = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t j = 0; j < k; ++j) {
-    if (j + ahead < k) prefetch_slice(src + idx[j + ahead] * inner, span);
+  for (int64_t q = 0; q < k; ++q) {
+    const int64_t j = kOrdered ? ord[q] : q;
+    if (q + ahead < k) prefetch_slice(src + idx[kOrdered ? ord[q + ahead] : q + ahead] * inner, span);
     char* o = out + j * inner;
     const char* a = src + idx[j] * inner;
     const int64_t head = std::min<int64_t>(inner, static_cast<int64_t>((-reinterpret_cast<uintptr_t>(o)) & 63u));
@@ -82,6 +84,16 @@ void GatherSlicesStream(char* HWY_RESTRICT out, const char* HWY_RESTRICT src,
   }
   // No fence here: run_slices fences once per chunk (stream_fence) before the chunk is
   // reported done, after every call of this function for the chunk's rows.
+}
+
+void GatherSlicesStream(char* HWY_RESTRICT out, const char* HWY_RESTRICT src,
+                        const int64_t* HWY_RESTRICT idx, const int32_t* HWY_RESTRICT ord, int64_t k,
+                        int64_t inner, int64_t ahead, int64_t span) {
+  if (ord != nullptr) {
+    GatherSlicesStreamT<true>(out, src, idx, ord, k, inner, ahead, span);
+  } else {
+    GatherSlicesStreamT<false>(out, src, idx, nullptr, k, inner, ahead, span);
+  }
 }
 
 }  // namespace HWY_NAMESPACE
@@ -108,9 +120,9 @@ void gather_chunk64_hwy(const uint64_t* data, int64_t s, const int64_t* idx, int
   HWY_DYNAMIC_DISPATCH(GatherChunk64)(data, s, idx, q, dst, u0, u1);
 }
 
-void gather_slices_stream_hwy(char* out, const char* src, const int64_t* idx, int64_t k,
-                              int64_t inner, int64_t ahead, int64_t span) {
-  HWY_DYNAMIC_DISPATCH(GatherSlicesStream)(out, src, idx, k, inner, ahead, span);
+void gather_slices_stream_hwy(char* out, const char* src, const int64_t* idx, const int32_t* ord,
+                              int64_t k, int64_t inner, int64_t ahead, int64_t span) {
+  HWY_DYNAMIC_DISPATCH(GatherSlicesStream)(out, src, idx, ord, k, inner, ahead, span);
 }
 }  // namespace gridops::kernels
 #endif  // HWY_ONCE
