@@ -269,6 +269,24 @@ TEST_P(GatherDiff, OneAndTwoThreadsAreBitIdentical) {
   set_num_threads(saved);
 }
 
+// Runs `impl` on (data, idx) along axis 0 with only Highway target `target` enabled (0:
+// built without Highway, the one path) at `threads` threads, and expects ref's bytes
+// `want`. Restores the thread count.
+void expect_as_ref_on_target(const char* impl, int64_t target, int threads, const Tensor& data,
+                             const Tensor& idx, const Tensor& want) {
+  SCOPED_TRACE(target == 0 ? std::string("no Highway") : "Highway target " + testing::hwy_target_name(target));
+  SCOPED_TRACE(std::to_string(threads) + " threads");
+  std::optional<testing::ScopedHwyTarget> only;
+  if (target != 0) only.emplace(target);
+  const int saved = get_num_threads();
+  set_num_threads(threads);
+  Tensor got;
+  const Status st = run_impl(GatherDesc{}, impl, data.view(), idx.view(), &got);
+  set_num_threads(saved);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_TRUE(testing::bitwise_equal(got, want));
+}
+
 // Outputs of 8 MiB and more take the streaming-store path (slices of 64 bytes and more;
 // from 128 bytes the Highway loop of NOTE [ Gather streamed slices ]), on every Highway
 // target of this CPU: slices of 64 (copy_stream's memcpy), 128, 300 (destination slices
@@ -292,16 +310,7 @@ TEST_P(GatherDiff, LargeOutputsStream) {
     ASSERT_TRUE(run_impl(GatherDesc{}, "ref", data.view(), idx.view(), &want).ok());
     for (size_t k = 0; k < targets.size(); ++k) {
       const int threads = 1 + static_cast<int>((k + static_cast<size_t>(inner)) % 2);
-      SCOPED_TRACE(targets[k] == 0 ? std::string("no Highway")
-                                   : "Highway target " + testing::hwy_target_name(targets[k]));
-      SCOPED_TRACE(std::to_string(threads) + " threads");
-      std::optional<testing::ScopedHwyTarget> only;
-      if (targets[k] != 0) only.emplace(targets[k]);
-      set_num_threads(threads);
-      Tensor got;
-      ASSERT_TRUE(run_impl(GatherDesc{}, impl(), data.view(), idx.view(), &got).ok());
-      set_num_threads(saved);
-      EXPECT_TRUE(testing::bitwise_equal(got, want));
+      expect_as_ref_on_target(impl(), targets[k], threads, data, idx, want);
     }
   }
   set_num_threads(saved);
@@ -330,19 +339,8 @@ TEST_P(GatherDiff, LargeTablesInAddressOrder) {
     }
     Tensor want;
     ASSERT_TRUE(run_impl(GatherDesc{}, "ref", data.view(), idx.view(), &want).ok());
-    for (size_t k = 0; k < targets.size(); ++k) {
-      SCOPED_TRACE(targets[k] == 0 ? std::string("no Highway")
-                                   : "Highway target " + testing::hwy_target_name(targets[k]));
-      std::optional<testing::ScopedHwyTarget> only;
-      if (targets[k] != 0) only.emplace(targets[k]);
-      for (int threads : {1, 2}) {
-        SCOPED_TRACE(std::to_string(threads) + " threads");
-        set_num_threads(threads);
-        Tensor got;
-        ASSERT_TRUE(run_impl(GatherDesc{}, impl(), data.view(), idx.view(), &got).ok());
-        set_num_threads(saved);
-        EXPECT_TRUE(testing::bitwise_equal(got, want));
-      }
+    for (int64_t target : targets) {
+      for (int threads : {1, 2}) expect_as_ref_on_target(impl(), target, threads, data, idx, want);
     }
   }
   set_num_threads(saved);
