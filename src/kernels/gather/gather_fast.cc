@@ -137,33 +137,34 @@ constexpr int64_t kOrderMinSliceBytes = 1024;
 constexpr int64_t kOrderMinTableBytes = int64_t{32} << 20;
 constexpr int64_t kOrderMinSlices = 256;
 
-/// The order of idx[0..k) by source address (NOTE [ Gather address order ]), in a buffer
-/// of this thread's, or null where it does not apply or the buffers cannot be allocated.
-const int32_t* address_order(const int64_t* idx, int64_t k, int64_t inner) {
+/// Fills *ord with the order of idx[0..k) by source address (NOTE [ Gather address
+/// order ]) and returns true, or returns false where it does not apply or the buffers (4
+/// bytes per index, freed on return) cannot be allocated.
+bool address_order(const int64_t* idx, int64_t k, int64_t inner, std::vector<int32_t>* ord) {
   if (inner < kOrderMinSliceBytes || k < kOrderMinSlices || k > INT32_MAX || get_num_threads() > 1) {
-    return nullptr;
+    return false;
   }
   int64_t top = 0;
   for (int64_t j = 0; j < k; ++j) top = std::max(top, idx[j]);
   const int64_t rows = top + 1;
-  if (rows < kOrderMinTableBytes / inner) return nullptr;  // rows * inner < 32 MiB
+  if (rows < kOrderMinTableBytes / inner) return false;  // rows * inner < 32 MiB
   int shift = 0;
   while ((int64_t{1} << shift) * inner < (int64_t{1} << 16)) ++shift;  // >= 64 KiB a bucket
   while ((rows >> shift) >= 4096) ++shift;                              // <= 4,096 buckets
   const auto buckets = static_cast<size_t>((rows >> shift) + 1);
-  thread_local std::vector<int32_t> ord, count;
+  std::vector<int32_t> count;
   try {
-    ord.resize(static_cast<size_t>(k));
+    ord->resize(static_cast<size_t>(k));
     count.assign(buckets + 1, 0);
   } catch (const std::bad_alloc&) {
-    return nullptr;
+    return false;
   }
   for (int64_t j = 0; j < k; ++j) ++count[static_cast<size_t>(idx[j] >> shift) + 1];
   for (size_t b = 0; b < buckets; ++b) count[b + 1] += count[b];
   for (int64_t j = 0; j < k; ++j) {
-    ord[static_cast<size_t>(count[static_cast<size_t>(idx[j] >> shift)]++)] = static_cast<int32_t>(j);
+    (*ord)[static_cast<size_t>(count[static_cast<size_t>(idx[j] >> shift)]++)] = static_cast<int32_t>(j);
   }
-  return ord.data();
+  return true;
 }
 #endif
 
@@ -175,7 +176,9 @@ void copy_slices<void, int64_t>(char* out, const char* src, const int64_t* idx, 
   const int64_t span = std::min(inner, kPrefetchMaxBytes);
 #ifdef GRIDOPS_HAVE_HWY
   if (stream && inner >= 128) {
-    gather_slices_stream_hwy(out, src, idx, address_order(idx, k, inner), k, inner, ahead, span);
+    std::vector<int32_t> ord;
+    const bool ordered = address_order(idx, k, inner, &ord);
+    gather_slices_stream_hwy(out, src, idx, ordered ? ord.data() : nullptr, k, inner, ahead, span);
     return;
   }
 #endif
