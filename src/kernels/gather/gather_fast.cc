@@ -50,12 +50,19 @@ struct alignas(1) Bytes16 {
   unsigned char b[16];
 };
 
+/// The counting sort's buckets for one problem (NOTE [ Gather address order ]): index >>
+/// shift, `buckets` of them; shift < 0 where the problem keeps index order.
+struct AddressOrder {
+  int shift = -1;
+  int64_t buckets = 0;
+};
+
 /// Copies k slices: out[j] = src[idx[j]] for slices of sizeof(T) bytes. I is int64_t or,
 /// when every index fits, uint32_t: then two indices are read by one 64-bit load (NOTE
 /// [ Gather index pairs ]).
 template <class T, class I>
 void copy_slices(char* out, const char* src, const I* idx, int64_t k, int64_t /*inner*/,
-                 bool /*stream*/) {
+                 bool /*stream*/, const AddressOrder& /*order*/) {
   constexpr size_t sz = sizeof(T);
   int64_t j = 0;
   if constexpr (std::is_same_v<I, uint32_t> && std::endian::native == std::endian::little) {
@@ -137,21 +144,26 @@ constexpr int64_t kOrderMinSliceBytes = 1024;
 constexpr int64_t kOrderMinTableBytes = int64_t{32} << 20;
 constexpr int64_t kOrderMinSlices = 256;
 
-/// Fills *ord with the order of idx[0..k) by source address (NOTE [ Gather address
-/// order ]) and returns true, or returns false where it does not apply or the buffers (4
-/// bytes per index, freed on return) cannot be allocated.
-bool address_order(const int64_t* idx, int64_t k, int64_t inner, std::vector<int32_t>* ord) {
-  if (inner < kOrderMinSliceBytes || k < kOrderMinSlices || k > INT32_MAX || get_num_threads() > 1) {
-    return false;
+/// Decided once per run: slices of `inner` bytes from a table of `s` of them, streamed.
+AddressOrder address_order_for(int64_t s, int64_t inner, bool stream) {
+  AddressOrder a;
+  // s * inner <= the data's bytes: no overflow.
+  if (!stream || inner < kOrderMinSliceBytes || s * inner < kOrderMinTableBytes || get_num_threads() > 1) {
+    return a;
   }
-  int64_t top = 0;
-  for (int64_t j = 0; j < k; ++j) top = std::max(top, idx[j]);
-  const int64_t rows = top + 1;
-  if (rows < kOrderMinTableBytes / inner) return false;  // rows * inner < 32 MiB
-  int shift = 0;
-  while ((int64_t{1} << shift) * inner < (int64_t{1} << 16)) ++shift;  // >= 64 KiB a bucket
-  while ((rows >> shift) >= 4096) ++shift;                              // <= 4,096 buckets
-  const auto buckets = static_cast<size_t>((rows >> shift) + 1);
+  a.shift = 0;
+  while ((int64_t{1} << a.shift) * inner < (int64_t{1} << 16)) ++a.shift;  // >= 64 KiB a bucket
+  while (((s - 1) >> a.shift) >= 4096) ++a.shift;                          // <= 4,096 buckets
+  a.buckets = ((s - 1) >> a.shift) + 1;
+  return a;
+}
+
+/// Fills *ord with the order of idx[0..k) (each in [0, s)) by source address and returns
+/// true, or returns false where `a` keeps index order, the run is short, or the buffers (4
+/// bytes per index, freed on return) cannot be allocated.
+bool address_order(const int64_t* idx, int64_t k, const AddressOrder& a, std::vector<int32_t>* ord) {
+  if (a.shift < 0 || k < kOrderMinSlices || k > INT32_MAX) return false;
+  const auto buckets = static_cast<size_t>(a.buckets);
   std::vector<int32_t> count;
   try {
     ord->resize(static_cast<size_t>(k));
@@ -159,10 +171,10 @@ bool address_order(const int64_t* idx, int64_t k, int64_t inner, std::vector<int
   } catch (const std::bad_alloc&) {
     return false;
   }
-  for (int64_t j = 0; j < k; ++j) ++count[static_cast<size_t>(idx[j] >> shift) + 1];
+  for (int64_t j = 0; j < k; ++j) ++count[static_cast<size_t>(idx[j] >> a.shift) + 1];
   for (size_t b = 0; b < buckets; ++b) count[b + 1] += count[b];
   for (int64_t j = 0; j < k; ++j) {
-    (*ord)[static_cast<size_t>(count[static_cast<size_t>(idx[j] >> shift)]++)] = static_cast<int32_t>(j);
+    (*ord)[static_cast<size_t>(count[static_cast<size_t>(idx[j] >> a.shift)]++)] = static_cast<int32_t>(j);
   }
   return true;
 }
@@ -171,13 +183,13 @@ bool address_order(const int64_t* idx, int64_t k, int64_t inner, std::vector<int
 /// Slices of any size: one memcpy each (or streaming copies), the slices ahead prefetched.
 template <>
 void copy_slices<void, int64_t>(char* out, const char* src, const int64_t* idx, int64_t k,
-                                int64_t inner, bool stream) {
+                                int64_t inner, bool stream, [[maybe_unused]] const AddressOrder& order) {
   const int64_t ahead = std::max<int64_t>(4, kPrefetchBytes / inner);
   const int64_t span = std::min(inner, kPrefetchMaxBytes);
 #ifdef GRIDOPS_HAVE_HWY
   if (stream && inner >= 128) {
     std::vector<int32_t> ord;
-    const bool ordered = address_order(idx, k, inner, &ord);
+    const bool ordered = address_order(idx, k, order, &ord);
     gather_slices_stream_hwy(out, src, idx, ordered ? ord.data() : nullptr, k, inner, ahead, span);
     return;
   }
@@ -201,13 +213,18 @@ void run_slices(const char* data, const I* idx, char* dst, int64_t outer, int64_
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(inner, 1));
   // Large outputs bypass the cache (see nt_copy.h); slices under 64 bytes never stream.
   const bool stream = units * inner >= kStreamMinBytes;
+#ifdef GRIDOPS_HAVE_HWY
+  const AddressOrder order = address_order_for(s, inner, stream);
+#else
+  const AddressOrder order;
+#endif
   parallel_for(units, grain, [&](int64_t u0, int64_t u1) {
     int64_t o = u0 / q;
     int64_t i = u0 - o * q;
     char* out = dst + u0 * inner;
     for (int64_t u = u0; u < u1;) {
       const int64_t k = std::min(q - i, u1 - u);
-      copy_slices<T, I>(out, data + o * s * inner, idx + i, k, inner, stream);
+      copy_slices<T, I>(out, data + o * s * inner, idx + i, k, inner, stream, order);
       u += k;
       out += k * inner;
       i = 0;
