@@ -3,9 +3,7 @@
 (bandwidth references memcpy/memset/memcpy_output/write_output excluded) and the ratio peer/gridops;
 also gridops' own 2-thread speed-up. Input: Google Benchmark JSON files."""
 import sys
-from bench_targets import load as load_with_bytes  # noqa: E402 (same folder)
-
-REFS = {"memcpy", "memset", "memcpy_output", "write_output"}
+from bench_targets import REFS, load as load_with_bytes  # noqa: E402 (same folder)
 
 
 def load(paths):
