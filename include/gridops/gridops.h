@@ -3,6 +3,7 @@
 
 #include "gridops/convert.h"
 #include "gridops/dtype.h"
+#include "gridops/isa.h"
 #include "gridops/parallel.h"
 #include "gridops/status.h"
 #include "gridops/tensor.h"

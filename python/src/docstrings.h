@@ -211,6 +211,29 @@ inline constexpr const char* kGetNumThreads = R"(get_num_threads() -> int
 
 The number of threads gridops' kernels use.)";
 
+inline constexpr const char* kSetMaxIsa = R"(set_max_isa(level)
+
+Caps the instruction sets gridops dispatches to, like the environment variable
+GRIDOPS_MAX_ISA (read at import) and oneDNN's ONEDNN_MAX_CPU_ISA. Levels on x86-64:
+"scalar", "sse4", "avx2", "avx512", "avx512_bf16", "native" (no cap); on aarch64:
+"scalar", "neon", "sve", "sve2", "native". A cap never raises the level above the CPU's.
+Global to the process; set it before making plans (a plan keeps the implementation it
+chose). Raises ValueError for a name that is not a level of this build or one below the
+build's baseline.)";
+
+inline constexpr const char* kMaxIsa = R"(max_isa() -> str
+
+The instruction-set cap in force ("native" when none).)";
+
+inline constexpr const char* kEffectiveIsa = R"(effective_isa() -> str
+
+The best level the CPU has under the cap: what gridops dispatches to now.)";
+
+inline constexpr const char* kIsaReport = R"(isa_report() -> str
+
+A few lines for people: the CPU's level, the cap and where it came from, the Highway
+targets compiled, usable and dispatched, whether the AVX512_BF16 kernels run.)";
+
 inline constexpr const char* kGridSamplePlan = R"(GridSamplePlan(input_shape, grid_shape, dtype="float32", grid_dtype=None, mode="bilinear", padding_mode="zeros", align_corners=False, layout="channels_first")
 
 A validated grid_sample problem for repeated calls on the same shapes and dtypes:

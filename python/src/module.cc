@@ -1301,6 +1301,12 @@ PYBIND11_MODULE(_gridops, m) {
         arg("out_layout") = py::none(), arg("out") = py::none(), with_arrays(doc::kResampleBackward));
   m.def("set_num_threads", &set_num_threads, arg("n"), doc::kSetNumThreads);
   m.def("get_num_threads", &get_num_threads, doc::kGetNumThreads);
+  m.def(
+      "set_max_isa", [](const std::string& level) { check(set_max_isa(level)); }, arg("level"),
+      doc::kSetMaxIsa);
+  m.def("max_isa", &max_isa, doc::kMaxIsa);
+  m.def("effective_isa", &effective_isa, doc::kEffectiveIsa);
+  m.def("isa_report", &isa_report, doc::kIsaReport);
 
   py::class_<PyGridSamplePlan>(m, "GridSamplePlan", doc::kGridSamplePlan)
       .def(py::init([](py::object input_shape, py::object grid_shape, py::object dtype,

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/isa.h"
 #include "gridops/status.h"
 
 namespace gridops::detail {
@@ -42,6 +43,7 @@ Status run_kernel_guarded(std::string_view op, Fn&& fn) {
 template <class Impl, class Problem>
 StatusOr<const Impl*> select_impl(std::string_view op, std::span<const Impl> list,
                                   const Problem& problem, std::string_view forced) {
+  apply_isa_env_once();  // GRIDOPS_MAX_ISA is in force before anything is chosen
   const bool verbose = dispatch_verbose();
   bool from_env = false;
   if (forced.empty()) {
@@ -97,8 +99,9 @@ StatusOr<const Impl*> select_impl(std::string_view op, std::span<const Impl> lis
   for (const Impl& impl : list) {
     std::string why = impl.declines(problem);
     if (why.empty()) {
-      if (verbose) std::fprintf(stderr, "[gridops] %.*s: using '%s'\n",
-                                static_cast<int>(op.size()), op.data(), impl.name);
+      if (verbose) std::fprintf(stderr, "[gridops] %.*s: using '%s' (Highway target %s)\n",
+                                static_cast<int>(op.size()), op.data(), impl.name,
+                                dispatched_target_name());
       return &impl;
     }
     if (verbose) std::fprintf(stderr, "[gridops] %.*s: '%s' declines: %s\n",

@@ -49,7 +49,7 @@ constexpr ResampleImpl kResampleImpls[] = {
      &kernels::resample_plain_forward, &kernels::resample_plain_backward},
     {"resample.channels_bf16", "fast", &kernels::resample_channels_bf16_declines,
      &kernels::resample_fast_prepare, &kernels::resample_channels_bf16_forward,
-     &kernels::resample_channels_bf16_backward},
+     &kernels::resample_channels_bf16_backward, &kernels::resample_channels_bf16_unavailable},
     {"resample.channels_vector16", "fast", &kernels::resample_channels16_declines,
      &kernels::resample_fast_prepare, &kernels::resample_channels16_forward,
      &kernels::resample_channels16_backward},

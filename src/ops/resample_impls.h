@@ -12,7 +12,7 @@ namespace gridops::detail {
 
 /// One implementation: a name, a family alias (null: none; "fast" for the fast paths),
 /// a reason to decline (empty: accepts), the plan-time preparation of its tables (null:
-/// none) and its kernels, which receive those tables.
+/// none), its kernels, which receive those tables, and what the host lacks for it.
 struct ResampleImpl {
   const char* name;
   const char* alias;
@@ -22,6 +22,9 @@ struct ResampleImpl {
                   void* dst);
   void (*backward)(const kernels::ResampleProblem&, const void* tables, const void* diff_dst,
                    void* diff_src);
+  /// Why this host cannot run the entry whatever the problem (a CPU feature it lacks, the
+  /// ISA cap); null or empty: it can. Its declines give the same reason.
+  std::string (*unavailable)() = nullptr;
 };
 
 /// The list in dispatch order (forward and backward share it), the reference "ref" last.

@@ -34,6 +34,7 @@
 #include "gridops/ops/resize.h"
 #include "gridops/status.h"
 #include "gridops/parallel.h"
+#include "kernels/resize/resize_fast.h"
 #include "ops/resize_impls.h"
 #include "support/test_util.h"
 
@@ -479,10 +480,15 @@ TEST(ResizeDispatch, NonDenseViewsOfTheFusedRowsRunThePasses) {
 #else
   std::mt19937_64 rng(testing::test_seed() + 13);
   Case c;
-  c.shape = {2, 21, 37, 3};
   c.desc.mode = ResizeMode::kCubic;
   c.desc.axes = {1, 2};
   c.desc.scales = {2.0f, 2.0f};
+  // C = 3: lane tables (fused on targets of 8 or 16 float lanes; with 4 lanes, SSE4, NEON
+  // and the portable targets, most blocks' taps span more than two vectors and the passes
+  // run it); C = 16: whole vectors per position, fused on every target up to 16 lanes.
+  const int64_t lanes = kernels::resize_lanes_f32();
+  c.shape = {2, 21, 37, lanes == 8 || lanes == 16 ? 3 : 16};
+  SCOPED_TRACE("float lanes " + std::to_string(lanes) + ", shape " + dims_to_string(c.shape));
   Tensor x(c.dtype, c.shape);
   testing::fill_random(x, rng, -100, 100);
   auto plan = make_resize_plan(c.desc, c.dtype, c.shape);
@@ -510,7 +516,12 @@ TEST(ResizeDispatch, NonDenseViewsOfTheFusedRowsRunThePasses) {
 // The automatic choice is the first entry that takes a problem: nearest is a gather,
 // channels-last float32 linear a fused-rows problem (with Highway), NCHW-like float32
 // linear and float16 passes, complex linear the reference. Each entry declines the others'
-// problems with a reason, and forcing "fast" picks the family's entry.
+// problems with a reason, and forcing "fast" picks the family's entry. Per target: uint8
+// cubic 2x up with C = 4 is fused wherever a block of the row's lanes keeps its taps within
+// two vectors; with 8 float lanes (AVX2, SVE at 256 bits) a block is 2 positions of 4
+// channels whose 4 taps span 5 positions, 20 elements: more than two vectors, so most
+// blocks would gather and the passes run it. With C = 16 (whole vectors per position up
+// to 16 lanes) it is fused on every target.
 TEST(ResizeDispatch, EachPathIsAnEntry) {
   struct Want {
     DType dt;
@@ -518,12 +529,19 @@ TEST(ResizeDispatch, EachPathIsAnEntry) {
     ResizeMode mode;
     const char* entry;
   };
+#ifdef GRIDOPS_HAVE_HWY
+  const int64_t lanes = kernels::resize_lanes_f32();
+  SCOPED_TRACE("float lanes of the dispatched target: " + std::to_string(lanes));
+  const char* u8_cubic_c4 = lanes == 8 ? "resize.passes" : "resize.fused_rows";
+  const char* u8_cubic_c16 = lanes <= 16 ? "resize.fused_rows" : "resize.passes";
+#endif
   const Want wants[] = {
       {DType::kFloat32, {1, 3, 8, 9}, {2, 3}, ResizeMode::kNearest, "resize.gather"},
       {DType::kString, {2, 5}, {1}, ResizeMode::kNearest, "resize.gather"},
 #ifdef GRIDOPS_HAVE_HWY
       {DType::kFloat32, {1, 8, 20, 3}, {1, 2}, ResizeMode::kLinear, "resize.fused_rows"},
-      {DType::kUInt8, {1, 8, 20, 4}, {1, 2}, ResizeMode::kCubic, "resize.fused_rows"},
+      {DType::kUInt8, {1, 8, 20, 4}, {1, 2}, ResizeMode::kCubic, u8_cubic_c4},
+      {DType::kUInt8, {1, 8, 20, 16}, {1, 2}, ResizeMode::kCubic, u8_cubic_c16},
 #endif
       {DType::kFloat32, {1, 3, 8, 9}, {2, 3}, ResizeMode::kLinear, "resize.passes"},
       {DType::kFloat16, {1, 8, 20, 3}, {1, 2}, ResizeMode::kLinear, "resize.passes"},

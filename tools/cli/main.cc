@@ -319,6 +319,10 @@ int run_main(int argc, char** argv) {
   CLI::App* info = app.add_subcommand("info", "Describe an ONNX model: opsets, inputs, outputs, nodes");
   info->add_option("model", info_model, "the .onnx file")->required();
 
+  CLI::App* isa = app.add_subcommand(
+      "isa", "Show the CPU's SIMD level, the ISA cap (GRIDOPS_MAX_ISA) and the Highway targets "
+             "compiled, usable and dispatched");
+
   std::vector<std::string> roots;
   CLI::App* conf = app.add_subcommand("conformance", "Run ONNX backend node tests found under each DIR");
   conf->add_option("dirs", roots, "directories to search (default: libonnx-testdata and ../shared/conformance)");
@@ -347,6 +351,10 @@ int run_main(int argc, char** argv) {
   }
   const std::string exe_dir = fs::absolute(fs::path(argv[0])).parent_path().string();
   if (*info) return cmd_info(info_model);
+  if (*isa) {
+    std::printf("%s", gridops::isa_report().c_str());
+    return 0;
+  }
   if (*conf) return cmd_conformance(roots, exe_dir);
   if (*demo) {
     Status s = gridops::cli::write_demo_sheet(demo_out);

@@ -26,6 +26,8 @@
 
 #include <hwy/base.h>
 
+#include "core/isa.h"
+#include "gridops/isa.h"
 #include "gridops/parallel.h"
 #include "kernels/resample/resample.h"
 #include "kernels/resample/resample_fast.h"
@@ -50,18 +52,6 @@ namespace gridops::kernels {
 #if GRIDOPS_RESAMPLE_BF16_X86
 namespace {
 
-bool cpu_has_avx512_bf16() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    // Every extension the code below is compiled for (HWY_PUSH_ATTRIBUTES).
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-           __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bf16");
-  }();
-  return has;
-}
-
 /// Both tensors blocked by 16 with contiguous channels.
 bool blocked16(const ResampleProblem& p) {
   return p.src.block == 16 && p.dst.block == 16 && p.src.c_inner_stride == 1 &&
@@ -75,6 +65,20 @@ bool channels_last(const ResampleProblem& p) {
 
 }  // namespace
 #endif
+
+std::string resample_channels_bf16_unavailable() {
+#if !GRIDOPS_RESAMPLE_BF16_X86
+  return "built without the x86-64 AVX512_BF16 kernel (not an x86-64 GCC/Clang build)";
+#else
+  if (detail::isa_allows_avx512_bf16()) return std::string();
+  if (effective_isa() != max_isa() || max_isa() == "native") {
+    return "the CPU lacks AVX512_BF16 (vcvtne2ps2bf16) or the AVX-512 F/BW/DQ/VL, AVX2, FMA, "
+           "BMI2 and F16C this kernel is compiled for";
+  }
+  return "the ISA cap (GRIDOPS_MAX_ISA / set_max_isa) is " + max_isa() +
+         ", below avx512_bf16";
+#endif
+}
 
 std::string resample_channels_bf16_declines(const ResampleProblem& p) {
   std::string why = resample_fast_declines(p);
@@ -95,7 +99,8 @@ std::string resample_channels_bf16_declines(const ResampleProblem& p) {
   if (cl && p.c % 16 != 0) {
     return "channels-last with C = " + std::to_string(p.c) + ", not a multiple of 16";
   }
-  if (!cpu_has_avx512_bf16()) return "the CPU lacks AVX512_BF16 (vcvtne2ps2bf16)";
+  std::string cpu = resample_channels_bf16_unavailable();
+  if (!cpu.empty()) return cpu;
   return std::string();
 #endif
 }

@@ -554,7 +554,7 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
           const U* a = sp + i0[ow] * s_w;
           U* b = dp + ow * d_w;
           for (int64_t q = 0; q < nq_n; ++q) {
-            hn::Stream(hn::LoadU(du, a + q * lanes), du, b + q * lanes);
+            StreamVec(du, hn::LoadU(du, a + q * lanes), b + q * lanes);
           }
         }
         continue;
@@ -576,7 +576,7 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
           const int64_t s_w = ssw, d_w = dsw, ow_n = Ow;
           if (stream) {
             for (int64_t ow = 0; ow < ow_n; ++ow) {
-              hn::Stream(hn::LoadU(du, sq + i0[ow] * s_w), du, dq + ow * d_w);
+              StreamVec(du, hn::LoadU(du, sq + i0[ow] * s_w), dq + ow * d_w);
             }
           } else {
             for (int64_t ow = 0; ow < ow_n; ++ow) {

@@ -112,6 +112,9 @@ void resample_channels8_backward(const ResampleProblem& p, const void* tables,
 /// both blocked by 16. Backward: resample_channels16_backward. Tables:
 /// resample_fast_prepare.
 std::string resample_channels_bf16_declines(const ResampleProblem& p);
+/// Why this host cannot run resample.channels_bf16 whatever the problem (the CPU, the ISA
+/// cap or the build); empty when it can.
+std::string resample_channels_bf16_unavailable();
 void resample_channels_bf16_forward(const ResampleProblem& p, const void* tables,
                                     const void* src, void* dst);
 void resample_channels_bf16_backward(const ResampleProblem& p, const void* tables,

@@ -101,10 +101,26 @@ HWY_INLINE void StorePartialF(D d, hn::Vec<D> v, T* p, int64_t count) {
 
 /// A full-vector store, non-temporal when `stream` (the caller guarantees alignment to the
 /// vector size and a full native vector: kCap >= 8).
+/// hn::Stream where it is safe, else an ordinary store. On x86, Highway 1.0.3 streams a
+/// vector narrower than 16 bytes (a float vector of 4 lanes as bfloat16 on SSE4: 8 bytes)
+/// with the 16-byte store _mm_stream_si128: it writes past the vector and faults unless
+/// the address is 16-byte aligned. Such vectors take StoreU; wider ones stream (the
+/// callers' alignment checks are for whole vectors).
+template <class D>
+HWY_INLINE void StreamVec(D d, hn::Vec<D> v, hn::TFromD<D>* HWY_RESTRICT p) {
+#if HWY_ARCH_X86
+  if constexpr (hn::MaxLanes(D()) * sizeof(hn::TFromD<D>) < 16) {
+    hn::StoreU(v, d, p);
+    return;
+  }
+#endif
+  hn::Stream(v, d, p);
+}
+
 template <class D>
 HWY_INLINE void StoreOut(D d, hn::Vec<D> v, float* p, bool stream) {
   if (stream) {
-    hn::Stream(v, d, p);
+    StreamVec(d, v, p);
   } else {
     hn::StoreU(v, d, p);
   }
@@ -118,8 +134,8 @@ HWY_INLINE void StoreOut(D d, hn::Vec<D> v, bfloat16* p, bool stream) {
   HWY_ALIGN bfloat16 buf[kMaxF32Lanes];
   StoreF(d, v, buf);
   const hn::Rebind<uint16_t, D> du16;
-  hn::Stream(hn::Load(du16, reinterpret_cast<const uint16_t*>(buf)), du16,
-             reinterpret_cast<uint16_t*>(p));
+  StreamVec(du16, hn::Load(du16, reinterpret_cast<const uint16_t*>(buf)),
+            reinterpret_cast<uint16_t*>(p));
 }
 
 /// Outputs ow in [0, 4 * floor(n / 4)) of a row: px(ow) stored (StoreOut) at db + ow * d_w,
@@ -148,7 +164,7 @@ HWY_INLINE void CopyRowOut(D d, const T* HWY_RESTRICT row, T* p, int64_t n, bool
   for (; i + N <= n; i += N) {
     const auto v = hn::LoadU(d, row + i);
     if (st) {
-      hn::Stream(v, d, p + i);
+      StreamVec(d, v, p + i);
     } else {
       hn::StoreU(v, d, p + i);
     }

@@ -4,7 +4,8 @@
 // - GatherRowF32: out[o] = sum_k w[k][o] * row[idx[k][o]] over a fixed number of taps per
 //   output (tables padded with weight 0), a pass along the innermost axis; blocks whose
 //   taps fall in one or two vectors of the row use loads and lane permutations.
-// Each output is one Mul and then MulAdds in tap order, whatever the vector width.
+// Each output is one Mul and then MulAdds in tap order, whatever the vector width (fused on
+// targets with FMA, ScalarMulAdd).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -24,6 +25,19 @@ namespace gridops::kernels::resize_simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// The scalar tails' multiply-add rounds as this target's hn::MulAdd does: fused where the
+// target has FMA (AVX2, AVX-512, NEON, SVE), a product and then a sum (two roundings)
+// where it has none (SSE4, SSSE3, the portable EMU128 / SCALAR code). An output's bits then
+// do not depend on whether it falls in a vector or a tail, i.e. on the row's length and
+// alignment, which a window or a thread's slab changes.
+HWY_INLINE float ScalarMulAdd(float mul, float x, float add) {
+#if HWY_NATIVE_FMA
+  return std::fma(mul, x, add);
+#else
+  return mul * x + add;
+#endif
+}
+
 void AxpyF32(float* HWY_RESTRICT acc, const float* HWY_RESTRICT src, float w, int64_t n, bool first) {
   const hn::ScalableTag<float> d;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
@@ -36,7 +50,7 @@ void AxpyF32(float* HWY_RESTRICT acc, const float* HWY_RESTRICT src, float w, in
     for (; j + N <= n; j += N) {
       hn::StoreU(hn::MulAdd(vw, hn::LoadU(d, src + j), hn::LoadU(d, acc + j)), d, acc + j);
     }
-    for (; j < n; ++j) acc[j] = std::fma(w, src[j], acc[j]);
+    for (; j < n; ++j) acc[j] = ScalarMulAdd(w, src[j], acc[j]);
   }
 }
 
@@ -86,7 +100,7 @@ void GatherRowF32(const float* HWY_RESTRICT row, int64_t in_len, float* HWY_REST
   }
   for (; o < out_len; ++o) {
     float acc = w[o] * row[idx[o]];
-    for (int64_t k = 1; k < taps; ++k) acc = std::fma(w[k * out_len + o], row[idx[k * out_len + o]], acc);
+    for (int64_t k = 1; k < taps; ++k) acc = ScalarMulAdd(w[k * out_len + o], row[idx[k * out_len + o]], acc);
     out[o] = acc;
   }
 }
@@ -108,7 +122,7 @@ void ResizeBlendRowsF32(float* HWY_RESTRICT out, const float* const* rows, const
   }
   for (; j < n; ++j) {
     float acc = w[0] * rows[0][j];
-    for (int64_t k = 1; k < taps; ++k) acc = std::fma(w[k], rows[k][j], acc);
+    for (int64_t k = 1; k < taps; ++k) acc = ScalarMulAdd(w[k], rows[k][j], acc);
     out[j] = acc;
   }
 }
@@ -131,7 +145,7 @@ void ResizeBlendRowsU8(float* HWY_RESTRICT out, const uint8_t* const* rows, cons
   }
   for (; j < n; ++j) {
     float acc = w[0] * static_cast<float>(rows[0][j]);
-    for (int64_t k = 1; k < taps; ++k) acc = std::fma(w[k], static_cast<float>(rows[k][j]), acc);
+    for (int64_t k = 1; k < taps; ++k) acc = ScalarMulAdd(w[k], static_cast<float>(rows[k][j]), acc);
     out[j] = acc;
   }
 }
@@ -166,7 +180,7 @@ void ResizeRowPassF32(const float* HWY_RESTRICT row, float* HWY_RESTRICT out, co
       }
       for (; c < C; ++c) {
         float acc = w0 * s0[c];
-        for (int64_t k = a + 1; k < z; ++k) acc = std::fma(t.pw[static_cast<size_t>(k)], row[t.pidx[static_cast<size_t>(k)] * C + c], acc);
+        for (int64_t k = a + 1; k < z; ++k) acc = ScalarMulAdd(t.pw[static_cast<size_t>(k)], row[t.pidx[static_cast<size_t>(k)] * C + c], acc);
         dp[c] = acc;
       }
     }
@@ -180,7 +194,7 @@ void ResizeRowPassF32(const float* HWY_RESTRICT row, float* HWY_RESTRICT out, co
         float acc = t.w[static_cast<size_t>(base)] * row[off + t.idx[static_cast<size_t>(base)]];
         for (int64_t k = 1; k < T; ++k) {
           const size_t e = static_cast<size_t>(base + k * t.lanes);
-          acc = std::fma(t.w[e], row[off + t.idx[e]], acc);
+          acc = ScalarMulAdd(t.w[e], row[off + t.idx[e]], acc);
         }
         out[b * t.lanes + l] = acc;
       }
@@ -217,7 +231,7 @@ void ResizeRowPassF32(const float* HWY_RESTRICT row, float* HWY_RESTRICT out, co
     float acc = t.tail_w[static_cast<size_t>(o)] * row[t.tail_idx[static_cast<size_t>(o)]];
     for (int64_t k = 1; k < T; ++k) {
       const size_t e = static_cast<size_t>(k * tail + o);
-      acc = std::fma(t.tail_w[e], row[t.tail_idx[e]], acc);
+      acc = ScalarMulAdd(t.tail_w[e], row[t.tail_idx[e]], acc);
     }
     out[first + o] = acc;
   }

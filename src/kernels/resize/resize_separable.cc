@@ -770,7 +770,8 @@ std::string fused_rows_plan(const ResizeProblem& p, const ResizeSeparableTables:
   for (int32_t v : r.lo) gathers += v < 0 ? 1 : 0;
   if (2 * gathers > r.blocks) {
     r = ResizeRowTable{};
-    return "more than half of the row's blocks would gather (strong downsampling)";
+    return "more than half of the row's blocks would gather (their taps span more than two "
+           "vectors: strong downsampling, or wide taps over a few channels)";
   }
   if (row == nullptr) return {};
   const int64_t first = r.blocks * N, tail = r.out_len - first;
