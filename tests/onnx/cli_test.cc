@@ -25,8 +25,14 @@ struct Result {
   std::string output;  // stdout and stderr together
 };
 
+Result run_cli_raw(const std::string& cmd);
+
 Result run_cli(const std::string& args) {
-  const std::string cmd = std::string(GRIDOPS_CLI) + " " + args + " 2>&1";
+  return run_cli_raw(std::string(GRIDOPS_CLI) + " " + args + " 2>&1");
+}
+
+/// Runs a whole shell command line and collects its stdout.
+Result run_cli_raw(const std::string& cmd) {
   Result r{-1, ""};
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -64,6 +70,33 @@ class CliTest : public ::testing::Test {
   fs::path dir_;
   std::string model_;
 };
+
+// `gridops isa` shows the cap GRIDOPS_MAX_ISA sets and the target dispatched under it; a
+// value that is no level is ignored with a message naming the levels; runs obey the cap
+// (GRIDOPS_VERBOSE=dispatch names the dispatched target).
+TEST(CliIsa, ShowsTheCapFromTheEnvironment) {
+  Result r = run_cli("isa");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("highway target dispatched: "), std::string::npos) << r.output;
+#if defined(__x86_64__)
+  r = run_cli("isa");
+  if (r.output.find("cpu: scalar") != std::string::npos) GTEST_SKIP() << "a CPU without SSE4.2";
+  const std::string env = "env GRIDOPS_MAX_ISA=sse4 GRIDOPS_VERBOSE=dispatch " + std::string(GRIDOPS_CLI);
+  r = run_cli_raw(env + " isa 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  if (r.output.find("baseline") == std::string::npos) {
+    EXPECT_NE(r.output.find("cap: sse4 (from GRIDOPS_MAX_ISA)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("effective: sse4"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("highway target dispatched: SSE4"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("[gridops] isa: cpu "), std::string::npos) << r.output;
+  }
+#endif
+  r = run_cli_raw("env GRIDOPS_MAX_ISA=avx9 " + std::string(GRIDOPS_CLI) + " isa 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("GRIDOPS_MAX_ISA='avx9' ignored: not a level of this"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("cap: native"), std::string::npos) << r.output;
+}
 
 TEST_F(CliTest, RunWritesEveryOutput) {
   Result r = run_cli("run " + model_ + " --input data=" + path("data.npy") + " --input indices=" +
