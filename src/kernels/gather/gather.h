@@ -48,6 +48,16 @@ inline int64_t load_index(const void* p, DType indices_dtype) noexcept {
   return v;
 }
 
+/// The row an index selects, k = v < 0 ? v + s : v, for s >= 1. The operator layer has
+/// checked every index before the kernel runs, but the kernel reads the indices again: one
+/// that another thread changed in between (the caller's bug, e.g. a Python thread writing
+/// the array while the GIL is released) is clamped into [0, s), so the copy never reads
+/// outside data; dst then holds unspecified rows of data.
+inline int64_t index_row(int64_t v, int64_t s) noexcept {
+  const int64_t k = v < 0 ? v + s : v;
+  return k < 0 ? 0 : (k >= s ? s - 1 : k);
+}
+
 /// Prefetches each 64-byte line holding one of the `span` bytes at p (span >= 1) once: the
 /// slice prefetch of gather.slices' copy loops (NOTE [ Gather prefetch ], gather_fast.cc).
 /// A prefetch never faults, so p may be any address.

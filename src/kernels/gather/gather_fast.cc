@@ -277,16 +277,17 @@ void run_by_size(const char* src, const I* idx, char* out, const Merged& m) {
 }
 
 /// The indices with negative values made non-negative (the operator layer has checked
-/// -s <= v < s).
+/// -s <= v < s; each is read once here and clamped by index_row, so a value changed since
+/// the check cannot send a copy outside data).
 std::vector<int64_t> normalized_indices(const GatherProblem& p, const TensorView& indices,
                                         int64_t s, int64_t q) {
   std::vector<int64_t> idx(static_cast<size_t>(q));
   if (p.indices_dtype == DType::kInt32) {
     const auto* v = static_cast<const int32_t*>(indices.data);
-    for (int64_t i = 0; i < q; ++i) idx[static_cast<size_t>(i)] = v[i] < 0 ? v[i] + s : v[i];
+    for (int64_t i = 0; i < q; ++i) idx[static_cast<size_t>(i)] = index_row(v[i], s);
   } else {
     const auto* v = static_cast<const int64_t*>(indices.data);
-    for (int64_t i = 0; i < q; ++i) idx[static_cast<size_t>(i)] = v[i] < 0 ? v[i] + s : v[i];
+    for (int64_t i = 0; i < q; ++i) idx[static_cast<size_t>(i)] = index_row(v[i], s);
   }
   return idx;
 }

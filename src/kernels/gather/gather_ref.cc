@@ -55,8 +55,7 @@ void gather_ref(const GatherProblem& p, const TensorView& data, const TensorView
   for (int64_t n = 0; n < count; ++n) {
     const int64_t v = load_index(idx_base + byte_offset(o + p.axis, indices.strides, ies),
                                  p.indices_dtype);
-    assert(v >= -s && v < s);
-    const int64_t k = v < 0 ? v + s : v;
+    const int64_t k = index_row(v, s);  // clamped: indices may change during the call
 
     for (int d = 0; d < p.axis; ++d) src[d] = o[d];
     src[p.axis] = k;

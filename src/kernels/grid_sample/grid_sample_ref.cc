@@ -79,10 +79,17 @@ void run_typed(const GridSampleProblem& p, const TensorView& src, const TensorVi
         a = axis_taps<F>(p, x, len);
         if (a.count == 0) any_empty = true;
         if (windowed) {
+          // The operator layer checked the grid against the window, but the grid is read
+          // again here: a value another thread changed in between (the caller's bug) gives
+          // a tap outside the window, clamped to its edge so that no read leaves src (the
+          // result is then unspecified, never a read of other memory).
+          const int64_t ext = p.window_extent[static_cast<size_t>(d)];
+          if (ext <= 0) a.count = 0;
           for (int k = 0; k < a.count; ++k) {
-            a.index[k] -= p.window_origin[static_cast<size_t>(d)];
-            assert(a.index[k] >= 0 && a.index[k] < p.window_extent[static_cast<size_t>(d)]);
+            a.index[k] = std::clamp<int64_t>(a.index[k] - p.window_origin[static_cast<size_t>(d)],
+                                             0, ext - 1);
           }
+          if (a.count == 0) any_empty = true;
         }
       }
 
