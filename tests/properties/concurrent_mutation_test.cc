@@ -98,7 +98,7 @@ TEST(ConcurrentMutation, GatherIndices) {
   }
 }
 
-// grid_sample with an input window, on the reference: the grid is checked against the
+// grid_sample with an input window, on the reference and the automatic choice: the grid is checked against the
 // window, then read again by the kernel. One grid value flips between 0 and 0.9 (a tap far
 // outside the small window src holds).
 TEST(ConcurrentMutation, WindowedGridSampleGrid) {
@@ -109,12 +109,13 @@ TEST(ConcurrentMutation, WindowedGridSampleGrid) {
   float* g = grid.data_as<float>();
   const float inside = -1.0f + 7.0f / 65536.0f;  // pixel 3 of the full input
   for (int64_t i = 0; i < grid.num_elements(); ++i) g[i] = inside;
+  for (const char* impl : {"ref", ""})
   for (InterpolationMode mode : {InterpolationMode::kLinear, InterpolationMode::kCubic,
                                  InterpolationMode::kNearest}) {
-    SCOPED_TRACE(to_string(mode));
+    SCOPED_TRACE(std::string(to_string(mode)) + " impl '" + impl + "'");
     GridSampleDesc desc;
     desc.mode = mode;
-    desc.impl = "ref";
+    desc.impl = impl;
     GridSampleWindow w;
     w.full = full;
     w.origin = {0, 0};
@@ -140,7 +141,8 @@ TEST(ConcurrentMutation, WindowedGridSampleGrid) {
         }
       }
     }
-    std::printf("[ info ] %s: %d of %d calls ran\n", to_string(mode), ok, kCalls / 3);
+    std::printf("[ info ] %s %s: %d of %d calls ran\n", to_string(mode), plan->impl_name(), ok,
+                kCalls / 3);
   }
 }
 
