@@ -19,8 +19,25 @@ inline constexpr int kMaxThreads = 1024;
 /// when set to a positive count, else the cores this process may run on; above
 /// kMaxThreads: kMaxThreads).
 void set_num_threads(int n) noexcept;
-/// The number of threads the default runner uses.
+/// The number of threads the default runner uses (for the calling thread: its
+/// ScopedNumThreads count while one lives).
 int get_num_threads() noexcept;
+/// For the calling thread only: the gridops calls it makes while this object lives use `n`
+/// threads (n <= 0: the default count, as set_num_threads(0) gives), whatever
+/// set_num_threads says; other threads and get_num_threads() elsewhere are unaffected.
+/// Nests (the destructor restores the enclosing scope's count). For per-call thread counts
+/// in hosts that call gridops from several threads at once.
+class ScopedNumThreads {
+ public:
+  explicit ScopedNumThreads(int n) noexcept;
+  ~ScopedNumThreads();
+  ScopedNumThreads(const ScopedNumThreads&) = delete;
+  ScopedNumThreads& operator=(const ScopedNumThreads&) = delete;
+
+ private:
+  int saved_;
+};
+
 /// Replaces the default runner (an empty function restores it).
 void set_parallel_runner(ParallelRunner runner);
 

@@ -308,6 +308,15 @@ def _scaled_chunks(in_chunks: Sequence[int], n_in: int, n_out: int) -> Tuple[int
     return sizes or (n_out,)
 
 
+def _align_flag(value: Any, fn: str) -> bool:
+    """align_corners as the in-memory functions take it: a bool, or the int 0 or 1."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)) and int(value) in (0, 1):
+        return bool(int(value))
+    raise ValueError(f"gridops.dask.{fn}: align_corners must be True/False (or 0/1), got {value!r}")
+
+
 # --- pad ---------------------------------------------------------------------------------
 
 
@@ -359,16 +368,25 @@ def pad(x: Any, pads: Any, mode: str = "constant", value: Any = None, *,
     """
     x = _as_dask(x, "pad")
     pairs = _normalize_pads(pads, x.ndim)
+    # The mode, the value and its fit to x's dtype are checked as in memory, by gridops.pad
+    # itself on one element of that dtype (the tasks then fill with the same value).
+    _g.pad(np.zeros((1,), dtype=x.dtype), [1, 1] if mode == "constant" else [0, 0], mode, value)
     # Per axis: the source index of every output position (-1: the constant), from
     # gridops.pad itself on 0..n-1, so the mapping is exactly the operator's.
     maps = []
     for ax, (b, a) in enumerate(pairs):
         n = x.shape[ax]
         src = np.arange(n, dtype=np.int64)
-        if mode == "constant":
-            m = _g.pad(src, [b, a], "constant", -1)
-        else:
-            m = _g.pad(src, [b, a], mode)
+        try:
+            if mode == "constant":
+                m = _g.pad(src, [b, a], "constant", -1)
+            else:
+                m = _g.pad(src, [b, a], mode)
+        except ValueError as e:
+            # The 1-D map is the axis's own: name the real axis, as gridops.pad does.
+            msg = str(e).replace("pads_begin[0]", f"pads_begin[{ax}]").replace(
+                "pads_end[0]", f"pads_end[{ax}]").replace("(axis 0 ", f"(axis {ax} ")
+            raise ValueError(msg) from None
         maps.append(np.asarray(m, dtype=np.int64))
     out_shape = tuple(len(m) for m in maps)
     if chunks is None:
@@ -377,8 +395,10 @@ def pad(x: Any, pads: Any, mode: str = "constant", value: Any = None, *,
             c = list(x.chunks[ax])
             c[0] += b
             c[-1] += a
-            if all(v > 0 for v in c) or out_shape[ax] == 0:
-                out_chunks.append(tuple(v for v in c if v > 0) or (0,))
+            if out_shape[ax] == 0:
+                out_chunks.append((0,))
+            elif all(v > 0 for v in c):
+                out_chunks.append(tuple(c))
             else:
                 out_chunks.append(da.core.normalize_chunks(max(x.chunks[ax]), (out_shape[ax],))[0])
         chunks = tuple(out_chunks)
@@ -560,9 +580,16 @@ def resample(x: Any, size: Any = None, scale_factor: Any = None, mode: str = "li
             s = s * r
         full_out = s
     else:
-        f = [float(scale_factor)] * r if np.isscalar(scale_factor) else [float(v) for v in scale_factor]
+        try:
+            f = [float(scale_factor)] * r if np.isscalar(scale_factor) else [float(v) for v in scale_factor]
+        except (TypeError, ValueError):
+            raise TypeError(f"gridops.dask.resample: scale_factor must be a number or a sequence of "
+                            f"numbers, got {scale_factor!r}") from None
         if len(f) == 1 and r > 1:
             f = f * r
+        for fk in f:
+            if not (math.isfinite(fk) and fk > 0):
+                raise ValueError(f"gridops.dask.resample: scale_factor must be finite and > 0, got {fk}")
         full_out = [int(math.floor(i * fk)) for i, fk in zip(full_in, f)]
     if len(full_out) != r:
         raise ValueError(f"gridops.dask.resample: size must have {r} entries, got {len(full_out)}")
@@ -698,6 +725,7 @@ def grid_sample(x: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "
     twice: once for the boxes, once to sample). Coordinates are computed against the whole
     input (grid_sample(..., full_size=, origin=)): the same bits as the in-memory operator.
     """
+    align_corners = _align_flag(align_corners, "grid_sample")
     x = _as_dask(x, "grid_sample")
     grid = _as_dask(grid, "grid_sample")
     r = x.ndim - 2
@@ -826,6 +854,7 @@ def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None
     gridops.affine_warp_input_box names for it (the exact hull of its taps, from the
     window's corners): the same bits as gridops.affine_warp(x.compute(), theta, ...).
     """
+    align_corners = _align_flag(align_corners, "affine_warp")
     x = _as_dask(x, "affine_warp")
     r = x.ndim - 2
     if r not in (1, 2, 3):

@@ -15,7 +15,7 @@ section "gridops.torch", for where it differs from PyTorch.
 from typing import Any, Optional, Sequence, Tuple
 
 import torch
-from torch.autograd.function import once_differentiable
+import functools
 
 from . import _gridops
 
@@ -75,6 +75,42 @@ def _size(size: Any) -> Tuple[int, ...]:
                         f"list, tuple), got {type(size).__name__}") from None
 
 
+def _first_order_only(fn: Any) -> Any:
+    """Like torch.autograd.function.once_differentiable, but the saved tensors count too.
+
+    once_differentiable marks the gradients as not differentiable only when an argument of
+    backward (the incoming gradient) requires grad; the gradient of grid_sample also
+    depends on the saved input and grid, so with create_graph=True and a constant incoming
+    gradient (y.sum()) it returned gradients that silently acted as constants in a second
+    backward. Here any saved tensor or argument that requires grad makes the gradients
+    raise when differentiated again.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with torch.no_grad():
+            outputs = fn(ctx, *args)
+        if not torch.is_grad_enabled():
+            return outputs
+        tensors = [a for a in args if isinstance(a, torch.Tensor)] + list(ctx.saved_tensors)
+        if not any(t.requires_grad for t in tensors):
+            return outputs
+        err = getattr(torch._C, "_functions").DelayedError(
+            b"trying to differentiate twice gridops.torch.grid_sample: its gradient is not "
+            b"differentiable (no double backward through it)", len(outputs))
+
+        def fake(v: Any) -> Any:
+            if v is None:
+                return v
+            v = v.detach()
+            v.requires_grad = True
+            return v
+
+        return err(*[fake(v) for v in outputs])
+
+    return wrapper
+
+
 class _GridSampleFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, input: torch.Tensor, grid: torch.Tensor, mode: str, padding_mode: str,
@@ -85,7 +121,7 @@ class _GridSampleFunction(torch.autograd.Function):
         return out
 
     @staticmethod
-    @once_differentiable
+    @_first_order_only
     def backward(ctx: Any, grad_output: torch.Tensor) -> Tuple[Optional[torch.Tensor], ...]:
         want_input, want_grid = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
         grad_input = grad_grid = None
@@ -149,8 +185,9 @@ def grid_sample(input: torch.Tensor, grid: torch.Tensor, mode: str = "bilinear",
     - dtypes: input and grid float16, bfloat16, float32 or float64 for gradients (the
       forward also takes what gridops.grid_sample takes); input and grid may differ in dtype
       (PyTorch requires one dtype).
-    - Second derivatives are not supported: differentiating the backward raises
-      RuntimeError (``torch.autograd.function.once_differentiable``).
+    - Second derivatives are not supported: differentiating the gradients again (after
+      ``create_graph=True``) raises RuntimeError, also when the incoming gradient is a
+      constant (the gradients depend on the saved input and grid).
     """
     fn = "grid_sample"
     _check_tensor(fn, "input", input)

@@ -319,10 +319,26 @@ InArray get_array_unchecked(py::handle obj, const std::string& what, bool writab
           raise(PyExc_ValueError, what + ": the tensor requires grad; gridops records no autograd "
                                          "graph, pass tensor.detach()");
         }
+        // A lazy negation or conjugation (t.conj().imag, torch._neg_view, t.conj()) is a
+        // bit on the tensor, not in its storage, and DLPack exports the storage: an input
+        // is read as its resolved copy; an out= would receive values its reader negates.
+        const bool neg = py::hasattr(obj, "is_neg") && obj.attr("is_neg")().cast<bool>();
+        const bool conj = py::hasattr(obj, "is_conj") && obj.attr("is_conj")().cast<bool>();
+        if (neg || conj) {
+          if (writable) {
+            raise(PyExc_ValueError,
+                  what + ": a torch tensor with the " + (neg ? "negative" : "conjugate") +
+                      " bit set (a lazy view such as t.conj().imag) cannot be written: its "
+                      "storage holds the " + (neg ? "negated" : "conjugated") +
+                      " values; pass a tensor without it (t.resolve_neg() / t.resolve_conj() "
+                      "copies)");
+          }
+          exporter = exporter.attr("resolve_conj")().attr("resolve_neg")();
+        }
         py::module_ torch_mod = py::module_::import("torch");
         if (obj.attr("dtype").is(torch_mod.attr("bool"))) {
           // torch's DLPack export has no bool: the same bytes as uint8.
-          exporter = obj.attr("view")(torch_mod.attr("uint8"));
+          exporter = exporter.attr("view")(torch_mod.attr("uint8"));
           as_bool = true;
         }
       } else if (py::hasattr(obj, "__dlpack_device__")) {
@@ -332,7 +348,11 @@ InArray get_array_unchecked(py::handle obj, const std::string& what, bool writab
         } catch (py::error_already_set& e) {
           raise(PyExc_ValueError, what + ": __dlpack_device__ failed: " + std::string(e.what()));
         }
-        if (dev.size() < 1 || dev[0].cast<int>() != kDLCPU) {
+        if (dev.size() < 2) {
+          raise(PyExc_ValueError, what + ": __dlpack_device__ must return (device_type, "
+                                         "device_id), got " + py::repr(dev).cast<std::string>());
+        }
+        if (dev[0].cast<int>() != kDLCPU) {
           raise(PyExc_ValueError, what + ": the tensor is on DLPack device type " +
                                       py::str(dev[0]).cast<std::string>() +
                                       ", gridops runs on the CPU (device type 1) only");

@@ -204,8 +204,10 @@ Returns the gradient (N, C, D1, ..., Dr) in out_layout (default: layout).
 
 inline constexpr const char* kSetNumThreads = R"(set_num_threads(n)
 
-Sets the number of threads gridops' kernels use (n <= 0: the hardware default). Global to
-the process; results do not depend on it.)";
+Sets the number of threads gridops' kernels use: an int in 0..1024 (0: the default,
+OMP_NUM_THREADS or the cores); another int is a ValueError, a non-int a TypeError. Global to
+the process (a call's threads= applies to that call on its own thread only); results do not
+depend on it.)";
 
 inline constexpr const char* kGetNumThreads = R"(get_num_threads() -> int
 

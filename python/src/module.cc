@@ -231,24 +231,32 @@ py::object py_grid_sample_backward(py::object grad_output, py::object input, py:
 
 // --- AffineWarp --------------------------------------------------------------------------
 
-// Sets gridops' thread count for one call and restores it.
+// A thread count given as `what` (threads=, set_num_threads): an int in 0..kMaxThreads
+// (0: the default); a bool, float, str or anything else is a TypeError, an int outside the
+// range a ValueError, both naming the argument.
+int thread_count(py::handle obj, const std::string& what) {
+  if (!py::isinstance<py::int_>(obj) || py::isinstance<py::bool_>(obj)) {
+    throw PyError{PyExc_TypeError, what + " must be an int (0.." + std::to_string(kMaxThreads) +
+                                       ", 0: the default), got " + py::str(obj.get_type().attr("__name__")).cast<std::string>() + " " +
+                                       py::repr(obj).cast<std::string>()};
+  }
+  const py::int_ big = py::reinterpret_borrow<py::int_>(obj);
+  const bool in_range = py::bool_(big >= py::int_(0)) && py::bool_(big <= py::int_(kMaxThreads));
+  if (!in_range) {
+    throw PyError{PyExc_ValueError, what + " must be in 0.." + std::to_string(kMaxThreads) +
+                                        " (0: the default), got " + py::repr(obj).cast<std::string>()};
+  }
+  return obj.cast<int>();
+}
+
+// gridops' thread count for one call, on the calling thread only (ScopedNumThreads): the
+// process-wide count and other threads' calls are untouched.
 struct ScopedThreads {
-  int saved = -1;
+  std::optional<ScopedNumThreads> scope;
   explicit ScopedThreads(py::handle threads) {
     if (threads.is_none()) return;
-    const int64_t n = threads.cast<int64_t>();
-    if (n < 0 || n > kMaxThreads) {
-      throw PyError{PyExc_ValueError, "threads must be None or 0.." + std::to_string(kMaxThreads) +
-                                          " (0: the default), got " + std::to_string(n)};
-    }
-    saved = get_num_threads();
-    set_num_threads(static_cast<int>(n));
+    scope.emplace(thread_count(threads, "threads"));
   }
-  ~ScopedThreads() {
-    if (saved >= 0) set_num_threads(saved);
-  }
-  ScopedThreads(const ScopedThreads&) = delete;
-  ScopedThreads& operator=(const ScopedThreads&) = delete;
 };
 
 AffineWarpDesc affine_warp_desc(const std::string& mode, const std::string& padding_mode,
@@ -1299,7 +1307,9 @@ PYBIND11_MODULE(_gridops, m) {
   m.def("resample_backward", &py_resample_backward, arg("grad_output"), arg("input_size"),
         arg("mode") = "linear", py::kw_only(), arg("layout") = "channels_first",
         arg("out_layout") = py::none(), arg("out") = py::none(), with_arrays(doc::kResampleBackward));
-  m.def("set_num_threads", &set_num_threads, arg("n"), doc::kSetNumThreads);
+  m.def(
+      "set_num_threads", [](py::handle n) { set_num_threads(thread_count(n, "set_num_threads: n")); },
+      arg("n"), doc::kSetNumThreads);
   m.def("get_num_threads", &get_num_threads, doc::kGetNumThreads);
   m.def(
       "set_max_isa", [](const std::string& level) { check(set_max_isa(level)); }, arg("level"),

@@ -74,10 +74,25 @@ tbb::task_arena& arena_for(int threads) {
 
 void set_num_threads(int n) noexcept { g_num_threads.store(n > 0 ? (n < kMaxThreads ? n : kMaxThreads) : 0); }
 
+namespace {
+// The calling thread's ScopedNumThreads count: 0 none (the process-wide count), -1 the
+// default count, else the count.
+thread_local int t_scoped_threads = 0;
+}  // namespace
+
 int get_num_threads() noexcept {
+  const int scoped = t_scoped_threads;
+  if (scoped > 0) return scoped;
+  if (scoped < 0) return default_threads();
   const int n = g_num_threads.load();
   return n > 0 ? n : default_threads();
 }
+
+ScopedNumThreads::ScopedNumThreads(int n) noexcept : saved_(t_scoped_threads) {
+  t_scoped_threads = n > 0 ? (n < kMaxThreads ? n : kMaxThreads) : -1;
+}
+
+ScopedNumThreads::~ScopedNumThreads() { t_scoped_threads = saved_; }
 
 void set_parallel_runner(ParallelRunner runner) {
   std::lock_guard<std::mutex> lock(g_runner_mutex);
