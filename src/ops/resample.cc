@@ -354,6 +354,37 @@ StatusOr<Dims> resample_dst_dims(std::span<const int64_t> src_dims,
 
 // --- plan -------------------------------------------------------------------------------
 
+// NOTE [ Resample table bound ]
+// The per-axis index and weight tables (the fast paths' at plan time, the reference's at
+// run time) take about 48 bytes per output position and 8 per input position of each
+// spatial axis, whatever N, C and the other axes (they are separable). A plan whose
+// tables would exceed kMaxTableBytes is refused before anything is allocated: a single
+// axis of 2^26 positions needs about 3.5 GiB, two of 2^30 about 100 GiB. Longer axes run
+// in windows (ResampleWindow, gridops.dask.resample), whose tables cover their boxes.
+constexpr int64_t kMaxTableBytes = int64_t{1} << 30;
+
+Status check_table_bytes(const ResampleProblem& p) {
+  // An empty src or dst: no kernel runs and no table is built.
+  bool empty = p.n == 0 || p.c == 0;
+  for (int k = 0; k < p.spatial_rank; ++k) empty = empty || p.in[k] == 0 || p.out[k] == 0;
+  if (empty) return Status();
+  int64_t bytes = 0;
+  std::string axes;
+  for (int k = 0; k < p.spatial_rank; ++k) {
+    constexpr int64_t kBig = int64_t{1} << 40;  // beyond the bound by itself; no overflow
+    const int64_t b = p.out[k] > kBig || p.in[k] > kBig ? kBig
+                                                          : 48 * p.out[k] + 8 * (p.in[k] + 1);
+    bytes += b;
+    axes += (axes.empty() ? "" : ", ") + std::to_string(p.in[k]) + " -> " + std::to_string(p.out[k]);
+  }
+  if (bytes <= kMaxTableBytes) return Status();
+  return invalid_argument(kOp, ": the plan's per-axis index and weight tables would take ",
+                          bytes >> 20, " MiB (about 48 bytes per output and 8 per input position "
+                          "of each spatial axis: ", axes, "), over the limit of ",
+                          kMaxTableBytes >> 20, " MiB; resample such axes in windows "
+                          "(ResampleWindow, gridops.dask.resample)");
+}
+
 StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const ResampleMemoryDesc& src,
                                           const ResampleMemoryDesc& dst) {
   if (desc.algorithm != ResampleAlgorithm::kNearest &&
@@ -393,6 +424,7 @@ StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const Resamp
     }
   }
   const ResampleProblem problem = make_problem(desc, src, dst);
+  GRIDOPS_RETURN_IF_ERROR(check_table_bytes(problem));
   GRIDOPS_ASSIGN_OR_RETURN(
       const ResampleImpl* impl,
       detail::select_impl<ResampleImpl>(kOp, kResampleImpls, problem, desc.impl));
@@ -507,6 +539,7 @@ StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const Resamp
     }
   }
   ResampleProblem problem = make_problem(desc, src, dst);
+  GRIDOPS_RETURN_IF_ERROR(check_table_bytes(problem));
   problem.windowed = true;
   ResampleProblem full = problem;
   full.windowed = false;

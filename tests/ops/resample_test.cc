@@ -1118,3 +1118,45 @@ TEST(ResampleErrors, OverlapAndEmptyPlan) {
 
 }  // namespace
 }  // namespace gridops
+
+namespace gridops {
+namespace {
+
+// NOTE [ Resample table bound ] (src/ops/resample.cc): a plan whose per-axis tables would
+// exceed 1 GiB is refused at once, before anything is allocated, naming the bytes and the
+// axes; the same axis resampled in windows plans.
+TEST(ResamplePlan, TablesOverTheBoundAreRefusedBeforeAllocating) {
+  ResampleDesc desc;
+  desc.algorithm = ResampleAlgorithm::kLinear;
+  ResampleMemoryDesc s, d;
+  s.dtype = d.dtype = DType::kFloat32;
+  s.dims = {1, 1, int64_t{1} << 26};
+  d.dims = {1, 1, int64_t{1} << 26};
+  auto plan = make_resample_plan(desc, s, d);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(plan.status().message().find("resample: the plan's per-axis index and weight tables "
+                                         "would take 3584 MiB"),
+            std::string::npos)
+      << plan.status().message();
+  EXPECT_NE(plan.status().message().find("67108864 -> 67108864"), std::string::npos);
+  s.dims = {1, 1, int64_t{1} << 30, int64_t{1} << 30};
+  d.dims = s.dims;
+  EXPECT_FALSE(make_resample_plan(desc, s, d).ok());
+  // A window of that axis: tables for its box only.
+  ResampleWindow w;
+  w.full_in = {int64_t{1} << 26};
+  w.full_out = {int64_t{1} << 26};
+  w.in_origin = {900};
+  w.out_origin = {1000};
+  s.dims = {1, 1, 4400};
+  d.dims = {1, 1, 4096};
+  auto windowed = make_resample_plan(desc, s, d, w);
+  ASSERT_TRUE(windowed.ok()) << windowed.status().to_string();
+  // Just under the bound plans.
+  s.dims = d.dims = {1, 1, int64_t{1} << 24};
+  EXPECT_TRUE(make_resample_plan(desc, s, d).ok());
+}
+
+}  // namespace
+}  // namespace gridops
