@@ -692,5 +692,19 @@ TEST_F(CliHardening, OutputNamesLikeTemporaryFilesGetTheirOwnFiles) {
   }
 }
 
+// `run` prints output names as `info` does: an ESC sequence is written as \x1B and an
+// embedded NUL as \x00 (the old command wrote the ESC raw and cut the name at the NUL).
+TEST_F(CliHardening, RunEscapesOutputNames) {
+  const std::string name = std::string("y\x1b[31m") + std::string(1, '\0') + "z";
+  const std::string model = identity_model({name});
+  Result r = run_cli("run " + model + " -i " + path("x.npy") + " -o " + path("out"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find('\0'), std::string::npos) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("y\\x1B[31m\\x00z: float32(3,) -> " + path("out/y%1B[31m%00z.npy")));
+  EXPECT_EQ(listing(dir_ / "out"), (std::vector<std::string>{"y%1B[31m%00z.npy"}));
+  EXPECT_THAT(run_cli("info " + model).output, HasSubstr("y\\x1B[31m\\x00z: float32[3]"));
+}
+
 }  // namespace
 }  // namespace gridops::onnx

@@ -309,8 +309,8 @@ int write_outputs(const std::map<std::string, Tensor>& outs, const std::string& 
     }
   }
   for (const auto& p : pending) {
-    std::printf("%s: %s%s -> %s\n", p.name->c_str(), to_string(p.tensor->dtype()),
-                dims_to_string(p.tensor->shape()).c_str(), (fs::path(out_dir) / p.final_name).string().c_str());
+    std::printf("%s: %s%s -> %s\n", printable(*p.name).c_str(), to_string(p.tensor->dtype()),
+                dims_to_string(p.tensor->shape()).c_str(), at(p.final_name).c_str());
   }
   return 0;
 }
