@@ -2,6 +2,7 @@
 #pragma once
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -86,6 +87,25 @@ inline Status write_file_parts(const std::string& path, std::initializer_list<st
 
 inline Status write_file(const std::string& path, std::string_view bytes) {
   return write_file_parts(path, {bytes});
+}
+
+/// Writes `parts` one after another to the open descriptor `fd` (left open; short writes
+/// are continued, EINTR retried); an error names `what` (the file's path) and the OS reason.
+inline Status write_fd_parts(int fd, const std::string& what, std::initializer_list<std::string_view> parts) {
+  for (std::string_view p : parts) {
+    const char* d = p.data();
+    size_t left = p.size();
+    while (left > 0) {
+      const ssize_t n = ::write(fd, d, left < (size_t{1} << 30) ? left : (size_t{1} << 30));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return os_error("write", what, errno);
+      }
+      d += n;
+      left -= static_cast<size_t>(n);
+    }
+  }
+  return Status();
 }
 
 }  // namespace gridops::onnx::detail

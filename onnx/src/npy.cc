@@ -465,4 +465,13 @@ Status write_npy(const Tensor& t, const std::string& path) {
   return detail::write_file(path, bytes);
 }
 
+Status write_npy_to_fd(const Tensor& t, int fd, const std::string& what) {
+  if (t.dtype() != DType::kString && t.dtype() != DType::kBFloat16) {
+    GRIDOPS_ASSIGN_OR_RETURN(const std::string header, serialize_npy_impl(t, true));
+    return detail::write_fd_parts(fd, what, {header, std::string_view(static_cast<const char*>(t.data()), t.nbytes())});
+  }
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, serialize_npy(t));
+  return detail::write_fd_parts(fd, what, {bytes});
+}
+
 }  // namespace gridops::onnx

@@ -236,4 +236,9 @@ Status write_tensor_proto(const Tensor& t, const std::string& name, const std::s
   return detail::write_file(path, bytes);
 }
 
+Status write_tensor_proto_to_fd(const Tensor& t, const std::string& name, int fd, const std::string& what) {
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, serialize_tensor_proto(t, name));
+  return detail::write_fd_parts(fd, what, {bytes});
+}
+
 }  // namespace gridops::onnx

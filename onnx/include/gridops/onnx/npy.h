@@ -26,4 +26,8 @@ StatusOr<std::string> serialize_npy(const Tensor& t);
 /// Writes a .npy file.
 Status write_npy(const Tensor& t, const std::string& path);
 
+/// Writes the .npy bytes of a tensor to the open file descriptor `fd`, which is left open
+/// (the caller creates it as it needs, e.g. exclusively, and closes it); errors name `what`.
+Status write_npy_to_fd(const Tensor& t, int fd, const std::string& what);
+
 }  // namespace gridops::onnx

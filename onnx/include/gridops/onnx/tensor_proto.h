@@ -26,5 +26,8 @@ StatusOr<Tensor> read_tensor_proto(const std::string& path, std::string* name = 
 StatusOr<std::string> serialize_tensor_proto(const Tensor& t, const std::string& name);
 /// Writes a TensorProto file.
 Status write_tensor_proto(const Tensor& t, const std::string& name, const std::string& path);
+/// Writes the TensorProto bytes to the open file descriptor `fd`, which is left open;
+/// errors name `what`.
+Status write_tensor_proto_to_fd(const Tensor& t, const std::string& name, int fd, const std::string& what);
 
 }  // namespace gridops::onnx
