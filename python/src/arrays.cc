@@ -288,8 +288,27 @@ void check_alignment(const InArray& a, const std::string& what) {
 }
 
 InArray get_array(py::handle obj, const std::string& what, bool writable) {
+  if (writable && PyCapsule_CheckExact(obj.ptr())) {
+    // A DLPack capsule carries no writability (DLPack 0.6) and is consumed by reading it:
+    // a result written into it would reach nobody who asked for it.
+    raise(PyExc_TypeError, what + ": a DLPack capsule cannot be an out= array (it is read-only "
+                                  "by protocol and consumed once); pass the tensor itself");
+  }
   InArray a = get_array_unchecked(obj, what, writable);
   check_alignment(a, what);
+  if (writable) {
+    // An out= whose elements share memory (a stride of 0 on an axis longer than 1, e.g.
+    // numpy.broadcast_to made writable): every write would land on the same elements.
+    const auto& v = a.view;
+    for (size_t d = 0; d < v.shape.size(); ++d) {
+      if (v.shape[d] > 1 && v.strides[d] == 0) {
+        raise(PyExc_ValueError, what + ": out= overlaps itself: axis " + std::to_string(d) +
+                                    " of length " + std::to_string(v.shape[d]) +
+                                    " has stride 0 (its elements share memory); pass an array "
+                                    "whose elements are distinct");
+      }
+    }
+  }
   return a;
 }
 

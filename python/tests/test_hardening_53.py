@@ -149,3 +149,21 @@ def test_dask_pad_reflect_error_names_the_axis():
         gd.pad(da.from_array(x, chunks=1), [(0, 0), (5, 0)], "reflect")
     assert str(dsk.value) == str(mem.value)
     assert "axis 1" in str(dsk.value)
+
+
+def test_self_overlapping_out_is_refused():
+    from numpy.lib.stride_tricks import as_strided
+
+    base = np.zeros(4, np.float32)
+    out = as_strided(base, shape=(6,), strides=(0,), writeable=True)
+    with pytest.raises(ValueError, match="out= overlaps itself: axis 0 of length 6 has stride 0"):
+        gridops.pad(np.ones(2, np.float32), 2, out=out)
+    assert not base.any()
+
+
+def test_a_dlpack_capsule_is_no_out():
+    t = torch.zeros(6)
+    cap = torch.utils.dlpack.to_dlpack(t)
+    with pytest.raises(TypeError, match="a DLPack capsule cannot be an out= array"):
+        gridops.pad(np.ones(2, np.float32), 2, out=cap)
+    assert not t.any()
