@@ -96,8 +96,8 @@ const Level* find_level(std::string_view name) {
   return nullptr;
 }
 
-/// The level the CPU has (its best), before any cap.
-int cpu_rank() {
+/// The level the CPU has (its best), before any cap: detected once (cpu_rank).
+int detect_cpu_rank() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
   const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -120,6 +120,25 @@ int cpu_rank() {
 #else
   return 0;
 #endif
+}
+
+int cpu_rank() {
+  static const int cpu = detect_cpu_rank();
+  return cpu;
+}
+
+/// The cap's level name ("native" when none).
+const char* cap_name(int rank) {
+  for (const Level& l : kLevels) {
+    if (l.rank == rank) return l.name;
+  }
+  return "native";
+}
+
+/// The level dispatched to: the CPU's, at most the cap.
+int effective_rank() {
+  const int rank = g_rank.load(std::memory_order_acquire);
+  return cpu_rank() < rank ? cpu_rank() : rank;
 }
 
 std::string rank_name(int rank) {
@@ -163,11 +182,9 @@ void apply_env() {
   }
   const char* verbose = std::getenv("GRIDOPS_VERBOSE");
   if (verbose != nullptr && std::strstr(verbose, "dispatch") != nullptr) {
-    const int rank = g_rank.load(std::memory_order_acquire);
-    const int cpu = cpu_rank();
-    std::fprintf(stderr, "[gridops] isa: cpu %s, cap %s, effective %s\n", rank_name(cpu).c_str(),
-                 rank == kNative ? "native" : rank_name(rank).c_str(),
-                 rank_name(cpu < rank ? cpu : rank).c_str());
+    std::fprintf(stderr, "[gridops] isa: cpu %s, cap %s, effective %s\n",
+                 rank_name(cpu_rank()).c_str(), cap_name(g_rank.load(std::memory_order_acquire)),
+                 rank_name(effective_rank()).c_str());
   }
 }
 
@@ -195,18 +212,12 @@ Status set_max_isa(std::string_view level) {
 
 std::string max_isa() {
   detail::apply_isa_env_once();
-  const int rank = g_rank.load(std::memory_order_acquire);
-  for (const Level& l : kLevels) {
-    if (l.rank == rank) return l.name;
-  }
-  return "native";
+  return cap_name(g_rank.load(std::memory_order_acquire));
 }
 
 std::string effective_isa() {
   detail::apply_isa_env_once();
-  static const int cpu = cpu_rank();
-  const int rank = g_rank.load(std::memory_order_acquire);
-  return rank_name(cpu < rank ? cpu : rank);
+  return rank_name(effective_rank());
 }
 
 std::string isa_report() {
@@ -253,8 +264,7 @@ void apply_isa_env_once() noexcept {
 
 bool isa_allows_avx512_bf16() noexcept {
   apply_isa_env_once();
-  static const bool cpu = cpu_rank() >= kRankAvx512Bf16;
-  return cpu && g_rank.load(std::memory_order_acquire) >= kRankAvx512Bf16;
+  return effective_rank() >= kRankAvx512Bf16;
 }
 
 const char* dispatched_target_name() noexcept {
