@@ -50,8 +50,9 @@ HWY_INLINE VF UnnormalizeV(DF df, VF g, VF L, VF L1, bool align_corners) {
 
 /// coords::cubic_weights (A = kCubicA) of t = x - floor(x) in [0, 1): near(d) for
 /// |d| <= 1, far(d) for 1 < |d| < 2.
-template <class DF, class VF = hn::Vec<DF>>
-HWY_INLINE void CubicWeightsV(DF df, VF t, VF w[4]) {
+/// w: 4 vectors, written as w[0..3] (an array, or a VecArray where vectors are sizeless).
+template <class DF, class W, class VF = hn::Vec<DF>>
+HWY_INLINE void CubicWeightsV(DF df, VF t, W& w) {
   constexpr float kA = static_cast<float>(kCubicA);
   const VF one = hn::Set(df, 1.0f);
   const VF A = hn::Set(df, kA);

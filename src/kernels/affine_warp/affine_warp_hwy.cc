@@ -49,6 +49,7 @@
 #include <hwy/highway.h>
 
 #include "core/coords_hwy-inl.h"
+#include "core/vec_array_hwy-inl.h"
 
 #if defined(__clang__)
 #pragma clang fp contract(off)
@@ -138,6 +139,11 @@ using DI = hn::RebindToSigned<DF>;
 using VF = hn::Vec<DF>;
 using VI = hn::Vec<DI>;
 using MI = hn::Mask<DI>;
+// Arrays of vectors and masks: NOTE [ Sizeless vectors ].
+template <class D, size_t N>
+using VecArray = gridops::simd::HWY_NAMESPACE::VecArray<D, N>;
+template <class D, size_t N>
+using MaskArray = gridops::simd::HWY_NAMESPACE::MaskArray<D, N>;
 
 namespace gc = gridops::coords::HWY_NAMESPACE;  // coords_hwy-inl.h: UnnormalizeV
 
@@ -190,7 +196,7 @@ void RunRowsT(const Ctx& c, int64_t begin, int64_t end) {
     for (int64_t w = 0; w < W; w += static_cast<int64_t>(N)) {
       const size_t count = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(N), W - w));
       const VF c0 = hn::LoadU(df, c.tab[R - 1] + w);
-      VF x[3];
+      VecArray<DF, 3> x;
       for (int k = 0; k < R; ++k) {
         VF g = hn::Mul(hn::Set(df, ak[k]), c0);
         if constexpr (R >= 2) g = hn::Add(g, hn::Set(df, p1[k]));
@@ -213,11 +219,11 @@ void RunRowsT(const Ctx& c, int64_t begin, int64_t end) {
       }
       if (!all_hard) {
         // Taps per axis (window-relative, clamped) and their masks / weights.
-        VI j[3][K];
-        MI m[3][K];
-        VF wt[3][K];
+        VecArray<DI, K> j[3];
+        MaskArray<DI, K> m[3];
+        VecArray<DF, K> wt[3];
         for (int d = 0; d < R; ++d) {
-          const VF xs = hn::IfThenZeroElse(hard, x[d]);
+          const VF xs = hn::IfThenZeroElse(hard, VF(x[d]));
           const VI L = hn::Set(di, static_cast<int32_t>(c.in_full[d]));
           if constexpr (kNearest) {
             VI i = hn::ConvertTo(di, hn::Round(xs));
@@ -250,8 +256,8 @@ void RunRowsT(const Ctx& c, int64_t begin, int64_t end) {
           }
         }
         // Offsets (and masks) of the NT combinations, axis 0 outermost.
-        VI off[NT];
-        MI msk[NT];
+        VecArray<DI, NT> off;
+        MaskArray<DI, NT> msk;
         for (int e = 0; e < NT; ++e) {
           int rest = e;
           int kk[3] = {0, 0, 0};
@@ -268,10 +274,10 @@ void RunRowsT(const Ctx& c, int64_t begin, int64_t end) {
         }
         for (int64_t ch = 0; ch < c.channels; ++ch) {
           const float* sc = sb + ch * c.s_channel;
-          VF v[NT];
+          VecArray<DF, NT> v;
           for (int e = 0; e < NT; ++e) {
             v[e] = hn::GatherIndex(df, sc, off[e]);
-            if constexpr (kZeros) v[e] = hn::IfThenElseZero(hn::RebindMask(df, msk[e]), v[e]);
+            if constexpr (kZeros) v[e] = hn::IfThenElseZero(hn::RebindMask(df, msk[e]), VF(v[e]));
           }
           if constexpr (!kNearest) {
             // Innermost axis first: pairs (v[2i], v[2i+1]) differ in the last axis's tap.

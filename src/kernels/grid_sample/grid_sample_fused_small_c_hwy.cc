@@ -63,7 +63,7 @@ constexpr int32_t kSmoothRows = 32;
 /// at g: the y and x taps (K per axis).
 template <int K>
 HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, const float* g,
-                              int64_t m, VI* iy, VF* wy, VI* ix, VF* wx) {
+                              int64_t m, VI4& iy, VF4& wy, VI4& ix, VF4& wx) {
   const DF df;
   VF gx, gy;
   if (m == static_cast<int64_t>(hn::Lanes(df))) {
@@ -94,9 +94,12 @@ using D64W = hn::Repartition<int64_t, DF>;
 /// GatherPairsPortable's offsets: the 32-bit element offsets o of a vector's lanes as
 /// 64-bit byte offsets, lanes 0..N/2-1 in lo, N/2..N-1 in hi (widened once per vector of
 /// offsets, then used for every channel plane).
+#if !GRIDOPS_HWY_SIZELESS
 struct PairOffsets {
   hn::Vec<D64W> lo, hi;
 };
+HWY_INLINE hn::Vec<D64W> PairLo(const PairOffsets& w) { return w.lo; }
+HWY_INLINE hn::Vec<D64W> PairHi(const PairOffsets& w) { return w.hi; }
 
 HWY_INLINE PairOffsets WidenPairOffsets(const VI o) {
   const hn::Half<DI> dh;
@@ -104,6 +107,23 @@ HWY_INLINE PairOffsets WidenPairOffsets(const VI o) {
   return {hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o))),
           hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o)))};
 }
+#else
+// No vector members on SVE (NOTE [ Sizeless vectors ]): lo and hi as lanes in memory.
+struct PairOffsets {
+  VecArray<D64W, 2> lohi;
+};
+HWY_INLINE hn::Vec<D64W> PairLo(const PairOffsets& w) { return w.lohi[0]; }
+HWY_INLINE hn::Vec<D64W> PairHi(const PairOffsets& w) { return w.lohi[1]; }
+
+HWY_INLINE PairOffsets WidenPairOffsets(const VI o) {
+  const hn::Half<DI> dh;
+  const D64W d64;
+  PairOffsets w;
+  w.lohi[0] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o)));
+  w.lohi[1] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o)));
+  return w;
+}
+#endif
 
 /// Whether GatherPairs is the raw AVX-512 form (it then reads o, else the widened w).
 constexpr bool kRawPairs = HWY_TARGET <= HWY_AVX3;
@@ -115,8 +135,8 @@ HWY_INLINE void GatherPairsPortable(const double* plane, const PairOffsets& w, V
                                     VF* ghi) {
   const DF df;
   const hn::Repartition<double, DF> dd;
-  *glo = hn::BitCast(df, hn::GatherOffset(dd, plane, w.lo));
-  *ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, w.hi));
+  *glo = hn::BitCast(df, hn::GatherOffset(dd, plane, PairLo(w)));
+  *ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, PairHi(w)));
 }
 
 /// As GatherPairsPortable; on AVX-512 (kRawPairs) by the 32-bit element offsets o, w
@@ -359,8 +379,8 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
   for (int64_t j = 0; j < cnt; j += N) {
     const int64_t q = p0 + j;
     const int64_t m = std::min(N, cnt - j);
-    VI iy[4], ix[4];
-    VF wy[4], wx[4];
+    VI4 iy, ix;
+    VF4 wy, wx;
     VI off = hn::Zero(di);  // nearest: the points' offsets (0 where not kept) and keep mask
     auto keep = hn::MaskFromVec(hn::Zero(df));
     if constexpr (K == 1) {
@@ -376,8 +396,8 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
         // The taps of the points one tile along: kept for the next item (next.off) and,
         // on a smooth stretch, their lines prefetched (NOTE [ GridSample few-channel
         // prefetch ], here tested on those points' own rows).
-        VI pyi[4], pxi[4];
-        VF pwy[4], pwx[4];
+        VI4 pyi, pxi;
+        VF4 pwy, pwx;
         FusedAxisTaps<K>(ystep, xstep, gbase + 2 * (q + ahead), m, pyi, pwy, pxi, pwx);
         hn::Mask<DF> pkeep;
         const VI po = NearestOffsets(pyi[0], pwy[0], cols(pxi[0]), pwx[0], sy, &pkeep);
@@ -398,8 +418,8 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
       FusedAxisTaps<K>(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
       if (ahead > 0 && m == N && SmoothRows(iy[0])) {
         // NOTE [ GridSample few-channel prefetch ]
-        VI pyi[4], pxi[4];
-        VF pwy[4], pwx[4];
+        VI4 pyi, pxi;
+        VF4 pwy, pwx;
         FusedAxisTaps<K>(ystep, xstep, gbase + 2 * (q + ahead), m, pyi, pwy, pxi, pwx);
         // The K tap rows (each a padded, valid row index) at the first x tap; lanes whose
         // first taps are padded read offset 0.
@@ -413,7 +433,7 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
         PrefetchTapRows(sbase, c.s_channel, kLast ? 1 : C, po[0], K, m);
       }
     }
-    VF acc[4];
+    VF4 acc;
     if constexpr (K == 1) {
       // ChannelsFirstF32 / ChannelsLastF32 for nearest, at the offsets above.
       if constexpr (kPixelPairs) {
@@ -442,7 +462,7 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
       }
     } else {
       VI b;
-      VF wcol[4];
+      VF4 wcol;
       XWindowV(K, c.xwin_len, ix, wx, &b, wcol);
       if constexpr (kPixelPairs) {
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
@@ -461,8 +481,8 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
 #endif
       } else if constexpr (kLast) {
         // As CombineWindow and ChannelsLastF32.
-        VI o[K * K];
-        VF w[K * K];
+        VecArray<DI, K * K> o;
+        VecArray<DF, K * K> w;
         for (int ky = 0; ky < K; ++ky) {
           const VI row = hn::Mul(iy[ky], sy);
           for (int mm = 0; mm < K; ++mm) {

@@ -44,6 +44,7 @@
 
 #include "core/convert.h"
 #include "core/coords_hwy-inl.h"
+#include "core/vec_array_hwy-inl.h"
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_fast.h"
 
@@ -61,6 +62,15 @@ using DF = hn::ScalableTag<float>;
 using DI = hn::RebindToSigned<DF>;
 using VF = hn::Vec<DF>;
 using VI = hn::Vec<DI>;
+// Arrays of vectors, members holding vectors: NOTE [ Sizeless vectors ].
+template <class D, size_t N>
+using VecArray = gridops::simd::HWY_NAMESPACE::VecArray<D, N>;
+template <class D, size_t N>
+using MaskArray = gridops::simd::HWY_NAMESPACE::MaskArray<D, N>;
+template <class D>
+using VecConst = gridops::simd::HWY_NAMESPACE::VecConst<D>;
+using VI4 = VecArray<DI, 4>;  // the K <= 4 taps of an axis
+using VF4 = VecArray<DF, 4>;
 
 namespace gc = gridops::coords::HWY_NAMESPACE;  // coords_hwy-inl.h
 
@@ -227,39 +237,39 @@ class AxisStep {
         align_(c.align_corners),
         K_(c.K),
         len_(c.len[d]),
-        L_(hn::Set(DF(), static_cast<float>(len_))),
-        Lm1_(hn::Set(DF(), static_cast<float>(len_ - 1))),
-        len_i_(hn::Set(DI(), static_cast<int32_t>(len_))),
-        lenm1_i_(hn::Set(DI(), static_cast<int32_t>(len_ - 1))),
+        L_(static_cast<float>(len_)),
+        Lm1_(static_cast<float>(len_ - 1)),
+        len_i_(static_cast<int32_t>(len_)),
+        lenm1_i_(static_cast<int32_t>(len_ - 1)),
         windowed_(c.windowed),
-        org_i_(hn::Set(DI(), static_cast<int32_t>(c.origin[d]))),
-        extm1_i_(hn::Set(DI(), static_cast<int32_t>(c.ext[d] - 1))) {
+        org_i_(static_cast<int32_t>(c.origin[d])),
+        extm1_i_(static_cast<int32_t>(c.ext[d] - 1)) {
     // The interior test: every tap of x inside src's box [origin, origin + ext - 1] for
     // x in [in_lo_, in_hi_] (nearest) or [in_lo_, in_hi_) (linear, cubic). Exact floats:
     // the sizes are below 2^22.
     const int64_t first = c.origin[d], last = c.origin[d] + c.ext[d] - 1;
     const int64_t below = K_ == 4 ? 1 : 0, above = K_ == 4 ? 2 : K_ == 2 ? 1 : 0;
-    in_lo_ = hn::Set(DF(), static_cast<float>(first + below));
-    in_hi_ = hn::Set(DF(), static_cast<float>(last - above + (K_ == 1 ? 0 : 1)));
+    in_lo_ = VecConst<DF>(static_cast<float>(first + below));
+    in_hi_ = VecConst<DF>(static_cast<float>(last - above + (K_ == 1 ? 0 : 1)));
     // Reflection: period and whether the axis degenerates to index 0 (reflect with len 1).
     refl_single_ = padding_ == GridPadding::kReflection && align_ && len_ == 1;
     const int64_t period = align_ ? 2 * (len_ - 1) : 2 * len_;
-    per_f_ = hn::Set(DF(), static_cast<float>(period > 0 ? period : 1));
-    inv_per_ = hn::Set(DF(), 1.0f / static_cast<float>(period > 0 ? period : 1));
-    per_i_ = hn::Set(DI(), static_cast<int32_t>(period > 0 ? period : 1));
-    per_m1_i_ = hn::Set(DI(), static_cast<int32_t>(period - 1));
+    per_f_ = VecConst<DF>(static_cast<float>(period > 0 ? period : 1));
+    inv_per_ = VecConst<DF>(1.0f / static_cast<float>(period > 0 ? period : 1));
+    per_i_ = VecConst<DI>(static_cast<int32_t>(period > 0 ? period : 1));
+    per_m1_i_ = VecConst<DI>(static_cast<int32_t>(period - 1));
   }
 
-  HWY_INLINE void operator()(VF gv, VI* iv_out, VF* wv_out) const { Taps<0>(gv, iv_out, wv_out); }
+  HWY_INLINE void operator()(VF gv, VI4& iv_out, VF4& wv_out) const { Taps<0>(gv, iv_out, wv_out); }
 
   /// As operator(), with kK taps per axis known at compile time (1 nearest, 2 linear, 4
   /// cubic; 0: the plan's, K_): the loops over taps unroll and the tap arrays can stay in
   /// registers (with K_ they live in memory). Same operations, same bits.
   template <int kK>
-  HWY_INLINE void Taps(VF gv, VI* iv_out, VF* wv_out) const {
+  HWY_INLINE void Taps(VF gv, VI4& iv_out, VF4& wv_out) const {
     const DF df;
     const DI di;
-    const VF x = gc::UnnormalizeV(df, gv, L_, Lm1_, align_);
+    const VF x = gc::UnnormalizeV(df, gv, L_.Get(), Lm1_.Get(), align_);
     if (Interior<kK>(x, iv_out, wv_out)) return;
     Vector<kK>(x, iv_out, wv_out);
     const auto nice = hn::Lt(hn::Abs(x), hn::Set(df, 4194304.0f));  // 2^22; false for NaN, inf
@@ -295,7 +305,7 @@ class AxisStep {
       // inside the full input) are inside it (checked by the operator layer), so the clamp
       // moves only zeros-padding taps outside the full input (index 0, weight 0).
       for (int k = 0; k < K(kK); ++k) {
-        iv_out[k] = hn::Min(hn::Max(hn::Sub(iv_out[k], org_i_), hn::Zero(di)), extm1_i_);
+        iv_out[k] = hn::Min(hn::Max(hn::Sub(iv_out[k], org_i_.Get()), hn::Zero(di)), extm1_i_.Get());
       }
     }
   }
@@ -317,19 +327,19 @@ class AxisStep {
   /// weights unmasked. Same values as the general path (which would find every tap
   /// inside); returns false, computing nothing, otherwise.
   template <int kK>
-  HWY_INLINE bool Interior(VF x, VI* iv_out, VF* wv_out) const {
+  HWY_INLINE bool Interior(VF x, VI4& iv_out, VF4& wv_out) const {
     const DF df;
     const DI di;
-    const auto below_hi = K(kK) == 1 ? hn::Le(x, in_hi_) : hn::Lt(x, in_hi_);
-    if (!hn::AllTrue(df, hn::And(hn::Ge(x, in_lo_), below_hi))) return false;
+    const auto below_hi = K(kK) == 1 ? hn::Le(x, in_hi_.Get()) : hn::Lt(x, in_hi_.Get());
+    if (!hn::AllTrue(df, hn::And(hn::Ge(x, in_lo_.Get()), below_hi))) return false;
     if (Nearest(kK)) {
-      iv_out[0] = hn::Sub(hn::ConvertTo(di, hn::Round(x)), org_i_);
+      iv_out[0] = hn::Sub(hn::ConvertTo(di, hn::Round(x)), org_i_.Get());
       wv_out[0] = hn::Set(df, 1.0f);
       return true;
     }
     const VF f = hn::Floor(x);
     const VF t = hn::Sub(x, f);
-    const VI i0 = hn::Sub(hn::ConvertTo(di, f), org_i_);
+    const VI i0 = hn::Sub(hn::ConvertTo(di, f), org_i_.Get());
     if (Linear(kK)) {
       wv_out[0] = hn::Sub(hn::Set(df, 1.0f), t);
       wv_out[1] = t;
@@ -345,7 +355,7 @@ class AxisStep {
   /// The taps of unnormalized coordinates x by the vector formulas (meaningless in lanes
   /// where x is not finite or |x| >= 2^22; operator() redoes those).
   template <int kK>
-  HWY_INLINE void Vector(VF x, VI* iv_out, VF* wv_out) const {
+  HWY_INLINE void Vector(VF x, VI4& iv_out, VF4& wv_out) const {
     const DF df;
     const DI di;
     const VF one = hn::Set(df, 1.0f);
@@ -359,8 +369,8 @@ class AxisStep {
     const VF f = hn::Floor(x);
     const VF t = hn::Sub(x, f);
     const VI i0 = hn::ConvertTo(di, f);
-    VF wv[4];
-    VI iv[4];
+    VF4 wv;
+    VI4 iv;
     if (Linear(kK)) {
       wv[0] = hn::Sub(one, t);
       wv[1] = t;
@@ -373,9 +383,10 @@ class AxisStep {
     for (int k = 0; k < K(kK); ++k) {
       auto inside = hn::FirstN(di, hn::Lanes(di));
       iv_out[k] = Pad(iv[k], &inside);
+      const VF wk = wv[k];
       wv_out[k] = padding_ == GridPadding::kZeros
-                      ? hn::IfThenElseZero(hn::RebindMask(df, inside), wv[k])
-                      : wv[k];
+                      ? hn::IfThenElseZero(hn::RebindMask(df, inside), wk)
+                      : wk;
     }
   }
 
@@ -388,19 +399,20 @@ class AxisStep {
     const VI zero_i = hn::Zero(di);
     switch (padding_) {
       case GridPadding::kZeros: {
-        *inside = hn::And(hn::Gt(i, hn::Set(di, -1)), hn::Lt(i, len_i_));  // 1.0.3: no Ge
+        *inside = hn::And(hn::Gt(i, hn::Set(di, -1)), hn::Lt(i, len_i_.Get()));  // 1.0.3: no Ge
         return hn::IfThenElseZero(*inside, i);
       }
-      case GridPadding::kBorder: return hn::Min(hn::Max(i, zero_i), lenm1_i_);
+      case GridPadding::kBorder: return hn::Min(hn::Max(i, zero_i), lenm1_i_.Get());
       case GridPadding::kReflection: {
         if (refl_single_) return zero_i;
         const VF fi = hn::ConvertTo(df, i);
-        const VF q = hn::Floor(hn::Mul(fi, inv_per_));
-        VI m = hn::ConvertTo(di, hn::Sub(fi, hn::Mul(q, per_f_)));  // exact: |values| < 2^24
-        m = hn::IfThenElse(hn::Lt(m, zero_i), hn::Add(m, per_i_), m);
-        m = hn::IfThenElse(hn::Gt(m, per_m1_i_), hn::Sub(m, per_i_), m);
-        const VI mirrored = align_ ? hn::Sub(per_i_, m) : hn::Sub(per_m1_i_, m);
-        return hn::IfThenElse(hn::Lt(m, len_i_), m, mirrored);
+        const VF q = hn::Floor(hn::Mul(fi, inv_per_.Get()));
+        VI m = hn::ConvertTo(di, hn::Sub(fi, hn::Mul(q, per_f_.Get())));  // exact: |values| < 2^24
+        const VI per_i = per_i_.Get(), per_m1_i = per_m1_i_.Get();
+        m = hn::IfThenElse(hn::Lt(m, zero_i), hn::Add(m, per_i), m);
+        m = hn::IfThenElse(hn::Gt(m, per_m1_i), hn::Sub(m, per_i), m);
+        const VI mirrored = align_ ? hn::Sub(per_i, m) : hn::Sub(per_m1_i, m);
+        return hn::IfThenElse(hn::Lt(m, len_i_.Get()), m, mirrored);
       }
     }
     return zero_i;
@@ -411,14 +423,14 @@ class AxisStep {
   bool align_;
   int K_;
   int64_t len_;
-  VF L_, Lm1_;
-  VI len_i_, lenm1_i_;
+  VecConst<DF> L_, Lm1_;
+  VecConst<DI> len_i_, lenm1_i_;
   bool windowed_;
-  VI org_i_, extm1_i_;
-  VF in_lo_, in_hi_;
+  VecConst<DI> org_i_, extm1_i_;
+  VecConst<DF> in_lo_, in_hi_;
   bool refl_single_ = false;
-  VF per_f_, inv_per_;
-  VI per_i_, per_m1_i_;
+  VecConst<DF> per_f_, inv_per_;
+  VecConst<DI> per_i_, per_m1_i_;
 };
 
 /// Step 2 for axis d over Pv points.
@@ -433,8 +445,8 @@ inline HWY_NOINLINE void AxisTaps(const Ctx& c, Work& wk, int d, int64_t Pv) {
   float* aw = wk.ax_w.data() + static_cast<size_t>(d * K) * S;
   const AxisStep step(c, d);
   for (int64_t j = 0; j < Pv; j += N) {
-    VI iv[4];
-    VF wv[4];
+    VI4 iv;
+    VF4 wv;
     step(hn::LoadU(df, g + j), iv, wv);
     for (int k = 0; k < K; ++k) {
       hn::StoreU(iv[k], di, ai + static_cast<size_t>(k) * S + static_cast<size_t>(j));
@@ -445,8 +457,8 @@ inline HWY_NOINLINE void AxisTaps(const Ctx& c, Work& wk, int d, int64_t Pv) {
 
 /// The x window of NOTE [ GridSample x-window gathers ] of a vector of points with x taps
 /// ix/wx (len_x columns): its first column *b and the K column weights.
-HWY_INLINE void XWindowV(int K, int64_t len_x, const VI* ix, const VF* wx, VI* b_out,
-                         VF* wcol) {
+HWY_INLINE void XWindowV(int K, int64_t len_x, const VI4& ix, const VF4& wx, VI* b_out,
+                         VF4& wcol) {
   const DF df;
   const DI di;
   const VI wmax = hn::Set(di, static_cast<int32_t>(len_x - K));
@@ -469,14 +481,14 @@ HWY_INLINE void XWindowV(int K, int64_t len_x, const VI* ix, const VF* wx, VI* b
 }
 
 /// XWindowV for the vector of points at j of the sub-block.
-HWY_INLINE void XWindow(const Ctx& c, const Work& wk, int64_t j, VI* b_out, VF* wcol) {
+HWY_INLINE void XWindow(const Ctx& c, const Work& wk, int64_t j, VI* b_out, VF4& wcol) {
   const DF df;
   const DI di;
   const auto S = static_cast<size_t>(kSub);
   const int K = c.K;
   const int xa = c.r - 1;  // the innermost axis
-  VI ix[4];
-  VF wx[4];
+  VI4 ix;
+  VF4 wx;
   for (int k = 0; k < K; ++k) {
     ix[k] = hn::LoadU(di, wk.ax_i.data() + static_cast<size_t>(xa * K + k) * S + j);
     wx[k] = hn::LoadU(df, wk.ax_w.data() + static_cast<size_t>(xa * K + k) * S + j);
@@ -522,7 +534,7 @@ inline HWY_NOINLINE void CombineWindow(const Ctx& c, Work& wk, int64_t Pv, int64
   const int outer = c.NT / K;
   for (int64_t j = 0; j < Pv; j += N) {
     VI b;
-    VF wcol[4];
+    VF4 wcol;
     XWindow(c, wk, j, &b, wcol);
     for (int ky = 0; ky < outer; ++ky) {
       VI row;

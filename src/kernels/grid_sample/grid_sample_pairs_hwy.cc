@@ -45,7 +45,7 @@ HWY_NOINLINE void CombinePairs(const Ctx& c, Work& wk, int64_t Pv, int64_t s0) {
   const int outer = c.NT / K;
   for (int64_t j = 0; j < Pv; j += N) {
     VI b;
-    VF wcol[4];
+    VF4 wcol;
     XWindow(c, wk, j, &b, wcol);
     for (int ky = 0; ky < outer; ++ky) {
       VI row;

@@ -49,6 +49,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "core/vec_array_hwy-inl.h"
+
 #ifndef GRIDOPS_GRID_SAMPLE_U8_HWY_ONCE
 #define GRIDOPS_GRID_SAMPLE_U8_HWY_ONCE
 namespace gridops::kernels::grid_sample_simd {
@@ -132,6 +134,9 @@ using DI = hn::RebindToSigned<DF>;
 using D8 = hn::Rebind<uint8_t, DF>;
 using VF = hn::Vec<DF>;
 using VI = hn::Vec<DI>;
+// Arrays of vectors: NOTE [ Sizeless vectors ].
+using VI4 = gridops::simd::HWY_NAMESPACE::VecArray<DI, 4>;
+using VF4 = gridops::simd::HWY_NAMESPACE::VecArray<DF, 4>;
 using MF = hn::Mask<DF>;
 
 constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
@@ -354,7 +359,7 @@ HWY_INLINE VI ByteIN(VI w, int k) {
 
 /// Stores the C channel vectors (int32 lanes holding 0..255) of `count` points at output
 /// (n, oy, ox).
-HWY_INLINE void StoreOut(const U8Ctx& c, int C, uint8_t* drow, int64_t ox, size_t count, const VI* v) {
+HWY_INLINE void StoreOut(const U8Ctx& c, int C, uint8_t* drow, int64_t ox, size_t count, const VI4& v) {
   const DI di;
   const D8 d8;
   const size_t L = hn::Lanes(di);
@@ -582,7 +587,8 @@ void RunRowsC(const U8Ctx& c, int64_t begin, int64_t end) {
       }
       const VF X = Unnormalize(gxv, c.len[1], c.align_corners);
       const VF Y = Unnormalize(gyv, c.len[0], c.align_corners);
-      VI out[4] = {hn::Zero(di), hn::Zero(di), hn::Zero(di), hn::Zero(di)};
+      VI4 out;
+      for (int ch = 0; ch < 4; ++ch) out[ch] = hn::Zero(di);
       if (c.nearest) {
         VI ix, iy, inx, iny;
         NearestAxis(c, 1, X, ix, inx);
@@ -623,7 +629,7 @@ void RunRowsC(const U8Ctx& c, int64_t begin, int64_t end) {
       const VF w10 = hn::Mul(wy1, wx0), w11 = hn::Mul(wy1, wx1);
       const VI r0 = hn::Add(nb, hn::Mul(by, sy));
       const VI r1 = hn::Add(nb, hn::Mul(hn::Min(hn::Add(by, one), ey1), sy));
-      VF v00[4], v01[4], v10[4], v11[4];
+      VF4 v00, v01, v10, v11;
       if (c.fetch == Fetch::kPixel) {
         const VI x0 = hn::Mul(bx, sx);
         if (pf_row && count == L) {
