@@ -2,7 +2,7 @@
 # Installs the Debian packages one job of gridops needs, if any are missing. Idempotent;
 # needs root (or sudo) only when something is missing.
 #
-# Usage: scripts/setup.sh [demo|test|bench|fuzz]...   (default: demo)
+# Usage: scripts/setup.sh [demo|test|bench|fuzz|arm64]...   (default: demo)
 #   demo   the library, the `gridops` command and its demo: compiler, CMake, Ninja, Highway,
 #          oneTBB (the threads), protobuf + ONNX definitions (the model runner), CLI11, stb
 #   test   demo + the test oracles: GoogleTest/GoogleMock, oneDNN (with the OpenCL headers
@@ -16,6 +16,14 @@
 #          (PyTorch, SciPy, OpenCV's cv2, NumPy); Dask and distributed for
 #          bench/python/dask_bench.py
 #   fuzz   demo + clang and its sanitizer runtimes (libFuzzer)
+#   arm64  the aarch64 cross build and its tests under qemu (scripts/test-arm64.sh): host
+#          CMake, Ninja, protoc, the cross compiler (crossbuild-essential-arm64), qemu-user
+#          (qemu-aarch64, run directly, no binfmt) and the arm64 multiarch -dev packages of
+#          the library, the gridops command and the C++ tests (adds the arm64 architecture to
+#          dpkg first). Not libonnx-dev:arm64: its libonnxifi:arm64 cannot be co-installed
+#          with the host's libonnxifi (both own /usr/lib/libonnxifi.so), so
+#          scripts/test-arm64.sh unpacks those three .debs into build/arm64-deps instead.
+#          libonnx-testdata (all architectures) is the conformance data.
 # The same lists are printed by `scripts/setup.sh --list PROFILE`.
 set -euo pipefail
 
@@ -35,6 +43,9 @@ BENCH=(libbenchmark-dev libtorch-dev libopencv-dev libdnnl-dev ocl-icd-opencl-de
        python3-dev pybind11-dev libdlpack-dev python3-numpy python3-torch python3-scipy
        python3-opencv python3-dask python3-distributed)
 FUZZ=(clang libclang-rt-14-dev)
+ARM64=(cmake ninja-build pkg-config protobuf-compiler crossbuild-essential-arm64 qemu-user
+       libhwy-dev:arm64 libtbb-dev:arm64 libprotobuf-dev:arm64 libcli11-dev libstb-dev:arm64
+       libgtest-dev:arm64 libgmock-dev:arm64 libonnx-testdata)
 
 list=0
 if [[ "${1:-}" == "--list" ]]; then list=1; shift; fi
@@ -47,7 +58,8 @@ for profile in "$@"; do
     test) packages+=("${DEMO[@]}" "${TEST[@]}") ;;
     bench) packages+=("${DEMO[@]}" "${BENCH[@]}") ;;
     fuzz) packages+=("${DEMO[@]}" "${FUZZ[@]}") ;;
-    *) echo "setup: unknown profile '$profile' (expected demo, test, bench or fuzz)" >&2; exit 2 ;;
+    arm64) packages+=("${ARM64[@]}") ;;
+    *) echo "setup: unknown profile '$profile' (expected demo, test, bench, fuzz or arm64)" >&2; exit 2 ;;
   esac
 done
 mapfile -t packages < <(printf '%s\n' "${packages[@]}" | awk '!seen[$0]++')
@@ -66,6 +78,12 @@ if ((${#missing[@]})); then
   SUDO=""
   if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
   export DEBIAN_FRONTEND=noninteractive
+  # Arch-qualified names (libhwy-dev:arm64) need that architecture in dpkg's list.
+  for p in "${missing[@]}"; do
+    if [[ "$p" == *:* ]] && ! dpkg --print-foreign-architectures | grep -qx "${p##*:}"; then
+      $SUDO dpkg --add-architecture "${p##*:}"
+    fi
+  done
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
