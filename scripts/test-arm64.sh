@@ -29,9 +29,9 @@
 # libonnx_proto.so.1 through their build-tree RUNPATH.
 #
 # Time (README.md, "ARM64 under qemu"), on the project's 2-core machine: the clean build
-# 384 s, the NEON run 128 s, SVE 256 203 s, SVE 512 228 s (502 tests each), about 16 minutes
-# in all; so all three runs cover the whole suite (nothing is selected with ctest -R/-L)
-# and no test's problem count is scaled down. Under qemu the three CLI tests that measure
+# 384 s, the NEON run 128-147 s, SVE 256 186-203 s, SVE 512 168-228 s (502 tests each, two
+# runs), about 16 minutes in all; so all three runs cover the whole suite (nothing is
+# selected with ctest -R/-L) and no test's problem count is scaled down. Under qemu the three CLI tests that measure
 # memory with ulimit -v skip (the limit covers the emulator's own mappings).
 set -euo pipefail
 cd "$(dirname "$0")/.."
