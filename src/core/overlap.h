@@ -33,4 +33,17 @@ bool ranges_overlap(ByteRange a, ByteRange b) noexcept;
 Status check_no_overlap(std::string_view op, std::string_view out_name, ByteRange out,
                         std::string_view in_name, ByteRange in);
 
+/// Whether two validated views share at least one byte of an element, decided on the
+/// elements themselves, not on their byte ranges: interleaved views (`x[..., 0::2]` and
+/// `x[..., 1::2]`, the two halves of a complex array) share none although their ranges do.
+/// Exact within a work bound (NOTE [ Exact overlap ] in overlap.cc); past it the answer is
+/// `true`, so a caller that refuses overlap may refuse a disjoint pair, never accept an
+/// overlapping one.
+bool views_share_memory(const TensorView& a, const TensorView& b) noexcept;
+
+/// check_no_overlap on the views' elements (views_share_memory): the same error, with the
+/// same byte ranges, only for views that share a byte (or that the bound could not clear).
+Status check_no_overlap(std::string_view op, std::string_view out_name, const TensorView& out,
+                        std::string_view in_name, const TensorView& in);
+
 }  // namespace gridops::detail

@@ -210,10 +210,10 @@ Status AffineGridPlan::run(const TensorView& theta, const MutableTensorView& gri
   }
   GRIDOPS_RETURN_IF_ERROR(expect_view(theta, "affine_grid: theta", dtype_, theta_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(grid, "affine_grid: grid", dtype_, grid_shape_));
-  // detail::byte_range looks for a zero dimension first (an empty grid such as
+  // check_no_overlap (byte_range) looks for a zero dimension first (an empty grid such as
   // (1, 2^62, 2^62, 0, 3) has no byte range, and its element count would overflow).
-  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "grid", detail::byte_range(grid), "theta",
-                                                    detail::byte_range(theta)));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "grid", grid, "theta",
+                                                    theta));
   const auto* impl = static_cast<const AffineGridImpl*>(impl_);
   kernels::AffineGridProblem problem = make_problem(desc_, dtype_, grid_shape_);
   problem.tables = static_cast<const kernels::AffineGridTables*>(tables_.get());
@@ -325,8 +325,8 @@ Status AffineGridBackwardPlan::run(const TensorView& grad_grid,
   }
   GRIDOPS_RETURN_IF_ERROR(expect_view(grad_grid, "affine_grid_backward: grad_grid", dtype_, grid_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(grad_theta, "affine_grid_backward: grad_theta", dtype_, theta_shape_));
-  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kBwdOp, "grad_theta", detail::byte_range(grad_theta),
-                                                    "grad_grid", detail::byte_range(grad_grid)));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kBwdOp, "grad_theta", grad_theta,
+                                                    "grad_grid", grad_grid));
   const auto* impl = static_cast<const AffineGridBackwardImpl*>(impl_);
   const kernels::AffineGridProblem problem = make_problem(desc_, dtype_, grid_shape_);
   return detail::run_kernel_guarded(kBwdOp, [&] { impl->run(problem, grad_grid, grad_theta); });

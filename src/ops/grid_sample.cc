@@ -650,10 +650,10 @@ Status GridSamplePlan::run(const TensorView& src, const TensorView& grid,
   GRIDOPS_RETURN_IF_ERROR(expect_view(src, "grid_sample: src", src_dtype_, src_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(grid, "grid_sample: grid", grid_dtype_, grid_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(dst, "grid_sample: dst", src_dtype_, dst_shape_));
-  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", detail::byte_range(dst), "src",
-                                                    detail::byte_range(src)));
-  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", detail::byte_range(dst), "grid",
-                                                    detail::byte_range(grid)));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "src",
+                                                    src));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "grid",
+                                                    grid));
   if (dst.num_elements() == 0) return Status();  // ERRATA GridSample 9
   if (!windowed_) {
     const kernels::GridSampleProblem problem =
@@ -864,24 +864,21 @@ Status GridSampleBackwardPlan::run(const TensorView& grad_dst, const TensorView&
   }
   const struct {
     const char* name;
-    detail::ByteRange range;
-  } inputs[] = {{"grad_dst", detail::byte_range(grad_dst)},
-                {"src", detail::byte_range(src)},
-                {"grid", detail::byte_range(grid)}};
+    const TensorView* view;
+  } inputs[] = {{"grad_dst", &grad_dst}, {"src", &src}, {"grid", &grid}};
   const struct {
     const char* name;
     const MutableTensorView* view;
   } outputs[] = {{"grad_src", grad_src}, {"grad_grid", grad_grid}};
   for (const auto& out : outputs) {
     if (out.view == nullptr) continue;
-    const detail::ByteRange r = detail::byte_range(*out.view);
     for (const auto& in : inputs) {
-      GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kBwdOp, out.name, r, in.name, in.range));
+      GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kBwdOp, out.name, *out.view, in.name, *in.view));
     }
   }
   if (grad_src != nullptr && grad_grid != nullptr) {
-    GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kBwdOp, "grad_src", detail::byte_range(*grad_src),
-                                                     "grad_grid", detail::byte_range(*grad_grid)));
+    GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kBwdOp, "grad_src", *grad_src,
+                                                     "grad_grid", *grad_grid));
   }
   if (grad_src == nullptr && grad_grid == nullptr) return Status();
   const kernels::GridSampleProblem problem =

@@ -104,7 +104,7 @@ TEST(GridSampleBackward, GradGridMatchesFiniteDifferences) {
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   std::mt19937_64 rng(seed);
-  int checked = 0;
+  int checked = 0, ties = 0;
   for (int r = 1; r <= 4; ++r) {
     for (IM mode : kModes) {
       for (GP pad : kPads) {
@@ -125,11 +125,21 @@ TEST(GridSampleBackward, GradGridMatchesFiniteDifferences) {
                 Tensor gp = p.grid.clone().value(), gm = p.grid.clone().value();
                 gp.data_as<double>()[i] += h;
                 gm.data_as<double>()[i] -= h;
-                const double fd = (loss(p, gp) - loss(p, gm)) / (2 * h);
+                const double lp = loss(p, gp), lm = loss(p, gm);
+                const double fd = (lp - lm) / (2 * h);
                 const double an = g->grad_grid.data_as<double>()[i];
                 if (mode == IM::kNearest) {
                   ASSERT_EQ(an, 0.0) << describe(d, r);
-                  ASSERT_EQ(fd, 0.0) << describe(d, r);  // piecewise constant away from ties
+                  // Piecewise constant: zero away from ties. A random value within h of a
+                  // rounding tie (about 1 in 300 runs of this test) steps the loss on one
+                  // side only; a real slope would move both.
+                  if (fd != 0.0) {
+                    const double l0 = loss(p, p.grid);
+                    ASSERT_TRUE(lp == l0 || lm == l0)
+                        << describe(d, r) << " grid element " << i << ": the loss moves on both "
+                        << "sides of " << p.grid.data_as<double>()[i];
+                    ++ties;
+                  }
                 } else {
                   ASSERT_NEAR(an, fd, 1e-6 * (1.0 + std::fabs(fd)))
                       << describe(d, r) << " grid element " << i << " value "
@@ -144,6 +154,7 @@ TEST(GridSampleBackward, GradGridMatchesFiniteDifferences) {
     }
   }
   EXPECT_GT(checked, 1000);
+  EXPECT_LE(ties, 2);
 }
 
 // <forward(x), g> = <x, grad_src(g)>: grad_src is the exact transpose of the forward.
