@@ -212,8 +212,7 @@ Status AffineGridPlan::run(const TensorView& theta, const MutableTensorView& gri
   GRIDOPS_RETURN_IF_ERROR(expect_view(grid, "affine_grid: grid", dtype_, grid_shape_));
   // check_no_overlap (byte_range) looks for a zero dimension first (an empty grid such as
   // (1, 2^62, 2^62, 0, 3) has no byte range, and its element count would overflow).
-  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "grid", grid, "theta",
-                                                    theta));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "grid", grid, "theta", theta));
   const auto* impl = static_cast<const AffineGridImpl*>(impl_);
   kernels::AffineGridProblem problem = make_problem(desc_, dtype_, grid_shape_);
   problem.tables = static_cast<const kernels::AffineGridTables*>(tables_.get());

@@ -374,10 +374,8 @@ Status AffineWarpPlan::run(const TensorView& src, const TensorView& theta,
   GRIDOPS_RETURN_IF_ERROR(expect_view(src, "affine_warp: src", src_dtype_, src_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(theta, "affine_warp: theta", theta_dtype_, theta_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(dst, "affine_warp: dst", src_dtype_, dst_shape_));
-  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "src",
-                                                    src));
-  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "theta",
-                                                    theta));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "src", src));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "theta", theta));
   if (dst.num_elements() == 0) return Status();
   const int r = static_cast<int>(size_.size());
   const size_t fs = first_spatial(desc_.layout);

@@ -199,10 +199,8 @@ Status GatherPlan::run(const TensorView& data, const TensorView& indices,
   GRIDOPS_RETURN_IF_ERROR(expect_view(data, "gather: data", data_dtype_, data_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(indices, "gather: indices", indices_dtype_, indices_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(dst, "gather: dst", data_dtype_, dst_shape_));
-  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "data",
-                                                    data));
-  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "indices",
-                                                    indices));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "data", data));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "indices", indices));
   GRIDOPS_RETURN_IF_ERROR(check_indices(indices, data_shape_[static_cast<size_t>(axis_)],
                                         static_cast<int>(axis_)));
 

@@ -650,10 +650,8 @@ Status GridSamplePlan::run(const TensorView& src, const TensorView& grid,
   GRIDOPS_RETURN_IF_ERROR(expect_view(src, "grid_sample: src", src_dtype_, src_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(grid, "grid_sample: grid", grid_dtype_, grid_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(dst, "grid_sample: dst", src_dtype_, dst_shape_));
-  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "src",
-                                                    src));
-  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "grid",
-                                                    grid));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "src", src));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "grid", grid));
   if (dst.num_elements() == 0) return Status();  // ERRATA GridSample 9
   if (!windowed_) {
     const kernels::GridSampleProblem problem =

@@ -201,11 +201,9 @@ Status PadPlan::run(const TensorView& src, const MutableTensorView& dst,
   GRIDOPS_RETURN_IF_ERROR(expect_view(src, "pad: src", dtype_, src_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(dst, "pad: dst", dtype_, dst_shape_));
   GRIDOPS_RETURN_IF_ERROR(check_pad_value(desc_.mode, dtype_, pad_value));
-  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "src",
-                                                    src));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "src", src));
   if (pad_value != nullptr) {
-    GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst,
-                                                      "pad_value", *pad_value));
+    GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "pad_value", *pad_value));
   }
   const auto* impl = static_cast<const PadImpl*>(impl_);
   const kernels::PadProblem problem{desc_.mode,       dtype_,     src_shape_,

@@ -709,8 +709,7 @@ Status ResizePlan::run(const TensorView& src, const MutableTensorView& dst) cons
   }
   GRIDOPS_RETURN_IF_ERROR(expect_view(src, "resize: src", dtype_, src_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(dst, "resize: dst", dtype_, dst_shape_));
-  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "src",
-                                                    src));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "src", src));
   if (dst.num_elements() == 0) return Status();
   const auto* p = static_cast<const ResizeProblem*>(problem_.get());
   const auto* impl = static_cast<const ResizeImpl*>(impl_);
