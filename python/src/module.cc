@@ -26,12 +26,80 @@ namespace {
 
 // --- argument helpers --------------------------------------------------------------------
 
+// Every conversion of a user's argument goes through these (or int_list / float_list), so
+// that a wrong type or value is a TypeError / ValueError naming the argument, never
+// pybind11's "Unable to cast Python instance to C++ type".
+
+std::string type_and_repr(py::handle obj) {
+  std::string r = py::repr(obj).cast<std::string>();
+  if (r.size() > 80) r = r.substr(0, 77) + "...";
+  return py::str(obj.get_type().attr("__name__")).cast<std::string>() + " " + r;
+}
+
+/// An int (or anything with __index__: NumPy and torch integers), not a bool.
+int64_t int_arg(py::handle obj_in, const std::string& what) {
+  py::object obj = py::reinterpret_borrow<py::object>(obj_in);
+  if (!py::isinstance<py::str>(obj) && py::hasattr(obj, "ndim") && py::hasattr(obj, "item") &&
+      py::int_(obj.attr("ndim")).cast<int>() == 0) {
+    obj = obj.attr("item")();  // a 0-d array or tensor
+  }
+  PyObject* index = py::isinstance<py::bool_>(obj) ? nullptr : PyNumber_Index(obj.ptr());
+  if (!index) {
+    PyErr_Clear();
+    throw PyError{PyExc_TypeError, what + ": expected an int, got " + type_and_repr(obj)};
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+  Py_DECREF(index);
+  if (overflow != 0) {
+    throw PyError{PyExc_ValueError, what + ": " + py::repr(obj).cast<std::string>() +
+                                        " does not fit in 64 bits"};
+  }
+  return v;
+}
+
+/// A real number: an int or a float (or a NumPy / torch real scalar), not a str or a bool.
+double number_arg(py::handle obj_in, const std::string& what) {
+  py::object obj = py::reinterpret_borrow<py::object>(obj_in);
+  if (!py::isinstance<py::str>(obj) && py::hasattr(obj, "ndim") && py::hasattr(obj, "item") &&
+      py::int_(obj.attr("ndim")).cast<int>() == 0) {
+    obj = obj.attr("item")();
+  }
+  if (py::isinstance<py::bool_>(obj) || PyComplex_Check(obj.ptr()) ||
+      !(py::isinstance<py::int_>(obj) || py::isinstance<py::float_>(obj) ||
+        PyObject_HasAttrString(obj.ptr(), "__float__") == 1) ||
+      py::isinstance<py::str>(obj) || PyBytes_Check(obj.ptr())) {
+    throw PyError{PyExc_TypeError, what + ": expected a number, got " + type_and_repr(obj)};
+  }
+  const double v = PyFloat_AsDouble(obj.ptr());
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw PyError{PyExc_ValueError, what + ": " + py::repr(obj).cast<std::string>() +
+                                        " is not representable as a float64"};
+  }
+  return v;
+}
+
+/// A sequence (list, tuple, ...) that is not a str, of `n` entries where n >= 0.
+py::sequence sequence_arg(py::handle obj, const std::string& what, const std::string& form,
+                          ssize_t n = -1) {
+  if (py::isinstance<py::str>(obj) || !py::isinstance<py::sequence>(obj)) {
+    throw PyError{PyExc_TypeError, what + " must be " + form + ", got " + type_and_repr(obj)};
+  }
+  py::sequence seq = py::reinterpret_borrow<py::sequence>(obj);
+  if (n >= 0 && static_cast<ssize_t>(seq.size()) != n) {
+    throw PyError{PyExc_ValueError, what + " must be " + form + ", got " +
+                                        std::to_string(seq.size()) + " entries"};
+  }
+  return seq;
+}
+
 Dims int_list(py::handle obj_in, const std::string& what) {
   py::object obj = py::reinterpret_borrow<py::object>(obj_in);
   // NumPy arrays and torch tensors (and their scalars) as Python ints first
   if (!py::isinstance<py::str>(obj) && py::hasattr(obj, "tolist")) obj = obj.attr("tolist")();
   if (py::isinstance<py::int_>(obj) && !py::isinstance<py::bool_>(obj)) {
-    return Dims{obj.cast<int64_t>()};
+    return Dims{int_arg(obj, what)};
   }
   if (py::isinstance<py::str>(obj) || !py::isinstance<py::sequence>(obj)) {
     throw PyError{PyExc_TypeError, what + ": expected a sequence of ints, got " +
@@ -60,8 +128,9 @@ Dims int_list(py::handle obj_in, const std::string& what) {
 int64_t align_flag(py::handle obj, const std::string& what) {
   if (py::isinstance<py::bool_>(obj)) return obj.cast<bool>() ? 1 : 0;
   if (py::isinstance<py::int_>(obj)) {
-    const int64_t v = obj.cast<int64_t>();
-    if (v == 0 || v == 1) return v;
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow);
+    if (overflow == 0 && (v == 0 || v == 1)) return v;
   }
   throw PyError{PyExc_ValueError, what + ": align_corners must be True/False (or 0/1), got " +
                                       py::repr(obj).cast<std::string>()};
@@ -293,10 +362,8 @@ py::object py_affine_warp(py::object input, py::object theta, py::object size,
   const bool windowed = !window.is_none() || !full_size.is_none();
   AffineWarpWindow w;
   if (!window.is_none()) {
-    const py::sequence seq = window.cast<py::sequence>();
-    if (seq.size() != 2) {
-      throw PyError{PyExc_ValueError, "affine_warp: window must be (origin, shape), spatial"};
-    }
+    const py::sequence seq =
+        sequence_arg(window, "affine_warp: window", "(origin, shape), spatial", 2);
     out_origin = int_list(seq[0], "affine_warp: window origin");
     out_shape = int_list(seq[1], "affine_warp: window shape");
   }
@@ -369,10 +436,8 @@ py::object py_affine_grid(py::object theta, py::object size, py::object align_co
   InArray th = get_array(theta, "affine_grid: theta");
   std::unique_ptr<AffineGridWindow> win;
   if (!window.is_none()) {
-    const py::sequence seq = window.cast<py::sequence>();
-    if (seq.size() != 2) {
-      throw PyError{PyExc_ValueError, "affine_grid: window must be (origin, shape), spatial"};
-    }
+    const py::sequence seq =
+        sequence_arg(window, "affine_grid: window", "(origin, shape), spatial", 2);
     win = std::make_unique<AffineGridWindow>();
     win->origin = int_list(seq[0], "affine_grid: window origin");
     win->shape = int_list(seq[1], "affine_grid: window shape");
@@ -458,14 +523,14 @@ std::vector<double> float_list(py::handle obj, const std::string& what) {
   if (!py::isinstance<py::str>(o) && py::hasattr(o, "tolist")) o = o.attr("tolist")();
   std::vector<double> v;
   if (py::isinstance<py::float_>(o) || py::isinstance<py::int_>(o)) {
-    v.push_back(o.cast<double>());
+    v.push_back(number_arg(o, what));
     return v;
   }
   if (py::isinstance<py::str>(o) || !py::isinstance<py::sequence>(o)) {
     throw PyError{PyExc_TypeError, what + ": expected a sequence of numbers, got " +
                                        py::repr(o).cast<std::string>()};
   }
-  for (py::handle x : py::reinterpret_borrow<py::sequence>(o)) v.push_back(x.cast<double>());
+  for (py::handle x : py::reinterpret_borrow<py::sequence>(o)) v.push_back(number_arg(x, what));
   return v;
 }
 
@@ -526,11 +591,9 @@ py::object py_resize(py::object input, py::object scales, py::object sizes, cons
   InArray src = get_array(input, "resize: input");
   if (!window.is_none()) {
     // (full_input_shape, input_origin, output_origin, output_shape); input is the src box.
-    const py::sequence seq = window.cast<py::sequence>();
-    if (seq.size() != 4) {
-      throw PyError{PyExc_ValueError, "resize: window must be (full_input_shape, input_origin, "
-                                      "output_origin, output_shape)"};
-    }
+    const py::sequence seq = sequence_arg(
+        window, "resize: window",
+        "(full_input_shape, input_origin, output_origin, output_shape)", 4);
     ResizeWindow w;
     w.full_in = int_list(seq[0], "resize: window full_input_shape");
     w.in_origin = int_list(seq[1], "resize: window input_origin");
@@ -647,8 +710,9 @@ PadDesc pad_desc(py::handle pads, const std::string& mode, py::handle axes_obj, 
   py::object p = py::reinterpret_borrow<py::object>(pads);
   if (py::hasattr(p, "tolist") && !py::isinstance<py::str>(p)) p = p.attr("tolist")();
   if (py::isinstance<py::int_>(p) && !py::isinstance<py::bool_>(p)) {
-    std::fill(begin.begin(), begin.end(), p.cast<int64_t>());
-    std::fill(end.begin(), end.end(), p.cast<int64_t>());
+    const int64_t all = int_arg(p, "pad: pads");
+    std::fill(begin.begin(), begin.end(), all);
+    std::fill(end.begin(), end.end(), all);
   } else if (py::isinstance<py::sequence>(p) && !py::isinstance<py::str>(p)) {
     auto seq = py::reinterpret_borrow<py::sequence>(p);
     bool nested = seq.size() > 0;
@@ -735,7 +799,7 @@ void make_pad_value(PadValue& pv, py::handle value_in, DType dt) {
   if (is_cplx && !is_complex(dt)) bad("is complex; the input's dtype is");
   if (is_integer(dt) || dt == DType::kBool) {
     if (py::isinstance<py::float_>(value)) {
-      const double v = value.cast<double>();
+      const double v = number_arg(value, "pad: value");
       if (!(std::trunc(v) == v && std::fabs(v) < 9.3e18)) bad("is not an integer; the input's dtype is");
     }
     py::object as_int = py::reinterpret_steal<py::object>(PyNumber_Long(value.ptr()));
@@ -777,7 +841,7 @@ void make_pad_value(PadValue& pv, py::handle value_in, DType dt) {
     };
     visit_dtype(dt, store);
   } else if (is_floating(dt)) {
-    const double v = value.cast<double>();
+    const double v = number_arg(value, "pad: value");
     switch (dt) {
       case DType::kFloat16: *static_cast<float16*>(p) = f64_to_f16(v); break;
       case DType::kBFloat16: *static_cast<bfloat16*>(p) = f64_to_bf16(v); break;
@@ -930,7 +994,7 @@ Dims logical_dims(const Dims& shape, MemoryFormat f, py::handle channels, int ra
                                           " array's last axis must be " + std::to_string(b) +
                                           ", got shape " + dims_to_string(shape)};
     }
-    const int64_t c = channels.is_none() ? shape[1] * b : channels.cast<int64_t>();
+    const int64_t c = channels.is_none() ? shape[1] * b : int_arg(channels, what + ": channels");
     if (c < 0 || (c + b - 1) / b != shape[1]) {
       throw PyError{PyExc_ValueError, what + ": channels=" + std::to_string(c) + " needs " +
                                           std::to_string((c + b - 1) / b) + " blocks of " +
@@ -940,8 +1004,9 @@ Dims logical_dims(const Dims& shape, MemoryFormat f, py::handle channels, int ra
     d[1] = c;
     for (int i = 0; i < r; ++i) d.push_back(shape[2 + i]);
   }
-  if (!channels.is_none() && !b && channels.cast<int64_t>() != d[1]) {
-    throw PyError{PyExc_ValueError, what + ": channels=" + std::to_string(channels.cast<int64_t>()) +
+  const int64_t given = channels.is_none() ? 0 : int_arg(channels, what + ": channels");
+  if (!channels.is_none() && !b && given != d[1]) {
+    throw PyError{PyExc_ValueError, what + ": channels=" + std::to_string(given) +
                                         " does not match the array's " + std::to_string(d[1])};
   }
   return d;
@@ -1086,10 +1151,12 @@ Dims resample_out_dims(const Dims& src_dims, py::handle size, py::handle scale_f
     return out;
   }
   std::vector<double> f;
-  if (py::isinstance<py::sequence>(scale_factor)) {
-    for (py::handle x : py::reinterpret_borrow<py::sequence>(scale_factor)) f.push_back(x.cast<double>());
+  if (py::isinstance<py::sequence>(scale_factor) && !py::isinstance<py::str>(scale_factor)) {
+    for (py::handle x : py::reinterpret_borrow<py::sequence>(scale_factor)) {
+      f.push_back(number_arg(x, "resample: scale_factor"));
+    }
   } else {
-    f.push_back(scale_factor.cast<double>());
+    f.push_back(number_arg(scale_factor, "resample: scale_factor"));
   }
   if (f.size() == 1 && r > 1) f.assign(r, f[0]);
   if (f.size() != r) {
@@ -1121,11 +1188,9 @@ py::object py_resample(py::object input, py::object size, py::object scale_facto
   std::unique_ptr<ResampleWindow> win;
   if (!window.is_none()) {
     // (full_input_size, full_output_size, input_origin, output_origin), spatial entries.
-    const py::sequence seq = window.cast<py::sequence>();
-    if (seq.size() != 4) {
-      throw PyError{PyExc_ValueError, "resample: window must be (full_input_size, "
-                                      "full_output_size, input_origin, output_origin)"};
-    }
+    const py::sequence seq = sequence_arg(
+        window, "resample: window",
+        "(full_input_size, full_output_size, input_origin, output_origin)", 4);
     win = std::make_unique<ResampleWindow>();
     win->full_in = int_list(seq[0], "resample: window full_input_size");
     win->full_out = int_list(seq[1], "resample: window full_output_size");

@@ -167,3 +167,70 @@ def test_a_dlpack_capsule_is_no_out():
     with pytest.raises(TypeError, match="a DLPack capsule cannot be an out= array"):
         gridops.pad(np.ones(2, np.float32), 2, out=cap)
     assert not t.any()
+
+
+def test_interleaved_views_that_share_no_element_are_not_overlap():
+    # The real and imaginary parts of one complex array share no element although their
+    # byte ranges interleave: out= one, input the other (issue 53, defect 6).
+    rng = np.random.default_rng(53)
+    z = np.zeros((1, 2, 6, 7), np.complex64)
+    z.real = rng.standard_normal(z.shape, dtype=np.float32)
+    want = gridops.pad(z.real.copy(), 0)
+    got = gridops.pad(z.real, 0, out=z.imag)
+    assert got is z.imag or np.shares_memory(got, z.imag)
+    np.testing.assert_array_equal(z.imag, want)
+    # Even and odd columns through grid_sample, and gather's rows.
+    buf = rng.standard_normal((1, 2, 5, 16), dtype=np.float32)
+    grid = rng.uniform(-1, 1, (1, 5, 8, 2)).astype(np.float32)
+    want = gridops.grid_sample(buf[..., 0::2].copy(), grid)
+    gridops.grid_sample(buf[..., 0::2], grid, out=buf[..., 1::2])
+    np.testing.assert_array_equal(buf[..., 1::2], want)
+    table = np.arange(40, dtype=np.float64).reshape(4, 10)
+    want = gridops.gather(table[:, 0::2].copy(), np.array([3, 0]), 0)
+    gridops.gather(table[:, 0::2], np.array([3, 0]), 0, out=table[2:, 1::2])
+    np.testing.assert_array_equal(table[2:, 1::2], want)
+    # Views that do share an element are still refused, before anything is written.
+    x = np.zeros(12, np.float32)
+    with pytest.raises(ValueError, match="dst must not overlap src in memory"):
+        gridops.pad(x[0:6], 0, out=x[4:10])
+    assert not x.any()
+
+
+X4 = np.zeros((1, 2, 4, 4), np.float32)
+THETA0 = np.zeros((1, 2, 3), np.float32)
+
+
+@pytest.mark.parametrize(
+    "call, exc, message",
+    [
+        (lambda: gridops.resample(X4, scale_factor="2"), TypeError,
+         "resample: scale_factor: expected a number, got str '2'"),
+        (lambda: gridops.resample(X4, scale_factor=[2, "a"]), TypeError,
+         "resample: scale_factor: expected a number, got str 'a'"),
+        (lambda: gridops.resample(X4, scale_factor=object()), TypeError,
+         "resample: scale_factor: expected a number, got object"),
+        (lambda: gridops.resize(X4, scales=[1, 1, 2, "a"]), TypeError,
+         "resize: scales: expected a number, got str 'a'"),
+        (lambda: gridops.pad(X4, 2**70), ValueError, "pad: pads: 1180591620717411303424 does not fit"),
+        (lambda: gridops.pad(X4, 1, value=10**400), ValueError,
+         "pad: value: 1000000000000000000"),
+        (lambda: gridops.resample(X4, scale_factor=2.0, channels="x"), TypeError,
+         "channels: expected an int, got str 'x'"),
+        (lambda: gridops.grid_sample(X4, np.zeros((1, 2, 2, 2), np.float32), align_corners=2**70),
+         ValueError, "align_corners must be True/False"),
+        (lambda: gridops.affine_warp(X4, THETA0, [4, 4], window=5), TypeError,
+         "affine_warp: window must be (origin, shape), spatial, got int 5"),
+        (lambda: gridops.affine_warp(X4, THETA0, [4, 4], window=[[0, 0]]), ValueError,
+         "affine_warp: window must be (origin, shape), spatial, got 1 entries"),
+        (lambda: gridops.resample(X4, scale_factor=2.0, window="abcd"), TypeError,
+         "resample: window must be (full_input_size, full_output_size, input_origin, "
+         "output_origin), got str 'abcd'"),
+    ],
+)
+def test_arguments_of_the_wrong_type_name_the_argument(call, exc, message):
+    # Each of these was pybind11's "Unable to cast Python instance to C++ type" (or its
+    # "not an instance of 'sequence'") before (issue 53, defect 6).
+    with pytest.raises(exc) as info:
+        call()
+    assert message in str(info.value)
+    assert "Unable to cast" not in str(info.value)
