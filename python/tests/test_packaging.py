@@ -14,10 +14,26 @@ import gridops
 ROOT = os.environ.get("GRIDOPS_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
-def test_version_is_the_cmake_project_version():
+def cmake_project_version():
     with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
         m = re.search(r"project\(gridops VERSION ([0-9.]+)", f.read())
-    assert m and gridops.__version__ == m.group(1)
+    assert m
+    return m.group(1)
+
+
+def test_version_is_the_cmake_project_version():
+    assert gridops.__version__ == cmake_project_version()
+
+
+def test_version_is_the_cpp_librarys():
+    # GRIDOPS_VERSION_STRING of include/gridops/version.h, generated from project(VERSION);
+    # no version literal is left in the Python sources or the metadata files.
+    from gridops import _gridops
+    assert gridops.__version__ == _gridops.__version__
+    for f in ("pyproject.toml", os.path.join("python", "gridops", "_version.py"),
+              os.path.join("python", "gridops", "__init__.py")):
+        with open(os.path.join(ROOT, f)) as fh:
+            assert cmake_project_version() not in fh.read(), f
 
 
 def test_help_shows_the_contract():
