@@ -60,6 +60,14 @@ def test_pyproject_declares_the_license():
     assert "dynamic" not in meta["tool"]["setuptools"]
 
 
+def test_changelog_has_this_version():
+    with open(os.path.join(ROOT, "CHANGELOG.md")) as f:
+        text = f.read()
+    assert text.startswith("# Changelog")
+    assert re.search(r"^## \[%s\]" % re.escape(cmake_project_version()), text, re.M)
+    assert re.search(r"^## \[Unreleased\]", text, re.M)
+
+
 def test_help_shows_the_contract():
     doc = gridops.grid_sample.__doc__
     assert "grid_sample(input, grid, mode=" in doc and "padding_mode" in doc and "DTypeError" in doc
