@@ -5,6 +5,7 @@ adds configure arguments. No download: CMake finds Debian's packages (scripts/se
 plus python3-dev pybind11-dev libdlpack-dev)."""
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -15,6 +16,16 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+def cmake_project_version():
+    """The version of project(gridops VERSION ...) in CMakeLists.txt, the one place it is
+    written (include/gridops/version.h and so gridops.__version__ are generated from it)."""
+    with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
+        m = re.search(r"project\(\s*gridops\s+VERSION\s+([0-9]+\.[0-9]+\.[0-9]+)", f.read())
+    if not m:
+        raise RuntimeError("gridops: no project(gridops VERSION X.Y.Z) line in CMakeLists.txt")
+    return m.group(1)
 
 
 class CMakeBuild(build_ext):
@@ -39,4 +50,4 @@ class CMakeBuild(build_ext):
         shutil.copyfile(built, dest)
 
 
-setup(ext_modules=[Extension("gridops._gridops", sources=[])], cmdclass={"build_ext": CMakeBuild})
+setup(version=cmake_project_version(), ext_modules=[Extension("gridops._gridops", sources=[])], cmdclass={"build_ext": CMakeBuild})

@@ -7,6 +7,7 @@
 #include "gridops/parallel.h"
 #include "gridops/status.h"
 #include "gridops/tensor.h"
+#include "gridops/version.h"
 #include "gridops/ops/affine_grid.h"
 #include "gridops/ops/affine_warp.h"
 #include "gridops/ops/gather.h"

@@ -1273,6 +1273,9 @@ PYBIND11_MODULE(_gridops, m) {
   py::options options;
   options.disable_function_signatures();
   m.doc() = "gridops: spatial sampling and data-movement operators (C++ bindings).";
+  // The library's version (include/gridops/version.h, from CMake's project(VERSION));
+  // gridops.__version__ is this string.
+  m.attr("__version__") = GRIDOPS_VERSION_STRING;
   init_dtype_error(m);
   py::register_exception_translator([](std::exception_ptr p) {
     try {

@@ -14,10 +14,58 @@ import gridops
 ROOT = os.environ.get("GRIDOPS_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
-def test_version_is_the_cmake_project_version():
+def cmake_project_version():
     with open(os.path.join(ROOT, "CMakeLists.txt")) as f:
         m = re.search(r"project\(gridops VERSION ([0-9.]+)", f.read())
-    assert m and gridops.__version__ == m.group(1)
+    assert m
+    return m.group(1)
+
+
+def test_version_is_the_cmake_project_version():
+    assert gridops.__version__ == cmake_project_version()
+
+
+def test_version_is_the_cpp_librarys():
+    # GRIDOPS_VERSION_STRING of include/gridops/version.h, generated from project(VERSION);
+    # no version literal is left in the Python sources or the metadata files.
+    from gridops import _gridops
+    assert gridops.__version__ == _gridops.__version__
+    for f in ("pyproject.toml", os.path.join("python", "gridops", "_version.py"),
+              os.path.join("python", "gridops", "__init__.py")):
+        with open(os.path.join(ROOT, f)) as fh:
+            assert cmake_project_version() not in fh.read(), f
+
+
+def test_license_and_notice():
+    with open(os.path.join(ROOT, "LICENSE")) as f:
+        text = f.read()
+    assert text.lstrip().startswith("Apache License") and "Version 2.0, January 2004" in text
+    assert "END OF TERMS AND CONDITIONS" in text
+    with open(os.path.join(ROOT, "NOTICE")) as f:
+        notice = f.read()
+    for component in ("Highway", "oneTBB", "Protocol Buffers", "ONNX", "CLI11", "stb", "pybind11", "DLPack",
+                      "GoogleTest", "Google Benchmark", "oneDNN", "libtorch", "OpenCV"):
+        assert component in notice, component
+
+
+def test_pyproject_declares_the_license():
+    tomllib = pytest.importorskip("tomllib")
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        meta = tomllib.load(f)
+    assert meta["project"]["license"] == {"text": "Apache-2.0"}
+    assert "License :: OSI Approved :: Apache Software License" in meta["project"]["classifiers"]
+    assert set(meta["tool"]["setuptools"]["license-files"]) == {"LICENSE", "NOTICE"}
+    # the version is setup.py's, read from CMakeLists.txt
+    assert meta["project"]["dynamic"] == ["version"]
+    assert "dynamic" not in meta["tool"]["setuptools"]
+
+
+def test_changelog_has_this_version():
+    with open(os.path.join(ROOT, "CHANGELOG.md")) as f:
+        text = f.read()
+    assert text.startswith("# Changelog")
+    assert re.search(r"^## \[%s\]" % re.escape(cmake_project_version()), text, re.M)
+    assert re.search(r"^## \[Unreleased\]", text, re.M)
 
 
 def test_help_shows_the_contract():
@@ -39,13 +87,17 @@ def test_pip_install_offline_into_a_venv(tmp_path):
     r = subprocess.run([py, "-m", "pip", "install", "--no-build-isolation", "--no-index", "--no-deps", "-q", ROOT],
                        env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
-    check = ("import gridops, numpy as np; "
+    check = ("import gridops, numpy as np, importlib.metadata as md; "
              "y = gridops.pad(np.arange(3.0), 1); assert y.tolist() == [0, 0, 1, 2, 0], y; "
-             "print(gridops.__version__, gridops.__file__)")
+             "m = md.metadata('gridops'); "
+             "print(gridops.__version__, gridops.__file__, m['Version'], m['License'], "
+             "','.join(sorted(m.get_all('License-File') or [])))")
     r = subprocess.run([py, "-c", check], env=env, capture_output=True, text=True, cwd=str(tmp_path))
     assert r.returncode == 0, r.stderr
-    version, path = r.stdout.split()
-    assert version == gridops.__version__
+    version, path, meta_version, meta_license, license_files = r.stdout.split()
+    assert version == gridops.__version__ == meta_version
+    assert meta_license == "Apache-2.0"
+    assert license_files == "LICENSE,NOTICE"
     assert path.startswith(str(venv)), path  # the installed copy, not the build tree
 
 

@@ -460,6 +460,7 @@ TEST_F(CliHardening, InfoAndRunAgreeOnWhatRuns) {
     Result run = run_cli("run " + file + " -i x=" + path("x.npy") + " -o " + path("out"));
     EXPECT_NE(run.exit_code, 0);
     EXPECT_THAT(run.output, HasSubstr(what));
+    EXPECT_EQ(info.exit_code, run.exit_code) << info.output;  // info exits as run does
   }
 }
 

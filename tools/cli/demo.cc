@@ -1,6 +1,7 @@
 #include "demo.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -199,8 +200,10 @@ Status write_demo_sheet(const std::string& path) {
   for (size_t i = 0; i < rgb.size(); ++i) {
     rgb[i] = static_cast<unsigned char>(std::lround(std::min(1.0f, std::max(0.0f, canvas.px[i])) * 255.0f));
   }
+  errno = 0;
   if (!stbi_write_png(path.c_str(), canvas.w, canvas.h, 3, rgb.data(), canvas.w * 3)) {
-    return invalid_argument("demo: cannot write PNG '", path, "'");
+    const int err = errno;
+    return invalid_argument("demo: cannot write PNG '", path, "'", err ? std::string(": ") + std::strerror(err) : "");
   }
   return Status();
 }

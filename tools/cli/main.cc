@@ -10,12 +10,15 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "demo.h"
 #include "gridops/gridops.h"
+#include "gridops/version.h"
+#include "json.h"
 #include "gridops/onnx/conformance.h"
 #include "gridops/onnx/io.h"
 #include "gridops/onnx/model.h"
@@ -31,16 +34,24 @@ namespace {
 // usage, 3 unsupported by gridops, 4 out of memory or the outputs could not be written.
 constexpr int kExitInvalid = 2, kExitUnsupported = 3, kExitResource = 4;
 
-std::string printable(const std::string& text);
+std::string printable(const std::string& text, bool keep_newlines = false);
+// A message for the terminal: line breaks kept, every other control byte escaped.
+std::string printable_message(const std::string& text) { return printable(text, true); }
 
-int fail(const Status& s) {
-  std::fprintf(stderr, "gridops: %s\n", printable(s.message()).c_str());
+// The exit status for an error of this code.
+int exit_code(const Status& s) {
   switch (s.code()) {
+    case StatusCode::kOk: return 0;
     case StatusCode::kUnimplemented: return kExitUnsupported;
     case StatusCode::kOutOfMemory:
     case StatusCode::kInternal: return kExitResource;
     default: return kExitInvalid;
   }
+}
+
+int fail(const Status& s) {
+  std::fprintf(stderr, "gridops: %s\n", printable_message(s.message()).c_str());
+  return exit_code(s);
 }
 
 bool ends_with(const std::string& s, std::string_view suffix) {
@@ -226,7 +237,7 @@ int write_outputs(const std::map<std::string, Tensor>& outs, const std::string& 
       remove_temporaries();
       remove_dir_if_created();
       std::fprintf(stderr, "gridops: output '%s' was not written (nothing was): %s\n", printable(*p.name).c_str(),
-                   printable(s.message()).c_str());
+                   printable_message(s.message()).c_str());
       return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kOutOfMemory ? kExitResource : fail(s);
     }
   }
@@ -352,8 +363,10 @@ int cmd_run(const std::string& model_path, const std::vector<std::string>& input
 
 // The text with control characters (C0, DEL, C1) and invalid UTF-8 bytes written as \xNN
 // (and '\' as "\\"), so that a model's names cannot move the cursor or reprogram the
-// terminal; valid UTF-8 text is kept.
-std::string printable(const std::string& text) {
+// terminal; valid UTF-8 text is kept. keep_newlines: '\n' stays a line break (the text of a
+// multi-line message; ESC, NUL, CR and the rest are still escaped, in the names it quotes
+// too).
+std::string printable(const std::string& text, bool keep_newlines) {
   std::string s;
   auto escape = [&](unsigned char c) {
     char buf[8];
@@ -365,6 +378,9 @@ std::string printable(const std::string& text) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c == '\\') {
       s += "\\\\";
+      ++i;
+    } else if (c == '\n' && keep_newlines) {
+      s += '\n';
       ++i;
     } else if (c < 0x20 || c == 0x7F) {
       escape(c);
@@ -396,9 +412,74 @@ std::string printable(const std::string& text) {
   return s;
 }
 
-int cmd_info(const std::string& model_path) {
+// A graph input or output for `info --json`: "dtype" null when the model gives no type,
+// "shape" null when it gives no rank, each dimension a number or its symbolic name (null
+// when neither is given).
+void json_value_info(cli::JsonWriter& j, const onnx::ValueInfo& vi, const char* has_initializer) {
+  j.begin_object().key("name").value(vi.name).key("type").value(vi.to_string()).key("dtype");
+  if (vi.type_known) {
+    j.value(to_string(vi.dtype));
+  } else {
+    j.null();
+  }
+  j.key("shape");
+  if (vi.rank_known) {
+    j.begin_array();
+    for (size_t d = 0; d < vi.dims.size(); ++d) {
+      if (vi.dims[d] >= 0) {
+        j.value(static_cast<int64_t>(vi.dims[d]));
+      } else if (d < vi.dim_names.size() && !vi.dim_names[d].empty()) {
+        j.value(vi.dim_names[d]);
+      } else {
+        j.null();
+      }
+    }
+    j.end_array();
+  } else {
+    j.null();
+  }
+  if (has_initializer) j.key("has_initializer").value(std::string_view(has_initializer) == "yes");
+  j.end_object();
+}
+
+// `info`: the description, then whether gridops runs the model. The exit status is the one
+// `run` gives for the same model before reading any input: 0 when it runs, 3 when an op or
+// attribute is unsupported, 2 when the model is invalid.
+int cmd_info(const std::string& model_path, bool json) {
   auto model = onnx::Model::load(model_path);
   if (!model.ok()) return fail(model.status());
+  // The same check `run` makes before reading any input.
+  const Status s = model->check_supported();
+  if (json) {
+    cli::JsonWriter j;
+    j.begin_object().key("model").value(model_path).key("opsets").begin_array();
+    for (const auto& [d, v] : model->opsets()) {
+      j.begin_object().key("domain").value(d.empty() ? std::string("ai.onnx") : d).key("version").value(v).end_object();
+    }
+    j.end_array().key("inputs").begin_array();
+    for (const auto& vi : model->inputs()) json_value_info(j, vi, "no");
+    for (const auto& vi : model->inputs_with_initializers()) json_value_info(j, vi, "yes");
+    j.end_array().key("outputs").begin_array();
+    for (const auto& vi : model->outputs()) json_value_info(j, vi, nullptr);
+    j.end_array().key("nodes").begin_array();
+    for (const auto& n : model->nodes()) {
+      j.begin_object().key("op_type").value(n.op_type).key("domain").value(n.domain).key("name").value(n.name);
+      j.key("inputs").begin_array();
+      for (const auto& i : n.inputs) j.value(i);
+      j.end_array().key("outputs").begin_array();
+      for (const auto& o : n.outputs) j.value(o);
+      j.end_array().key("attributes").value(n.attributes).end_object();
+    }
+    j.end_array().key("runnable").value(s.ok()).key("reason");
+    if (s.ok()) {
+      j.null();
+    } else {
+      j.value(s.message());
+    }
+    j.key("exit_code").value(exit_code(s)).end_object();
+    std::printf("%s\n", j.str().c_str());
+    return exit_code(s);
+  }
   std::printf("model: %s\nopsets:", printable(model_path).c_str());
   for (const auto& [d, v] : model->opsets()) {
     std::printf(" %s:%lld", d.empty() ? "ai.onnx" : printable(d).c_str(), static_cast<long long>(v));
@@ -420,10 +501,8 @@ int cmd_info(const std::string& model_path) {
     if (!n.attributes.empty()) std::printf("  [%s]", printable(n.attributes).c_str());
     std::printf("\n");
   }
-  // The same check `run` makes before reading any input.
-  Status s = model->check_supported();
-  std::printf("runnable by gridops: %s\n", s.ok() ? "yes" : ("no: " + printable(s.message())).c_str());
-  return 0;
+  std::printf("runnable by gridops: %s\n", s.ok() ? "yes" : ("no: " + printable_message(s.message())).c_str());
+  return exit_code(s);
 }
 
 void progress(size_t done, size_t total, bool tty) {
@@ -436,7 +515,18 @@ void progress(size_t done, size_t total, bool tty) {
   std::fflush(stderr);
 }
 
-int cmd_conformance(std::vector<std::string> roots, const std::string& exe_dir) {
+const char* kind_name(onnx::CaseResult::Kind k) {
+  switch (k) {
+    case onnx::CaseResult::Kind::kPass: return "pass";
+    case onnx::CaseResult::Kind::kFail: return "fail";
+    case onnx::CaseResult::Kind::kSkip: return "skip";
+  }
+  return "fail";
+}
+
+// `conformance`: a line per case and a summary, or with json one object at the end (the
+// progress bar, on a terminal, goes to stderr either way). Exit 1 when a case failed.
+int cmd_conformance(std::vector<std::string> roots, const std::string& exe_dir, bool json) {
   if (roots.empty()) roots = onnx::default_conformance_roots(exe_dir);
   if (roots.empty()) {
     std::fprintf(stderr, "gridops: no conformance suites found (install libonnx-testdata or pass a directory)\n");
@@ -449,7 +539,7 @@ int cmd_conformance(std::vector<std::string> roots, const std::string& exe_dir) 
       std::fprintf(stderr, "gridops: '%s' is not a directory\n", printable(r).c_str());
       return kExitInvalid;
     }
-    std::printf("suite: %s\n", printable(r).c_str());
+    if (!json) std::printf("suite: %s\n", printable(r).c_str());
     for (auto& d : onnx::find_test_dirs(r)) dirs.push_back(std::move(d));
   }
   if (dirs.empty()) {
@@ -458,28 +548,42 @@ int cmd_conformance(std::vector<std::string> roots, const std::string& exe_dir) 
   }
   const bool tty = isatty(fileno(stderr)) != 0;
   size_t passed = 0, failed = 0, skipped = 0;
+  cli::JsonWriter j;
+  if (json) {
+    j.begin_object().key("suites").begin_array();
+    for (const auto& r : roots) j.value(r);
+    j.end_array().key("cases").begin_array();
+  }
   for (size_t i = 0; i < dirs.size(); ++i) {
     progress(i, dirs.size(), tty);
     const onnx::CaseResult r = onnx::run_conformance_case(dirs[i]);
-    const std::string where = printable(fs::path(r.path).parent_path().filename().string() + "/" + r.name);
+    const std::string parent = fs::path(r.path).parent_path().filename().string();
     switch (r.kind) {
-      case onnx::CaseResult::Kind::kPass:
-        ++passed;
-        std::printf("PASS %s\n", where.c_str());
-        break;
-      case onnx::CaseResult::Kind::kFail:
-        ++failed;
-        std::printf("FAIL %s: %s\n", where.c_str(), printable(r.detail).c_str());
-        break;
-      case onnx::CaseResult::Kind::kSkip:
-        ++skipped;
-        std::printf("SKIP %s: %s\n", where.c_str(), printable(r.detail).c_str());
-        break;
+      case onnx::CaseResult::Kind::kPass: ++passed; break;
+      case onnx::CaseResult::Kind::kFail: ++failed; break;
+      case onnx::CaseResult::Kind::kSkip: ++skipped; break;
+    }
+    if (json) {
+      j.begin_object().key("name").value(parent + "/" + r.name).key("path").value(r.path);
+      j.key("result").value(kind_name(r.kind)).key("detail").value(r.detail).end_object();
+      continue;
+    }
+    const std::string where = printable(parent + "/" + r.name);
+    if (r.kind == onnx::CaseResult::Kind::kPass) {
+      std::printf("PASS %s\n", where.c_str());
+    } else {
+      std::printf("%s %s: %s\n", r.kind == onnx::CaseResult::Kind::kFail ? "FAIL" : "SKIP", where.c_str(),
+                  printable(r.detail).c_str());
     }
     std::fflush(stdout);
   }
   progress(dirs.size(), dirs.size(), tty);
-  std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+  if (json) {
+    j.end_array().key("passed").value(passed).key("failed").value(failed).key("skipped").value(skipped).end_object();
+    std::printf("%s\n", j.str().c_str());
+  } else {
+    std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+  }
   return failed ? 1 : 0;
 }
 
@@ -503,8 +607,12 @@ int run_main(int argc, char** argv) {
   run->add_option("--max-input-mb", max_input_mb, "refuse an input file larger than this many MiB (default 4096)");
 
   std::string info_model;
-  CLI::App* info = app.add_subcommand("info", "Describe an ONNX model: opsets, inputs, outputs, nodes");
+  bool info_json = false;
+  CLI::App* info = app.add_subcommand(
+      "info", "Describe an ONNX model: opsets, inputs, outputs, nodes, and whether gridops runs it "
+              "(exit 0 if so, 3 for an unsupported op or attribute, 2 for an invalid model)");
   info->add_option("model", info_model, "the .onnx file")->required();
+  info->add_flag("--json", info_json, "print one JSON object (docs/onnx.md)");
 
   CLI::App* isa = app.add_subcommand(
       "isa", "Show the CPU's SIMD level, the ISA cap (GRIDOPS_MAX_ISA) and the Highway targets "
@@ -513,10 +621,35 @@ int run_main(int argc, char** argv) {
   std::vector<std::string> roots;
   CLI::App* conf = app.add_subcommand("conformance", "Run ONNX backend node tests found under each DIR");
   conf->add_option("dirs", roots, "directories to search (default: libonnx-testdata and ../shared/conformance)");
+  bool conf_json = false;
+  conf->add_flag("--json", conf_json, "print one JSON object at the end instead of a line per case (docs/onnx.md)");
 
   std::string demo_out = "gridops-demo.png";
   CLI::App* demo = app.add_subcommand("demo", "Draw every operator and mode on a built-in image as a PNG contact sheet");
   demo->add_option("--output,-o", demo_out, "the PNG file to write");
+
+  app.set_version_flag("--version", std::string("gridops ") + GRIDOPS_VERSION_STRING,
+                       "Print the version and exit");
+
+  // The first word that is not an option is the subcommand (the command itself takes
+  // flags only): one that is not a subcommand is named, where CLI11 would say that a
+  // subcommand is required.
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands(std::function<bool(CLI::App*)>())) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->get_name() == word;
+    }
+    if (!known) {
+      std::fprintf(stderr, "gridops: unknown subcommand '%s' (the subcommands: %s; see gridops --help)\n",
+                   printable(word).c_str(), names.c_str());
+      return kExitInvalid;
+    }
+    break;
+  }
 
   try {
     app.parse(argc, argv);
@@ -537,16 +670,21 @@ int run_main(int argc, char** argv) {
     return cmd_run(model_path, inputs, out_dir, format, threads, max_input_mb);
   }
   const std::string exe_dir = fs::absolute(fs::path(argv[0])).parent_path().string();
-  if (*info) return cmd_info(info_model);
+  if (*info) return cmd_info(info_model, info_json);
   if (*isa) {
     std::printf("%s", gridops::isa_report().c_str());
     return 0;
   }
-  if (*conf) return cmd_conformance(roots, exe_dir);
+  if (*conf) return cmd_conformance(roots, exe_dir, conf_json);
   if (*demo) {
+    // The sheet is drawn from built-in data: what fails is writing the file (or memory),
+    // exit 4 either way.
     Status s = gridops::cli::write_demo_sheet(demo_out);
-    if (!s.ok()) return fail(s);
-    std::printf("wrote %s\n", demo_out.c_str());
+    if (!s.ok()) {
+      fail(s);
+      return kExitResource;
+    }
+    std::printf("wrote %s\n", printable(demo_out).c_str());
     return 0;
   }
   return 0;
