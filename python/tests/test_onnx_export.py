@@ -12,10 +12,10 @@ import subprocess
 
 import numpy as np
 import pytest
-import torch
-import torch.nn.functional as F
 
+torch = pytest.importorskip("torch")
 pytest.importorskip("onnx.checker", reason="the onnx Python package (python3-onnx) is not installed")
+import torch.nn.functional as F  # noqa: E402
 import onnx  # noqa: E402
 import onnx.numpy_helper  # noqa: E402
 
