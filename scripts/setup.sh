@@ -10,7 +10,8 @@
 #          AffineGrid forward and backward against PyTorch); the Python package's
 #          build (python3-dev, pybind11-dev, libdlpack-dev) and tests (pytest, Hypothesis,
 #          NumPy, PyTorch, SciPy, mypy, venv + pip; Dask, distributed and Zarr for
-#          gridops.dask and its out-of-core example)
+#          gridops.dask and its out-of-core example; the onnx Python package for the ONNX
+#          export tests)
 #   bench  demo + Google Benchmark and the peers: libtorch, OpenCV, oneDNN; for
 #          bench/python/bench.py the Python package's build and its Python peers
 #          (PyTorch, SciPy, OpenCV's cv2, NumPy); Dask and distributed for
@@ -34,11 +35,12 @@ DEMO=(build-essential cmake ninja-build pkg-config libhwy-dev libtbb-dev
 # The Python package (python/) and its tests: pybind11, the Python headers and DLPack to
 # build it; pytest, Hypothesis and the oracles (NumPy, PyTorch, SciPy); Pillow for the
 # example; mypy for the stubs;
-# venv and pip for the offline pip-install test.
+# venv and pip for the offline pip-install test; python3-onnx for the ONNX export tests
+# (python/tests/test_onnx_export.py).
 TEST=(libgtest-dev libgmock-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata libtorch-dev
       python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest python3-hypothesis
       python3-torch python3-scipy python3-pil mypy python3-venv python3-pip python3-setuptools
-      python3-dask python3-distributed python3-zarr)
+      python3-dask python3-distributed python3-zarr python3-onnx)
 BENCH=(libbenchmark-dev libtorch-dev libopencv-dev libdnnl-dev ocl-icd-opencl-dev
        python3-dev pybind11-dev libdlpack-dev python3-numpy python3-torch python3-scipy
        python3-opencv python3-dask python3-distributed)

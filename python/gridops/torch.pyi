@@ -1,5 +1,6 @@
 # Type stubs of gridops.torch (GridSample and AffineGrid as PyTorch autograd functions).
-from typing import Optional, Sequence
+import os
+from typing import IO, Any, Optional, Sequence, Union
 
 import torch
 
@@ -20,3 +21,13 @@ class AffineGrid(torch.nn.Module):
     align_corners: Optional[bool]
     def __init__(self, align_corners: Optional[bool] = ...) -> None: ...
     def forward(self, theta: torch.Tensor, size: Sequence[int]) -> torch.Tensor: ...
+
+ONNX_DOMAIN: str
+ONNX_DOMAIN_VERSION: int
+
+class OnnxExportError(RuntimeError): ...
+
+def export_onnx(module: torch.nn.Module, args: Any, f: Union[str, bytes, "os.PathLike[str]", IO[bytes]], *,
+                opset: int = ..., check: bool = ..., **kwargs: Any) -> None: ...
+# model: an onnx.ModelProto, its bytes or a path; returns an onnx.ModelProto (onnx has no stubs).
+def upgrade_onnx(model: Any, opset: int = ..., *, check: bool = ...) -> Any: ...

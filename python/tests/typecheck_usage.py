@@ -58,6 +58,16 @@ def train_step(x: torch.Tensor, theta: torch.Tensor) -> float:
     return float(loss.item())
 
 
+def export(module: torch.nn.Module, x: torch.Tensor, theta: torch.Tensor, path: str) -> Any:
+    gridops.torch.export_onnx(module, (x, theta), path, opset=20, input_names=["x", "theta"])
+    assert gridops.torch.ONNX_DOMAIN == "ai.gridops"
+    try:
+        torch.onnx.export(module, (x, theta), path, opset_version=14)
+    except gridops.torch.OnnxExportError as e:
+        print(e)
+    return gridops.torch.upgrade_onnx(path, 20, check=False)
+
+
 def chunked(x: npt.NDArray[np.float32], theta: npt.NDArray[np.float32]) -> Any:
     import gridops.dask
     box: List[Tuple[int, int]] = gridops.grid_sample_input_box(np.zeros((1, 2, 2, 2), np.float32), (8, 8))
