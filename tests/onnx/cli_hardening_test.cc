@@ -557,13 +557,16 @@ Result run_cli_in_child(const std::function<std::vector<std::string>(pid_t)>& pr
   if (child == 0) {
     ::close(fds[0]);
     std::vector<std::string> args = prepare(::getpid());
-    args.insert(args.begin(), GRIDOPS_CLI);
+    // Through sh, as run_cli: GRIDOPS_CLI is a command line (under an emulator it starts
+    // with qemu-aarch64); `exec` keeps this process, so the command's pid is getpid().
+    std::string line = std::string("exec ") + GRIDOPS_CLI + " \"$@\"";
+    args.insert(args.begin(), {"sh", "-c", line, "sh"});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     ::dup2(fds[1], 1);
     ::dup2(fds[1], 2);
-    ::execv(GRIDOPS_CLI, argv.data());
+    ::execv("/bin/sh", argv.data());
     ::_exit(127);
   }
   ::close(fds[1]);
