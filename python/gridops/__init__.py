@@ -9,9 +9,9 @@ gridops.torch (imported on first use; it needs torch) has grid_sample and affine
 PyTorch autograd functions.
 """
 
-from ._gridops import (
+from ._gridops import DTypeError
+from ._api import (
     AffineGridPlan,
-    DTypeError,
     GatherPlan,
     GridSamplePlan,
     PadPlan,
@@ -21,14 +21,15 @@ from ._gridops import (
     affine_grid_backward,
     affine_warp,
     affine_warp_input_box,
-    gather,
     effective_isa,
+    gather,
     get_num_threads,
     grid_sample,
     grid_sample_backward,
     grid_sample_input_box,
     isa_report,
     max_isa,
+    num_threads,
     pad,
     resample,
     resample_backward,
@@ -62,6 +63,7 @@ __all__ = [
     "grid_sample_input_box",
     "isa_report",
     "max_isa",
+    "num_threads",
     "onnx",
     "pad",
     "resample",

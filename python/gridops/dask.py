@@ -30,6 +30,7 @@ import dask.array as da
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
+from . import _api
 from . import _gridops as _g
 
 __all__ = ["affine_grid_points", "affine_warp", "gather", "grid_sample", "pad", "resample", "resize",
@@ -279,6 +280,14 @@ class _BoxReads:
             dsk[key] = (func, rec((), 0), rel, box) + tuple(args)
 
 
+def _channels_first_only(layout: Any, fn: str) -> None:
+    layout = _api._str(layout, f"gridops.dask.{fn}: layout")
+    if layout not in ("channels_first", "NCHW", "nchw", "plain"):
+        raise ValueError(f"gridops.dask.{fn}: layout={layout!r}: on dask arrays only channels_first "
+                         "is planned (chunks over (N, C, spatial...)); transpose x with "
+                         f"x.transpose(...) or use gridops.{fn} in memory")
+
+
 def _set_threads(threads: Optional[int]) -> None:
     if threads is not None:
         _g.set_num_threads(int(threads))
@@ -355,8 +364,9 @@ def _pad_task(pieces: Any, idx: Sequence[np.ndarray], shape: Tuple[int, ...], va
     return arr
 
 
-def pad(x: Any, pads: Any, mode: str = "constant", value: Any = None, *,
-        chunks: Any = None, threads: Optional[int] = None) -> da.Array:
+def pad(x: Any, pads: Any, mode: str = "constant", value: Any = None, axes: Any = None, *,
+        chunks: Any = None, threads: Optional[int] = None, order: str = "onnx",
+        constant_values: Any = _api._MISSING) -> da.Array:
     """gridops.pad on a dask array: constant, edge, reflect, symmetric, wrap.
 
     pads: an int, one (before, after) pair per axis (or one for all), or ONNX's flat form
@@ -364,10 +374,31 @@ def pad(x: Any, pads: Any, mode: str = "constant", value: Any = None, *,
     chunks its positions come from: at a border that is the far side of the array for
     wrap, the mirrored rows for reflect and symmetric. Pure data movement: the same bits as
     gridops.pad(x.compute(), ...). chunks: the output chunks (default: x's, the first and
-    last chunk of each axis grown or shrunk by the pads).
+    last chunk of each axis grown or shrunk by the pads). axes, order ("torch": F.pad's
+    tuple), constant_values and the mode names "replicate" / "circular" as in gridops.pad.
     """
     x = _as_dask(x, "pad")
-    pairs = _normalize_pads(pads, x.ndim)
+    mode = _api._pad_mode(mode, "gridops.dask.pad: mode")
+    if constant_values is not _api._MISSING:
+        if value is not None:
+            raise TypeError("gridops.dask.pad: give value or constant_values (numpy.pad's name), not both")
+        value = constant_values
+    if order == "torch":
+        if axes is not None:
+            raise ValueError("gridops.dask.pad: order='torch' gives the axes itself (the last ones): "
+                             "axes= must be None")
+        pairs = _api._torch_pads(pads, x.ndim)
+    elif order != "onnx":
+        raise ValueError(f"gridops.dask.pad: order must be 'onnx' or 'torch', got {order!r}")
+    elif axes is not None:
+        ax_list = [int(a) + (x.ndim if int(a) < 0 else 0) for a in axes]
+        if any(not 0 <= a < x.ndim for a in ax_list) or len(set(ax_list)) != len(ax_list):
+            raise ValueError(f"gridops.dask.pad: axes must be distinct axes of rank {x.ndim}, got {list(axes)}")
+        pairs = [(0, 0)] * x.ndim
+        for a, pr in zip(ax_list, _normalize_pads(pads, len(ax_list))):
+            pairs[a] = pr
+    else:
+        pairs = _normalize_pads(pads, x.ndim)
     # The mode, the value and its fit to x's dtype are checked as in memory, by gridops.pad
     # itself on one element of that dtype (the tasks then fill with the same value).
     _g.pad(np.zeros((1,), dtype=x.dtype), [1, 1] if mode == "constant" else [0, 0], mode, value)
@@ -554,7 +585,8 @@ def _group_chunks(tiles: Sequence[Tuple[int, ...]], tile_bytes: float, target: f
 
 
 def resample(x: Any, size: Any = None, scale_factor: Any = None, mode: str = "linear", *,
-             chunks: Any = None, threads: Optional[int] = None, task_bytes: Optional[int] = None) -> da.Array:
+             layout: str = "channels_first", chunks: Any = None, threads: Optional[int] = None,
+             task_bytes: Optional[int] = None) -> da.Array:
     """gridops.resample on a dask array (N, C, D1..Dr), r = 1..3, channels first.
 
     size / scale_factor as in gridops.resample (exactly one). Each output chunk is
@@ -567,6 +599,7 @@ def resample(x: Any, size: Any = None, scale_factor: Any = None, mode: str = "li
     reads about task_bytes of input (default 64 MiB: a few large tasks instead of many
     small ones, Dask's per-task cost being ~1 ms). N and C keep x's chunks.
     """
+    _channels_first_only(layout, "resample")
     x = _as_dask(x, "resample")
     r = x.ndim - 2
     if not 1 <= r <= 3:
@@ -714,8 +747,8 @@ def _grid_box(grid: np.ndarray, full: Sequence[int], mode: str, padding_mode: st
 
 
 def grid_sample(x: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
-                align_corners: bool = False, *, threads: Optional[int] = None,
-                halo_packs: Optional[bool] = None) -> da.Array:
+                align_corners: bool = False, *, layout: str = "channels_first",
+                threads: Optional[int] = None, halo_packs: Optional[bool] = None) -> da.Array:
     """gridops.grid_sample with a chunked grid: x (N, C, D1..Dr), grid (N, D1_out..Dr_out, r),
     either a dask or a NumPy array; channels first.
 
@@ -726,6 +759,7 @@ def grid_sample(x: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "
     input (grid_sample(..., full_size=, origin=)): the same bits as the in-memory operator.
     """
     align_corners = _align_flag(align_corners, "grid_sample")
+    _channels_first_only(layout, "grid_sample")
     x = _as_dask(x, "grid_sample")
     grid = _as_dask(grid, "grid_sample")
     r = x.ndim - 2
@@ -837,15 +871,17 @@ def _warp_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, theta: np.nd
                           full_size=list(full), origin=[lo for lo, _ in box[2:]])
 
 
-def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None, mode: str = "bilinear",
+def affine_warp(x: Any, theta: Any, size: Optional[Sequence[int]] = None, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool = False, output_chunks: Any = None, *,
-                threads: Optional[int] = None, halo_packs: Optional[bool] = None,
-                task_bytes: Optional[int] = None) -> da.Array:
+                layout: str = "channels_first", threads: Optional[int] = None,
+                halo_packs: Optional[bool] = None, task_bytes: Optional[int] = None,
+                output_shape: Optional[Sequence[int]] = None) -> da.Array:
     """gridops.affine_warp (AffineGrid + GridSample, fused) of a dask array x (N, C, W),
     (N, C, H, W) or (N, C, D, H, W), per output chunk.
 
-    theta: NumPy (N, r, r + 1), float16/bfloat16/float32/float64. output_shape: the output's
-    spatial sizes (default x's). output_chunks: the output's spatial chunks; default: when
+    theta: NumPy (N, r, r + 1), float16/bfloat16/float32/float64. size: the output's
+    spatial sizes, or (N, C, *spatial) as in gridops.affine_warp (default x's; output_shape=
+    is its former name). output_chunks: the output's spatial chunks; default: when
     the sizes agree, x's chunks merged (innermost axis first) while a task's output stays
     within task_bytes (default 16 MiB: long rows for the kernel, few tasks, and below glibc's
     largest mmap threshold, so outputs reuse freed memory instead of faulting in afresh),
@@ -855,7 +891,13 @@ def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None
     window's corners): the same bits as gridops.affine_warp(x.compute(), theta, ...).
     """
     align_corners = _align_flag(align_corners, "affine_warp")
+    _channels_first_only(layout, "affine_warp")
     x = _as_dask(x, "affine_warp")
+    if size is not None and output_shape is not None:
+        raise TypeError("gridops.dask.affine_warp: give size or output_shape (its former name), not both")
+    output_shape = size if size is not None else output_shape
+    if output_shape is not None and len(output_shape) == x.ndim and x.ndim >= 3:
+        output_shape = list(output_shape)[2:]  # (N, C, *spatial) as in gridops.affine_warp
     r = x.ndim - 2
     if r not in (1, 2, 3):
         raise ValueError(f"gridops.dask.affine_warp: x must be (N, C, W), (N, C, H, W) or (N, C, D, H, W), "
@@ -864,7 +906,7 @@ def affine_warp(x: Any, theta: Any, output_shape: Optional[Sequence[int]] = None
     full_in = [int(v) for v in x.shape[2:]]
     out_size = [int(v) for v in (output_shape if output_shape is not None else full_in)]
     if len(out_size) != r:
-        raise ValueError(f"gridops.dask.affine_warp: output_shape must have {r} entries, got {len(out_size)}")
+        raise ValueError(f"gridops.dask.affine_warp: size must have {r} (spatial) or {r + 2} entries, got {len(out_size)}")
     if theta.shape != (x.shape[0], r, r + 1):
         raise ValueError(f"gridops.dask.affine_warp: theta must be ({x.shape[0]}, {r}, {r + 1}), got {theta.shape}")
     if output_chunks is None:

@@ -38,6 +38,12 @@ _grid_sample_backward = _gridops.grid_sample_backward
 _affine_grid = _gridops.affine_grid
 _affine_grid_backward = _gridops.affine_grid_backward
 
+
+def _torch_threads() -> Any:
+    """gridops' thread count for this call: torch.get_num_threads(), as PyTorch's own CPU
+    operators use (gridops.num_threads; the process-wide gridops count is left alone)."""
+    return _gridops._ThreadScope(min(max(torch.get_num_threads(), 0), 1024))
+
 # The dtypes with gradients in gridops (grid_sample_backward, affine_grid_backward).
 _GRAD_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
@@ -221,7 +227,9 @@ class _GridSampleFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, input: torch.Tensor, grid: torch.Tensor, mode: str, padding_mode: str,
                 align_corners: bool, layout: str) -> torch.Tensor:
-        out = _grid_sample(_plain(input), _plain(grid), mode, padding_mode, align_corners, layout=layout)
+        with _torch_threads():
+            out = _grid_sample(_plain(input), _plain(grid), mode, padding_mode, align_corners,
+                               layout=layout)
         ctx.save_for_backward(input, grid)
         ctx.attrs = (mode, padding_mode, align_corners, layout)
         return out
@@ -234,9 +242,11 @@ class _GridSampleFunction(torch.autograd.Function):
         if want_input or want_grid:
             input, grid = ctx.saved_tensors
             mode, padding_mode, align_corners, layout = ctx.attrs
-            grad_input, grad_grid = _grid_sample_backward(
-                _plain(grad_output), _plain(input), _plain(grid), mode, padding_mode, align_corners,
-                layout=layout, input_grad=bool(want_input), grid_grad=bool(want_grid))
+            with _torch_threads():
+                grad_input, grad_grid = _grid_sample_backward(
+                    _plain(grad_output), _plain(input), _plain(grid), mode, padding_mode,
+                    align_corners, layout=layout, input_grad=bool(want_input),
+                    grid_grad=bool(want_grid))
         return grad_input, grad_grid, None, None, None, None
 
 
@@ -249,7 +259,8 @@ class _AffineGridFunction(torch.autograd.Function):
     def forward(ctx: Any, theta: torch.Tensor, size: Tuple[int, ...],
                 align_corners: bool) -> torch.Tensor:
         ctx.attrs = (size, align_corners)
-        return _affine_grid(_plain(theta), size, align_corners)
+        with _torch_threads():
+            return _affine_grid(_plain(theta), size, align_corners)
 
     @staticmethod
     def backward(ctx: Any, grad_grid: torch.Tensor) -> Tuple[Optional[torch.Tensor], ...]:
@@ -267,7 +278,8 @@ class _AffineGridBackwardFunction(torch.autograd.Function):
     def forward(ctx: Any, grad_grid: torch.Tensor, size: Tuple[int, ...],
                 align_corners: bool) -> torch.Tensor:
         ctx.attrs = (size, align_corners)
-        return _affine_grid_backward(_plain(grad_grid), size, align_corners)
+        with _torch_threads():
+            return _affine_grid_backward(_plain(grad_grid), size, align_corners)
 
     @staticmethod
     def backward(ctx: Any, grad_theta: torch.Tensor) -> Tuple[Optional[torch.Tensor], ...]:

@@ -89,16 +89,22 @@ ONNX Resize (10-19) on any axes of any rank and dtype; the argument names and de
 ONNX Resize-19's attributes and inputs (docs/ops/resize.md).
 
 scales: one float per resized axis (output = floor(in * scale)); sizes: one int per
-  resized axis; give exactly one.
-mode: "nearest", "linear" (also bilinear/trilinear), "cubic" (also bicubic).
+  resized axis; give exactly one. A single number (an int for sizes) applies to every
+  spatial axis, those after N and C (or each of axes=), as F.interpolate's scale_factor.
+mode: "nearest", "linear" (also bilinear/trilinear), "cubic" (also bicubic); PyTorch's
+  "nearest-exact" and "area" are refused with the equivalent to use.
 coordinate_transformation_mode: half_pixel, half_pixel_symmetric, pytorch_half_pixel,
   align_corners, asymmetric, tf_half_pixel_for_nn, tf_crop_and_resize (with roi and
   extrapolation_value).
 nearest_mode: round_prefer_floor, round_prefer_ceil, floor, ceil.
 axes: the resized axes (default: all); roi: [starts..., ends...] for tf_crop_and_resize.
 torch.nn.functional.interpolate(mode="bilinear", align_corners=False) is
-resize(x, sizes=..., mode="linear", axes=[2, 3]) with half_pixel (pytorch_half_pixel for
-outputs of length 1); bicubic is mode="cubic".
+resize(x, sizes=..., mode="linear", axes=[2, 3]) with half_pixel, for every output length
+(ONNX's pytorch_half_pixel maps a length-1 output to input coordinate 0, which PyTorch does
+not); bicubic is mode="cubic"; antialias=True matches interpolate's antialias with
+exclude_outside=True (docs/coming-from.md). Integer results are rounded as
+docs/ops/resize.md states. A torch tensor in channels-last memory format gives a
+channels-last result (as F.interpolate; one copy).
 window: (full_input_shape, input_origin, output_origin, output_shape): resize planned for
   the full input, run on input = its box at input_origin, giving the box at output_origin
   of shape output_shape of the full result (the same bits; docs/ops/resize.md, "Window").
@@ -155,7 +161,7 @@ indices: int32 or int64, any rank (a 0-d array removes the axis); negative indic
 Returns data.shape[:axis] + indices.shape + data.shape[axis+1:].
 )";
 
-inline constexpr const char* kPad = R"(pad(input, pads, mode="constant", value=None, axes=None, *, out=None)
+inline constexpr const char* kPad = R"(pad(input, pads, mode="constant", value=None, axes=None, *, out=None, order="onnx", constant_values=None)
 
 Pads (or, with negative pads, crops) input (ONNX Pad 18-21 / OpenVINO Pad-12).
 
@@ -163,10 +169,16 @@ pads: either the ONNX form, a flat sequence [b_1, ..., b_k, e_1, ..., e_k] (all 
   then all ends, for the k axes padded), or NumPy's pad_width: an int, one (before, after)
   pair for every axis, or one pair per axis. A flat sequence is always read as ONNX pads
   (numpy.pad would read (1, 2) as one pair for every axis: write ((1, 2),) for that).
-mode: "constant", "edge", "reflect", "symmetric" (numpy's), "wrap".
-value: the constant (default 0); a Python number converted to input's dtype (an error if
-  it does not fit) or a one-element array of input's dtype; only with mode="constant".
+order: "onnx" (the forms above) or "torch": pads is torch.nn.functional.pad's tuple,
+  (before, after) pairs from the last axis backwards, (left, right, top, bottom, ...),
+  covering the last len(pads) // 2 axes (then axes= must be None).
+mode: "constant", "edge" (PyTorch's "replicate"), "reflect", "symmetric" (numpy's), "wrap"
+  (PyTorch's "circular"); numpy.pad's statistical modes and "linear_ramp" are refused.
+value: the constant (default 0); a Python number (complex for complex inputs) converted to
+  input's dtype (an error if it does not fit) or a one-element array of input's dtype;
+  only with mode="constant". constant_values: numpy.pad's name for it (one scalar).
 axes: the axes pads apply to (default: all); negative axes count from the end.
+A torch tensor in channels-last memory format gives a channels-last result (as F.pad).
 )";
 
 inline constexpr const char* kResample = R"(resample(input, size=None, scale_factor=None, mode="linear", *, layout="channels_first", channels=None, out_layout=None, out=None, window=None)
@@ -177,13 +189,15 @@ with half-pixel centers (torch.nn.functional.interpolate with align_corners=Fals
 
 size: output spatial sizes (an int for every axis, or one per axis); scale_factor: a
   float or one per axis, output = floor(input * factor). Give exactly one.
-mode: "linear" (also "bilinear", "trilinear") or "nearest".
+mode: "linear" (also "bilinear", "trilinear") or "nearest"; "bicubic", "nearest-exact" and
+  "area" are refused naming the equivalent (gridops.resize has cubic and antialias).
 layout: the memory format of input (and of the result unless out_layout is given):
   "channels_first"/"plain" (N, C, D...), "channels_last" (N, D..., C), "blocked8" /
   "blocked16" (N, ceil(C/b), D..., b), or a oneDNN tag (nchw, nhwc, nChw8c, ...).
 channels: the channel count of a blocked input (default: all blocks full).
 The kernels read dense buffers: a non-dense input is copied once (a torch channels_last
-tensor is read in place as channels-last); out= must be dense.
+tensor is read in place as channels-last, and without out= or out_layout its result is
+a channels-last tensor too, as F.interpolate's); out= must be dense.
 dtypes: float32, float64, float16, bfloat16.
 window: (full_input_size, full_output_size, input_origin, output_origin), spatial entries:
   input is the box at input_origin of a full input, and the result the box at

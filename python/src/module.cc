@@ -849,7 +849,13 @@ void make_pad_value(PadValue& pv, py::handle value_in, DType dt) {
       default: *static_cast<double*>(p) = v; break;
     }
   } else if (is_complex(dt)) {
-    const std::complex<double> v = value.cast<std::complex<double>>();
+    // (pybind11 casts std::complex only with pybind11/complex.h: the C API instead)
+    const Py_complex c = PyComplex_AsCComplex(value.ptr());
+    if (c.real == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      bad("is not a number; the input's dtype is");
+    }
+    const std::complex<double> v(c.real, c.imag);
     if (dt == DType::kComplex64) {
       *static_cast<std::complex<float>*>(p) = std::complex<float>(v);
     } else {
@@ -1379,6 +1385,24 @@ PYBIND11_MODULE(_gridops, m) {
       "set_num_threads", [](py::handle n) { set_num_threads(thread_count(n, "set_num_threads: n")); },
       arg("n"), doc::kSetNumThreads);
   m.def("get_num_threads", &get_num_threads, doc::kGetNumThreads);
+  // gridops.num_threads(n): a context manager over ScopedNumThreads (the calling thread's
+  // gridops calls use n threads inside the with block; nests; other threads unaffected).
+  struct ThreadScope {
+    int n;
+    std::vector<std::unique_ptr<ScopedNumThreads>> active;  // one per nested __enter__
+  };
+  py::class_<ThreadScope>(m, "_ThreadScope")
+      .def(py::init([](py::handle n) { return ThreadScope{thread_count(n, "num_threads: n"), {}}; }),
+           arg("n"))
+      .def("__enter__",
+           [](ThreadScope& t) {
+             t.active.push_back(std::make_unique<ScopedNumThreads>(t.n));
+             return get_num_threads();
+           })
+      .def("__exit__", [](ThreadScope& t, py::args) {
+        if (!t.active.empty()) t.active.pop_back();
+        return false;
+      });
   m.def(
       "set_max_isa", [](const std::string& level) { check(set_max_isa(level)); }, arg("level"),
       doc::kSetMaxIsa);

@@ -132,6 +132,9 @@ def test_stubs_cover_the_runtime_api():
         inside = first_line[first_line.index("(") + 1:first_line.rindex(")")]
         runtime_params = [p.split("=")[0].strip() for p in inside.split(",") if p.strip() != "*"]
         assert stub_params == runtime_params, (name, stub_params, runtime_params)
+        # and those of the function's real signature (issue 49: inspect.signature works)
+        import inspect
+        assert list(inspect.signature(getattr(gridops, name)).parameters) == runtime_params, name
 
 
 def test_every_keyword_of_the_docs_is_accepted():
