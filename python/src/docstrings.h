@@ -23,7 +23,8 @@ rank r >= 1).
 
 input: (N, C, D1, ..., Dr), or (N, D1, ..., Dr, C) with layout="channels_last"; every
   dtype: float16, bfloat16, float32, float64, complex, integers and bool (interpolated
-  integers truncate toward zero and saturate; see docs/ops/grid_sample.md).
+  integers truncate toward zero and saturate, where OpenCV's remap rounds; see
+  docs/ops/grid_sample.md).
 grid: (N, D1_out, ..., Dr_out, r) of float16/bfloat16/float32/float64, the last axis in
   (x, y, z, ...) order (innermost spatial axis first), values in [-1, 1].
 mode: "bilinear"/"linear", "nearest", "bicubic"/"cubic" (every ONNX spelling; linear and
@@ -102,8 +103,9 @@ torch.nn.functional.interpolate(mode="bilinear", align_corners=False) is
 resize(x, sizes=..., mode="linear", axes=[2, 3]) with half_pixel, for every output length
 (ONNX's pytorch_half_pixel maps a length-1 output to input coordinate 0, which PyTorch does
 not); bicubic is mode="cubic"; antialias=True matches interpolate's antialias with
-exclude_outside=True (docs/coming-from.md). Integer results are rounded as
-docs/ops/resize.md states. A torch tensor in channels-last memory format gives a
+exclude_outside=True (docs/coming-from.md). Interpolated integer results truncate toward
+zero and saturate (ERRATA GridSample 7: a uint8 result averages about half a grey level
+below the float result; OpenCV and Pillow round; docs/ops/resize.md). A torch tensor in channels-last memory format gives a
 channels-last result (as F.interpolate; one copy).
 window: (full_input_shape, input_origin, output_origin, output_shape): resize planned for
   the full input, run on input = its box at input_origin, giving the box at output_origin
