@@ -28,7 +28,7 @@
 # installed), and CMake finds ONNX there (CMAKE_PREFIX_PATH); the binaries find
 # libonnx_proto.so.1 through their build-tree RUNPATH.
 #
-# Time (README.md, "ARM64 under qemu"), on the project's 2-core machine: the clean build
+# Time (docs/dev/ci.md, "ARM64 under qemu"), on the project's 2-core machine: the clean build
 # 384 s, the NEON run 128-147 s, SVE 256 186-203 s, SVE 512 168-228 s (502 tests each, two
 # runs), about 16 minutes in all; so all three runs cover the whole suite (nothing is
 # selected with ctest -R/-L) and no test's problem count is scaled down. Under qemu the three CLI tests that measure

@@ -55,7 +55,7 @@ if ((quick == 0)); then
   echo "== ASan + UBSan build =="
   # -O1 (the level AddressSanitizer's documentation recommends) with line tables only (-g1:
   # reports keep file:line, no variable locations): the largest kernel file compiled in
-  # 153 s this way against 570 s at RelWithDebInfo's -O2 -g (README.md, CI). The test
+  # 153 s this way against 570 s at RelWithDebInfo's -O2 -g (docs/dev/ci.md). The test
   # sources, still instrumented, at -O0 (GRIDOPS_TEST_OPT): tests/ops/pad_test.cc compiled in
   # 25.6 s at -O1 and 14.0 s at -O0 (9.0 s at -O1 without the sanitizers); the library,
   # whose code they check, stays at -O1.

@@ -100,8 +100,6 @@ StatusOr<std::vector<ResizeAxis>> resize_axes(const ResizeDesc& desc,
 /// The output shape.
 StatusOr<Dims> resize_output_shape(const ResizeDesc& desc, std::span<const int64_t> src_shape);
 
-/// A validated Resize problem with its tables built and its implementation chosen. Cheap to
-/// copy (the tables are shared).
 /// A window of a Resize, for chunked execution (docs/dask.md): the plan is for the full
 /// input shape `full_in` (the desc applies to it: axes, scales/sizes, roi), but src is only
 /// its box at `in_origin` with shape `in_shape`, and dst is the box at `out_origin` with
@@ -127,6 +125,8 @@ StatusOr<std::vector<std::pair<int64_t, int64_t>>> resize_input_box(
     const ResizeDesc& desc, std::span<const int64_t> full_in, std::span<const int64_t> out_begin,
     std::span<const int64_t> out_end);
 
+/// A validated Resize problem with its tables built and its implementation chosen. Cheap to
+/// copy (the tables are shared).
 class ResizePlan {
  public:
   /// dst = Resize(src). Views of the plan's dtype and shapes, any strides; dst must not
