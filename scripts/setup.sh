@@ -34,13 +34,14 @@ DEMO=(build-essential cmake ninja-build pkg-config libhwy-dev libtbb-dev
 # find_package(OpenCL REQUIRED): without it every configure that looks for oneDNN fails.
 # The Python package (python/) and its tests: pybind11, the Python headers and DLPack to
 # build it; pytest, Hypothesis and the oracles (NumPy, PyTorch, SciPy); Pillow for the
-# example; mypy for the stubs;
+# example; OpenCV's cv2 and Pillow for docs/coming-from.md's tests
+# (python/tests/test_coming_from.py); mypy for the stubs;
 # venv and pip for the offline pip-install test; python3-onnx for the ONNX export tests
 # (python/tests/test_onnx_export.py).
 TEST=(libgtest-dev libgmock-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata libtorch-dev
       python3-dev pybind11-dev libdlpack-dev python3-numpy python3-pytest python3-hypothesis
       python3-torch python3-scipy python3-pil mypy python3-venv python3-pip python3-setuptools
-      python3-dask python3-distributed python3-zarr python3-onnx)
+      python3-dask python3-distributed python3-zarr python3-onnx python3-opencv)
 BENCH=(libbenchmark-dev libtorch-dev libopencv-dev libdnnl-dev ocl-icd-opencl-dev
        python3-dev pybind11-dev libdlpack-dev python3-numpy python3-torch python3-scipy
        python3-opencv python3-dask python3-distributed)
