@@ -281,6 +281,7 @@ SUMMARIES = {
     "gridops.pad": "Pad: constant, edge, reflect, symmetric or wrap; `pads` in ONNX form or NumPy's `pad_width`; negative pads crop.",
     "gridops.set_num_threads": "sets the number of threads gridops uses (process-wide).",
     "gridops.get_num_threads": "the number of threads gridops uses.",
+    "gridops.num_threads": "a context manager: the calling thread's gridops calls in the block use n threads.",
     "gridops.set_max_isa": "caps the SIMD level gridops dispatches to (as `GRIDOPS_MAX_ISA`); set it before making plans.",
     "gridops.max_isa": "the ISA cap in force (`\"native\"` when none).",
     "gridops.effective_isa": "the best SIMD level of the CPU under the cap: what gridops dispatches to.",
