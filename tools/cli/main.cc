@@ -30,7 +30,7 @@ using namespace gridops;
 
 namespace {
 
-// Exit statuses (README): 0 ok, 1 a conformance case failed, 2 invalid model, input or
+// Exit statuses (docs/onnx.md): 0 ok, 1 a conformance case failed, 2 invalid model, input or
 // usage, 3 unsupported by gridops, 4 out of memory or the outputs could not be written.
 constexpr int kExitInvalid = 2, kExitUnsupported = 3, kExitResource = 4;
 
