@@ -269,3 +269,19 @@ def test_dask_signatures_use_the_in_memory_names():
                lambda: gd.affine_warp(dx, theta, layout="channels_last")):
         with pytest.raises(ValueError, match="layout='channels_last': on dask arrays only channels_first"):
             fn()
+
+
+def test_help_states_the_rules_users_look_up():
+    # help(gridops.resize) recommended pytorch_half_pixel for length-1 outputs (torch 1.13
+    # gives 1.5 there, pytorch_half_pixel 0.0: docs/coming-from.md) and said nothing of
+    # integer rounding.
+    doc = gridops.resize.__doc__
+    assert "pytorch_half_pixel for" not in doc
+    assert "with half_pixel, for every output length" in doc
+    assert "integer results truncate toward" in doc
+    assert "exclude_outside=True" in doc
+    x = torch.arange(16.0).reshape(1, 1, 4, 4)
+    want = F.interpolate(x, size=(1, 1), mode="bilinear", align_corners=False)
+    got = gridops.resize(x, sizes=[1, 1], mode="linear", axes=[2, 3])
+    assert torch.equal(got, want)
+    assert "truncate toward zero" in gridops.grid_sample.__doc__
