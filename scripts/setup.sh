@@ -2,7 +2,7 @@
 # Installs the Debian packages one job of gridops needs, if any are missing. Idempotent;
 # needs root (or sudo) only when something is missing.
 #
-# Usage: scripts/setup.sh [demo|test|bench|fuzz|arm64]...   (default: demo)
+# Usage: scripts/setup.sh [demo|test|python|bench|fuzz|arm64]...   (default: demo)
 #   demo   the library, the `gridops` command and its demo: compiler, CMake, Ninja, Highway,
 #          oneTBB (the threads), protobuf + ONNX definitions (the model runner), CLI11, stb
 #   test   demo + the test oracles: GoogleTest/GoogleMock, oneDNN (with the OpenCL headers
@@ -12,6 +12,9 @@
 #          NumPy, PyTorch, SciPy, mypy, venv + pip; Dask, distributed and Zarr for
 #          gridops.dask and its out-of-core example; the onnx Python package for the ONNX
 #          export tests)
+#   python demo + what `pip install .` (from the checkout or an sdist) needs to build and
+#          install the Python package offline: python3-dev, pybind11-dev, libdlpack-dev,
+#          NumPy, venv, pip and setuptools
 #   bench  demo + Google Benchmark and the peers: libtorch, OpenCV, oneDNN; for
 #          bench/python/bench.py the Python package's build and its Python peers
 #          (PyTorch, SciPy, OpenCV's cv2, NumPy); Dask and distributed for
@@ -45,6 +48,9 @@ TEST=(libgtest-dev libgmock-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata 
 BENCH=(libbenchmark-dev libtorch-dev libopencv-dev libdnnl-dev ocl-icd-opencl-dev
        python3-dev pybind11-dev libdlpack-dev python3-numpy python3-torch python3-scipy
        python3-opencv python3-dask python3-distributed)
+# `pip install --no-build-isolation --no-index .` into a venv (setup.py runs the CMake build).
+PYTHON=(python3-dev pybind11-dev libdlpack-dev python3-numpy python3-venv python3-pip
+        python3-setuptools)
 FUZZ=(clang libclang-rt-14-dev)
 ARM64=(cmake ninja-build pkg-config protobuf-compiler crossbuild-essential-arm64 qemu-user
        libhwy-dev:arm64 libtbb-dev:arm64 libprotobuf-dev:arm64 libcli11-dev libstb-dev:arm64
@@ -59,10 +65,11 @@ for profile in "$@"; do
   case "$profile" in
     demo) packages+=("${DEMO[@]}") ;;
     test) packages+=("${DEMO[@]}" "${TEST[@]}") ;;
+    python) packages+=("${DEMO[@]}" "${PYTHON[@]}") ;;
     bench) packages+=("${DEMO[@]}" "${BENCH[@]}") ;;
     fuzz) packages+=("${DEMO[@]}" "${FUZZ[@]}") ;;
     arm64) packages+=("${ARM64[@]}") ;;
-    *) echo "setup: unknown profile '$profile' (expected demo, test, bench, fuzz or arm64)" >&2; exit 2 ;;
+    *) echo "setup: unknown profile '$profile' (expected demo, test, python, bench, fuzz or arm64)" >&2; exit 2 ;;
   esac
 done
 mapfile -t packages < <(printf '%s\n' "${packages[@]}" | awk '!seen[$0]++')

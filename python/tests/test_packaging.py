@@ -1,11 +1,14 @@
-"""The package metadata and the offline pip install from the checkout into a virtual
-environment (python3 -m venv --system-site-packages; Debian's pip and setuptools, no index)."""
+"""The package metadata, the sdist (MANIFEST.in) and the offline pip install from the
+checkout, or from the sdist, into a virtual environment (python3 -m venv
+--system-site-packages; Debian's pip and setuptools, no index)."""
 
 import ast
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tarfile
 
 import pytest
 
@@ -99,6 +102,131 @@ def test_pip_install_offline_into_a_venv(tmp_path):
     assert meta_license == "Apache-2.0"
     assert license_files == "LICENSE,NOTICE"
     assert path.startswith(str(venv)), path  # the installed copy, not the build tree
+
+
+def run_sdist(dist_dir):
+    """python3 setup.py sdist of the checkout into dist_dir (egg_info --egg-base: the metadata
+    goes there too, not into python/ of the checkout). Returns the tarball's path."""
+    pytest.importorskip("setuptools")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run([sys.executable, "setup.py", "-q", "egg_info", "--egg-base", str(dist_dir),
+                        "sdist", "--dist-dir", str(dist_dir)],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    tarballs = [f for f in os.listdir(dist_dir) if f.endswith(".tar.gz")]
+    assert tarballs == ["gridops-%s.tar.gz" % cmake_project_version()], tarballs
+    return os.path.join(str(dist_dir), tarballs[0])
+
+
+@pytest.fixture(scope="module")
+def sdist(tmp_path_factory):
+    return run_sdist(tmp_path_factory.mktemp("sdist"))
+
+
+def sdist_members(path):
+    """The sdist's file names, relative to its top directory gridops-VERSION/."""
+    top = "gridops-%s/" % cmake_project_version()
+    with tarfile.open(path) as t:
+        names = [m.name for m in t.getmembers() if m.isfile()]
+    assert all(n.startswith(top) for n in names), [n for n in names if not n.startswith(top)][:5]
+    return {n[len(top):] for n in names}
+
+
+def test_sdist_has_the_sources_of_the_cmake_build(sdist):
+    names = sdist_members(sdist)
+    for f in ("CMakeLists.txt", "setup.py", "pyproject.toml", "MANIFEST.in", "LICENSE", "NOTICE",
+              "README.md", "CHANGELOG.md", "docs/python.md", "scripts/setup.sh", "PKG-INFO",
+              "cmake/version.h.in", "src/ops/grid_sample.cc", "include/gridops/gridops.h",
+              "python/CMakeLists.txt", "python/src/module.cc", "python/src/onnx_module.cc",
+              "python/gridops/__init__.py", "python/gridops/py.typed", "tools/cli/main.cc"):
+        assert f in names, f
+    # every file of the directories the build reads (CMake globs src/ and onnx/src/)
+    for d in ("cmake", "include", "src", "onnx", os.path.join("python", "src"), os.path.join("tools", "cli")):
+        for dirpath, dirnames, files in os.walk(os.path.join(ROOT, d)):
+            dirnames[:] = [n for n in dirnames if n != "__pycache__"]
+            for f in files:
+                rel = os.path.relpath(os.path.join(dirpath, f), ROOT).replace(os.sep, "/")
+                assert rel in names, rel
+    # no build trees, results, VCS data or byte code; the tests, benchmarks and examples stay out
+    for n in names:
+        parts = n.split("/")
+        assert parts[0] not in ("build", "bench", "tests", "examples", ".git", "out"), n
+        assert not any(p.startswith("build") or p in ("__pycache__", ".git") or p.endswith(".egg-info")
+                       for p in parts[:-1]), n
+        assert not n.endswith((".pyc", ".so", ".o", ".a")), n
+    assert os.path.getsize(sdist) < 4 << 20, os.path.getsize(sdist)
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_sdist_configures_without_tests_bench_and_examples(sdist, tmp_path):
+    # setup.py's configure of the unpacked sdist (no tests/, bench/ or examples/ there).
+    with tarfile.open(sdist) as t:
+        t.extractall(tmp_path)
+    src = tmp_path / ("gridops-%s" % cmake_project_version())
+    for d in ("tests", "bench", "examples"):
+        assert not (src / d).exists()
+    r = subprocess.run(["cmake", "-S", str(src), "-B", str(tmp_path / "build"), "-DCMAKE_BUILD_TYPE=Release",
+                        "-DGRIDOPS_BUILD_TESTS=OFF", "-DGRIDOPS_BUILD_EXAMPLES=OFF", "-DGRIDOPS_BUILD_PYTHON=ON",
+                        "-DPython3_EXECUTABLE=%s" % sys.executable],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (tmp_path / "build" / "python" / "gridops" / "__init__.py").exists(), r.stdout + r.stderr
+
+
+def test_setup_py_names_the_setup_profile_when_cmake_is_missing(tmp_path):
+    # PATH without cmake: setup.py stops with a message naming scripts/setup.sh python.
+    pytest.importorskip("setuptools")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    os.symlink(sys.executable, bindir / "python3")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "GRIDOPS_CMAKE_BUILD_DIR")}
+    env["PATH"] = str(bindir)
+    r = subprocess.run([str(bindir / "python3"), os.path.join(ROOT, "setup.py"), "-q", "build_ext",
+                        "--build-temp", str(tmp_path / "temp"), "--build-lib", str(tmp_path / "lib")],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0
+    assert "cmake not found" in r.stderr and "scripts/setup.sh python" in r.stderr, r.stderr
+    assert not (tmp_path / "lib").exists()
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_setup_py_hints_at_the_setup_profile_when_configure_fails(tmp_path):
+    # A configure that fails (here: no such compiler) ends with the hint, and its cache is
+    # not kept for the next try.
+    pytest.importorskip("setuptools")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "GRIDOPS_CMAKE_BUILD_DIR")}
+    env["GRIDOPS_CMAKE_ARGS"] = "-DCMAKE_CXX_COMPILER=%s" % (tmp_path / "no-such-c++")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "setup.py"), "-q", "build_ext",
+                        "--build-temp", str(tmp_path / "temp"), "--build-lib", str(tmp_path / "lib")],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0
+    assert "CMake configure failed" in r.stderr and "scripts/setup.sh python" in r.stderr, r.stderr
+    assert not (tmp_path / "temp" / "cmake" / "CMakeCache.txt").exists()
+
+
+@pytest.mark.skipif(os.environ.get("GRIDOPS_TEST_SDIST") != "1",
+                    reason="a full CMake build of the extension from the sdist (minutes): set GRIDOPS_TEST_SDIST=1")
+def test_pip_install_the_sdist_offline_into_a_venv(sdist, tmp_path):
+    # The sdist is built from its own sources (no GRIDOPS_CMAKE_BUILD_DIR: a build directory
+    # of the checkout would compile the checkout, not the sdist).
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
+    py = str(venv / "bin" / "python")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PIP_INDEX_URL", "PIP_FIND_LINKS", "GRIDOPS_CMAKE_BUILD_DIR")}
+    env["PIP_NO_INDEX"] = "1"
+    r = subprocess.run([py, "-m", "pip", "install", "--no-build-isolation", "--no-index", "--no-deps", "-q", sdist],
+                       env=env, capture_output=True, text=True, timeout=3600, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    check = ("import gridops, numpy as np, importlib.metadata as md; "
+             "y = gridops.pad(np.arange(3.0), 1); assert y.tolist() == [0, 0, 1, 2, 0], y; "
+             "print(gridops.__version__, gridops.__file__, md.metadata('gridops')['License'])")
+    r = subprocess.run([py, "-c", check], env=env, capture_output=True, text=True, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    version, path, meta_license = r.stdout.split()
+    assert version == gridops.__version__
+    assert meta_license == "Apache-2.0"
+    assert path.startswith(str(venv)), path
 
 
 def stub_names(path):
