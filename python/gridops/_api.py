@@ -164,15 +164,14 @@ def affine_warp_input_box(theta: Any, full_size: Any, size: Any, out_origin: Any
 
 # --- Resize ---------------------------------------------------------------------------------
 
-def _resize_axes(input: Any, scales: Any, sizes: Any, axes: Any) -> tuple[Any, Any, Any]:
+def _resize_axes(rank: int, scales: Any, sizes: Any, axes: Any) -> tuple[Any, Any, Any]:
     """A single number as scales (or a single int as sizes) means every spatial axis, as in
-    F.interpolate: the axes after N and C, or each of axes= when given."""
+    F.interpolate: the axes after N and C of an input of this rank, or each of axes=."""
     one_scale = isinstance(scales, numbers.Real) and not isinstance(scales, bool)
     one_size = isinstance(sizes, numbers.Integral) and not isinstance(sizes, bool)
     if not (one_scale or one_size):
         return scales, sizes, axes
     if axes is None:
-        rank = len(getattr(input, "shape", ()))
         if rank < 3:
             raise ValueError(f"resize: a single {'scale' if one_scale else 'size'} applies to the "
                              f"spatial axes (after N and C), but input has rank {rank}: give one "
@@ -200,6 +199,21 @@ def _resize_mode(mode: Any, what: str) -> str:
     return _RESIZE_MODES.get(mode, mode)
 
 
+def _resize_attrs(fn: str, mode: Any, coordinate_transformation_mode: Any, nearest_mode: Any,
+                  cubic_coeff_a: Any, exclude_outside: Any, antialias: Any,
+                  keep_aspect_ratio_policy: Any) -> dict[str, Any]:
+    """Resize's attributes, checked and named for `fn` (resize, resize_input_box)."""
+    return dict(
+        mode=_resize_mode(mode, f"{fn}: mode"),
+        coordinate_transformation_mode=_str(coordinate_transformation_mode,
+                                            f"{fn}: coordinate_transformation_mode"),
+        nearest_mode=_str(nearest_mode, f"{fn}: nearest_mode"),
+        cubic_coeff_a=_real(cubic_coeff_a, f"{fn}: cubic_coeff_a"),
+        exclude_outside=_flag(exclude_outside, f"{fn}: exclude_outside"),
+        antialias=_flag(antialias, f"{fn}: antialias"),
+        keep_aspect_ratio_policy=_str(keep_aspect_ratio_policy, f"{fn}: keep_aspect_ratio_policy"))
+
+
 @_doc("resize")
 def resize(input: Any, scales: Any = None, sizes: Any = None, mode: str = "nearest", *,
            coordinate_transformation_mode: str = "half_pixel",
@@ -207,18 +221,12 @@ def resize(input: Any, scales: Any = None, sizes: Any = None, mode: str = "neare
            exclude_outside: Any = False, antialias: Any = False,
            keep_aspect_ratio_policy: str = "stretch", extrapolation_value: Any = 0.0,
            axes: Any = None, roi: Any = None, out: Any = None, window: Any = None) -> Any:
-    scales, sizes, axes = _resize_axes(input, scales, sizes, axes)
-    result = _g.resize(
-        input, scales, sizes, _resize_mode(mode, "resize: mode"),
-        coordinate_transformation_mode=_str(coordinate_transformation_mode,
-                                            "resize: coordinate_transformation_mode"),
-        nearest_mode=_str(nearest_mode, "resize: nearest_mode"),
-        cubic_coeff_a=_real(cubic_coeff_a, "resize: cubic_coeff_a"),
-        exclude_outside=_flag(exclude_outside, "resize: exclude_outside"),
-        antialias=_flag(antialias, "resize: antialias"),
-        keep_aspect_ratio_policy=_str(keep_aspect_ratio_policy, "resize: keep_aspect_ratio_policy"),
-        extrapolation_value=_real(extrapolation_value, "resize: extrapolation_value"),
-        axes=axes, roi=roi, out=out, window=window)
+    scales, sizes, axes = _resize_axes(len(getattr(input, "shape", ())), scales, sizes, axes)
+    attrs = _resize_attrs("resize", mode, coordinate_transformation_mode, nearest_mode,
+                          cubic_coeff_a, exclude_outside, antialias, keep_aspect_ratio_policy)
+    result = _g.resize(input, scales, sizes, attrs.pop("mode"), **attrs,
+                       extrapolation_value=_real(extrapolation_value, "resize: extrapolation_value"),
+                       axes=axes, roi=roi, out=out, window=window)
     if out is None and window is None and _channels_last_torch(input) and result.dim() == input.dim():
         result = _to_channels_last(result)  # one copy: Resize plans the logical axes
     return result
@@ -232,18 +240,15 @@ def resize_input_box(full_input_shape: Any, out_begin: Any, out_end: Any, scales
                      exclude_outside: Any = False, antialias: Any = False,
                      keep_aspect_ratio_policy: str = "stretch", axes: Any = None,
                      roi: Any = None) -> Any:
-    return _g.resize_input_box(
-        full_input_shape, out_begin, out_end, scales, sizes,
-        _resize_mode(mode, "resize_input_box: mode"),
-        coordinate_transformation_mode=_str(coordinate_transformation_mode,
-                                            "resize_input_box: coordinate_transformation_mode"),
-        nearest_mode=_str(nearest_mode, "resize_input_box: nearest_mode"),
-        cubic_coeff_a=_real(cubic_coeff_a, "resize_input_box: cubic_coeff_a"),
-        exclude_outside=_flag(exclude_outside, "resize_input_box: exclude_outside"),
-        antialias=_flag(antialias, "resize_input_box: antialias"),
-        keep_aspect_ratio_policy=_str(keep_aspect_ratio_policy,
-                                      "resize_input_box: keep_aspect_ratio_policy"),
-        axes=axes, roi=roi)
+    try:
+        rank = len(full_input_shape)
+    except TypeError:
+        rank = 0  # the extension names the bad full_input_shape
+    scales, sizes, axes = _resize_axes(rank, scales, sizes, axes)
+    attrs = _resize_attrs("resize_input_box", mode, coordinate_transformation_mode, nearest_mode,
+                          cubic_coeff_a, exclude_outside, antialias, keep_aspect_ratio_policy)
+    return _g.resize_input_box(full_input_shape, out_begin, out_end, scales, sizes,
+                               attrs.pop("mode"), **attrs, axes=axes, roi=roi)
 
 
 # --- Gather, Pad ----------------------------------------------------------------------------

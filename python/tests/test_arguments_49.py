@@ -136,6 +136,9 @@ def test_a_single_scale_or_size_applies_to_the_spatial_axes():
                                   gridops.resize(x, [2.0], axes=[3]))
     with pytest.raises(ValueError, match="a single scale applies to the spatial axes"):
         gridops.resize(np.zeros(4, np.float32), 2.0)
+    assert (gridops.resize_input_box((2, 3, 4, 5), [0, 0, 0, 0], [2, 3, 8, 10], 2.0, mode="linear")
+            == gridops.resize_input_box((2, 3, 4, 5), [0, 0, 0, 0], [2, 3, 8, 10], [1, 1, 2, 2],
+                                        mode="linear"))
 
 
 # --- torch memory formats ------------------------------------------------------------------
