@@ -184,8 +184,10 @@ TEST(ConcurrentMutation, WindowedAffineWarpTheta) {
       }
     }
   }
+  // How many calls saw theta change and were refused depends on the scheduler (on a loaded
+  // machine the flipper may not run between a check and a kernel at all), so it is printed,
+  // not asserted; what is asserted is that no output ever held memory from outside src.
   std::printf("[ info ] %d of %d calls ran\n", ok, kCalls);
-  EXPECT_LT(ok, kCalls) << "theta never changed between the check and the kernel: no call refused";
 }
 
 }  // namespace
