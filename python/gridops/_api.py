@@ -27,6 +27,8 @@ def _short(value: Any) -> str:
 
 
 def _str(value: Any, what: str) -> str:
+    if type(value) is str:  # the common case first: these checks run on every call
+        return value
     if not isinstance(value, str):
         raise TypeError(f"{what} must be a str, got {type(value).__name__} {_short(value)}")
     return value
@@ -38,7 +40,7 @@ def _opt_str(value: Any, what: str) -> Any:
 
 def _flag(value: Any, what: str) -> bool:
     """A bool (or a NumPy bool, or 0 / 1)."""
-    if isinstance(value, bool):
+    if value is True or value is False:
         return value
     if type(value).__name__ == "bool_" or (isinstance(value, numbers.Integral) and value in (0, 1)):
         return bool(value)
@@ -47,6 +49,8 @@ def _flag(value: Any, what: str) -> bool:
 
 def _real(value: Any, what: str) -> float:
     """An int or float (or a NumPy / torch real scalar); not a bool, str or complex."""
+    if type(value) is float:
+        return value
     if (isinstance(value, (bool, str, bytes, complex)) or type(value).__name__ == "bool_"
             or not (isinstance(value, numbers.Real) or hasattr(value, "__float__"))):
         raise TypeError(f"{what} must be a real number, got {type(value).__name__} {_short(value)}")
@@ -75,7 +79,7 @@ def _channels_last_torch(x: Any) -> bool:
     contiguous, as a tensor with C == 1 or 1x1 spatial is): F.interpolate and F.pad then give
     a channels-last result, and so do resample, resize and pad (F.grid_sample gives a
     contiguous one, and so do grid_sample and affine_warp)."""
-    if type(x).__module__.split(".")[0] != "torch" or not hasattr(x, "is_contiguous"):
+    if not type(x).__module__.startswith("torch") or not hasattr(x, "is_contiguous"):
         return False
     import torch
 
@@ -100,6 +104,8 @@ def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str
     mode = _str(mode, "grid_sample: mode")
     padding_mode = _str(padding_mode, "grid_sample: padding_mode")
     layout = _str(layout, "grid_sample: layout")
+    if out is None and full_size is None and origin is None and layout == "channels_first":
+        return _g.grid_sample(input, grid, mode, padding_mode, align_corners)  # no keywords: faster
     return _g.grid_sample(input, grid, mode, padding_mode, align_corners, layout=layout, out=out,
                           full_size=full_size, origin=origin)
 
@@ -167,8 +173,11 @@ def affine_warp_input_box(theta: Any, full_size: Any, size: Any, out_origin: Any
 def _resize_axes(rank: int, scales: Any, sizes: Any, axes: Any) -> tuple[Any, Any, Any]:
     """A single number as scales (or a single int as sizes) means every spatial axis, as in
     F.interpolate: the axes after N and C of an input of this rank, or each of axes=."""
-    one_scale = isinstance(scales, numbers.Real) and not isinstance(scales, bool)
-    one_size = isinstance(sizes, numbers.Integral) and not isinstance(sizes, bool)
+    seqs = (list, tuple, type(None))  # the common cases, decided without the ABCs below
+    one_scale = (type(scales) not in seqs and isinstance(scales, numbers.Real)
+                 and not isinstance(scales, bool))
+    one_size = (type(sizes) not in seqs and isinstance(sizes, numbers.Integral)
+                and not isinstance(sizes, bool))
     if not (one_scale or one_size):
         return scales, sizes, axes
     if axes is None:
@@ -331,6 +340,8 @@ def pad(input: Any, pads: Any, mode: str = "constant", value: Any = None, axes: 
             res = _g.pad(input.permute(*perm), pads, mode, value, mapped)
             back = [0, r - 1] + list(range(1, r - 1))
             return res.permute(*back)
+    if out is None:
+        return _g.pad(input, pads, mode, value, axes)
     return _g.pad(input, pads, mode, value, axes, out=out)
 
 
