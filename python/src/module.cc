@@ -36,17 +36,14 @@ std::string type_and_repr(py::handle obj) {
   return py::str(obj.get_type().attr("__name__")).cast<std::string>() + " " + r;
 }
 
-/// An int (or anything with __index__: NumPy and torch integers), not a bool.
-int64_t int_arg(py::handle obj_in, const std::string& what) {
-  py::object obj = py::reinterpret_borrow<py::object>(obj_in);
-  if (!py::isinstance<py::str>(obj) && py::hasattr(obj, "ndim") && py::hasattr(obj, "item") &&
-      py::int_(obj.attr("ndim")).cast<int>() == 0) {
-    obj = obj.attr("item")();  // a 0-d array or tensor
-  }
+/// The value of an int (anything with __index__, not a bool), or nullopt for anything else;
+/// a ValueError naming `what` when it does not fit in 64 bits. int_arg and int_list's
+/// elements both convert through it, each with its own TypeError.
+std::optional<int64_t> index_value(py::handle obj, const std::string& what) {
   PyObject* index = py::isinstance<py::bool_>(obj) ? nullptr : PyNumber_Index(obj.ptr());
   if (!index) {
     PyErr_Clear();
-    throw PyError{PyExc_TypeError, what + ": expected an int, got " + type_and_repr(obj)};
+    return std::nullopt;
   }
   int overflow = 0;
   const long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
@@ -56,6 +53,18 @@ int64_t int_arg(py::handle obj_in, const std::string& what) {
                                         " does not fit in 64 bits"};
   }
   return v;
+}
+
+/// An int (or anything with __index__: NumPy and torch integers), not a bool.
+int64_t int_arg(py::handle obj_in, const std::string& what) {
+  py::object obj = py::reinterpret_borrow<py::object>(obj_in);
+  if (!py::isinstance<py::str>(obj) && py::hasattr(obj, "ndim") && py::hasattr(obj, "item") &&
+      py::int_(obj.attr("ndim")).cast<int>() == 0) {
+    obj = obj.attr("item")();  // a 0-d array or tensor
+  }
+  const std::optional<int64_t> v = index_value(obj, what);
+  if (!v) throw PyError{PyExc_TypeError, what + ": expected an int, got " + type_and_repr(obj)};
+  return *v;
 }
 
 /// A real number: an int or a float (or a NumPy / torch real scalar), not a str or a bool.
@@ -107,20 +116,12 @@ Dims int_list(py::handle obj_in, const std::string& what) {
   }
   Dims out;
   for (py::handle item : py::reinterpret_borrow<py::sequence>(obj)) {
-    PyObject* index = py::isinstance<py::bool_>(item) ? nullptr : PyNumber_Index(item.ptr());
-    if (!index) {
-      PyErr_Clear();
+    const std::optional<int64_t> v = index_value(item, what);
+    if (!v) {
       throw PyError{PyExc_TypeError, what + ": expected a sequence of ints, got an element " +
                                          py::repr(item).cast<std::string>()};
     }
-    int overflow = 0;
-    const long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
-    Py_DECREF(index);
-    if (overflow != 0) {
-      throw PyError{PyExc_ValueError, what + ": " + py::repr(item).cast<std::string>() +
-                                          " does not fit in 64 bits"};
-    }
-    out.push_back(v);
+    out.push_back(*v);
   }
   return out;
 }
