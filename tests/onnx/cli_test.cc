@@ -67,6 +67,23 @@ class CliTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  // suite/test_mine: the model above with one test_data_set whose expected output is right
+  // (returned in *want, for a test to break it).
+  void write_passing_case(Tensor* want) const {
+    fs::create_directories(dir_ / "suite/test_mine/test_data_set_0");
+    fs::copy_file(model_, dir_ / "suite/test_mine/model.onnx");
+    Tensor data(DType::kFloat32, {3, 2});
+    for (int i = 0; i < 6; ++i) data.data_as<float>()[i] = static_cast<float>(i);
+    Tensor idx(DType::kInt64, {2});
+    idx.data_as<int64_t>()[0] = 1;
+    *want = Tensor(DType::kFloat32, {2, 2});
+    const float w[4] = {2, 3, 0, 1};
+    std::memcpy(want->data(), w, sizeof w);
+    const std::string set = "suite/test_mine/test_data_set_0/";
+    ASSERT_TRUE(write_tensor_proto(data, "data", path(set + "input_0.pb")).ok());
+    ASSERT_TRUE(write_tensor_proto(idx, "indices", path(set + "input_1.pb")).ok());
+    ASSERT_TRUE(write_tensor_proto(*want, "out", path(set + "output_0.pb")).ok());
+  }
 
   fs::path dir_;
   std::string model_;
@@ -202,18 +219,8 @@ TEST_F(CliTest, InfoDescribesTheModel) {
 
 TEST_F(CliTest, ConformanceReportsEachCaseAndASummary) {
   // One passing case built here: the model above with its expected output.
-  fs::create_directories(dir_ / "suite/test_mine/test_data_set_0");
-  fs::copy_file(model_, dir_ / "suite/test_mine/model.onnx");
-  Tensor data(DType::kFloat32, {3, 2});
-  for (int i = 0; i < 6; ++i) data.data_as<float>()[i] = static_cast<float>(i);
-  Tensor idx(DType::kInt64, {2});
-  idx.data_as<int64_t>()[0] = 1;
-  Tensor want(DType::kFloat32, {2, 2});
-  const float w[4] = {2, 3, 0, 1};
-  std::memcpy(want.data(), w, sizeof w);
-  ASSERT_TRUE(write_tensor_proto(data, "data", path("suite/test_mine/test_data_set_0/input_0.pb")).ok());
-  ASSERT_TRUE(write_tensor_proto(idx, "indices", path("suite/test_mine/test_data_set_0/input_1.pb")).ok());
-  ASSERT_TRUE(write_tensor_proto(want, "out", path("suite/test_mine/test_data_set_0/output_0.pb")).ok());
+  Tensor want;
+  ASSERT_NO_FATAL_FAILURE(write_passing_case(&want));
   Result r = run_cli("conformance " + path("suite"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("PASS suite/test_mine"));
@@ -381,18 +388,8 @@ TEST_F(CliJsonTest, InfoJsonKeepsNamesExactlyAndSaysWhyNot) {
 }
 
 TEST_F(CliJsonTest, ConformanceJsonListsEveryCase) {
-  fs::create_directories(dir_ / "suite/test_mine/test_data_set_0");
-  fs::copy_file(model_, dir_ / "suite/test_mine/model.onnx");
-  Tensor data(DType::kFloat32, {3, 2});
-  for (int i = 0; i < 6; ++i) data.data_as<float>()[i] = static_cast<float>(i);
-  Tensor idx(DType::kInt64, {2});
-  idx.data_as<int64_t>()[0] = 1;
-  Tensor want(DType::kFloat32, {2, 2});
-  const float w[4] = {2, 3, 0, 1};
-  std::memcpy(want.data(), w, sizeof w);
-  ASSERT_TRUE(write_tensor_proto(data, "data", path("suite/test_mine/test_data_set_0/input_0.pb")).ok());
-  ASSERT_TRUE(write_tensor_proto(idx, "indices", path("suite/test_mine/test_data_set_0/input_1.pb")).ok());
-  ASSERT_TRUE(write_tensor_proto(want, "out", path("suite/test_mine/test_data_set_0/output_0.pb")).ok());
+  Tensor want;
+  ASSERT_NO_FATAL_FAILURE(write_passing_case(&want));
   // A case gridops skips: an unsupported op.
   auto relu = test::one_node("Relu", 13, {test::value("x", ::onnx::TensorProto::FLOAT, {2})},
                              {test::value("y", ::onnx::TensorProto::FLOAT, {2})});
