@@ -228,4 +228,13 @@ std::vector<std::string> default_conformance_roots(const std::string& exe_dir) {
   return roots;
 }
 
+const char* to_string(CaseResult::Kind kind) noexcept {
+  switch (kind) {
+    case CaseResult::Kind::kPass: return "pass";
+    case CaseResult::Kind::kFail: return "fail";
+    case CaseResult::Kind::kSkip: return "skip";
+  }
+  return "fail";
+}
+
 }  // namespace gridops::onnx

@@ -55,15 +55,6 @@ std::string fspath(py::handle p) {
   return py::str(py::module_::import("os").attr("fspath")(p)).cast<std::string>();
 }
 
-const char* kind_name(onnx::CaseResult::Kind k) {
-  switch (k) {
-    case onnx::CaseResult::Kind::kPass: return "pass";
-    case onnx::CaseResult::Kind::kFail: return "fail";
-    case onnx::CaseResult::Kind::kSkip: return "skip";
-  }
-  return "fail";
-}
-
 }  // namespace
 
 void init_onnx(py::module_& m) {
@@ -121,10 +112,10 @@ outputs are NumPy arrays owning gridops memory (torch tensors when an input was 
   py::class_<onnx::CaseResult>(o, "CaseResult", "The outcome of one ONNX backend test directory.")
       .def_readonly("name", &onnx::CaseResult::name)
       .def_readonly("path", &onnx::CaseResult::path)
-      .def_property_readonly("status", [](const onnx::CaseResult& r) { return kind_name(r.kind); })
+      .def_property_readonly("status", [](const onnx::CaseResult& r) { return onnx::to_string(r.kind); })
       .def_readonly("detail", &onnx::CaseResult::detail)
       .def("__repr__", [](const onnx::CaseResult& r) {
-        return "CaseResult(" + r.name + ": " + kind_name(r.kind) + (r.detail.empty() ? "" : ", " + r.detail) + ")";
+        return "CaseResult(" + r.name + ": " + onnx::to_string(r.kind) + (r.detail.empty() ? "" : ", " + r.detail) + ")";
       });
 
   o.def("read_tensor", [](py::handle path_obj) {

@@ -515,15 +515,6 @@ void progress(size_t done, size_t total, bool tty) {
   std::fflush(stderr);
 }
 
-const char* kind_name(onnx::CaseResult::Kind k) {
-  switch (k) {
-    case onnx::CaseResult::Kind::kPass: return "pass";
-    case onnx::CaseResult::Kind::kFail: return "fail";
-    case onnx::CaseResult::Kind::kSkip: return "skip";
-  }
-  return "fail";
-}
-
 // `conformance`: a line per case and a summary, or with json one object at the end (the
 // progress bar, on a terminal, goes to stderr either way). Exit 1 when a case failed.
 int cmd_conformance(std::vector<std::string> roots, const std::string& exe_dir, bool json) {
@@ -565,7 +556,7 @@ int cmd_conformance(std::vector<std::string> roots, const std::string& exe_dir, 
     }
     if (json) {
       j.begin_object().key("name").value(parent + "/" + r.name).key("path").value(r.path);
-      j.key("result").value(kind_name(r.kind)).key("detail").value(r.detail).end_object();
+      j.key("result").value(onnx::to_string(r.kind)).key("detail").value(r.detail).end_object();
       continue;
     }
     const std::string where = printable(parent + "/" + r.name);

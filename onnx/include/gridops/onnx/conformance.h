@@ -15,6 +15,9 @@ struct CaseResult {
   std::string detail;  ///< FAIL: what differed (largest difference); SKIP: the reason
 };
 
+/// "pass", "fail" or "skip" (the CLI's --json and the Python results use these names).
+const char* to_string(CaseResult::Kind kind) noexcept;
+
 /// Every directory under `root` (recursively, `root` included) that holds a model.onnx,
 /// sorted by path.
 std::vector<std::string> find_test_dirs(const std::string& root);
