@@ -9,8 +9,8 @@
 //   order: 0 random indices (W6a), 1 the same sorted, 2 idx = 2j, 3 idx = j.
 // Build (x86-64 with AVX-512, from the repository root, after scripts/bench.sh built
 // build/bench):
-//   g++ -O2 -march=native -std=c++20 -Iinclude -o /tmp/w6a_probe \
-//     bench/results/2026-11-30-ab/gather_w6a_probe.cc build/bench/libgridops.a \
+//   g++ -O2 -march=native -std=c++20 -Iinclude -Ibuild/bench/include -o /tmp/w6a_probe \
+//     bench/probes/gather_w6a_probe.cc build/bench/libgridops.a \
 //     -fopenmp -ltbb -lhwy -lpthread
 // Run: /tmp/w6a_probe THREADS ORDER
 #include <immintrin.h>

@@ -3,8 +3,8 @@
 // run 3 times in turn for 20 rounds; medians and minima. Argument 1: threads; argument 2:
 // the destination's offset from a 4 KiB boundary, in floats.
 // Build (from the repository root, after scripts/bench.sh built build/bench):
-//   g++ -O2 -std=c++20 -Iinclude -o /tmp/pad_modes_probe \
-//     bench/results/2026-11-30-ab/pad_modes_probe.cc build/bench/libgridops.a \
+//   g++ -O2 -std=c++20 -Iinclude -Ibuild/bench/include -o /tmp/pad_modes_probe \
+//     bench/probes/pad_modes_probe.cc build/bench/libgridops.a \
 //     -fopenmp -ltbb -lhwy -lpthread
 #include <algorithm>
 #include <chrono>
