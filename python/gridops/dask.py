@@ -817,46 +817,37 @@ def _gs_empty_task(shape: Tuple[int, ...], dtype: Any, grid: np.ndarray, mode: s
 def affine_grid_points(theta: np.ndarray, index_ranges: Sequence[np.ndarray], full_size: Sequence[int],
                        align_corners: bool = False) -> np.ndarray:
     """The points of gridops.affine_grid(theta, (N, C) + full_size, align_corners) at the
-    spatial indices index_ranges (one integer vector per spatial axis, outermost first):
-    shape (N, len(range_1), ..., len(range_r), r), the same bits as those elements of the
-    whole grid (the arithmetic of NOTE [ AffineGrid arithmetic ]: base coordinates
-    F(2i+1)/F(L) - 1 (align_corners: F(2i)/F(L-1) - 1; 0 for L = 1), each product rounded
-    to F, summed left to right, F = float64 for a float64 theta, else float32). theta:
-    float32 or float64."""
+    spatial indices index_ranges (one integer vector per spatial axis, outermost first, each
+    within 0..full_size - 1): shape (N, len(range_1), ..., len(range_r), r), the same bits
+    as those elements of the whole grid. Computed by gridops.affine_grid on the window from
+    each axis' smallest to its largest index (window coordinates are the whole grid's), then
+    indexed; theta: float32 or float64."""
     theta = np.asarray(theta)
     if theta.dtype not in (np.float32, np.float64):
         raise TypeError(f"gridops.dask: theta must be float32 or float64, got {theta.dtype}")
-    F = theta.dtype.type
     r = len(full_size)
     nb = theta.shape[0]
     if theta.shape[1:] != (r, r + 1):
         raise ValueError(f"gridops.dask: theta must be (N, {r}, {r + 1}) for {r} spatial axes, got {theta.shape}")
-
-    def base(i: np.ndarray, L: int) -> np.ndarray:
-        i = np.asarray(i, dtype=np.int64)
-        if L == 1:
-            return np.zeros(i.shape, F)
-        if align_corners:
-            return (2 * i).astype(F) / F(L - 1) - F(1)
-        return (2 * i + 1).astype(F) / F(L) - F(1)
-
-    sizes = tuple(len(v) for v in index_ranges)
-    # c_j runs along spatial axis r-1-j (c_0 = x along the innermost axis).
-    c = []
-    for j in range(r):
-        ax = r - 1 - j
-        shp = [1] * (r + 1)
-        shp[1 + ax] = sizes[ax]
-        c.append(base(index_ranges[ax], int(full_size[ax])).reshape(shp))
-    out = np.empty((nb,) + sizes + (r,), F)
-    bshape = (nb,) + (1,) * r
-    for k in range(r):
-        acc = theta[:, k, 0].reshape(bshape) * c[0]
-        for j in range(1, r):
-            acc = acc + theta[:, k, j].reshape(bshape) * c[j]
-        acc = acc + theta[:, k, r].reshape(bshape)
-        out[..., k] = np.broadcast_to(acc, (nb,) + sizes)
-    return out
+    idx = [np.asarray(v, dtype=np.int64).reshape(-1) for v in index_ranges]
+    sizes = tuple(len(v) for v in idx)
+    if any(s == 0 for s in sizes):
+        return np.empty((nb,) + sizes + (r,), theta.dtype)
+    lo = [int(v.min()) for v in idx]
+    span = [int(v.max()) + 1 - a for v, a in zip(idx, lo)]
+    if r == 1:
+        # AffineGrid is 2-D or 3-D: a 1-D grid is the x of a 2-D one of height 1, row 0 of
+        # theta [a, -0.0, b] (y = 0 there, and a * x + -0.0 * 0 is a * x exactly).
+        t2 = np.zeros((nb, 2, 3), theta.dtype)
+        t2[:, 0, 0], t2[:, 0, 1], t2[:, 0, 2] = theta[:, 0, 0], -0.0, theta[:, 0, 1]
+        win = _g.affine_grid(t2, [nb, 1, 1, int(full_size[0])], bool(align_corners),
+                             window=([0] + lo, [1] + span))[:, 0, :, :1]
+    else:
+        win = _g.affine_grid(_aligned(theta), [nb, 1] + [int(s) for s in full_size], bool(align_corners),
+                             window=(lo, span))
+    if all(s == n and (n == 1 or bool(np.all(np.diff(v) == 1))) for v, s, n in zip(idx, span, sizes)):
+        return np.ascontiguousarray(win)  # the indices are the window itself
+    return win[(slice(None),) + np.ix_(*[v - a for v, a in zip(idx, lo)])]
 
 
 def _warp_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, theta: np.ndarray, ranges: Sequence[Tuple[int, int]],

@@ -15,10 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "common.h"
 #include "demo.h"
 #include "gridops/gridops.h"
 #include "gridops/version.h"
 #include "json.h"
+#include "outputs.h"
 #include "gridops/onnx/conformance.h"
 #include "gridops/onnx/io.h"
 #include "gridops/onnx/model.h"
@@ -30,29 +32,14 @@ using namespace gridops;
 
 namespace {
 
-// Exit statuses (docs/onnx.md): 0 ok, 1 a conformance case failed, 2 invalid model, input or
-// usage, 3 unsupported by gridops, 4 out of memory or the outputs could not be written.
-constexpr int kExitInvalid = 2, kExitUnsupported = 3, kExitResource = 4;
-
-std::string printable(const std::string& text, bool keep_newlines = false);
-// A message for the terminal: line breaks kept, every other control byte escaped.
-std::string printable_message(const std::string& text) { return printable(text, true); }
-
-// The exit status for an error of this code.
-int exit_code(const Status& s) {
-  switch (s.code()) {
-    case StatusCode::kOk: return 0;
-    case StatusCode::kUnimplemented: return kExitUnsupported;
-    case StatusCode::kOutOfMemory:
-    case StatusCode::kInternal: return kExitResource;
-    default: return kExitInvalid;
-  }
-}
-
-int fail(const Status& s) {
-  std::fprintf(stderr, "gridops: %s\n", printable_message(s.message()).c_str());
-  return exit_code(s);
-}
+using cli::exit_code;
+using cli::fail;
+using cli::kExitInvalid;
+using cli::kExitResource;
+using cli::kExitUnsupported;
+using cli::printable;
+using cli::printable_message;
+using cli::write_outputs;
 
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -64,266 +51,6 @@ StatusOr<Tensor> read_tensor_file(const std::string& path, int64_t max_bytes) {
   GRIDOPS_ASSIGN_OR_RETURN(const std::string bytes, onnx::read_bytes(path, max_bytes));
   if (bytes.rfind("\x93NUMPY", 0) == 0 || ends_with(path, ".npy")) return onnx::parse_npy(bytes, path);
   return onnx::parse_tensor_proto(bytes, path);
-}
-
-// The file name of an output: the name with every byte outside printable ASCII, and '/',
-// '\\' and '%', written as %XX (two upper-case hex digits); "" is "%", "." and ".." are
-// "%2E" and "%2E%2E". The mapping is injective, so two outputs never share a file.
-std::string output_file_stem(const std::string& name) {
-  if (name.empty()) return "%";
-  const bool dots = name == "." || name == "..";
-  std::string s;
-  for (unsigned char c : name) {
-    if (c < 0x20 || c > 0x7E || c == '/' || c == '\\' || c == '%' || (dots && c == '.')) {
-      static const char kHex[] = "0123456789ABCDEF";
-      s += '%';
-      s += kHex[c >> 4];
-      s += kHex[c & 15];
-    } else {
-      s += static_cast<char>(c);
-    }
-  }
-  return s;
-}
-
-// Temporary and backup files in the output directory are named
-// ".gridops%tmp-<pid>-<n><ext>" and created exclusively (O_CREAT | O_EXCL | O_NOFOLLOW: an
-// existing file or symbolic link of that name is never opened, followed or replaced; the
-// next n is tried). output_file_stem writes '%' only as "%XX" with upper-case hex digits
-// (or "%" alone for the empty name), never "%t", so no output's file name is ever one of
-// these names.
-int create_reserved(int dirfd, const std::string& ext, std::string* name) {
-  static unsigned long next = 0;
-  const std::string prefix = ".gridops%tmp-" + std::to_string(::getpid()) + "-";
-  for (int tries = 0; tries < 10000; ++tries) {
-    *name = prefix + std::to_string(next++) + ext;
-    const int fd = ::openat(dirfd, name->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd >= 0 || errno != EEXIST) return fd;
-  }
-  errno = EEXIST;
-  return -1;
-}
-
-// Renames `from` to `to` (both in dirfd) unless `to` exists: RENAME_NOREPLACE, or where
-// the file system lacks it, a plain rename after checking that `to` does not exist.
-int rename_noreplace(int dirfd, const std::string& from, const std::string& to) {
-#ifdef RENAME_NOREPLACE
-  if (::renameat2(dirfd, from.c_str(), dirfd, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
-  if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) return -1;
-#endif
-  struct stat st {};
-  if (::fstatat(dirfd, to.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-    errno = EEXIST;
-    return -1;
-  }
-  if (errno != ENOENT) return -1;
-  return ::renameat(dirfd, from.c_str(), dirfd, to.c_str());
-}
-
-std::string os_reason(int err) { return std::strerror(err); }
-
-// Writes every output to a temporary file in out_dir, then moves them all into place, all
-// or nothing:
-// 1. every final path is checked first: a directory, symbolic link or other non-regular
-//    file there (or a name the file system refuses) is an error before anything is written;
-// 2. each output is written to its own temporary file, created exclusively;
-// 3. for each output in turn, an existing regular file at its final path is moved to a
-//    backup name (created exclusively), and the temporary file is renamed to the final
-//    path (never over a file that appeared meanwhile);
-// 4. if a step of 3 fails, what was done is undone (new outputs removed, backups renamed
-//    back), and the message says so, or says what could not be undone; on success the
-//    backups are removed.
-// The output directory is opened once and every name is resolved in it (openat,
-// renameat), so it cannot be swapped for another mid-way. If the command created out_dir,
-// it removes it again on failure.
-int write_outputs(const std::map<std::string, Tensor>& outs, const std::string& out_dir, const std::string& format) {
-  std::error_code ec;
-  const bool existed = fs::exists(out_dir, ec);
-  fs::create_directories(out_dir, ec);
-  if (ec) {
-    std::fprintf(stderr, "gridops: cannot create output directory '%s': %s\n", printable(out_dir).c_str(),
-                 ec.message().c_str());
-    return kExitResource;
-  }
-  if (!fs::is_directory(out_dir, ec)) {
-    std::fprintf(stderr, "gridops: output directory '%s' is not a directory\n", printable(out_dir).c_str());
-    return kExitInvalid;
-  }
-  auto remove_dir_if_created = [&] {
-    std::error_code e;
-    if (!existed) fs::remove(out_dir, e);  // only if empty
-  };
-  struct DirFd {
-    int fd;
-    ~DirFd() {
-      if (fd >= 0) ::close(fd);
-    }
-  } dir{::open(out_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-  if (dir.fd < 0) {
-    const std::string why = os_reason(errno);
-    std::fprintf(stderr, "gridops: cannot open output directory '%s': %s\n", printable(out_dir).c_str(), why.c_str());
-    remove_dir_if_created();
-    return kExitResource;
-  }
-  const std::string ext = format == "pb" ? ".pb" : ".npy";
-  auto at = [&](const std::string& file) { return printable((fs::path(out_dir) / file).string()); };
-
-  struct Pending {
-    const std::string* name;
-    const Tensor* tensor;
-    std::string final_name;  // in out_dir
-    bool replaces = false;   // a regular file is at final_name
-    std::string tmp;         // the temporary file while it exists
-    std::string backup;      // the replaced file's backup name while it exists
-    bool installed = false;  // the new output is at final_name
-  };
-  std::vector<Pending> pending;
-  for (const auto& [name, t] : outs) pending.push_back({&name, &t, output_file_stem(name) + ext, false, "", "", false});
-  const char* const kUnchanged = "no output was written; existing files are unchanged";
-  auto not_written = [&](const Pending& p, const std::string& why, const char* what_happened) {
-    std::fprintf(stderr, "gridops: cannot write output '%s' to '%s': %s (%s)\n", printable(*p.name).c_str(),
-                 at(p.final_name).c_str(), why.c_str(), what_happened);
-  };
-  auto remove_temporaries = [&] {
-    for (auto& p : pending) {
-      if (!p.tmp.empty()) ::unlinkat(dir.fd, p.tmp.c_str(), 0);
-      p.tmp.clear();
-    }
-  };
-
-  // 1. Every final path before anything is written.
-  for (auto& p : pending) {
-    struct stat st {};
-    if (::fstatat(dir.fd, p.final_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-      if (!S_ISREG(st.st_mode)) {
-        not_written(p,
-                    S_ISDIR(st.st_mode)   ? "it is a directory"
-                    : S_ISLNK(st.st_mode) ? "it is a symbolic link, which is neither followed nor replaced"
-                                          : "it is not a regular file",
-                    kUnchanged);
-        remove_dir_if_created();
-        return kExitResource;
-      }
-      p.replaces = true;
-    } else if (errno != ENOENT) {
-      const std::string why = os_reason(errno);
-      not_written(p, why, kUnchanged);
-      remove_dir_if_created();
-      return kExitResource;
-    }
-  }
-
-  // 2. Every output to its own temporary file.
-  for (auto& p : pending) {
-    const int fd = create_reserved(dir.fd, ext, &p.tmp);
-    if (fd < 0) {
-      const int err = errno;
-      p.tmp.clear();
-      remove_temporaries();
-      remove_dir_if_created();
-      std::fprintf(stderr,
-                   "gridops: output '%s' was not written (nothing was): cannot create a temporary file in '%s': %s\n",
-                   printable(*p.name).c_str(), printable(out_dir).c_str(), os_reason(err).c_str());
-      return kExitResource;
-    }
-    const std::string where = (fs::path(out_dir) / p.tmp).string();
-    Status s = format == "pb" ? onnx::write_tensor_proto_to_fd(*p.tensor, *p.name, fd, where)
-                              : onnx::write_npy_to_fd(*p.tensor, fd, where);
-    if (::close(fd) != 0 && s.ok()) {
-      const std::string why = os_reason(errno);
-      s = invalid_argument("cannot write '", where, "': ", why);
-    }
-    if (!s.ok()) {
-      remove_temporaries();
-      remove_dir_if_created();
-      std::fprintf(stderr, "gridops: output '%s' was not written (nothing was): %s\n", printable(*p.name).c_str(),
-                   printable_message(s.message()).c_str());
-      return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kOutOfMemory ? kExitResource : fail(s);
-    }
-  }
-
-  // 4. Undoes step 3; returns what could not be undone ("" when everything was).
-  auto roll_back = [&]() {
-    std::string left;
-    auto note = [&](const std::string& what) { left += (left.empty() ? "" : "; ") + what; };
-    for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
-      Pending& q = *it;
-      if (q.installed) {
-        if (q.backup.empty()) {
-          if (::unlinkat(dir.fd, q.final_name.c_str(), 0) == 0) {
-            q.installed = false;
-          } else {
-            const int err = errno;
-            note("the new '" + at(q.final_name) + "' could not be removed: " + os_reason(err));
-          }
-        } else if (::renameat(dir.fd, q.backup.c_str(), dir.fd, q.final_name.c_str()) == 0) {
-          q.installed = false;
-          q.backup.clear();
-        } else {
-          const int err = errno;
-          note("'" + at(q.final_name) + "' holds the new output; its previous content is in '" + at(q.backup) +
-               "': " + os_reason(err));
-        }
-      } else if (!q.backup.empty()) {
-        if (rename_noreplace(dir.fd, q.backup, q.final_name) == 0) {
-          q.backup.clear();
-        } else {
-          const int err = errno;
-          note("the previous content of '" + at(q.final_name) + "' is in '" + at(q.backup) + "': " + os_reason(err));
-        }
-      }
-    }
-    remove_temporaries();
-    return left;
-  };
-  auto abort_commit = [&](const Pending& p, const std::string& why) {
-    const std::string left = roll_back();
-    remove_dir_if_created();
-    if (left.empty()) {
-      not_written(p, why, kUnchanged);
-    } else {
-      not_written(p, why, ("the outputs were not all written and undoing the others was incomplete: " + left).c_str());
-    }
-    return kExitResource;
-  };
-
-  // 3. Move each existing file aside and the new output into place.
-  for (auto& p : pending) {
-    if (p.replaces) {
-      const int fd = create_reserved(dir.fd, ext, &p.backup);
-      if (fd < 0) {
-        const int err = errno;
-        p.backup.clear();
-        return abort_commit(p, "cannot create a backup file for the existing one: " + os_reason(err));
-      }
-      ::close(fd);
-      if (::renameat(dir.fd, p.final_name.c_str(), dir.fd, p.backup.c_str()) != 0) {
-        const int err = errno;
-        ::unlinkat(dir.fd, p.backup.c_str(), 0);
-        p.backup.clear();
-        return abort_commit(p, "cannot move the existing file aside: " + os_reason(err));
-      }
-    }
-    if (rename_noreplace(dir.fd, p.tmp, p.final_name) != 0) {
-      const int err = errno;
-      return abort_commit(p, err == EEXIST ? std::string("a file appeared there while the outputs were written")
-                                           : os_reason(err));
-    }
-    p.tmp.clear();
-    p.installed = true;
-  }
-  for (const auto& p : pending) {
-    if (!p.backup.empty() && ::unlinkat(dir.fd, p.backup.c_str(), 0) != 0) {
-      const std::string why = os_reason(errno);
-      std::fprintf(stderr, "gridops: warning: cannot remove '%s', the previous content of '%s': %s\n",
-                   at(p.backup).c_str(), at(p.final_name).c_str(), why.c_str());
-    }
-  }
-  for (const auto& p : pending) {
-    std::printf("%s: %s%s -> %s\n", printable(*p.name).c_str(), to_string(p.tensor->dtype()),
-                dims_to_string(p.tensor->shape()).c_str(), at(p.final_name).c_str());
-  }
-  return 0;
 }
 
 int cmd_run(const std::string& model_path, const std::vector<std::string>& input_args,
@@ -359,57 +86,6 @@ int cmd_run(const std::string& model_path, const std::vector<std::string>& input
   auto outs = model->run(inputs);
   if (!outs.ok()) return fail(outs.status());
   return write_outputs(*outs, out_dir, format);
-}
-
-// The text with control characters (C0, DEL, C1) and invalid UTF-8 bytes written as \xNN
-// (and '\' as "\\"), so that a model's names cannot move the cursor or reprogram the
-// terminal; valid UTF-8 text is kept. keep_newlines: '\n' stays a line break (the text of a
-// multi-line message; ESC, NUL, CR and the rest are still escaped, in the names it quotes
-// too).
-std::string printable(const std::string& text, bool keep_newlines) {
-  std::string s;
-  auto escape = [&](unsigned char c) {
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "\\x%02X", c);
-    s += buf;
-  };
-  const size_t n = text.size();
-  for (size_t i = 0; i < n;) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '\\') {
-      s += "\\\\";
-      ++i;
-    } else if (c == '\n' && keep_newlines) {
-      s += '\n';
-      ++i;
-    } else if (c < 0x20 || c == 0x7F) {
-      escape(c);
-      ++i;
-    } else if (c < 0x80) {
-      s += static_cast<char>(c);
-      ++i;
-    } else {
-      // A well-formed UTF-8 sequence (no overlongs, surrogates or C1 controls) is kept.
-      const size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
-      bool ok = len > 0 && i + len <= n && c < 0xF5;
-      uint32_t cp = ok ? (c & (0x7F >> len)) : 0;
-      for (size_t k = 1; ok && k < len; ++k) {
-        const auto d = static_cast<unsigned char>(text[i + k]);
-        ok = (d & 0xC0) == 0x80;
-        cp = (cp << 6) | (d & 0x3F);
-      }
-      ok = ok && !(cp >= 0x80 && cp <= 0x9F) && !(cp >= 0xD800 && cp <= 0xDFFF) && cp <= 0x10FFFF &&
-           !(len == 3 && cp < 0x800) && !(len == 4 && cp < 0x10000);
-      if (ok) {
-        s.append(text, i, len);
-        i += len;
-      } else {
-        escape(c);
-        ++i;
-      }
-    }
-  }
-  return s;
 }
 
 // A graph input or output for `info --json`: "dtype" null when the model gives no type,
