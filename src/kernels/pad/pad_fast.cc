@@ -352,24 +352,20 @@ void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<Pad
 // or more threads stays at 32 MiB: there the same comparison had W7a-W7d 7-11 % faster
 // streamed (1.44-1.48 against 1.58-1.62 ms), though a run of gridops' rows alone had them
 // 3-7 % faster unstreamed; W7e (16 MiB) is not streamed at two threads either way.
-/// Writes every output row with the line writer (`lines`, pad.lines) or the portable row
-/// kernel (pad.rows).
+/// Writes every output row with the line writer (`lines`, pad.lines; `portable`:
+/// pad.lines_portable_permute) or the portable row kernel (pad.rows).
 template <class Cell>
 void run_rows(const PadTables& t, const char* src, char* dst, const unsigned char* value, bool zero,
-              [[maybe_unused]] bool lines) {
+              [[maybe_unused]] bool lines, [[maybe_unused]] bool portable) {
   const int64_t row_bytes = std::max<int64_t>(t.m * t.cell, 1);
   // Chunks of at least ~64 KiB so that thread start-up stays negligible.
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_bytes);
-  // Large outputs bypass the cache (see nt_copy.h), except where several threads write an
-  // output the last-level cache can hold (NOTE [ Pad stores by thread count ]).
-  const int64_t out_bytes = t.rows * t.m * t.cell;
-  const bool stream = get_num_threads() < 2 ? out_bytes >= scale_to_llc(kStreamMinBytes)
-                                             : out_bytes >= kStreamMinBytesThreaded;
+  const bool stream = t.stream;
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
 #ifdef GRIDOPS_HAVE_HWY
     if (lines) {
       // The plan and the run checked the target (pad_lines_declines, _declines_views).
-      [[maybe_unused]] const bool written = pad_rows_lines(t, src, dst, value, stream, r0, r1);
+      [[maybe_unused]] const bool written = pad_rows_lines(t, src, dst, value, portable, r0, r1);
       assert(written);
     } else
 #endif
@@ -380,6 +376,14 @@ void run_rows(const PadTables& t, const char* src, char* dst, const unsigned cha
     }
     if (stream) stream_fence();
   });
+}
+
+/// Whether the plan's output of `out_bytes` is written with streaming stores: large
+/// outputs bypass the cache (see nt_copy.h), except where several threads write an output
+/// the last-level cache can hold (NOTE [ Pad stores by thread count ]).
+bool stream_output(int64_t out_bytes) {
+  return get_num_threads() < 2 ? out_bytes >= scale_to_llc(kStreamMinBytes)
+                               : out_bytes >= kStreamMinBytesThreaded;
 }
 
 /// The tables of both entries (pad.lines' with the line writer's pieces; without `outer`
@@ -437,6 +441,7 @@ std::shared_ptr<PadTables> build_tables(const PadProblem& p, bool pieces, bool o
     t->rows *= a.m;
     stride *= a.n;
   }
+  t->stream = stream_output(t->rows * t->m * t->cell);
   return t;
 }
 
@@ -467,9 +472,9 @@ std::string lines_declines(const PadTables& t) {
 #endif
 
 /// Runs the rows of a problem whose views the entry takes.
-void run_entry(const PadProblem& p, const PadArgs& a, bool lines) {
-  assert(p.prepared != nullptr);
-  const PadTables& t = *static_cast<const PadTables*>(p.prepared);
+void run_entry(const void* tables, const PadArgs& a, bool lines, bool portable) {
+  assert(tables != nullptr);
+  const PadTables& t = *static_cast<const PadTables*>(tables);
   if (t.empty) return;
   static constexpr std::array<unsigned char, 16> kZeroBytes{};
   const auto* value =
@@ -480,17 +485,17 @@ void run_entry(const PadProblem& p, const PadArgs& a, bool lines) {
   char* dst = static_cast<char*>(a.dst);
   switch (t.cell) {
     case 1:
-      return run_rows<uint8_t>(t, src, dst, value, zero, lines);
+      return run_rows<uint8_t>(t, src, dst, value, zero, lines, portable);
     case 2:
-      return run_rows<uint16_t>(t, src, dst, value, zero, lines);
+      return run_rows<uint16_t>(t, src, dst, value, zero, lines, portable);
     case 4:
-      return run_rows<uint32_t>(t, src, dst, value, zero, lines);
+      return run_rows<uint32_t>(t, src, dst, value, zero, lines, portable);
     case 8:
-      return run_rows<uint64_t>(t, src, dst, value, zero, lines);
+      return run_rows<uint64_t>(t, src, dst, value, zero, lines, portable);
     case 16:
-      return run_rows<Bytes16>(t, src, dst, value, zero, lines);
+      return run_rows<Bytes16>(t, src, dst, value, zero, lines, portable);
     default:
-      return run_rows<void>(t, src, dst, value, zero, lines);
+      return run_rows<void>(t, src, dst, value, zero, lines, portable);
   }
 }
 
@@ -522,7 +527,7 @@ std::shared_ptr<const void> pad_rows_prepare(const PadProblem& p) {
   return build_tables(p, /*pieces=*/false);
 }
 
-std::string pad_rows_declines_views(const PadProblem& p, const PadArgs& a) {
+std::string pad_rows_declines_views(const PadProblem& p, const void*, const PadArgs& a) {
   const size_t rank = p.dst_shape.size();
   int64_t want_src = 1, want_dst = 1;
   for (size_t d = rank; d-- > 0;) {
@@ -534,9 +539,15 @@ std::string pad_rows_declines_views(const PadProblem& p, const PadArgs& a) {
   return {};
 }
 
-void pad_rows(const PadProblem& p, const PadArgs& a) {
-  assert(pad_rows_declines_views(p, a).empty());
-  run_entry(p, a, /*lines=*/false);
+void pad_rows([[maybe_unused]] const PadProblem& p, const void* tables, const PadArgs& a) {
+  assert(pad_rows_declines_views(p, tables, a).empty());
+  run_entry(tables, a, /*lines=*/false, /*portable=*/false);
+}
+
+std::string pad_rows_schedule(const PadProblem&, const void* tables) {
+  const PadTables& t = *static_cast<const PadTables*>(tables);
+  if (t.empty) return "output=empty";
+  return std::string("stores=") + (t.stream ? "streaming" : "cached");
 }
 
 #ifdef GRIDOPS_HAVE_HWY
@@ -547,8 +558,8 @@ std::string pad_lines_declines(const PadProblem& p) {
   return lines_declines(*build_tables(p, /*pieces=*/true, /*outer=*/false));
 }
 
-std::string pad_lines_declines_views(const PadProblem& p, const PadArgs& a) {
-  std::string why = pad_rows_declines_views(p, a);
+std::string pad_lines_declines_views(const PadProblem& p, const void* tables, const PadArgs& a) {
+  std::string why = pad_rows_declines_views(p, tables, a);
   if (!why.empty()) return why;
   if (!pad_lines_available()) return "the dispatched Highway target has no AVX-512 BW";
   return {};
@@ -560,9 +571,14 @@ std::shared_ptr<const void> pad_lines_prepare(const PadProblem& p) {
   return t;
 }
 
-void pad_lines(const PadProblem& p, const PadArgs& a) {
-  assert(pad_lines_declines_views(p, a).empty());
-  run_entry(p, a, /*lines=*/true);
+void pad_lines([[maybe_unused]] const PadProblem& p, const void* tables, const PadArgs& a) {
+  assert(pad_lines_declines_views(p, tables, a).empty());
+  run_entry(tables, a, /*lines=*/true, /*portable=*/false);
+}
+
+void pad_lines_portable_permute([[maybe_unused]] const PadProblem& p, const void* tables, const PadArgs& a) {
+  assert(pad_lines_declines_views(p, tables, a).empty());
+  run_entry(tables, a, /*lines=*/true, /*portable=*/true);
 }
 #endif
 
