@@ -27,12 +27,12 @@
 // two rows per index load (0.116), the indices sorted so that each row is read in
 // order (0.157) and an AVX-512 gather per 16 slices (0.146).
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cassert>
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -208,16 +208,9 @@ void copy_slices<void, int64_t>(char* out, const char* src, const int64_t* idx, 
 
 template <class T, class I = int64_t>
 void run_slices(const char* data, const I* idx, char* dst, int64_t outer, int64_t s, int64_t q,
-                int64_t inner) {
+                int64_t inner, bool stream, const AddressOrder& order) {
   const int64_t units = outer * q;
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(inner, 1));
-  // Large outputs bypass the cache (see nt_copy.h); slices under 64 bytes never stream.
-  const bool stream = units * inner >= kStreamMinBytes;
-#ifdef GRIDOPS_HAVE_HWY
-  const AddressOrder order = address_order_for(s, inner, stream);
-#else
-  const AddressOrder order;
-#endif
   parallel_for(units, grain, [&](int64_t u0, int64_t u1) {
     int64_t o = u0 / q;
     int64_t i = u0 - o * q;
@@ -239,6 +232,14 @@ void run_slices(const char* data, const I* idx, char* dst, int64_t outer, int64_
 struct Merged {
   int64_t outer = 1, s = 0, q = 1, inner = 0;
 };
+
+/// gather.slices' tables: the merged problem and the schedule fixed at plan time (the
+/// store kind and the address order, NOTE [ Gather address order ]).
+struct SlicesTables {
+  Merged m;
+  bool stream = false;
+  AddressOrder order;
+};
 bool merge(const GatherProblem& p, Merged* m) {
   const size_t axis = static_cast<size_t>(p.axis);
   int64_t inner = static_cast<int64_t>(dtype_size(p.dtype));
@@ -255,21 +256,22 @@ bool merge(const GatherProblem& p, Merged* m) {
 /// The copies for m's slice size: typed for 1, 2, 4, 8 and 16 bytes, memcpy otherwise
 /// (int64 indices only).
 template <class I>
-void run_by_size(const char* src, const I* idx, char* out, const Merged& m) {
+void run_by_size(const char* src, const I* idx, char* out, const SlicesTables& t) {
+  const Merged& m = t.m;
   switch (m.inner) {
     case 1:
-      return run_slices<uint8_t>(src, idx, out, m.outer, m.s, m.q, m.inner);
+      return run_slices<uint8_t>(src, idx, out, m.outer, m.s, m.q, m.inner, t.stream, t.order);
     case 2:
-      return run_slices<uint16_t>(src, idx, out, m.outer, m.s, m.q, m.inner);
+      return run_slices<uint16_t>(src, idx, out, m.outer, m.s, m.q, m.inner, t.stream, t.order);
     case 4:
-      return run_slices<uint32_t>(src, idx, out, m.outer, m.s, m.q, m.inner);
+      return run_slices<uint32_t>(src, idx, out, m.outer, m.s, m.q, m.inner, t.stream, t.order);
     case 8:
-      return run_slices<uint64_t>(src, idx, out, m.outer, m.s, m.q, m.inner);
+      return run_slices<uint64_t>(src, idx, out, m.outer, m.s, m.q, m.inner, t.stream, t.order);
     case 16:
-      return run_slices<Bytes16>(src, idx, out, m.outer, m.s, m.q, m.inner);
+      return run_slices<Bytes16>(src, idx, out, m.outer, m.s, m.q, m.inner, t.stream, t.order);
     default:
       if constexpr (std::is_same_v<I, int64_t>) {
-        return run_slices<void>(src, idx, out, m.outer, m.s, m.q, m.inner);
+        return run_slices<void>(src, idx, out, m.outer, m.s, m.q, m.inner, t.stream, t.order);
       } else {
         assert(false && "32-bit indices are for the typed slice sizes only");
       }
@@ -316,34 +318,53 @@ std::string gather_slices_declines(const GatherProblem& p) {
   return {};
 }
 
-std::string gather_slices_declines_views(const GatherProblem&, const TensorView& data,
-                                         const TensorView& indices, const MutableTensorView& dst) {
-  return contiguity_declines(data, indices, dst);
+std::shared_ptr<const void> gather_slices_prepare(const GatherProblem& p) {
+  auto t = std::make_shared<SlicesTables>();
+  merge(p, &t->m);
+  // Large outputs bypass the cache (see nt_copy.h); slices under 64 bytes never stream.
+  // Outputs whose byte count overflows are empty or never run (their views are rejected).
+  int64_t bytes = 0;
+  t->stream = !empty_output(p) && detail::mul_ok(t->m.outer * t->m.q, t->m.inner, &bytes) &&
+              bytes >= kStreamMinBytes;
+#ifdef GRIDOPS_HAVE_HWY
+  t->order = address_order_for(t->m.s, t->m.inner, t->stream);
+#endif
+  return t;
 }
 
-void gather_slices(const GatherProblem& p, const TensorView& data, const TensorView& indices,
-                   const MutableTensorView& dst) {
+std::string gather_slices_schedule(const GatherProblem&, const void* tables) {
+  const auto& t = *static_cast<const SlicesTables*>(tables);
+  std::string s = std::string("stores=") + (t.stream ? "streaming" : "cached");
+  s += t.order.shift < 0 ? ", address_order=index"
+                         : ", address_order=sorted (" + std::to_string(t.order.buckets) +
+                               " buckets of 2^" + std::to_string(t.order.shift) + " slices)";
+  return s;
+}
+
+std::string gather_slices_declines_views(const GatherProblem&, const void*,
+                                         const GatherViews& v) {
+  return contiguity_declines(v.data, v.indices, v.dst);
+}
+
+void gather_slices(const GatherProblem& p, const void* tables, const GatherViews& v) {
   assert(gather_slices_declines(p).empty());
-  assert(gather_slices_declines_views(p, data, indices, dst).empty());
+  assert(gather_slices_declines_views(p, tables, v).empty());
   if (empty_output(p)) return;
-  Merged m;
-  merge(p, &m);
-  const std::vector<int64_t> idx = normalized_indices(p, indices, m.s, m.q);
-  const char* src = static_cast<const char*>(data.data);
-  char* out = static_cast<char*>(dst.mutable_data());
+  const SlicesTables& t = *static_cast<const SlicesTables*>(tables);
+  const Merged& m = t.m;
+  const std::vector<int64_t> idx = normalized_indices(p, v.indices, m.s, m.q);
+  const char* src = static_cast<const char*>(v.data.data);
+  char* out = static_cast<char*>(v.dst.mutable_data());
   const bool typed = m.inner == 1 || m.inner == 2 || m.inner == 4 || m.inner == 8 || m.inner == 16;
   if (typed && m.s <= int64_t{UINT32_MAX}) {
     // 0 <= k < s <= UINT32_MAX: the typed copies read 32-bit indices in pairs.
     const std::vector<uint32_t> idx32(idx.begin(), idx.end());
-    return run_by_size(src, idx32.data(), out, m);
+    return run_by_size(src, idx32.data(), out, t);
   }
-  return run_by_size(src, idx.data(), out, m);
+  return run_by_size(src, idx.data(), out, t);
 }
 
 #ifdef GRIDOPS_HAVE_HWY
-namespace {
-std::atomic<bool> g_vector_on_any_cpu{false};
-}  // namespace
 
 // NOTE [ Gather vector gathers by CPU ]: AMD's vector gathers (Zen 4 on the project's
 // host) are slower than gather.slices' unrolled scalar copies: W6c (4-byte slices, the
@@ -360,16 +381,22 @@ bool gather_vector_slower_on_this_cpu() {
 #endif
 }
 
-void gather_vector_allow_on_any_cpu_for_testing(bool allow) {
-  g_vector_on_any_cpu.store(allow, std::memory_order_relaxed);
+std::string gather_vector_unavailable() {
+  if (!gather_vector_slower_on_this_cpu()) return {};
+  return "an AMD CPU, whose vector gathers are slower than the slice copies (NOTE [ Gather "
+         "vector gathers by CPU ])";
 }
 
 std::string gather_vector_declines(const GatherProblem& p) {
-  if (p.dtype == DType::kString) return "strings are copied by assignment (reference only)";
-  if (gather_vector_slower_on_this_cpu() && !g_vector_on_any_cpu.load(std::memory_order_relaxed)) {
-    return "an AMD CPU, whose vector gathers are slower than the slice copies (NOTE [ Gather "
-           "vector gathers by CPU ])";
+  if (p.dtype != DType::kString) {
+    std::string why = gather_vector_unavailable();
+    if (!why.empty()) return why;
   }
+  return gather_vector_any_cpu_declines(p);
+}
+
+std::string gather_vector_any_cpu_declines(const GatherProblem& p) {
+  if (p.dtype == DType::kString) return "strings are copied by assignment (reference only)";
   Merged m;
   const bool fits = merge(p, &m);
   if (!fits || (m.inner != 4 && m.inner != 8)) {
@@ -382,28 +409,27 @@ std::string gather_vector_declines(const GatherProblem& p) {
   return {};
 }
 
-std::string gather_vector_declines_views(const GatherProblem& p, const TensorView& data,
-                                         const TensorView& indices, const MutableTensorView& dst) {
-  std::string why = contiguity_declines(data, indices, dst);
+std::string gather_vector_declines_views(const GatherProblem& p, const void*,
+                                         const GatherViews& v) {
+  std::string why = contiguity_declines(v.data, v.indices, v.dst);
   if (!why.empty()) return why;
   Merged m;
   merge(p, &m);
   const auto misaligned = [&](const void* a) { return reinterpret_cast<uintptr_t>(a) % static_cast<uintptr_t>(m.inner) != 0; };
-  if (misaligned(data.data)) return "data is not aligned to its " + std::to_string(m.inner) + "-byte slices";
-  if (misaligned(dst.data)) return "dst is not aligned to its " + std::to_string(m.inner) + "-byte slices";
+  if (misaligned(v.data.data)) return "data is not aligned to its " + std::to_string(m.inner) + "-byte slices";
+  if (misaligned(v.dst.data)) return "dst is not aligned to its " + std::to_string(m.inner) + "-byte slices";
   return {};
 }
 
-void gather_vector(const GatherProblem& p, const TensorView& data, const TensorView& indices,
-                   const MutableTensorView& dst) {
-  assert(gather_vector_declines(p).empty());
-  assert(gather_vector_declines_views(p, data, indices, dst).empty());
+void gather_vector(const GatherProblem& p, [[maybe_unused]] const void* tables, const GatherViews& v) {
+  assert(gather_vector_any_cpu_declines(p).empty());
+  assert(gather_vector_declines_views(p, tables, v).empty());
   if (empty_output(p)) return;
   Merged m;
   merge(p, &m);
-  const std::vector<int64_t> idx = normalized_indices(p, indices, m.s, m.q);
-  const char* src = static_cast<const char*>(data.data);
-  char* out = static_cast<char*>(dst.mutable_data());
+  const std::vector<int64_t> idx = normalized_indices(p, v.indices, m.s, m.q);
+  const char* src = static_cast<const char*>(v.data.data);
+  char* out = static_cast<char*>(v.dst.mutable_data());
   const int64_t units = m.outer * m.q;
   const int64_t grain = int64_t{1} << 14;
   if (m.inner == 4) {
