@@ -359,7 +359,7 @@ bool provably_distinct(const MutableTensorView& g) {
 
 }  // namespace
 
-std::shared_ptr<const AffineGridTables> affine_grid_make_tables(const AffineGridProblem& p) {
+std::shared_ptr<const void> affine_grid_make_tables(const AffineGridProblem& p) {
   assert(p.spatial_rank == 2 || p.spatial_rank == 3);
   if (is_empty(p)) return nullptr;
   auto t = std::make_shared<AffineGridTables>();
@@ -372,10 +372,18 @@ std::string affine_grid_hwy_declines(const AffineGridProblem& p) {
   if (p.spatial_rank != 2 && p.spatial_rank != 3) {
     return "spatial rank " + std::to_string(p.spatial_rank) + " (only 2 and 3)";
   }
+  for (int a = 0; a < p.spatial_rank && !is_empty(p); ++a) {
+    if (p.spatial[a] > kAffineGridMaxTableEntries / p.spatial_rank) {
+      return "a coordinate table of more than " + std::to_string(kAffineGridMaxTableEntries) +
+             " entries (spatial size " + std::to_string(p.spatial[a]) + ")";
+    }
+  }
   return {};
 }
 
-std::string affine_grid_hwy_declines_views(const MutableTensorView& grid) {
+std::string affine_grid_hwy_declines_views(const AffineGridProblem&, const void*,
+                                           const AffineGridViews& v) {
+  const MutableTensorView& grid = v.grid;
   for (int64_t d : grid.shape) {
     if (d == 0) return {};  // nothing is written
   }
@@ -386,21 +394,17 @@ std::string affine_grid_hwy_declines_views(const MutableTensorView& grid) {
   return {};
 }
 
-void affine_grid_hwy(const AffineGridProblem& p, const TensorView& theta,
-                     const MutableTensorView& grid) {
+void affine_grid_hwy(const AffineGridProblem& p, const void* tables, const AffineGridViews& v) {
+  const TensorView& theta = v.theta;
+  const MutableTensorView& grid = v.grid;
   assert(p.spatial_rank == 2 || p.spatial_rank == 3);
   assert(theta.dtype == p.dtype && grid.dtype == p.dtype);
   if (is_empty(p)) return;
   assert(provably_distinct(grid));
-  std::shared_ptr<const AffineGridTables> own;
-  const AffineGridTables* tables = p.tables;
-  if (tables == nullptr) {
-    own = affine_grid_make_tables(p);
-    tables = own.get();
-  }
+  assert(tables != nullptr);
   affine_grid_detail::RunArgs a{};
   a.p = &p;
-  a.tables = tables;
+  a.tables = static_cast<const AffineGridTables*>(tables);
   a.theta = &theta;
   a.grid = &grid;
   a.r = p.spatial_rank;
