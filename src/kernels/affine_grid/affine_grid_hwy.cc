@@ -424,7 +424,7 @@ void affine_grid_hwy(const AffineGridProblem& p, const void* tables, const Affin
   a.row_contiguous = a.sk == 1 && (a.W == 1 || a.sw == r);
   // Streaming (non-temporal) stores for a large float32/float64 grid: no read for
   // ownership of lines that are only written, and no eviction of the caller's working set.
-  // Measured (docs/benchmarks/affine_grid.md at commit a6ea629): ~10-25 % less time on W4a/W4b.
+  // Measurements: docs/perf/affine_grid.md.
   if (p.dtype == DType::kFloat32 || p.dtype == DType::kFloat64) {
     const int64_t bytes = a.rows * a.W * r * static_cast<int64_t>(dtype_size(p.dtype));
     a.stream = a.row_contiguous && bytes >= affine_grid_detail::kStreamBytes;

@@ -13,19 +13,9 @@
 // depends on the split.
 //
 // NOTE [ Gather index pairs ]
-// The typed copies cost about one cycle per slice on the project's host (Zen 5), the
-// same whether the rows are in L1 or L3: the loop's instructions bound it, not memory.
-// With indices below 2^32 they are kept as uint32 and two are read by one 64-bit load,
-// which leaves 2.5 memory operations per slice instead of 3, in blocks of 32 slices of
-// straight-line code. W6c (4-byte slices, 512 of 1,024 per row), one thread: the
-// benchmark binary 0.132-0.134 -> 0.117-0.118 ms; in a stand-alone loop with the same
-// indices, pairs in a loop unrolled by the compiler took 0.118-0.124 ms and the blocks
-// 0.108-0.115 (with other random indices the int64 loop 0.124-0.134 against pairs
-// 0.103-0.111: the rate also depends on the index pattern).
-// Measured and not kept there: four 16-bit indices per load (0.118), two 64-bit index
-// loads per four slices (0.112), pairs of slices written as one 64-bit store (0.111),
-// two rows per index load (0.116), the indices sorted so that each row is read in
-// order (0.157) and an AVX-512 gather per 16 slices (0.146).
+// With indices below 2^32 the typed copies keep them as uint32 and read two by one 64-bit
+// load, in blocks of 32 slices of straight-line code (fewer memory operations per slice;
+// the loop's instructions, not memory, bound it). Measurements: docs/perf/gather.md.
 #include <algorithm>
 #include <bit>
 #include <cassert>
@@ -114,32 +104,17 @@ constexpr int64_t kPrefetchMaxBytes = 2048;
 // Streamed slices of 128 bytes and more (outputs of kStreamMinBytes and more) are copied by
 // one Highway function per run of indices (gather_slices_stream_hwy, gather_hwy.cc): the
 // same prefetch ahead, each line of the slice prefetched once, and the whole 64-byte lines
-// of the destination slice written by streaming stores of the target's widest vector (64
-// bytes with AVX-512) from that loop, instead of one copy_stream call per slice with
-// 16-byte SSE2 streaming stores. In one process, alternating the two in blocks of 5 calls
-// (10 rounds, median of 50 calls each, 2026-11-29 22:54, three runs): W6a 4.98 / 4.30 /
-// 4.92 ms against 6.02 / 5.65 / 5.63 at one thread, 2.09 / 2.16 / 2.28 against 2.53 / 2.53
-// / 2.93 at two; W6b 2.51 / 1.97 / 2.41 against 3.22 / 2.31 / 3.09, and 0.64 / 0.64 / 0.62
-// against 0.80 / 0.74 / 0.78. Of the gain, the wider stores alone (copy_stream calling a
-// Highway line copy per slice) gave W6a nothing and W6b 9-11 % worse; a stand-alone loop
-// with the stores in it (32- or 64-byte) ran W6a's copy in 3.7-4.3 ms against 5.0 with
-// 16-byte stores.
+// of the destination slice written by streaming stores of the target's widest vector.
+// Measurements: docs/perf/gather.md.
 
 #ifdef GRIDOPS_HAVE_HWY
 // NOTE [ Gather address order ]
-// Streamed slices of 1 KiB and more from a table of 32 MiB and more (W6a: 50,000 random
-// rows of 1 KiB from 100 MB) are copied in the order of their source addresses: a stable
-// counting sort of the run's slices by index / rows-per-bucket (buckets of at least 64 KiB
-// of the table, at most 4,096 of them), then each slice still written to its own output
-// place, so the output is the same bytes; only the order of the reads and of the
-// (streamed, whole-line) writes changes. Reads in address order share DRAM pages and
-// page-table lines that random order does not. One thread only: `scripts/bench_ab.sh`,
-// 5 rounds, PyTorch's rows in the same processes (bench/results/2026-11-30-ab/), W6a 6.286
-// -> 5.432 ms at one thread (PyTorch 8.535 -> 8.192), but with the order at every thread
-// count 2.927 -> 3.102 ms at two (+6.0 %), although the bare loops of
-// bench/results/2026-11-30-ab/gather_w6a_probe.cc ran 2.94 against 3.31 ms at two threads
-// in address order. W6b, W6c (slices of 256 and 4 bytes) do not take it. Where the sort's
-// buffers cannot be had, the slices go in index order.
+// Streamed slices of 1 KiB and more from a table of 32 MiB and more, at one thread, are
+// copied in the order of their source addresses (a stable counting sort of the run's
+// slices by index / rows-per-bucket; each slice still written to its own output place, so
+// the output is the same bytes). The plan decides it (gather.slices' tables,
+// address_order=sorted|index in its schedule); where the sort's buffers cannot be had the
+// slices go in index order. Measurements: docs/perf/gather.md.
 constexpr int64_t kOrderMinSliceBytes = 1024;
 constexpr int64_t kOrderMinTableBytes = int64_t{32} << 20;
 constexpr int64_t kOrderMinSlices = 256;
@@ -366,12 +341,10 @@ void gather_slices(const GatherProblem& p, const void* tables, const GatherViews
 
 #ifdef GRIDOPS_HAVE_HWY
 
-// NOTE [ Gather vector gathers by CPU ]: AMD's vector gathers (Zen 4 on the project's
-// host) are slower than gather.slices' unrolled scalar copies: W6c (4-byte slices, the
-// W6c problem of WORKLOADS.md) at one thread 0.139 ms with gather.vector against 0.117 ms
-// with gather.slices (PyTorch 0.140; 3 alternations each, 2026-11-24 08:13, lightly
-// loaded). gather.vector therefore declines on AMD CPUs, so that gather.slices runs;
-// elsewhere (Intel's gathers) it keeps the 4- and 8-byte slices.
+// NOTE [ Gather vector gathers by CPU ]: AMD's vector gathers are slower than
+// gather.slices' unrolled scalar copies, so gather.vector is unavailable on AMD CPUs (its
+// unavailable() and declines say so) and gather.slices runs; the test-only entry
+// gather.vector_any_cpu runs the kernel there. Measurements: docs/perf/gather.md.
 bool gather_vector_slower_on_this_cpu() {
 #if defined(__x86_64__) || defined(__i386__)
   static const bool amd = __builtin_cpu_is("amd");

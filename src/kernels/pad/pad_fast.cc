@@ -334,24 +334,11 @@ void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<Pad
 }
 
 // NOTE [ Pad stores by thread count ]
-// Outputs of 8 MiB and more are written with streaming stores at one thread: one core
-// writing through the cache pays a read for ownership per line, and streaming kept W7e
-// (4096 x 1000 -> 4096 x 1024 float32, 16 MiB out) 20-30 % faster than a 32 MiB
-// threshold did. With two or more threads, outputs under 32 MiB (this host's L3) stay in
-// the cache instead: streamed, W7e at two threads was bound by the memory's write rate
-// (0.227-0.240 ms against OpenCV's cached 0.177-0.224, and no faster than one thread on
-// the host's slow second core); cached, 0.172-0.202 ms (2026-11-24 13:03, idle, old and
-// new binaries alternated twice, 5 interleaved repetitions, medians). The bytes written
-// are the same either way.
-// Both thresholds were measured on that host (AMD EPYC, 32 MiB L3). The one-thread
-// threshold grows with the last-level cache (NOTE [ Stream thresholds by cache size ],
-// core/cache_size.h): on the Intel Xeon host of 2026-11-30 (480 MiB L3 reported) one
-// thread writes through the cache up to 120 MiB. `scripts/bench_ab.sh` with OpenCV's rows
-// in the same processes (3 rounds, medians, streamed / not): W7e at one thread 1.40-1.43 /
-// 1.26-1.35 ms in every mode, W7a-W7d (37 MiB out) -2.4 % to +1.1 %. The threshold for two
-// or more threads stays at 32 MiB: there the same comparison had W7a-W7d 7-11 % faster
-// streamed (1.44-1.48 against 1.58-1.62 ms), though a run of gridops' rows alone had them
-// 3-7 % faster unstreamed; W7e (16 MiB) is not streamed at two threads either way.
+// Decision (same bytes either way): at one thread outputs of scale_to_llc(kStreamMinBytes)
+// bytes and more are written with streaming stores; at two or more threads outputs of
+// kStreamMinBytesThreaded (32 MiB) and more. The plan fixes the choice in its tables
+// (PadTables::stream, printed as stores=streaming|cached by the entry's schedule).
+// Measurements: docs/perf/pad.md.
 /// Writes every output row with the line writer (`lines`, pad.lines; `portable`:
 /// pad.lines_portable_permute) or the portable row kernel (pad.rows).
 template <class Cell>
