@@ -38,7 +38,8 @@ constexpr AffineGridEntry kImpls[] = {
      .declines = &kernels::affine_grid_hwy_declines,
      .prepare = &kernels::affine_grid_make_tables,
      .declines_views = &kernels::affine_grid_hwy_declines_views,
-     .run = &kernels::affine_grid_hwy},
+     .run = &kernels::affine_grid_hwy,
+     .schedule = &kernels::affine_grid_hwy_schedule},
 #endif
     {.name = "ref", .declines = &ref_declines, .run = &ref_run},
 };

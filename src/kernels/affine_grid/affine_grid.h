@@ -89,6 +89,9 @@ struct AffineGridTables {
   /// [1]: y along H (H entries); [2]: z along D (D entries, 3-D only).
   std::vector<float> f32[3];
   std::vector<double> f64[3];
+  /// Streaming stores for grids whose rows are contiguous (a float32 / float64 grid of
+  /// 4 MiB and more; docs/perf/affine_grid.md); the same bits either way.
+  bool stream_contiguous_rows = false;
 };
 
 /// Preconditions (asserted, not checked):
@@ -111,6 +114,8 @@ std::shared_ptr<const void> affine_grid_make_tables(const AffineGridProblem& p);
 /// plan for a grid of absurd rows stays cheap; the reference, bit-identical, takes it).
 inline constexpr int64_t kAffineGridMaxTableEntries = int64_t{1} << 28;
 std::string affine_grid_hwy_declines(const AffineGridProblem& p);
+/// The schedule the tables fix, for the dispatch log (stores=...).
+std::string affine_grid_hwy_schedule(const AffineGridProblem& p, const void* tables);
 
 /// Why the Highway kernel cannot take this grid view (empty: it takes it): elements that
 /// may alias each other (a zero stride, or strides that interleave).

@@ -365,7 +365,22 @@ std::shared_ptr<const void> affine_grid_make_tables(const AffineGridProblem& p) 
   auto t = std::make_shared<AffineGridTables>();
   if (p.dtype == DType::kFloat64) fill_tables<double>(p, t->f64);
   else fill_tables<float>(p, t->f32);
+  // Streaming (non-temporal) stores for a large float32/float64 grid: no read for
+  // ownership of lines that are only written, and no eviction of the caller's working set.
+  // Taken by runs whose grid rows are contiguous. Measurements: docs/perf/affine_grid.md.
+  if (p.dtype == DType::kFloat32 || p.dtype == DType::kFloat64) {
+    const int r = p.spatial_rank;
+    const int64_t rows = p.batch * (r == 3 ? p.spatial[0] : 1) * p.spatial[r - 2];
+    const int64_t bytes = rows * p.spatial[r - 1] * r * static_cast<int64_t>(dtype_size(p.dtype));
+    t->stream_contiguous_rows = bytes >= affine_grid_detail::kStreamBytes;
+  }
   return t;
+}
+
+std::string affine_grid_hwy_schedule(const AffineGridProblem&, const void* tables) {
+  if (tables == nullptr) return "grid=empty";
+  const auto& t = *static_cast<const AffineGridTables*>(tables);
+  return t.stream_contiguous_rows ? "stores=streaming (contiguous rows)" : "stores=cached";
 }
 
 std::string affine_grid_hwy_declines(const AffineGridProblem& p) {
@@ -422,13 +437,7 @@ void affine_grid_hwy(const AffineGridProblem& p, const void* tables, const Affin
   a.sw = st[static_cast<size_t>(r)];
   a.sk = st[static_cast<size_t>(r + 1)];
   a.row_contiguous = a.sk == 1 && (a.W == 1 || a.sw == r);
-  // Streaming (non-temporal) stores for a large float32/float64 grid: no read for
-  // ownership of lines that are only written, and no eviction of the caller's working set.
-  // Measurements: docs/perf/affine_grid.md.
-  if (p.dtype == DType::kFloat32 || p.dtype == DType::kFloat64) {
-    const int64_t bytes = a.rows * a.W * r * static_cast<int64_t>(dtype_size(p.dtype));
-    a.stream = a.row_contiguous && bytes >= affine_grid_detail::kStreamBytes;
-  }
+  a.stream = a.row_contiguous && a.tables->stream_contiguous_rows;  // the plan's choice
   HWY_DYNAMIC_DISPATCH(AffineGridRun)(a);
 }
 
