@@ -4,6 +4,8 @@
 //
 // Rows per workload:
 //   gridops  plan once, AffineGridPlan::run into a preallocated grid;
+//   <entry>  the same with each entry of the list that takes the workload forced by name
+//            (affine_grid.rows, ref);
 //   torch    at::affine_grid_generator under c10::InferenceMode. Its out= variant
 //            (affine_grid_generator_out) is generated as "call the functional, then copy
 //            into out", so it is strictly slower; the functional is the fastest call;
@@ -21,6 +23,7 @@
 
 #include "bench_util.h"
 #include "gridops/ops/affine_grid.h"
+#include "ops/affine_grid_impls.h"
 #include "gridops/dtype.h"
 #include "gridops/tensor.h"
 
@@ -88,6 +91,28 @@ void register_workload(const Workload& w) {
       benchmark::ClobberMemory();
     }
   });
+
+  // Every entry of the list that takes the workload, forced by name ("ref" included):
+  // <id>/<entry>/threads:<n>, beside the automatic choice "gridops".
+  for (const auto& e : gridops::detail::affine_grid_impls()) {
+    gridops::AffineGridDesc forced = desc;
+    forced.impl = e.name;
+    auto p = gridops::make_affine_grid_plan(forced, DType::kFloat32, ts, w.size);
+    if (!p.ok()) continue;
+    auto entry_plan = std::make_shared<gridops::AffineGridPlan>(*std::move(p));
+    gridops::bench::add(w.id, e.name, bytes, [=](benchmark::State& st) {
+      const gridops::MutableTensorView out = grid->mutable_view();
+      for (auto _ : st) {
+        const gridops::Status s = entry_plan->run(theta_view, out);
+        if (!s.ok()) {
+          st.SkipWithError(s.to_string().c_str());
+          break;
+        }
+        benchmark::DoNotOptimize(grid->data());
+        benchmark::ClobberMemory();
+      }
+    });
+  }
 
   auto scratch = std::make_shared<std::vector<char>>(static_cast<size_t>(out_bytes));
   gridops::bench::add(w.id, "memset", bytes, [=](benchmark::State& st) {

@@ -1,6 +1,7 @@
 // Gather workloads W6a-W6c (../shared/bench/WORKLOADS.md): gridops against PyTorch's
 // index_select_out (int64 indices, output preallocated) and a memcpy of the output size
-// (the bandwidth reference, `memcpy_output`).
+// (the bandwidth reference, `memcpy_output`); and each entry of the Gather list that takes
+// the workload, forced by name ("ref" included), as <id>/<entry>.
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "bench_util.h"
 #include "gridops/ops/gather.h"
+#include "ops/gather_impls.h"
 #include "gridops/tensor.h"
 
 #ifdef GRIDOPS_BENCH_TORCH
@@ -61,6 +63,24 @@ void register_workload(const std::string& id, int64_t axis, const Dims& shape, i
       benchmark::DoNotOptimize(st->dst.data());
     }
   });
+
+  // Every entry of the list that takes the workload, forced by name ("ref" included):
+  // <id>/<entry>/threads:<n>, beside the automatic choice "gridops".
+  for (const auto& e : gridops::detail::gather_impls()) {
+    gridops::GatherDesc forced = desc;
+    forced.impl = e.name;
+    auto p = gridops::make_gather_plan(forced, DType::kFloat32, shape, DType::kInt64, Dims{nidx});
+    if (!p.ok()) continue;
+    auto entry_plan = std::make_shared<gridops::GatherPlan>(*std::move(p));
+    gridops::bench::add(id, e.name, bytes, [st, entry_plan](benchmark::State& s) {
+      const gridops::TensorView data = st->data.view(), idx = st->indices.view();
+      const gridops::MutableTensorView dst = st->dst.mutable_view();
+      for (auto _ : s) {
+        if (!entry_plan->run(data, idx, dst).ok()) s.SkipWithError("gridops gather failed");
+        benchmark::DoNotOptimize(st->dst.data());
+      }
+    });
+  }
 
   gridops::bench::add_memcpy_output(id, out_bytes);
 

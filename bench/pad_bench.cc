@@ -2,7 +2,8 @@
 // (constant_pad_nd_out, replication_pad2d_out / 1d, reflection_pad2d_out / 1d, and
 // at::pad(..., "circular") for wrap; PyTorch has no symmetric pad), OpenCV copyMakeBorder
 // per plane (threaded over planes or row bands with cv::parallel_for_), and a memcpy of the
-// output size (the bandwidth reference, `memcpy_output`).
+// output size (the bandwidth reference, `memcpy_output`); and each entry of the Pad list
+// that takes the workload, forced by name ("ref" included), as <id>/<entry>.
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -13,6 +14,7 @@
 #include "bench_util.h"
 #include "gridops/ops/pad.h"
 #include "gridops/tensor.h"
+#include "ops/pad_impls.h"
 
 #ifdef GRIDOPS_BENCH_TORCH
 #include <ATen/ATen.h>
@@ -105,6 +107,24 @@ void register_workload(const Workload& w) {
       benchmark::DoNotOptimize(st->dst.data());
     }
   });
+
+  // Every entry of the list that takes the workload, forced by name ("ref" included):
+  // <id>/<entry>/threads:<n>, beside the automatic choice "gridops".
+  for (const auto& e : gridops::detail::pad_impls()) {
+    gridops::PadDesc forced = desc;
+    forced.impl = e.name;
+    auto p = gridops::make_pad_plan(forced, DType::kFloat32, w.shape);
+    if (!p.ok()) continue;
+    auto entry_plan = std::make_shared<gridops::PadPlan>(*std::move(p));
+    gridops::bench::add(w.id, e.name, bytes, [st, entry_plan](benchmark::State& s) {
+      const gridops::TensorView src = st->src.view();
+      const gridops::MutableTensorView dst = st->dst.mutable_view();
+      for (auto _ : s) {
+        if (!entry_plan->run(src, dst).ok()) s.SkipWithError("gridops pad failed");
+        benchmark::DoNotOptimize(st->dst.data());
+      }
+    });
+  }
 
   gridops::bench::add_memcpy_output(w.id, out_bytes);
 

@@ -4,6 +4,7 @@
 #include "gridops/ops/affine_grid.h"
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -18,24 +19,30 @@ namespace {
 
 constexpr const char* kOp = "affine_grid";
 
-using detail::AffineGridImpl;
+using detail::AffineGridEntry;
+using PlannedGrid = detail::PlannedEntries<AffineGridEntry>;
 
 // The reference takes every problem the operator layer lets through.
 std::string ref_declines(const kernels::AffineGridProblem&) { return {}; }
+void ref_run(const kernels::AffineGridProblem& p, const void*, const kernels::AffineGridViews& v) {
+  kernels::affine_grid_ref(p, v.theta, v.grid);
+}
 
-// Fast kernels go before the reference; the first that accepts runs.
-constexpr AffineGridImpl kImpls[] = {
+// Fast kernels go before the reference; the first that accepts runs. affine_grid.rows'
+// tables (base coordinates) are built when the plan is made; grids whose elements may alias
+// go to the reference at run time.
+constexpr AffineGridEntry kImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
-    {"affine_grid.rows", "fast", &kernels::affine_grid_hwy_declines,
-     &kernels::affine_grid_hwy_declines_views, &kernels::affine_grid_make_tables,
-     &kernels::affine_grid_hwy},
+    {.name = "affine_grid.rows",
+     .alias = "fast",
+     .declines = &kernels::affine_grid_hwy_declines,
+     .prepare = &kernels::affine_grid_make_tables,
+     .declines_views = &kernels::affine_grid_hwy_declines_views,
+     .run = &kernels::affine_grid_hwy,
+     .schedule = &kernels::affine_grid_hwy_schedule},
 #endif
-    {"ref", nullptr, &ref_declines, nullptr, nullptr, &kernels::affine_grid_ref},
+    {.name = "ref", .declines = &ref_declines, .run = &ref_run},
 };
-
-// Tables longer than this many entries (any of W * r, H * r, D * r) are built by the kernel at run time
-// instead of in the plan, so that planning a huge grid that is never run stays cheap.
-constexpr int64_t kMaxPlanTableEntries = int64_t{1} << 20;
 
 // Names of the size entries, for messages.
 const char* size_entry_name(size_t len, size_t i) {
@@ -53,14 +60,6 @@ kernels::AffineGridProblem make_problem(const AffineGridDesc& desc, DType dtype,
   p.batch = grid_shape[0];
   for (int a = 0; a < p.spatial_rank; ++a) p.spatial[a] = grid_shape[1 + a];
   return p;
-}
-
-// True when the (validated) shape has no elements.
-bool has_zero_dim(const Dims& shape) {
-  for (int64_t d : shape) {
-    if (d == 0) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -134,8 +133,8 @@ StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc& desc, DType
   }
   const kernels::AffineGridProblem problem = make_problem(desc, theta_dtype, grid_shape);
   GRIDOPS_ASSIGN_OR_RETURN(
-      const AffineGridImpl* impl,
-      detail::select_impl<AffineGridImpl>(kOp, kImpls, problem, desc.impl));
+      std::shared_ptr<const PlannedGrid> planned,
+      detail::plan_entries(kOp, std::span<const AffineGridEntry>(kImpls), problem, desc.impl));
 
   AffineGridPlan plan;
   plan.desc_ = desc;
@@ -143,16 +142,9 @@ StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc& desc, DType
   plan.theta_shape_.assign(theta_shape.begin(), theta_shape.end());
   plan.size_.assign(size.begin(), size.end());
   plan.grid_shape_ = std::move(grid_shape);
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
-  if (impl->prepare != nullptr) {
-    // Non-empty: every table length (W * r, H, D) is at most the grid's element count.
-    bool small = !has_zero_dim(plan.grid_shape_);
-    for (int a = 0; small && a < problem.spatial_rank; ++a) {
-      small = problem.spatial[a] * problem.spatial_rank <= kMaxPlanTableEntries;
-    }
-    if (small) plan.tables_ = impl->prepare(problem);
-  }
+  plan.impl_name_ = planned->chosen().name;
+  plan.impl_ = &planned->chosen();
+  plan.planned_ = std::move(planned);
   return plan;
 }
 
@@ -186,21 +178,20 @@ StatusOr<AffineGridPlan> make_affine_grid_plan(const AffineGridDesc& desc, DType
   plan.grid_shape_ = grid_shape;
   plan.windowed_ = true;
   plan.window_ = window;
-  plan.tables_.reset();
-  const auto* impl = static_cast<const AffineGridImpl*>(plan.impl_);
-  if (impl != nullptr && impl->prepare != nullptr && !has_zero_dim(grid_shape)) {
-    kernels::AffineGridProblem problem = make_problem(desc, theta_dtype, grid_shape);
-    problem.windowed = true;
-    for (size_t a = 0; a < r; ++a) {
-      problem.full[a] = fs[1 + a];
-      problem.origin[a] = window.origin[a];
-    }
-    bool small = true;
-    for (size_t a = 0; small && a < r; ++a) {
-      small = problem.spatial[a] * problem.spatial_rank <= kMaxPlanTableEntries;
-    }
-    if (small) plan.tables_ = impl->prepare(problem);
+  // The window's own tables, for the entry the unwindowed plan chose (it takes the window,
+  // whose sizes are at most the full grid's).
+  kernels::AffineGridProblem problem = make_problem(desc, theta_dtype, grid_shape);
+  problem.windowed = true;
+  for (size_t a = 0; a < r; ++a) {
+    problem.full[a] = fs[1 + a];
+    problem.origin[a] = window.origin[a];
   }
+  GRIDOPS_ASSIGN_OR_RETURN(
+      std::shared_ptr<const PlannedGrid> planned,
+      detail::plan_entries(kOp, std::span<const AffineGridEntry>(kImpls), problem,
+                           full.impl_name_));
+  plan.impl_ = &planned->chosen();
+  plan.planned_ = std::move(planned);
   return plan;
 }
 
@@ -213,9 +204,7 @@ Status AffineGridPlan::run(const TensorView& theta, const MutableTensorView& gri
   // check_no_overlap (byte_range) looks for a zero dimension first (an empty grid such as
   // (1, 2^62, 2^62, 0, 3) has no byte range, and its element count would overflow).
   GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "grid", grid, "theta", theta));
-  const auto* impl = static_cast<const AffineGridImpl*>(impl_);
   kernels::AffineGridProblem problem = make_problem(desc_, dtype_, grid_shape_);
-  problem.tables = static_cast<const kernels::AffineGridTables*>(tables_.get());
   if (windowed_) {
     problem.windowed = true;
     for (size_t a = 0; a < window_.origin.size(); ++a) {
@@ -223,15 +212,8 @@ Status AffineGridPlan::run(const TensorView& theta, const MutableTensorView& gri
       problem.origin[a] = window_.origin[a];
     }
   }
-  if (impl->declines_views != nullptr) {
-    const std::string why = impl->declines_views(grid);
-    if (!why.empty()) {
-      detail::log_run_time_fallback(kOp, impl->name, why, std::end(kImpls)[-1].name);
-      impl = &std::end(kImpls)[-1];
-      problem.tables = nullptr;
-    }
-  }
-  return detail::run_kernel_guarded(kOp, [&] { impl->run(problem, theta, grid); });
+  return detail::run_entries(kOp, *static_cast<const PlannedGrid*>(planned_.get()), problem,
+                             kernels::AffineGridViews{theta, grid});
 }
 
 Status affine_grid(const AffineGridDesc& desc, const TensorView& theta,
@@ -268,12 +250,24 @@ namespace {
 
 constexpr const char* kBwdOp = "affine_grid_backward";
 
-using detail::AffineGridBackwardImpl;
+using detail::AffineGridBackwardEntry;
+using PlannedBackward = detail::PlannedEntries<AffineGridBackwardEntry>;
 
-constexpr AffineGridBackwardImpl kBackwardImpls[] = {
-    {"affine_grid_backward.row_sums", "fast", &kernels::affine_grid_backward_fast_declines,
-     &kernels::affine_grid_backward_fast},
-    {"ref", nullptr, &ref_declines, &kernels::affine_grid_backward_ref},
+void backward_fast_run(const kernels::AffineGridProblem& p, const void*,
+                       const kernels::AffineGridBackwardViews& v) {
+  kernels::affine_grid_backward_fast(p, v.grad_grid, v.grad_theta);
+}
+void backward_ref_run(const kernels::AffineGridProblem& p, const void*,
+                      const kernels::AffineGridBackwardViews& v) {
+  kernels::affine_grid_backward_ref(p, v.grad_grid, v.grad_theta);
+}
+
+constexpr AffineGridBackwardEntry kBackwardImpls[] = {
+    {.name = "affine_grid_backward.row_sums",
+     .alias = "fast",
+     .declines = &kernels::affine_grid_backward_fast_declines,
+     .run = &backward_fast_run},
+    {.name = "ref", .declines = &ref_declines, .run = &backward_ref_run},
 };
 
 /// Rewrites an "affine_grid: ..." message of the shared validation as "affine_grid_backward: ...".
@@ -288,8 +282,8 @@ Status rename_op(const Status& s) {
 }  // namespace
 
 namespace detail {
-std::span<const AffineGridImpl> affine_grid_impls() noexcept { return kImpls; }
-std::span<const AffineGridBackwardImpl> affine_grid_backward_impls() noexcept {
+std::span<const AffineGridEntry> affine_grid_impls() noexcept { return kImpls; }
+std::span<const AffineGridBackwardEntry> affine_grid_backward_impls() noexcept {
   return kBackwardImpls;
 }
 }  // namespace detail
@@ -304,16 +298,18 @@ StatusOr<AffineGridBackwardPlan> make_affine_grid_backward_plan(const AffineGrid
   if (!fwd.ok()) return rename_op(fwd.status());
   const kernels::AffineGridProblem problem = make_problem(desc, theta_dtype, fwd->grid_shape());
   GRIDOPS_ASSIGN_OR_RETURN(
-      const AffineGridBackwardImpl* impl,
-      detail::select_impl<AffineGridBackwardImpl>(kBwdOp, kBackwardImpls, problem, desc.impl));
+      std::shared_ptr<const PlannedBackward> planned,
+      detail::plan_entries(kBwdOp, std::span<const AffineGridBackwardEntry>(kBackwardImpls),
+                           problem, desc.impl));
   AffineGridBackwardPlan plan;
   plan.desc_ = desc;
   plan.dtype_ = theta_dtype;
   plan.theta_shape_.assign(theta_shape.begin(), theta_shape.end());
   plan.size_.assign(size.begin(), size.end());
   plan.grid_shape_ = fwd->grid_shape();
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
+  plan.impl_name_ = planned->chosen().name;
+  plan.impl_ = &planned->chosen();
+  plan.planned_ = std::move(planned);
   return plan;
 }
 
@@ -326,9 +322,9 @@ Status AffineGridBackwardPlan::run(const TensorView& grad_grid,
   GRIDOPS_RETURN_IF_ERROR(expect_view(grad_theta, "affine_grid_backward: grad_theta", dtype_, theta_shape_));
   GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kBwdOp, "grad_theta", grad_theta,
                                                     "grad_grid", grad_grid));
-  const auto* impl = static_cast<const AffineGridBackwardImpl*>(impl_);
   const kernels::AffineGridProblem problem = make_problem(desc_, dtype_, grid_shape_);
-  return detail::run_kernel_guarded(kBwdOp, [&] { impl->run(problem, grad_grid, grad_theta); });
+  return detail::run_entries(kBwdOp, *static_cast<const PlannedBackward*>(planned_.get()),
+                             problem, kernels::AffineGridBackwardViews{grad_grid, grad_theta});
 }
 
 Status affine_grid_backward(const AffineGridDesc& desc, const TensorView& grad_grid,

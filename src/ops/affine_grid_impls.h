@@ -3,42 +3,22 @@
 // iterate them. See ops/dispatch.h.
 #pragma once
 
-#include <memory>
 #include <span>
-#include <string>
 
-#include "gridops/tensor.h"
 #include "kernels/affine_grid/affine_grid.h"
+#include "ops/dispatch.h"
 
 namespace gridops::detail {
 
-/// One entry of the forward list.
-struct AffineGridImpl {
-  const char* name;
-  /// The family forcing picks the first accepting entry of ("fast"; null for "ref").
-  const char* alias;
-  /// Plan time: why the entry declines the problem (empty: accepts).
-  std::string (*declines)(const kernels::AffineGridProblem&);
-  /// Run time: why the entry cannot take this grid view (empty: takes it; null: takes any).
-  /// The plan then runs the reference instead and logs it (GRIDOPS_VERBOSE=dispatch).
-  std::string (*declines_views)(const MutableTensorView& grid);
-  /// Builds the plan's tables (null: none); the plan skips them for huge grids and the
-  /// kernel then builds them per run.
-  std::shared_ptr<const kernels::AffineGridTables> (*prepare)(const kernels::AffineGridProblem&);
-  void (*run)(const kernels::AffineGridProblem&, const TensorView&, const MutableTensorView&);
-};
-
-/// One entry of the backward list.
-struct AffineGridBackwardImpl {
-  const char* name;
-  /// As AffineGridImpl::alias.
-  const char* alias;
-  std::string (*declines)(const kernels::AffineGridProblem&);
-  kernels::AffineGridBackwardFn run;
-};
+/// One entry of the forward list: the views are theta and the grid; the tables (the fast
+/// entry's base coordinates) are built when the plan is made.
+using AffineGridEntry = Entry<kernels::AffineGridProblem, kernels::AffineGridViews>;
+/// One entry of the backward list: the views are grad_grid and grad_theta.
+using AffineGridBackwardEntry =
+    Entry<kernels::AffineGridProblem, kernels::AffineGridBackwardViews>;
 
 /// The lists in dispatch order, the reference "ref" last.
-std::span<const AffineGridImpl> affine_grid_impls() noexcept;
-std::span<const AffineGridBackwardImpl> affine_grid_backward_impls() noexcept;
+std::span<const AffineGridEntry> affine_grid_impls() noexcept;
+std::span<const AffineGridBackwardEntry> affine_grid_backward_impls() noexcept;
 
 }  // namespace gridops::detail

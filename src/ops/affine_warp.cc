@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "core/overlap.h"
 #include "kernels/affine_grid/affine_grid.h"
 #include "kernels/affine_warp/affine_warp.h"
+#include "ops/affine_warp_impls.h"
 #include "ops/dispatch.h"
 
 namespace gridops {
@@ -23,22 +25,25 @@ namespace {
 
 constexpr const char* kOp = "affine_warp";
 
-struct AffineWarpImpl {
-  const char* name;
-  const char* alias;  // "fast" for the fast entries, null for "ref"
-  std::string (*declines)(const kernels::AffineWarpProblem&);
-  void (*run)(const kernels::AffineWarpProblem&, const TensorView&, const TensorView&,
-              const MutableTensorView&);
-};
+using detail::AffineWarpEntry;
+using PlannedWarp = detail::PlannedEntries<AffineWarpEntry>;
 
 std::string ref_declines(const kernels::AffineWarpProblem&) { return {}; }
+void ref_run(const kernels::AffineWarpProblem& p, const void*, const kernels::AffineWarpViews& v) {
+  kernels::affine_warp_ref(p, v.src, v.theta, v.dst);
+}
 
-constexpr AffineWarpImpl kImpls[] = {
+constexpr AffineWarpEntry kImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
     // The fused Highway kernel; NOTE [ AffineWarp fast path ].
-    {"affine_warp.fused", "fast", kernels::affine_warp_fast_declines, kernels::affine_warp_fast},
+    {.name = "affine_warp.fused",
+     .alias = "fast",
+     .declines = &kernels::affine_warp_fast_declines,
+     .prepare = &kernels::affine_warp_fast_prepare,
+     .declines_views = &kernels::affine_warp_fast_declines_views,
+     .run = &kernels::affine_warp_fast},
 #endif
-    {"ref", nullptr, ref_declines, kernels::affine_warp_ref},
+    {.name = "ref", .declines = &ref_declines, .run = &ref_run},
 };
 
 Status validate_desc(const AffineWarpDesc& desc, const char* op = kOp) {
@@ -215,6 +220,10 @@ Status check_sizes(std::span<const int64_t> v, int r, const char* what, const ch
 
 }  // namespace
 
+namespace detail {
+std::span<const AffineWarpEntry> affine_warp_impls() noexcept { return kImpls; }
+}  // namespace detail
+
 StatusOr<std::vector<std::pair<int64_t, int64_t>>> affine_warp_input_box(
     const AffineWarpDesc& desc, const TensorView& theta, std::span<const int64_t> in_full,
     std::span<const int64_t> size, std::span<const int64_t> out_origin,
@@ -297,9 +306,8 @@ StatusOr<AffineWarpPlan> make_affine_warp_plan(const AffineWarpDesc& desc, DType
   const kernels::AffineWarpProblem problem =
       make_problem(desc, src_dtype, src_shape, theta_dtype, size, size, nullptr);
   GRIDOPS_ASSIGN_OR_RETURN(
-      const AffineWarpImpl* impl,
-      detail::select_impl<AffineWarpImpl>(kOp, std::span<const AffineWarpImpl>(kImpls), problem,
-                                          desc.impl));
+      std::shared_ptr<const PlannedWarp> planned,
+      detail::plan_entries(kOp, std::span<const AffineWarpEntry>(kImpls), problem, desc.impl));
   AffineWarpPlan plan;
   plan.desc_ = desc;
   plan.src_dtype_ = src_dtype;
@@ -308,8 +316,9 @@ StatusOr<AffineWarpPlan> make_affine_warp_plan(const AffineWarpDesc& desc, DType
   plan.theta_shape_.assign(theta_shape.begin(), theta_shape.end());
   plan.size_.assign(size.begin(), size.end());
   plan.dst_shape_ = std::move(dst);
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
+  plan.impl_name_ = planned->chosen().name;
+  plan.impl_ = &planned->chosen();
+  plan.planned_ = std::move(planned);
   return plan;
 }
 
@@ -363,6 +372,15 @@ StatusOr<AffineWarpPlan> make_affine_warp_plan(const AffineWarpDesc& desc, DType
   for (int a = 0; a < r; ++a) plan.dst_shape_[fs + static_cast<size_t>(a)] = out_shape[static_cast<size_t>(a)];
   plan.windowed_ = true;
   plan.window_ = window;
+  // The tables of the output box, for the entry the whole problem chose.
+  const kernels::AffineWarpProblem problem =
+      make_problem(desc, src_dtype, plan.src_shape_, theta_dtype, size, out_shape, &window);
+  GRIDOPS_ASSIGN_OR_RETURN(
+      std::shared_ptr<const PlannedWarp> planned,
+      detail::plan_entries(kOp, std::span<const AffineWarpEntry>(kImpls), problem,
+                           plan.impl_name_));
+  plan.impl_ = &planned->chosen();
+  plan.planned_ = std::move(planned);
   return plan;
 }
 
@@ -404,8 +422,8 @@ Status AffineWarpPlan::run(const TensorView& src, const TensorView& theta,
   const kernels::AffineWarpProblem problem =
       make_problem(desc_, src_dtype_, src_shape_, theta_dtype_, size_, out_shape,
                    windowed_ ? &window_ : nullptr);
-  return detail::run_kernel_guarded(
-      kOp, [&] { static_cast<const AffineWarpImpl*>(impl_)->run(problem, src, theta, dst); });
+  return detail::run_entries(kOp, *static_cast<const PlannedWarp*>(planned_.get()), problem,
+                             kernels::AffineWarpViews{src, theta, dst});
 }
 
 // --- one-shot wrappers ----------------------------------------------------------------

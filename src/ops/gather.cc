@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -21,19 +22,39 @@ namespace {
 
 constexpr const char* kOp = "gather";
 
-using detail::GatherImpl;
+using detail::GatherEntry;
+using PlannedGather = detail::PlannedEntries<GatherEntry>;
 
 std::string ref_declines(const kernels::GatherProblem&) { return {}; }
+void ref_run(const kernels::GatherProblem& p, const void*, const kernels::GatherViews& v) {
+  kernels::gather_ref(p, v.data, v.indices, v.dst);
+}
 
 // Fast kernels go before the reference, which accepts everything and stays last.
-constexpr GatherImpl kGatherImpls[] = {
+// gather.vector_any_cpu is gather.vector without its CPU check (NOTE [ Gather vector
+// gathers by CPU ]), for the tests only.
+constexpr GatherEntry kGatherImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
-    {"gather.vector", "fast", &kernels::gather_vector_declines,
-     &kernels::gather_vector_declines_views, &kernels::gather_vector},
+    {.name = "gather.vector",
+     .alias = "fast",
+     .declines = &kernels::gather_vector_declines,
+     .declines_views = &kernels::gather_vector_declines_views,
+     .run = &kernels::gather_vector,
+     .unavailable = &kernels::gather_vector_unavailable},
+    {.name = "gather.vector_any_cpu",
+     .declines = &kernels::gather_vector_any_cpu_declines,
+     .declines_views = &kernels::gather_vector_declines_views,
+     .run = &kernels::gather_vector,
+     .test_only = true},
 #endif
-    {"gather.slices", "fast", &kernels::gather_slices_declines,
-     &kernels::gather_slices_declines_views, &kernels::gather_slices},
-    {"ref", nullptr, &ref_declines, nullptr, &kernels::gather_ref},
+    {.name = "gather.slices",
+     .alias = "fast",
+     .declines = &kernels::gather_slices_declines,
+     .prepare = &kernels::gather_slices_prepare,
+     .declines_views = &kernels::gather_slices_declines_views,
+     .run = &kernels::gather_slices,
+     .schedule = &kernels::gather_slices_schedule},
+    {.name = "ref", .declines = &ref_declines, .run = &ref_run},
 };
 
 // Checks a shape given to the plan: rank limit, non-negative dimensions, element count
@@ -116,7 +137,7 @@ Status check_indices(const TensorView& indices, int64_t s, int axis) {
 }  // namespace
 
 namespace detail {
-std::span<const GatherImpl> gather_impls() noexcept { return kGatherImpls; }
+std::span<const GatherEntry> gather_impls() noexcept { return kGatherImpls; }
 }  // namespace detail
 
 StatusOr<Dims> gather_output_shape(const GatherDesc& desc, std::span<const int64_t> data_shape,
@@ -174,9 +195,9 @@ StatusOr<GatherPlan> make_gather_plan(const GatherDesc& desc, DType data_dtype,
   problem.indices_shape.assign(indices_shape.begin(), indices_shape.end());
   problem.dst_shape = dst_shape;
 
-  GRIDOPS_ASSIGN_OR_RETURN(const GatherImpl* impl,
-                           detail::select_impl(kOp, std::span<const GatherImpl>(kGatherImpls),
-                                               problem, desc.impl));
+  GRIDOPS_ASSIGN_OR_RETURN(
+      std::shared_ptr<const PlannedGather> planned,
+      detail::plan_entries(kOp, std::span<const GatherEntry>(kGatherImpls), problem, desc.impl));
   GatherPlan plan;
   plan.desc_ = desc;
   plan.axis_ = problem.axis;
@@ -185,8 +206,9 @@ StatusOr<GatherPlan> make_gather_plan(const GatherDesc& desc, DType data_dtype,
   plan.data_shape_ = std::move(problem.data_shape);
   plan.indices_shape_ = std::move(problem.indices_shape);
   plan.dst_shape_ = std::move(dst_shape);
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
+  plan.impl_name_ = planned->chosen().name;
+  plan.impl_ = &planned->chosen();
+  plan.planned_ = std::move(planned);
   return plan;
 }
 
@@ -211,29 +233,14 @@ Status GatherPlan::run(const TensorView& data, const TensorView& indices,
   problem.data_shape = data_shape_;
   problem.indices_shape = indices_shape_;
   problem.dst_shape = dst_shape_;
-  const auto* impl = static_cast<const GatherImpl*>(impl_);
-  // An entry that cannot take these views hands them to the next entry that accepts the
-  // problem; "ref" (last) takes every view.
-  while (impl->declines_views != nullptr) {
-    const std::string why = impl->declines_views(problem, data, indices, dst);
-    if (why.empty()) break;
-    const GatherImpl* next = impl + 1;
-    while (!next->declines(problem).empty()) ++next;
-    detail::log_run_time_fallback(kOp, impl->name, why, next->name);
-    impl = next;
+  const Status st = detail::run_entries(kOp, *static_cast<const PlannedGather*>(planned_.get()),
+                                        problem, kernels::GatherViews{data, indices, dst});
+  if (st.code() == StatusCode::kOutOfMemory && data_dtype_ == DType::kString) {
+    // Copying a std::string may allocate (docs/ops/gather.md names this case).
+    return Status(StatusCode::kOutOfMemory,
+                  "gather: out of memory while copying strings (dst partly written)");
   }
-  if (data_dtype_ == DType::kString) {
-    // Copying a std::string may allocate; report failure as a value, never throw.
-    try {
-      impl->run(problem, data, indices, dst);
-    } catch (const std::bad_alloc&) {
-      return Status(StatusCode::kOutOfMemory,
-                    "gather: out of memory while copying strings (dst partly written)");
-    }
-  } else {
-    return detail::run_kernel_guarded(kOp, [&] { impl->run(problem, data, indices, dst); });
-  }
-  return Status();
+  return st;
 }
 
 Status gather(const GatherDesc& desc, const TensorView& data, const TensorView& indices,

@@ -3,30 +3,17 @@
 #pragma once
 
 #include <span>
-#include <string>
 
-#include "gridops/tensor.h"
 #include "kernels/gather/gather.h"
+#include "ops/dispatch.h"
 
 namespace gridops::detail {
 
-/// One entry of the Gather implementation list.
-struct GatherImpl {
-  const char* name;
-  /// The family forcing picks the first accepting entry of ("fast"; null for "ref").
-  const char* alias;
-  /// Plan time: why the entry declines the problem (empty: accepts).
-  std::string (*declines)(const kernels::GatherProblem&);
-  /// Run time: why the entry cannot take these views (empty: takes them; null: takes any).
-  /// The plan then runs the next entry of the list that accepts the problem and takes the
-  /// views ("ref", last, takes all) and logs it (GRIDOPS_VERBOSE=dispatch).
-  std::string (*declines_views)(const kernels::GatherProblem&, const TensorView& data,
-                                const TensorView& indices, const MutableTensorView& dst);
-  void (*run)(const kernels::GatherProblem&, const TensorView&, const TensorView&,
-              const MutableTensorView&);
-};
+/// One entry of the Gather list; a run's views are kernels::GatherViews (data, indices,
+/// dst), checked by the plan before any entry sees them.
+using GatherEntry = Entry<kernels::GatherProblem, kernels::GatherViews>;
 
 /// The list in dispatch order, the reference "ref" last.
-std::span<const GatherImpl> gather_impls() noexcept;
+std::span<const GatherEntry> gather_impls() noexcept;
 
 }  // namespace gridops::detail

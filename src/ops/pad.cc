@@ -18,21 +18,43 @@ namespace {
 
 constexpr std::string_view kOp = "pad";
 
-using detail::PadImpl;
+using detail::PadEntry;
+using PlannedPad = detail::PlannedEntries<PadEntry>;
 
 std::string ref_declines(const kernels::PadProblem&) { return {}; }
+void ref_run(const kernels::PadProblem& p, const void*, const kernels::PadArgs& a) {
+  kernels::pad_ref(p, a);
+}
 
 /// Fast kernels go before the reference; the reference accepts everything. pad.lines takes
-/// a subset of pad.rows' problems, and its tables hold pad.rows' (a run whose views or
-/// target pad.lines cannot take runs pad.rows with them). See docs/ops/pad.md, "Fast path".
-constexpr PadImpl kPadImpls[] = {
+/// a subset of pad.rows' problems (views or a target pad.lines cannot take go to pad.rows,
+/// whose tables the plan builds too); pad.lines_portable_permute is pad.lines with the
+/// portable 16-bit permutation, for the tests only. See docs/ops/pad.md, "Fast path".
+constexpr PadEntry kPadImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
-    {"pad.lines", "fast", &kernels::pad_lines_declines, &kernels::pad_lines_declines_views,
-     &kernels::pad_lines, &kernels::pad_lines_prepare},
+    {.name = "pad.lines",
+     .alias = "fast",
+     .declines = &kernels::pad_lines_declines,
+     .prepare = &kernels::pad_lines_prepare,
+     .declines_views = &kernels::pad_lines_declines_views,
+     .run = &kernels::pad_lines,
+     .schedule = &kernels::pad_rows_schedule},
+    {.name = "pad.lines_portable_permute",
+     .declines = &kernels::pad_lines_declines,
+     .prepare = &kernels::pad_lines_prepare,
+     .declines_views = &kernels::pad_lines_declines_views,
+     .run = &kernels::pad_lines_portable_permute,
+     .schedule = &kernels::pad_rows_schedule,
+     .test_only = true},
 #endif
-    {"pad.rows", "fast", &kernels::pad_rows_declines, &kernels::pad_rows_declines_views,
-     &kernels::pad_rows, &kernels::pad_rows_prepare},
-    {"ref", nullptr, &ref_declines, nullptr, &kernels::pad_ref, nullptr},
+    {.name = "pad.rows",
+     .alias = "fast",
+     .declines = &kernels::pad_rows_declines,
+     .prepare = &kernels::pad_rows_prepare,
+     .declines_views = &kernels::pad_rows_declines_views,
+     .run = &kernels::pad_rows,
+     .schedule = &kernels::pad_rows_schedule},
+    {.name = "ref", .declines = &ref_declines, .run = &ref_run},
 };
 
 /// The largest axis length reflect/symmetric may pad: their period (2(n-1), 2n) must fit
@@ -84,7 +106,7 @@ Status check_pad_value(PadMode mode, DType dtype, const TensorView* pad_value) {
 }  // namespace
 
 namespace detail {
-std::span<const PadImpl> pad_impls() noexcept { return kPadImpls; }
+std::span<const PadEntry> pad_impls() noexcept { return kPadImpls; }
 }  // namespace detail
 
 const char* to_string(PadMode m) noexcept {
@@ -178,18 +200,19 @@ StatusOr<PadPlan> make_pad_plan(const PadDesc& desc, DType dtype,
   }
   GRIDOPS_ASSIGN_OR_RETURN(Dims dst_shape, pad_output_shape(desc, src_shape));
   const Dims src(src_shape.begin(), src_shape.end());
-  const kernels::PadProblem problem{desc.mode, dtype,     src,    desc.pads_begin,
-                                    desc.pads_end, dst_shape, nullptr};
-  GRIDOPS_ASSIGN_OR_RETURN(const PadImpl* impl,
-                           detail::select_impl<PadImpl>(kOp, std::span<const PadImpl>(kPadImpls), problem, desc.impl));
+  const kernels::PadProblem problem{desc.mode, dtype, src, desc.pads_begin, desc.pads_end,
+                                    dst_shape};
+  GRIDOPS_ASSIGN_OR_RETURN(
+      std::shared_ptr<const PlannedPad> planned,
+      detail::plan_entries(kOp, std::span<const PadEntry>(kPadImpls), problem, desc.impl));
   PadPlan plan;
   plan.desc_ = desc;
   plan.dtype_ = dtype;
   plan.src_shape_ = src;
   plan.dst_shape_ = std::move(dst_shape);
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
-  if (impl->prepare != nullptr) plan.prepared_ = impl->prepare(problem);
+  plan.impl_name_ = planned->chosen().name;
+  plan.impl_ = &planned->chosen();
+  plan.prepared_ = std::move(planned);
   return plan;
 }
 
@@ -205,24 +228,12 @@ Status PadPlan::run(const TensorView& src, const MutableTensorView& dst,
   if (pad_value != nullptr) {
     GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "pad_value", *pad_value));
   }
-  const auto* impl = static_cast<const PadImpl*>(impl_);
-  const kernels::PadProblem problem{desc_.mode,       dtype_,     src_shape_,
-                                    desc_.pads_begin, desc_.pads_end, dst_shape_,
-                                    prepared_.get()};
+  const kernels::PadProblem problem{desc_.mode,       dtype_,         src_shape_,
+                                    desc_.pads_begin, desc_.pads_end, dst_shape_};
   const kernels::PadArgs args{src.data, src.strides, dst.mutable_data(), dst.strides,
                               pad_value != nullptr ? pad_value->data : nullptr};
-  // Views (or a Highway target) the planned entry cannot take: the next entry in list order
-  // that takes the problem and these views runs, logged.
-  std::string why = impl->declines_views != nullptr ? impl->declines_views(problem, args) : "";
-  while (!why.empty()) {
-    const PadImpl* from = impl;
-    do {
-      ++impl;
-    } while (!impl->declines(problem).empty());  // "ref", last, accepts everything
-    detail::log_run_time_fallback(kOp, from->name, why, impl->name);
-    why = impl->declines_views != nullptr ? impl->declines_views(problem, args) : "";
-  }
-  return detail::run_kernel_guarded(kOp, [&] { impl->run(problem, args); });
+  return detail::run_entries(kOp, *static_cast<const PlannedPad*>(prepared_.get()), problem,
+                             args);
 }
 
 Status pad(const PadDesc& desc, const TensorView& src, const MutableTensorView& dst,

@@ -32,6 +32,7 @@
 #include "gridops/parallel.h"
 #include "kernels/affine_grid/affine_grid.h"
 #include "ops/affine_grid_impls.h"
+#include "support/entries.h"
 #include "support/test_util.h"
 
 #ifdef GRIDOPS_HAVE_HWY
@@ -44,14 +45,8 @@ namespace {
 constexpr DType kDTypes[] = {DType::kFloat16, DType::kBFloat16, DType::kFloat32,
                              DType::kFloat64};
 
-// The fast implementations: every entry of the operator's list but "ref".
-std::vector<std::string> fast_impls() {
-  std::vector<std::string> names;
-  for (const detail::AffineGridImpl& impl : detail::affine_grid_impls()) {
-    if (std::string(impl.name) != "ref") names.push_back(impl.name);
-  }
-  return names;
-}
+// The fast implementations: every entry of the operator's list but "ref", then "fast".
+std::vector<std::string> fast_impls() { return testing::fast_entries(detail::affine_grid_impls()); }
 
 // A buffer with a strided grid view into it; `bytes` starts as a fixed sentinel so that
 // writes outside the view's elements show up as differences.
@@ -164,7 +159,7 @@ std::string describe(const Problem& p, GridLayout layout, int theta_kind) {
 }
 
 // Runs `impl` (through a plan) or, with impl "kernel-no-tables", the Highway kernel
-// directly without plan tables.
+// directly, outside a plan, with the tables its entry's prepare builds.
 void run(const std::string& impl, const Problem& p, const TensorView& theta,
          const MutableTensorView& grid) {
 #ifdef GRIDOPS_HAVE_HWY
@@ -176,10 +171,12 @@ void run(const std::string& impl, const Problem& p, const TensorView& theta,
     kp.batch = p.size[0];
     for (int a = 0; a < p.r; ++a) kp.spatial[a] = p.size[static_cast<size_t>(2 + a)];
     // As the plan does: a grid whose elements may alias goes to the reference.
-    if (!kernels::affine_grid_hwy_declines_views(grid).empty()) {
+    const kernels::AffineGridViews views{theta, grid};
+    if (!kernels::affine_grid_hwy_declines_views(kp, nullptr, views).empty()) {
       kernels::affine_grid_ref(kp, theta, grid);
     } else {
-      kernels::affine_grid_hwy(kp, theta, grid);
+      const std::shared_ptr<const void> tables = kernels::affine_grid_make_tables(kp);
+      kernels::affine_grid_hwy(kp, tables.get(), views);
     }
     return;
   }
@@ -189,7 +186,9 @@ void run(const std::string& impl, const Problem& p, const TensorView& theta,
   desc.impl = impl;
   StatusOr<AffineGridPlan> plan = make_affine_grid_plan(desc, p.dt, p.theta_shape, p.size);
   ASSERT_TRUE(plan.ok()) << plan.status().to_string();
-  ASSERT_STREQ(plan->impl_name(), impl.c_str());
+  if (testing::find_entry(detail::affine_grid_impls(), impl) != nullptr) {
+    ASSERT_STREQ(plan->impl_name(), impl.c_str());
+  }
   const Status st = plan->run(theta, grid);
   ASSERT_TRUE(st.ok()) << st.to_string();
 }
@@ -457,7 +456,8 @@ TEST(AffineGridDiff, AliasingGridFallsBackVisibly) {
     unsetenv("GRIDOPS_VERBOSE");
     ASSERT_TRUE(st.ok()) << st.to_string();
     EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float)));
-    EXPECT_NE(log.find("affine_grid: '" + impl + "' declines these views at run time (grid "
+    EXPECT_NE(log.find("affine_grid: '" + std::string(plan->impl_name()) +
+                       "' declines these views at run time (grid "
                        "elements may alias each other"),
               std::string::npos)
         << log;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -19,6 +20,8 @@
 
 #include "gridops/ops/affine_warp.h"
 #include "gridops/parallel.h"
+#include "ops/affine_warp_impls.h"
+#include "support/entries.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -131,9 +134,12 @@ TEST(AffineWarpDiff, FastMatchesReference) {
       Problem p = random_problem(rng);
       if (p.desc.mode == InterpolationMode::kCubic) p.desc.mode = InterpolationMode::kLinear;
       const Tensor ref = run_whole(p, "ref");
-      const Tensor fast = run_whole(p, "fast");
-      expect_close(p, fast, ref);
-      if (HasFailure()) return;
+      for (const std::string& impl : testing::fast_entries(detail::affine_warp_impls())) {
+        SCOPED_TRACE(impl);
+        const Tensor fast = run_whole(p, impl);
+        expect_close(p, fast, ref);
+        if (HasFailure()) return;
+      }
     }
   }
 }
@@ -275,6 +281,39 @@ TEST(AffineWarpDiff, WindowMissingATapIsAnErrorAndWritesNothing) {
   EXPECT_NE(testing::error_message(affine_warp_input_box(d, theta, in_full, size, Dims{6, 0}, os))
                 .find("must lie inside the output"),
             std::string::npos);
+}
+
+// src views whose offsets within a channel plane do not fit int32 (here a stride of 2^31 on
+// an axis of length 1) go from the fused entry to the reference at run time, logged under
+// GRIDOPS_VERBOSE=dispatch, with the reference's bits.
+TEST(AffineWarpDiff, WideSrcStridesGoToTheReferenceVisibly) {
+  const std::vector<int64_t> targets = testing::hwy_targets();
+  if (targets.empty()) GTEST_SKIP() << "built without Highway: only the reference exists";
+  Tensor src(DType::kFloat32, Dims{1, 1, 1, 6});
+  for (int i = 0; i < 6; ++i) src.data_as<float>()[i] = static_cast<float>(i) - 2.5f;
+  const TensorView wide(DType::kFloat32, src.data(), Dims{1, 1, 1, 6},
+                        Dims{6, 6, int64_t{1} << 31, 1});
+  Tensor theta(DType::kFloat32, Dims{1, 2, 3});
+  const float th[6] = {0.9f, 0.1f, 0.05f, -0.2f, 1.1f, 0.0f};
+  std::memcpy(theta.data(), th, sizeof th);
+  const Dims size{3, 5};
+  AffineWarpDesc d;
+  d.impl = "ref";
+  auto want = affine_warp(d, src, theta, size);
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  d.impl = "affine_warp.fused";
+  ASSERT_EQ(setenv("GRIDOPS_VERBOSE", "dispatch", 1), 0);
+  ::testing::internal::CaptureStderr();
+  auto got = affine_warp(d, wide, theta, size);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  unsetenv("GRIDOPS_VERBOSE");
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  int64_t where = -1;
+  EXPECT_TRUE(bitwise_equal(got.value(), want.value(), &where)) << "at " << where;
+  EXPECT_NE(log.find("affine_warp: 'affine_warp.fused' declines these views at run time (src "
+                     "offsets within a channel plane do not fit int32): running 'ref'"),
+            std::string::npos)
+      << log;
 }
 
 TEST(AffineWarpDiff, ThreadCountDoesNotChangeBits) {

@@ -17,40 +17,25 @@
 #include "gridops/parallel.h"
 #include "kernels/gather/gather.h"
 #include "ops/gather_impls.h"
+#include "support/entries.h"
 #include "support/test_util.h"
 
 namespace gridops {
 namespace {
 
-/// Every fast entry of the operator's list (all but "ref").
-std::vector<std::string> fast_impls() {
-  std::vector<std::string> names;
-  for (const auto& e : detail::gather_impls()) {
-    if (std::string(e.name) != "ref") names.push_back(e.name);
-  }
-  return names;
-}
-
-/// The tests below run once per fast entry (the parameter).
+/// The tests below run once per fast entry and the family "fast" (the parameter); an entry
+/// this CPU can never run (gather.vector on AMD CPUs, NOTE [ Gather vector gathers by
+/// CPU ]) is skipped: the test-only gather.vector_any_cpu runs its kernel there.
 class GatherDiff : public ::testing::TestWithParam<std::string> {
  protected:
   const char* impl() const { return GetParam().c_str(); }
-#ifdef GRIDOPS_HAVE_HWY
-  // gather.vector declines every problem on AMD CPUs (NOTE [ Gather vector gathers by
-  // CPU ]); the tests run it on every CPU.
-  void SetUp() override { kernels::gather_vector_allow_on_any_cpu_for_testing(true); }
-  void TearDown() override { kernels::gather_vector_allow_on_any_cpu_for_testing(false); }
-#endif
+  void SetUp() override {
+    const auto* e = testing::find_entry(detail::gather_impls(), GetParam());
+    if (e != nullptr && e->unavailable != nullptr && !e->unavailable().empty()) {
+      GTEST_SKIP() << GetParam() << ": " << e->unavailable();
+    }
+  }
 };
-
-#ifdef GRIDOPS_HAVE_HWY
-/// The same for the tests outside the fixture, for their scope.
-struct VectorOnAnyCpu {
-  VectorOnAnyCpu() { kernels::gather_vector_allow_on_any_cpu_for_testing(true); }
-  ~VectorOnAnyCpu() { kernels::gather_vector_allow_on_any_cpu_for_testing(false); }
-};
-#endif
-
 
 /// Runs with implementation `impl` into a dst pre-filled with 0xAB bytes; returns the status.
 Status run_impl(GatherDesc desc, const char* impl, const TensorView& data,
@@ -59,7 +44,9 @@ Status run_impl(GatherDesc desc, const char* impl, const TensorView& data,
   auto plan = make_gather_plan(desc, data.dtype, data.shape, indices.dtype, indices.shape);
   EXPECT_TRUE(plan.ok()) << plan.status().to_string();
   if (!plan.ok()) return plan.status();
-  EXPECT_STREQ(plan->impl_name(), impl);
+  if (testing::find_entry(detail::gather_impls(), impl) != nullptr) {
+    EXPECT_STREQ(plan->impl_name(), impl);
+  }
   *out = Tensor(data.dtype, plan->dst_shape());
   std::memset(out->data(), 0xAB, out->nbytes());
   if (data.dtype == DType::kBool) std::memset(out->data(), 1, out->nbytes());
@@ -365,16 +352,15 @@ TEST(GatherDispatch, BenchmarkWorkloadsUseTheFastKernel) {
 // Views no fast entry can take (non-contiguous) run the reference, with the same bits, and
 // every hand-off is logged under GRIDOPS_VERBOSE=dispatch.
 TEST(GatherDispatch, NonContiguousViewsFallBackVisibly) {
-#ifdef GRIDOPS_HAVE_HWY
-  const VectorOnAnyCpu any_cpu;
-#endif
   std::mt19937_64 rng(testing::test_seed());
-  Tensor data(DType::kFloat32, {5, 2});  // 8-byte slices: every entry takes the problem
+  Tensor data(DType::kFloat32, {5, 2});  // 8-byte slices: every available entry takes them
   testing::fill_random_bytes(data, rng);
   const Tensor idx = random_indices(DType::kInt64, {4}, 5, rng);
   Tensor storage;
   const TensorView strided = testing::scrambled_copy(data, storage, true);
-  for (const std::string& fast : fast_impls()) {
+  for (const auto& e : detail::gather_impls()) {
+    const std::string fast = e.name;
+    if (fast == "ref" || (e.unavailable != nullptr && !e.unavailable().empty())) continue;
     SCOPED_TRACE(fast);
     Tensor want, got;
     ASSERT_TRUE(run_impl(GatherDesc{}, "ref", data.view(), idx.view(), &want).ok());
@@ -396,7 +382,6 @@ TEST(GatherDispatch, NonContiguousViewsFallBackVisibly) {
 // gather.vector needs data and dst aligned to the slice size; otherwise gather.slices (the
 // next entry that takes the problem) runs, visibly, with the same bits.
 TEST(GatherDispatch, MisalignedViewsGoToTheSliceCopies) {
-  const VectorOnAnyCpu any_cpu;
   std::mt19937_64 rng(testing::test_seed());
   for (DType dt : {DType::kFloat32, DType::kInt64}) {
     SCOPED_TRACE(to_string(dt));
@@ -411,12 +396,12 @@ TEST(GatherDispatch, MisalignedViewsGoToTheSliceCopies) {
     ASSERT_TRUE(run_impl(GatherDesc{}, "ref", aligned.view(), idx.view(), &want).ok());
     ASSERT_EQ(setenv("GRIDOPS_VERBOSE", "dispatch", 1), 0);
     ::testing::internal::CaptureStderr();
-    const Status st = run_impl(GatherDesc{}, "gather.vector", odd, idx.view(), &got);
+    const Status st = run_impl(GatherDesc{}, "gather.vector_any_cpu", odd, idx.view(), &got);
     const std::string log = ::testing::internal::GetCapturedStderr();
     unsetenv("GRIDOPS_VERBOSE");
     ASSERT_TRUE(st.ok()) << st.to_string();
     EXPECT_TRUE(testing::bitwise_equal(got, want));
-    EXPECT_NE(log.find("gather: 'gather.vector' declines these views at run time (data is not "
+    EXPECT_NE(log.find("gather: 'gather.vector_any_cpu' declines these views at run time (data is not "
                        "aligned to its " + std::to_string(es) + "-byte slices): running 'gather.slices'"),
               std::string::npos)
         << log;
@@ -441,13 +426,14 @@ TEST(GatherDispatch, VectorGathersDependOnTheCpu) {
   if (kernels::gather_vector_slower_on_this_cpu()) {
     ASSERT_FALSE(plan.ok());
     EXPECT_NE(plan.status().message().find("an AMD CPU"), std::string::npos) << plan.status().to_string();
-    const VectorOnAnyCpu any_cpu;
-    EXPECT_TRUE(make_gather_plan(forced, DType::kFloat32, ds, DType::kInt64, is).ok());
+    GatherDesc any_cpu = forced;
+    any_cpu.impl = "gather.vector_any_cpu";
+    EXPECT_TRUE(make_gather_plan(any_cpu, DType::kFloat32, ds, DType::kInt64, is).ok());
   } else {
     EXPECT_TRUE(plan.ok()) << plan.status().to_string();
   }
   // Slices of 0 bytes (an empty axis after the gathered one) are declined with their size.
-  const VectorOnAnyCpu any_cpu;
+  forced.impl = "gather.vector_any_cpu";
   const Dims zs = {3, 0}, zi = {2};
   auto empty = make_gather_plan(forced, DType::kFloat32, zs, DType::kInt64, zi);
   ASSERT_FALSE(empty.ok());
@@ -458,7 +444,8 @@ TEST(GatherDispatch, VectorGathersDependOnTheCpu) {
 #endif
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GatherDiff);
-INSTANTIATE_TEST_SUITE_P(FastImpls, GatherDiff, ::testing::ValuesIn(fast_impls()),
+INSTANTIATE_TEST_SUITE_P(FastImpls, GatherDiff,
+                         ::testing::ValuesIn(testing::fast_entries(detail::gather_impls())),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param;
                            for (char& c : n) {

@@ -23,6 +23,7 @@
 #include "kernels/pad/pad.h"
 #include "kernels/pad/pad_lines.h"
 #include "ops/pad_impls.h"
+#include "support/entries.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -38,24 +39,7 @@ const bool kMeasuredLlc = [] {
 
 /// Whether `name` is an entry of the list (not a family alias).
 bool is_entry(const std::string& name) {
-  for (const auto& e : detail::pad_impls()) {
-    if (name == e.name) return true;
-  }
-  return false;
-}
-
-/// Every fast entry of the operator's list (all but "ref"), then each family alias of them
-/// ("fast": the first entry that accepts, i.e. the automatic choice among them).
-std::vector<std::string> fast_impls() {
-  std::vector<std::string> names, aliases;
-  for (const auto& e : detail::pad_impls()) {
-    if (std::string(e.name) != "ref") names.push_back(e.name);
-    if (e.alias != nullptr && std::find(aliases.begin(), aliases.end(), e.alias) == aliases.end()) {
-      aliases.push_back(e.alias);
-    }
-  }
-  names.insert(names.end(), aliases.begin(), aliases.end());
-  return names;
+  return testing::find_entry(detail::pad_impls(), name) != nullptr;
 }
 
 /// The tests below run once per fast entry and family alias (the parameter): an entry on
@@ -618,36 +602,28 @@ TEST(PadLines, Permute16PortableMatchesIntrinsic) {
 }
 
 #ifdef GRIDOPS_HAVE_HWY
-/// Sets the line writer's portable-permutation switch for a scope.
-class ScopedPortablePermute {
- public:
-  ScopedPortablePermute() { kernels::pad_lines_set_portable_permute_for_testing(true); }
-  ~ScopedPortablePermute() { kernels::pad_lines_set_portable_permute_for_testing(false); }
-  ScopedPortablePermute(const ScopedPortablePermute&) = delete;
-  ScopedPortablePermute& operator=(const ScopedPortablePermute&) = delete;
-};
-
-/// pad.lines against the reference on a random `dt` tensor of `shape`, bit for bit.
+/// `impl` (pad.lines or pad.lines_portable_permute) against the reference on a random `dt`
+/// tensor of `shape`, bit for bit.
 void expect_lines_match_ref(const PadDesc& desc, DType dt, const Dims& shape,
-                            std::mt19937_64& rng) {
+                            std::mt19937_64& rng, const char* impl = "pad.lines") {
   Tensor src(dt, shape);
   testing::fill_random_bytes(src, rng);
   const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
-  const Tensor got = run_impl(desc, "pad.lines", src.view(), nullptr);
+  const Tensor got = run_impl(desc, impl, src.view(), nullptr);
   int64_t where = 0;
   EXPECT_TRUE(testing::bitwise_equal(got, want, &where)) << "first difference at " << where;
 }
 #endif
 
-// The whole line writer with Permute16Portable switched in for the AVX-512 Permute16: the
-// same bytes as the reference, on random problems and on rows of 16-bit cells with wide
+// The whole line writer with Permute16Portable in place of the AVX-512 Permute16 (the
+// test-only entry pad.lines_portable_permute): the same bytes as the reference, on random problems and on rows of 16-bit cells with wide
 // pads of the non-constant modes (the pieces that take the 16-bit permutation).
 TEST(PadLines, LineWriterWithPortablePermute) {
 #ifdef GRIDOPS_HAVE_HWY
   if (!kernels::pad_lines_available()) {
     GTEST_SKIP() << "the CPU's Highway target has no AVX-512 BW: no pad.lines";
   }
-  ScopedPortablePermute portable;
+  constexpr const char* kPortable = "pad.lines_portable_permute";
   std::mt19937_64 rng(testing::test_seed());
   int taken = 0;
   for (DType dt : {DType::kFloat16, DType::kUInt16, DType::kBFloat16}) {
@@ -660,14 +636,14 @@ TEST(PadLines, LineWriterWithPortablePermute) {
         desc.pads_begin = std::vector<int64_t>{0, pad};
         desc.pads_end = std::vector<int64_t>{1, pad + 2};
         const Dims shape{3, 97};
-        if (!takes(desc, "pad.lines", dt, shape)) continue;
+        if (!takes(desc, kPortable, dt, shape)) continue;
         ++taken;
-        expect_lines_match_ref(desc, dt, shape, rng);
+        expect_lines_match_ref(desc, dt, shape, rng, kPortable);
       }
     }
   }
   EXPECT_GT(taken, 0);
-  EXPECT_GT(random_problems_against_ref("pad.lines", testing::test_seed() + 1, 600), 0);
+  EXPECT_GT(random_problems_against_ref(kPortable, testing::test_seed() + 1, 600), 0);
 #else
   GTEST_SKIP() << "built without Highway: no line writer";
 #endif
@@ -721,7 +697,8 @@ TEST(PadLines, WidePadsShareLaneTables) {
 }
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PadDiff);
-INSTANTIATE_TEST_SUITE_P(FastImpls, PadDiff, ::testing::ValuesIn(fast_impls()),
+INSTANTIATE_TEST_SUITE_P(FastImpls, PadDiff,
+                         ::testing::ValuesIn(testing::fast_entries(detail::pad_impls())),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param;
                            for (char& c : n) {

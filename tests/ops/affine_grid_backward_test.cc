@@ -122,7 +122,7 @@ TEST(AffineGridBackward, Errors) {
 // agree to a few units of 2^-52 relative to the sum of |terms| before the final rounding,
 // i.e. within one unit in the last place of the output type.
 TEST(AffineGridBackward, FastMatchesReferenceAndIsDeterministic) {
-  for (const detail::AffineGridBackwardImpl& entry : detail::affine_grid_backward_impls()) {
+  for (const detail::AffineGridBackwardEntry& entry : detail::affine_grid_backward_impls()) {
     const std::string impl = entry.name;
     if (impl == "ref") continue;
     SCOPED_TRACE(impl);

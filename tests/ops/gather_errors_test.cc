@@ -189,7 +189,7 @@ TEST(GatherErrors, UnknownForcedImpl) {
   d.impl = "simd";
   const Dims ds = {3, 2}, is = {2};
 #ifdef GRIDOPS_HAVE_HWY
-  const char* names = "{gather.vector, gather.slices, ref}";
+  const char* names = "{gather.vector, gather.vector_any_cpu, gather.slices, ref}";
 #else
   const char* names = "{gather.slices, ref}";
 #endif

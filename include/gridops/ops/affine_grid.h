@@ -55,8 +55,9 @@ class AffineGridPlan {
   Dims theta_shape_, size_, grid_shape_;
   const char* impl_name_ = "";
   const void* impl_ = nullptr;
-  /// Shape-dependent tables the chosen kernel reuses on every run (opaque; may be null).
-  std::shared_ptr<const void> tables_;
+  /// The planned entries: the chosen one and those a run may hand off to, with their tables
+  /// (src/ops/dispatch.h, PlannedEntries; shared by copies of the plan).
+  std::shared_ptr<const void> planned_;
 };
 
 /// theta dtype float16/bfloat16/float32/float64; size as in ONNX (int64 values).
@@ -106,6 +107,8 @@ class AffineGridBackwardPlan {
   Dims theta_shape_, size_, grid_shape_;
   const char* impl_name_ = "";
   const void* impl_ = nullptr;
+  /// The planned entries (as AffineGridPlan::planned_).
+  std::shared_ptr<const void> planned_;
 };
 
 /// Same arguments and checks as make_affine_grid_plan (the forward's theta and size).

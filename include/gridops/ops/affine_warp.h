@@ -79,6 +79,9 @@ class AffineWarpPlan {
   Dims src_shape_, theta_shape_, size_, dst_shape_;
   const char* impl_name_ = "";
   const void* impl_ = nullptr;
+  /// The planned entries: the chosen one and those a run may hand off to, with their tables
+  /// (src/ops/dispatch.h, PlannedEntries; shared by copies of the plan).
+  std::shared_ptr<const void> planned_;
 };
 
 /// src (N, C, D1..Dr) channels-first or (N, D1..Dr, C) channels-last, r = 1, 2 or 3, any

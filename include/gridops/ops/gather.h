@@ -1,6 +1,7 @@
 // Gather (ONNX Gather 1/11/13): take slices along one axis at the given indices.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 
@@ -41,6 +42,9 @@ class GatherPlan {
   Dims data_shape_, indices_shape_, dst_shape_;
   const char* impl_name_ = "";
   const void* impl_ = nullptr;
+  /// The planned entries: the chosen one and those a run may hand off to, with their tables
+  /// (src/ops/dispatch.h, PlannedEntries; shared by copies of the plan).
+  std::shared_ptr<const void> planned_;
 };
 
 /// data: any dtype; indices: int32 or int64, any rank (rank 0 removes the axis).

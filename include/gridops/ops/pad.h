@@ -49,7 +49,8 @@ class PadPlan {
   Dims src_shape_, dst_shape_;
   const char* impl_name_ = "";
   const void* impl_ = nullptr;
-  /// Tables the chosen implementation built for this shape (shared by copies of the plan).
+  /// The planned entries: the chosen one and those a run may hand off to, with their tables
+  /// (src/ops/dispatch.h, PlannedEntries; shared by copies of the plan).
   std::shared_ptr<const void> prepared_;
 };
 

@@ -52,16 +52,24 @@ struct AffineGridProblem {
   int64_t batch = 0;
   /// Spatial sizes, outermost first: (H, W) or (D, H, W). Entries may be 0.
   int64_t spatial[kAffineGridMaxSpatial] = {0, 0, 0};
-  /// Base-coordinate tables precomputed by the plan for this shape (see
-  /// affine_grid_make_tables), or null: a kernel that uses them builds its own. The
-  /// reference ignores them.
-  const AffineGridTables* tables = nullptr;
   /// An output window (AffineGridWindow): the grid is the box at `origin` (spatial,
   /// outermost first) of the grid of spatial sizes `full`; base coordinates are those of
   /// index + origin along an axis of length full (`spatial` is the box's shape).
   bool windowed = false;
   int64_t full[kAffineGridMaxSpatial] = {0, 0, 0};
   int64_t origin[kAffineGridMaxSpatial] = {0, 0, 0};
+};
+
+/// The views of one forward run (theta read, grid written).
+struct AffineGridViews {
+  const TensorView& theta;
+  const MutableTensorView& grid;
+};
+
+/// The views of one backward run (grad_grid read, grad_theta written).
+struct AffineGridBackwardViews {
+  const TensorView& grad_grid;
+  const MutableTensorView& grad_theta;
 };
 
 /// Base coordinate index and axis length of grid index i along spatial axis a of p (the
@@ -81,6 +89,9 @@ struct AffineGridTables {
   /// [1]: y along H (H entries); [2]: z along D (D entries, 3-D only).
   std::vector<float> f32[3];
   std::vector<double> f64[3];
+  /// Streaming stores for grids whose rows are contiguous (a float32 / float64 grid of
+  /// 4 MiB and more; docs/perf/affine_grid.md); the same bits either way.
+  bool stream_contiguous_rows = false;
 };
 
 /// Preconditions (asserted, not checked):
@@ -94,35 +105,39 @@ void affine_grid_ref(const AffineGridProblem& p, const TensorView& theta,
                      const MutableTensorView& grid) noexcept;
 
 #ifdef GRIDOPS_HAVE_HWY
-/// Tables for a non-empty problem of spatial rank 2 or 3 (null for an empty one).
-std::shared_ptr<const AffineGridTables> affine_grid_make_tables(const AffineGridProblem& p);
+/// The entry affine_grid.rows' prepare: the tables of a non-empty problem of spatial rank 2
+/// or 3, built when the plan is made (null for an empty one).
+std::shared_ptr<const void> affine_grid_make_tables(const AffineGridProblem& p);
 
-/// Why the Highway kernel declines `p` (empty: it accepts): only spatial rank 2 or 3.
+/// Why the Highway kernel declines `p` (empty: it accepts): only spatial rank 2 or 3, and
+/// for a non-empty grid tables of at most kAffineGridMaxTableEntries entries per axis (a
+/// plan for a grid of absurd rows stays cheap; the reference, bit-identical, takes it).
+inline constexpr int64_t kAffineGridMaxTableEntries = int64_t{1} << 28;
 std::string affine_grid_hwy_declines(const AffineGridProblem& p);
+/// The schedule the tables fix, for the dispatch log (stores=...).
+std::string affine_grid_hwy_schedule(const AffineGridProblem& p, const void* tables);
 
 /// Why the Highway kernel cannot take this grid view (empty: it takes it): elements that
 /// may alias each other (a zero stride, or strides that interleave).
-std::string affine_grid_hwy_declines_views(const MutableTensorView& grid);
+std::string affine_grid_hwy_declines_views(const AffineGridProblem& p, const void* tables,
+                                           const AffineGridViews& v);
 
 /// The Highway kernel (src/kernels/affine_grid/affine_grid_hwy.cc): same preconditions
 /// and bit-identical results as affine_grid_ref, for spatial rank 2 and 3. Vectorized
 /// over the interleaved (point, k) elements of a row, threaded over (row, segment) items
-/// through parallel_for. Takes only grid views whose elements cannot alias each other
+/// through parallel_for. `tables` from affine_grid_make_tables (p) (null only for an empty
+/// problem). Takes only grid views whose elements cannot alias each other
 /// (affine_grid_hwy_declines_views; the operator layer hands the others to the reference,
 /// which defines the result, and logs it).
 /// Not noexcept: parallel_for passes on what a host runner or a chunk throws.
-void affine_grid_hwy(const AffineGridProblem& p, const TensorView& theta,
-                     const MutableTensorView& grid);
+void affine_grid_hwy(const AffineGridProblem& p, const void* tables, const AffineGridViews& v);
 #endif
 
 /// AffineGrid backward (docs/ops/affine_grid.md, "Backward"): grad_theta[n, k, j] = sum
 /// over points of grad_grid[n, point, k] * c_j (c_r = 1), c_j the forward's base
-/// coordinates in F. Preconditions as the forward with grad_grid (grid's shape, p.dtype)
+/// coordinates in F. Both kernels take (p, grad_grid, grad_theta). Preconditions as the forward with grad_grid (grid's shape, p.dtype)
 /// in place of grid and grad_theta (theta's shape, p.dtype) in place of theta; grad_theta
 /// does not overlap grad_grid. Writes every grad_theta element.
-using AffineGridBackwardFn = void (*)(const AffineGridProblem& p, const TensorView& grad_grid,
-                                      const MutableTensorView& grad_theta);
-
 /// The reference: points in row-major order, products and sums in double, stored once.
 void affine_grid_backward_ref(const AffineGridProblem& p, const TensorView& grad_grid,
                               const MutableTensorView& grad_theta);

@@ -359,23 +359,46 @@ bool provably_distinct(const MutableTensorView& g) {
 
 }  // namespace
 
-std::shared_ptr<const AffineGridTables> affine_grid_make_tables(const AffineGridProblem& p) {
+std::shared_ptr<const void> affine_grid_make_tables(const AffineGridProblem& p) {
   assert(p.spatial_rank == 2 || p.spatial_rank == 3);
   if (is_empty(p)) return nullptr;
   auto t = std::make_shared<AffineGridTables>();
   if (p.dtype == DType::kFloat64) fill_tables<double>(p, t->f64);
   else fill_tables<float>(p, t->f32);
+  // Streaming (non-temporal) stores for a large float32/float64 grid: no read for
+  // ownership of lines that are only written, and no eviction of the caller's working set.
+  // Taken by runs whose grid rows are contiguous. Measurements: docs/perf/affine_grid.md.
+  if (p.dtype == DType::kFloat32 || p.dtype == DType::kFloat64) {
+    const int r = p.spatial_rank;
+    const int64_t rows = p.batch * (r == 3 ? p.spatial[0] : 1) * p.spatial[r - 2];
+    const int64_t bytes = rows * p.spatial[r - 1] * r * static_cast<int64_t>(dtype_size(p.dtype));
+    t->stream_contiguous_rows = bytes >= affine_grid_detail::kStreamBytes;
+  }
   return t;
+}
+
+std::string affine_grid_hwy_schedule(const AffineGridProblem&, const void* tables) {
+  if (tables == nullptr) return "grid=empty";
+  const auto& t = *static_cast<const AffineGridTables*>(tables);
+  return t.stream_contiguous_rows ? "stores=streaming (contiguous rows)" : "stores=cached";
 }
 
 std::string affine_grid_hwy_declines(const AffineGridProblem& p) {
   if (p.spatial_rank != 2 && p.spatial_rank != 3) {
     return "spatial rank " + std::to_string(p.spatial_rank) + " (only 2 and 3)";
   }
+  for (int a = 0; a < p.spatial_rank && !is_empty(p); ++a) {
+    if (p.spatial[a] > kAffineGridMaxTableEntries / p.spatial_rank) {
+      return "a coordinate table of more than " + std::to_string(kAffineGridMaxTableEntries) +
+             " entries (spatial size " + std::to_string(p.spatial[a]) + ")";
+    }
+  }
   return {};
 }
 
-std::string affine_grid_hwy_declines_views(const MutableTensorView& grid) {
+std::string affine_grid_hwy_declines_views(const AffineGridProblem&, const void*,
+                                           const AffineGridViews& v) {
+  const MutableTensorView& grid = v.grid;
   for (int64_t d : grid.shape) {
     if (d == 0) return {};  // nothing is written
   }
@@ -386,21 +409,17 @@ std::string affine_grid_hwy_declines_views(const MutableTensorView& grid) {
   return {};
 }
 
-void affine_grid_hwy(const AffineGridProblem& p, const TensorView& theta,
-                     const MutableTensorView& grid) {
+void affine_grid_hwy(const AffineGridProblem& p, const void* tables, const AffineGridViews& v) {
+  const TensorView& theta = v.theta;
+  const MutableTensorView& grid = v.grid;
   assert(p.spatial_rank == 2 || p.spatial_rank == 3);
   assert(theta.dtype == p.dtype && grid.dtype == p.dtype);
   if (is_empty(p)) return;
   assert(provably_distinct(grid));
-  std::shared_ptr<const AffineGridTables> own;
-  const AffineGridTables* tables = p.tables;
-  if (tables == nullptr) {
-    own = affine_grid_make_tables(p);
-    tables = own.get();
-  }
+  assert(tables != nullptr);
   affine_grid_detail::RunArgs a{};
   a.p = &p;
-  a.tables = tables;
+  a.tables = static_cast<const AffineGridTables*>(tables);
   a.theta = &theta;
   a.grid = &grid;
   a.r = p.spatial_rank;
@@ -418,13 +437,7 @@ void affine_grid_hwy(const AffineGridProblem& p, const TensorView& theta,
   a.sw = st[static_cast<size_t>(r)];
   a.sk = st[static_cast<size_t>(r + 1)];
   a.row_contiguous = a.sk == 1 && (a.W == 1 || a.sw == r);
-  // Streaming (non-temporal) stores for a large float32/float64 grid: no read for
-  // ownership of lines that are only written, and no eviction of the caller's working set.
-  // Measured (docs/benchmarks/affine_grid.md at commit a6ea629): ~10-25 % less time on W4a/W4b.
-  if (p.dtype == DType::kFloat32 || p.dtype == DType::kFloat64) {
-    const int64_t bytes = a.rows * a.W * r * static_cast<int64_t>(dtype_size(p.dtype));
-    a.stream = a.row_contiguous && bytes >= affine_grid_detail::kStreamBytes;
-  }
+  a.stream = a.row_contiguous && a.tables->stream_contiguous_rows;  // the plan's choice
   HWY_DYNAMIC_DISPATCH(AffineGridRun)(a);
 }
 

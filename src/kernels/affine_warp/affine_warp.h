@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "gridops/dtype.h"
@@ -43,6 +44,13 @@ struct AffineWarpProblem {
   int64_t out_ext[kAffineWarpMaxSpatial] = {0, 0, 0};
 };
 
+/// The views of one run.
+struct AffineWarpViews {
+  const TensorView& src;
+  const TensorView& theta;
+  const MutableTensorView& dst;
+};
+
 /// The reference: AffineGrid's reference kernel writes the grid of the output box (theta's
 /// dtype) into a buffer, then GridSample's reference kernel samples it with the input
 /// window. Every dtype, mode, padding and layout. Throws std::bad_alloc when the grid
@@ -55,9 +63,16 @@ void affine_warp_ref(const AffineWarpProblem& p, const TensorView& src, const Te
 std::string affine_warp_fast_declines(const AffineWarpProblem& p);
 
 #ifdef GRIDOPS_HAVE_HWY
-/// The fused kernel (affine_warp_hwy.cc): NOTE [ AffineWarp fast path ].
-void affine_warp_fast(const AffineWarpProblem& p, const TensorView& src, const TensorView& theta,
-                      const MutableTensorView& dst);
+/// The fused kernel's tables (the output box's base coordinates), built when the plan is
+/// made (null for an empty output).
+std::shared_ptr<const void> affine_warp_fast_prepare(const AffineWarpProblem& p);
+/// Run time: views whose src offsets within a channel plane do not fit int32 (or a full
+/// input axis of 2^30 or more) go to the next entry (the reference).
+std::string affine_warp_fast_declines_views(const AffineWarpProblem& p, const void* tables,
+                                            const AffineWarpViews& v);
+/// The fused kernel (affine_warp_hwy.cc): NOTE [ AffineWarp fast path ]; `tables` from
+/// affine_warp_fast_prepare (p), on views it takes.
+void affine_warp_fast(const AffineWarpProblem& p, const void* tables, const AffineWarpViews& v);
 #endif
 
 }  // namespace gridops::kernels

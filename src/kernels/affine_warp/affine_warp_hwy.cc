@@ -10,8 +10,8 @@
 //      arithmetic ]): ((theta[k][0] * x_w + py[k]) + pz[k]) + theta[k][r], with the
 //      per-row products py = theta[k][1] * y, pz = theta[k][2] * z rounded on their own
 //      and no fused multiply-add (the pragma below); the base coordinates x_w, y, z come
-//      from tables that AffineGrid's reference kernel itself writes (an identity theta
-//      reproduces each base coordinate exactly), so the grid values are AffineGrid's bits;
+//      from tables the plan builds with AffineGrid's own base() (coords::affine_grid_base,
+//      affine_warp_fast_prepare), so the grid values are AffineGrid's bits;
 //   2. x = coords::unnormalize(g) mirrored in vector form (same operations, same order);
 //   3. taps: nearest: round half to even, linear: floor and t = x - floor(x), as the
 //      reference; zeros padding masks a tap outside the input (its value reads as +0),
@@ -35,10 +35,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <string>
 #include <vector>
 
+#include "core/coords.h"
+
 #include "gridops/parallel.h"
-#include "kernels/affine_grid/affine_grid.h"
 #include "kernels/affine_warp/affine_warp.h"
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_taps.h"
@@ -341,29 +344,74 @@ namespace aw_fast {
 HWY_EXPORT(RunRows);
 }  // namespace aw_fast
 
-void affine_warp_fast(const AffineWarpProblem& p, const TensorView& src, const TensorView& theta,
-                      const MutableTensorView& dst) {
+namespace {
+
+/// The fused kernel's tables: the base coordinates of each output axis over the output box
+/// (NOTE [ AffineWarp fast path ], step 1), padded by kPad copies of the last one.
+struct AffineWarpTables {
+  std::vector<float> tab[3];
+};
+
+int64_t output_points(const AffineWarpProblem& p) {
+  int64_t points = p.batch * p.channels;
+  for (int a = 0; a < p.spatial_rank; ++a) points *= p.out_ext[a];
+  return points;
+}
+
+}  // namespace
+
+std::shared_ptr<const void> affine_warp_fast_prepare(const AffineWarpProblem& p) {
+  const int r = p.spatial_rank;
+  for (int a = 0; a < r; ++a) {
+    if (p.out_ext[a] == 0) return nullptr;  // nothing is written
+  }
+  auto t = std::make_shared<AffineWarpTables>();
+  // AffineGrid's base coordinates (NOTE [ AffineGrid arithmetic ]) in float: the grid
+  // AffineGrid writes for an identity theta is exactly these (1 * c_k plus zero products
+  // and a zero offset, each exact), so the grid values below are AffineGrid's bits.
+  for (int a = 0; a < r; ++a) {
+    const int64_t len = p.out_ext[a];
+    std::vector<float>& tab = t->tab[a];
+    tab.assign(static_cast<size_t>(len + aw_fast::kPad), 0.0f);
+    for (int64_t i = 0; i < len; ++i) {
+      tab[static_cast<size_t>(i)] =
+          coords::affine_grid_base<float>(i + p.out_origin[a], p.out_full[a], p.align_corners);
+    }
+    for (int64_t i = len; i < len + aw_fast::kPad; ++i) {
+      tab[static_cast<size_t>(i)] = tab[static_cast<size_t>(len - 1)];
+    }
+  }
+  return t;
+}
+
+std::string affine_warp_fast_declines_views(const AffineWarpProblem& p, const void*,
+                                            const AffineWarpViews& v) {
+  // src offsets within a channel plane must fit int32 (the gathers' offsets).
+  int64_t reach = 0;
+  for (int a = 0; a < p.spatial_rank; ++a) {
+    const int64_t s = v.src.strides[static_cast<size_t>(2 + a)];
+    const int64_t e = p.in_ext[a];
+    if (e > 0) reach += (e - 1) * (s < 0 ? -s : s);
+    if ((s < 0 ? -s : s) > INT32_MAX || reach > INT32_MAX) {
+      return "src offsets within a channel plane do not fit int32";
+    }
+    if (p.in_full[a] >= (int64_t{1} << 30)) {
+      return "a full input axis of 2^30 or more positions";
+    }
+  }
+  return {};
+}
+
+void affine_warp_fast(const AffineWarpProblem& p, const void* tables, const AffineWarpViews& v) {
+  const TensorView& src = v.src;
+  const TensorView& theta = v.theta;
+  const MutableTensorView& dst = v.dst;
   const int r = p.spatial_rank;
   assert(r >= 1 && r <= 3);
   assert(p.src_dtype == DType::kFloat32 && p.theta_dtype == DType::kFloat32);
-  int64_t points = p.batch * p.channels;
-  for (int a = 0; a < r; ++a) points *= p.out_ext[a];
-  if (points == 0) return;
-
-  // Views whose src offsets within a channel plane do not fit int32: the reference.
-  int64_t reach = 0;
-  bool fits = true;
-  for (int a = 0; a < r; ++a) {
-    const int64_t s = src.strides[static_cast<size_t>(2 + a)];
-    const int64_t e = p.in_ext[a];
-    if (e > 0) reach += (e - 1) * (s < 0 ? -s : s);
-    fits = fits && (s < 0 ? -s : s) <= INT32_MAX && reach <= INT32_MAX &&
-           p.in_full[a] < (int64_t{1} << 30);
-  }
-  if (!fits) {
-    affine_warp_ref(p, src, theta, dst);
-    return;
-  }
+  if (output_points(p) == 0) return;
+  assert(tables != nullptr && affine_warp_fast_declines_views(p, tables, v).empty());
+  const auto& t = *static_cast<const AffineWarpTables*>(tables);
   // An empty input box (possible only with zeros padding and an empty full input axis):
   // every tap is outside, every output element is +0.
   bool empty_in = false;
@@ -392,41 +440,7 @@ void affine_warp_fast(const AffineWarpProblem& p, const TensorView& src, const T
   c.taps_problem.mode = p.mode;
   c.taps_problem.padding = p.padding;
   c.taps_problem.align_corners = p.align_corners;
-
-  // Base coordinate tables over the output box, written by AffineGrid's reference with
-  // an identity theta (component k of the grid is then exactly the base coordinate c_k).
-  std::vector<float> tabs[3];
-  {
-    std::vector<float> eye(static_cast<size_t>(r * (r + 1)), 0.0f);
-    for (int k = 0; k < r; ++k) eye[static_cast<size_t>(k * (r + 1) + k)] = 1.0f;
-    const TensorView eye_view(DType::kFloat32, eye.data(), Dims{1, r, r + 1});
-    for (int a = 0; a < r; ++a) {
-      AffineGridProblem ap;
-      ap.dtype = DType::kFloat32;
-      ap.spatial_rank = r;
-      ap.align_corners = p.align_corners;
-      ap.batch = 1;
-      ap.windowed = true;
-      Dims gshape{1};
-      for (int b = 0; b < r; ++b) {
-        ap.spatial[b] = b == a ? p.out_ext[b] : 1;
-        ap.full[b] = p.out_full[b];
-        ap.origin[b] = p.out_origin[b];
-        gshape.push_back(ap.spatial[b]);
-      }
-      gshape.push_back(r);
-      const int64_t len = p.out_ext[a];
-      std::vector<float> g(static_cast<size_t>(len * r));
-      affine_grid_ref(ap, eye_view, MutableTensorView(DType::kFloat32, g.data(), gshape));
-      tabs[a].assign(static_cast<size_t>(len + aw_fast::kPad), 0.0f);
-      const int k = r - 1 - a;
-      for (int64_t i = 0; i < len; ++i) tabs[a][static_cast<size_t>(i)] = g[static_cast<size_t>(i * r + k)];
-      for (int64_t i = len; i < len + aw_fast::kPad; ++i) {
-        tabs[a][static_cast<size_t>(i)] = tabs[a][static_cast<size_t>(len - 1)];
-      }
-      c.tab[a] = tabs[a].data();
-    }
-  }
+  for (int a = 0; a < r; ++a) c.tab[a] = t.tab[a].data();
   // theta as float, row-major.
   std::vector<float> th(static_cast<size_t>(p.batch * r * (r + 1)));
   for (int64_t n = 0; n < p.batch; ++n) {

@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "gridops/dtype.h"
@@ -33,6 +34,13 @@ struct GatherProblem {
   int axis = 0;
   /// Shapes of the three tensors.
   Dims data_shape, indices_shape, dst_shape;
+};
+
+/// The views of one run, as the operator hands them to an entry.
+struct GatherViews {
+  const TensorView& data;
+  const TensorView& indices;
+  const MutableTensorView& dst;
 };
 
 /// Reads the index stored at `p` (an int32 or int64, possibly unaligned) as int64.
@@ -80,26 +88,32 @@ void gather_ref(const GatherProblem& p, const TensorView& data, const TensorView
 /// gather.slices (gather_fast.cc; NOTE [ Fast Gather ]): dimensions merged to
 /// (outer, s, inner bytes), slices copied by size, threaded with parallel_for. Bit-exact
 /// with gather_ref. Declines strings at plan time and non-contiguous views at run time.
+/// Its tables fix the store kind and the address order (NOTE [ Gather address order ]) at
+/// plan time, shown by its schedule.
 std::string gather_slices_declines(const GatherProblem& p);
-std::string gather_slices_declines_views(const GatherProblem& p, const TensorView& data,
-                                         const TensorView& indices, const MutableTensorView& dst);
-void gather_slices(const GatherProblem& p, const TensorView& data, const TensorView& indices,
-                   const MutableTensorView& dst);
+std::shared_ptr<const void> gather_slices_prepare(const GatherProblem& p);
+std::string gather_slices_declines_views(const GatherProblem& p, const void* tables,
+                                         const GatherViews& v);
+void gather_slices(const GatherProblem& p, const void* tables, const GatherViews& v);
+std::string gather_slices_schedule(const GatherProblem& p, const void* tables);
 
 /// gather.vector (gather_fast.cc and gather_hwy.cc, only built with Highway): the same
 /// merged problem with slices of 4 or 8 bytes moved by vector gathers. Declines other
 /// slice sizes (and 4-byte slices on an axis over 2^31 - 1) at plan time, and views that
 /// are not contiguous or whose data or dst is not aligned to the slice size at run time.
+/// On CPUs whose vector gathers are slower (gather_vector_slower_on_this_cpu) it declines
+/// every problem; the test-only entry gather.vector_any_cpu runs the same kernel there
+/// (gather_vector_any_cpu_declines).
 std::string gather_vector_declines(const GatherProblem& p);
-std::string gather_vector_declines_views(const GatherProblem& p, const TensorView& data,
-                                         const TensorView& indices, const MutableTensorView& dst);
-void gather_vector(const GatherProblem& p, const TensorView& data, const TensorView& indices,
-                   const MutableTensorView& dst);
+/// The CPU check alone (empty: this CPU runs gather.vector).
+std::string gather_vector_unavailable();
+std::string gather_vector_any_cpu_declines(const GatherProblem& p);
+std::string gather_vector_declines_views(const GatherProblem& p, const void* tables,
+                                         const GatherViews& v);
+void gather_vector(const GatherProblem& p, const void* tables, const GatherViews& v);
 /// True on CPUs whose vector gathers are slower than gather.slices' copies (AMD): there
 /// gather.vector declines every problem (NOTE [ Gather vector gathers by CPU ]).
 bool gather_vector_slower_on_this_cpu();
-/// Tests only: gather.vector takes its problems on every CPU (default false).
-void gather_vector_allow_on_any_cpu_for_testing(bool allow);
 /// gather.vector's Highway kernels: dst slices [u0, u1) of the (outer, q) output,
 /// dst[o * q + i] = data[o * s + idx[i]] with normalized indices; data and dst aligned to
 /// the element size.

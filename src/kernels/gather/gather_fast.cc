@@ -13,26 +13,16 @@
 // depends on the split.
 //
 // NOTE [ Gather index pairs ]
-// The typed copies cost about one cycle per slice on the project's host (Zen 5), the
-// same whether the rows are in L1 or L3: the loop's instructions bound it, not memory.
-// With indices below 2^32 they are kept as uint32 and two are read by one 64-bit load,
-// which leaves 2.5 memory operations per slice instead of 3, in blocks of 32 slices of
-// straight-line code. W6c (4-byte slices, 512 of 1,024 per row), one thread: the
-// benchmark binary 0.132-0.134 -> 0.117-0.118 ms; in a stand-alone loop with the same
-// indices, pairs in a loop unrolled by the compiler took 0.118-0.124 ms and the blocks
-// 0.108-0.115 (with other random indices the int64 loop 0.124-0.134 against pairs
-// 0.103-0.111: the rate also depends on the index pattern).
-// Measured and not kept there: four 16-bit indices per load (0.118), two 64-bit index
-// loads per four slices (0.112), pairs of slices written as one 64-bit store (0.111),
-// two rows per index load (0.116), the indices sorted so that each row is read in
-// order (0.157) and an AVX-512 gather per 16 slices (0.146).
+// With indices below 2^32 the typed copies keep them as uint32 and read two by one 64-bit
+// load, in blocks of 32 slices of straight-line code (fewer memory operations per slice;
+// the loop's instructions, not memory, bound it). Measurements: docs/perf/gather.md.
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cassert>
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -114,32 +104,17 @@ constexpr int64_t kPrefetchMaxBytes = 2048;
 // Streamed slices of 128 bytes and more (outputs of kStreamMinBytes and more) are copied by
 // one Highway function per run of indices (gather_slices_stream_hwy, gather_hwy.cc): the
 // same prefetch ahead, each line of the slice prefetched once, and the whole 64-byte lines
-// of the destination slice written by streaming stores of the target's widest vector (64
-// bytes with AVX-512) from that loop, instead of one copy_stream call per slice with
-// 16-byte SSE2 streaming stores. In one process, alternating the two in blocks of 5 calls
-// (10 rounds, median of 50 calls each, 2026-11-29 22:54, three runs): W6a 4.98 / 4.30 /
-// 4.92 ms against 6.02 / 5.65 / 5.63 at one thread, 2.09 / 2.16 / 2.28 against 2.53 / 2.53
-// / 2.93 at two; W6b 2.51 / 1.97 / 2.41 against 3.22 / 2.31 / 3.09, and 0.64 / 0.64 / 0.62
-// against 0.80 / 0.74 / 0.78. Of the gain, the wider stores alone (copy_stream calling a
-// Highway line copy per slice) gave W6a nothing and W6b 9-11 % worse; a stand-alone loop
-// with the stores in it (32- or 64-byte) ran W6a's copy in 3.7-4.3 ms against 5.0 with
-// 16-byte stores.
+// of the destination slice written by streaming stores of the target's widest vector.
+// Measurements: docs/perf/gather.md.
 
 #ifdef GRIDOPS_HAVE_HWY
 // NOTE [ Gather address order ]
-// Streamed slices of 1 KiB and more from a table of 32 MiB and more (W6a: 50,000 random
-// rows of 1 KiB from 100 MB) are copied in the order of their source addresses: a stable
-// counting sort of the run's slices by index / rows-per-bucket (buckets of at least 64 KiB
-// of the table, at most 4,096 of them), then each slice still written to its own output
-// place, so the output is the same bytes; only the order of the reads and of the
-// (streamed, whole-line) writes changes. Reads in address order share DRAM pages and
-// page-table lines that random order does not. One thread only: `scripts/bench_ab.sh`,
-// 5 rounds, PyTorch's rows in the same processes (bench/results/2026-11-30-ab/), W6a 6.286
-// -> 5.432 ms at one thread (PyTorch 8.535 -> 8.192), but with the order at every thread
-// count 2.927 -> 3.102 ms at two (+6.0 %), although the bare loops of
-// bench/results/2026-11-30-ab/gather_w6a_probe.cc ran 2.94 against 3.31 ms at two threads
-// in address order. W6b, W6c (slices of 256 and 4 bytes) do not take it. Where the sort's
-// buffers cannot be had, the slices go in index order.
+// Streamed slices of 1 KiB and more from a table of 32 MiB and more, at one thread, are
+// copied in the order of their source addresses (a stable counting sort of the run's
+// slices by index / rows-per-bucket; each slice still written to its own output place, so
+// the output is the same bytes). The plan decides it (gather.slices' tables,
+// address_order=sorted|index in its schedule); where the sort's buffers cannot be had the
+// slices go in index order. Measurements: docs/perf/gather.md.
 constexpr int64_t kOrderMinSliceBytes = 1024;
 constexpr int64_t kOrderMinTableBytes = int64_t{32} << 20;
 constexpr int64_t kOrderMinSlices = 256;
@@ -208,16 +183,9 @@ void copy_slices<void, int64_t>(char* out, const char* src, const int64_t* idx, 
 
 template <class T, class I = int64_t>
 void run_slices(const char* data, const I* idx, char* dst, int64_t outer, int64_t s, int64_t q,
-                int64_t inner) {
+                int64_t inner, bool stream, const AddressOrder& order) {
   const int64_t units = outer * q;
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(inner, 1));
-  // Large outputs bypass the cache (see nt_copy.h); slices under 64 bytes never stream.
-  const bool stream = units * inner >= kStreamMinBytes;
-#ifdef GRIDOPS_HAVE_HWY
-  const AddressOrder order = address_order_for(s, inner, stream);
-#else
-  const AddressOrder order;
-#endif
   parallel_for(units, grain, [&](int64_t u0, int64_t u1) {
     int64_t o = u0 / q;
     int64_t i = u0 - o * q;
@@ -239,6 +207,14 @@ void run_slices(const char* data, const I* idx, char* dst, int64_t outer, int64_
 struct Merged {
   int64_t outer = 1, s = 0, q = 1, inner = 0;
 };
+
+/// gather.slices' tables: the merged problem and the schedule fixed at plan time (the
+/// store kind and the address order, NOTE [ Gather address order ]).
+struct SlicesTables {
+  Merged m;
+  bool stream = false;
+  AddressOrder order;
+};
 bool merge(const GatherProblem& p, Merged* m) {
   const size_t axis = static_cast<size_t>(p.axis);
   int64_t inner = static_cast<int64_t>(dtype_size(p.dtype));
@@ -255,21 +231,22 @@ bool merge(const GatherProblem& p, Merged* m) {
 /// The copies for m's slice size: typed for 1, 2, 4, 8 and 16 bytes, memcpy otherwise
 /// (int64 indices only).
 template <class I>
-void run_by_size(const char* src, const I* idx, char* out, const Merged& m) {
+void run_by_size(const char* src, const I* idx, char* out, const SlicesTables& t) {
+  const Merged& m = t.m;
   switch (m.inner) {
     case 1:
-      return run_slices<uint8_t>(src, idx, out, m.outer, m.s, m.q, m.inner);
+      return run_slices<uint8_t>(src, idx, out, m.outer, m.s, m.q, m.inner, t.stream, t.order);
     case 2:
-      return run_slices<uint16_t>(src, idx, out, m.outer, m.s, m.q, m.inner);
+      return run_slices<uint16_t>(src, idx, out, m.outer, m.s, m.q, m.inner, t.stream, t.order);
     case 4:
-      return run_slices<uint32_t>(src, idx, out, m.outer, m.s, m.q, m.inner);
+      return run_slices<uint32_t>(src, idx, out, m.outer, m.s, m.q, m.inner, t.stream, t.order);
     case 8:
-      return run_slices<uint64_t>(src, idx, out, m.outer, m.s, m.q, m.inner);
+      return run_slices<uint64_t>(src, idx, out, m.outer, m.s, m.q, m.inner, t.stream, t.order);
     case 16:
-      return run_slices<Bytes16>(src, idx, out, m.outer, m.s, m.q, m.inner);
+      return run_slices<Bytes16>(src, idx, out, m.outer, m.s, m.q, m.inner, t.stream, t.order);
     default:
       if constexpr (std::is_same_v<I, int64_t>) {
-        return run_slices<void>(src, idx, out, m.outer, m.s, m.q, m.inner);
+        return run_slices<void>(src, idx, out, m.outer, m.s, m.q, m.inner, t.stream, t.order);
       } else {
         assert(false && "32-bit indices are for the typed slice sizes only");
       }
@@ -316,41 +293,58 @@ std::string gather_slices_declines(const GatherProblem& p) {
   return {};
 }
 
-std::string gather_slices_declines_views(const GatherProblem&, const TensorView& data,
-                                         const TensorView& indices, const MutableTensorView& dst) {
-  return contiguity_declines(data, indices, dst);
+std::shared_ptr<const void> gather_slices_prepare(const GatherProblem& p) {
+  auto t = std::make_shared<SlicesTables>();
+  merge(p, &t->m);
+  // Large outputs bypass the cache (see nt_copy.h); slices under 64 bytes never stream.
+  // Outputs whose byte count overflows are empty or never run (their views are rejected).
+  int64_t bytes = 0;
+  t->stream = !empty_output(p) && detail::mul_ok(t->m.outer * t->m.q, t->m.inner, &bytes) &&
+              bytes >= kStreamMinBytes;
+#ifdef GRIDOPS_HAVE_HWY
+  t->order = address_order_for(t->m.s, t->m.inner, t->stream);
+#endif
+  return t;
 }
 
-void gather_slices(const GatherProblem& p, const TensorView& data, const TensorView& indices,
-                   const MutableTensorView& dst) {
+std::string gather_slices_schedule(const GatherProblem&, const void* tables) {
+  const auto& t = *static_cast<const SlicesTables*>(tables);
+  std::string s = std::string("stores=") + (t.stream ? "streaming" : "cached");
+  s += t.order.shift < 0 ? ", address_order=index"
+                         : ", address_order=sorted (" + std::to_string(t.order.buckets) +
+                               " buckets of 2^" + std::to_string(t.order.shift) + " slices)";
+  return s;
+}
+
+std::string gather_slices_declines_views(const GatherProblem&, const void*,
+                                         const GatherViews& v) {
+  return contiguity_declines(v.data, v.indices, v.dst);
+}
+
+void gather_slices(const GatherProblem& p, const void* tables, const GatherViews& v) {
   assert(gather_slices_declines(p).empty());
-  assert(gather_slices_declines_views(p, data, indices, dst).empty());
+  assert(gather_slices_declines_views(p, tables, v).empty());
   if (empty_output(p)) return;
-  Merged m;
-  merge(p, &m);
-  const std::vector<int64_t> idx = normalized_indices(p, indices, m.s, m.q);
-  const char* src = static_cast<const char*>(data.data);
-  char* out = static_cast<char*>(dst.mutable_data());
+  const SlicesTables& t = *static_cast<const SlicesTables*>(tables);
+  const Merged& m = t.m;
+  const std::vector<int64_t> idx = normalized_indices(p, v.indices, m.s, m.q);
+  const char* src = static_cast<const char*>(v.data.data);
+  char* out = static_cast<char*>(v.dst.mutable_data());
   const bool typed = m.inner == 1 || m.inner == 2 || m.inner == 4 || m.inner == 8 || m.inner == 16;
   if (typed && m.s <= int64_t{UINT32_MAX}) {
     // 0 <= k < s <= UINT32_MAX: the typed copies read 32-bit indices in pairs.
     const std::vector<uint32_t> idx32(idx.begin(), idx.end());
-    return run_by_size(src, idx32.data(), out, m);
+    return run_by_size(src, idx32.data(), out, t);
   }
-  return run_by_size(src, idx.data(), out, m);
+  return run_by_size(src, idx.data(), out, t);
 }
 
 #ifdef GRIDOPS_HAVE_HWY
-namespace {
-std::atomic<bool> g_vector_on_any_cpu{false};
-}  // namespace
 
-// NOTE [ Gather vector gathers by CPU ]: AMD's vector gathers (Zen 4 on the project's
-// host) are slower than gather.slices' unrolled scalar copies: W6c (4-byte slices, the
-// W6c problem of WORKLOADS.md) at one thread 0.139 ms with gather.vector against 0.117 ms
-// with gather.slices (PyTorch 0.140; 3 alternations each, 2026-11-24 08:13, lightly
-// loaded). gather.vector therefore declines on AMD CPUs, so that gather.slices runs;
-// elsewhere (Intel's gathers) it keeps the 4- and 8-byte slices.
+// NOTE [ Gather vector gathers by CPU ]: AMD's vector gathers are slower than
+// gather.slices' unrolled scalar copies, so gather.vector is unavailable on AMD CPUs (its
+// unavailable() and declines say so) and gather.slices runs; the test-only entry
+// gather.vector_any_cpu runs the kernel there. Measurements: docs/perf/gather.md.
 bool gather_vector_slower_on_this_cpu() {
 #if defined(__x86_64__) || defined(__i386__)
   static const bool amd = __builtin_cpu_is("amd");
@@ -360,16 +354,22 @@ bool gather_vector_slower_on_this_cpu() {
 #endif
 }
 
-void gather_vector_allow_on_any_cpu_for_testing(bool allow) {
-  g_vector_on_any_cpu.store(allow, std::memory_order_relaxed);
+std::string gather_vector_unavailable() {
+  if (!gather_vector_slower_on_this_cpu()) return {};
+  return "an AMD CPU, whose vector gathers are slower than the slice copies (NOTE [ Gather "
+         "vector gathers by CPU ])";
 }
 
 std::string gather_vector_declines(const GatherProblem& p) {
-  if (p.dtype == DType::kString) return "strings are copied by assignment (reference only)";
-  if (gather_vector_slower_on_this_cpu() && !g_vector_on_any_cpu.load(std::memory_order_relaxed)) {
-    return "an AMD CPU, whose vector gathers are slower than the slice copies (NOTE [ Gather "
-           "vector gathers by CPU ])";
+  if (p.dtype != DType::kString) {
+    std::string why = gather_vector_unavailable();
+    if (!why.empty()) return why;
   }
+  return gather_vector_any_cpu_declines(p);
+}
+
+std::string gather_vector_any_cpu_declines(const GatherProblem& p) {
+  if (p.dtype == DType::kString) return "strings are copied by assignment (reference only)";
   Merged m;
   const bool fits = merge(p, &m);
   if (!fits || (m.inner != 4 && m.inner != 8)) {
@@ -382,28 +382,27 @@ std::string gather_vector_declines(const GatherProblem& p) {
   return {};
 }
 
-std::string gather_vector_declines_views(const GatherProblem& p, const TensorView& data,
-                                         const TensorView& indices, const MutableTensorView& dst) {
-  std::string why = contiguity_declines(data, indices, dst);
+std::string gather_vector_declines_views(const GatherProblem& p, const void*,
+                                         const GatherViews& v) {
+  std::string why = contiguity_declines(v.data, v.indices, v.dst);
   if (!why.empty()) return why;
   Merged m;
   merge(p, &m);
   const auto misaligned = [&](const void* a) { return reinterpret_cast<uintptr_t>(a) % static_cast<uintptr_t>(m.inner) != 0; };
-  if (misaligned(data.data)) return "data is not aligned to its " + std::to_string(m.inner) + "-byte slices";
-  if (misaligned(dst.data)) return "dst is not aligned to its " + std::to_string(m.inner) + "-byte slices";
+  if (misaligned(v.data.data)) return "data is not aligned to its " + std::to_string(m.inner) + "-byte slices";
+  if (misaligned(v.dst.data)) return "dst is not aligned to its " + std::to_string(m.inner) + "-byte slices";
   return {};
 }
 
-void gather_vector(const GatherProblem& p, const TensorView& data, const TensorView& indices,
-                   const MutableTensorView& dst) {
-  assert(gather_vector_declines(p).empty());
-  assert(gather_vector_declines_views(p, data, indices, dst).empty());
+void gather_vector(const GatherProblem& p, [[maybe_unused]] const void* tables, const GatherViews& v) {
+  assert(gather_vector_any_cpu_declines(p).empty());
+  assert(gather_vector_declines_views(p, tables, v).empty());
   if (empty_output(p)) return;
   Merged m;
   merge(p, &m);
-  const std::vector<int64_t> idx = normalized_indices(p, indices, m.s, m.q);
-  const char* src = static_cast<const char*>(data.data);
-  char* out = static_cast<char*>(dst.mutable_data());
+  const std::vector<int64_t> idx = normalized_indices(p, v.indices, m.s, m.q);
+  const char* src = static_cast<const char*>(v.data.data);
+  char* out = static_cast<char*>(v.dst.mutable_data());
   const int64_t units = m.outer * m.q;
   const int64_t grain = int64_t{1} << 14;
   if (m.inner == 4) {

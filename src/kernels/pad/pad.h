@@ -34,9 +34,6 @@ struct PadProblem {
   std::span<const int64_t> pads_begin;
   std::span<const int64_t> pads_end;
   std::span<const int64_t> dst_shape;
-  /// Shape-dependent tables the chosen implementation built when the plan was made (its
-  /// `prepare` result; nullptr for implementations without one). Owned by the plan.
-  const void* prepared = nullptr;
 };
 
 /// The memory of one run. Strides are in elements and may be zero or negative.
@@ -65,19 +62,22 @@ void pad_ref(const PadProblem& problem, const PadArgs& args);
 /// source maps built once by their prepare, threaded over output rows with parallel_for,
 /// bit-exact with pad_ref. Both decline strings and problems whose index tables would be
 /// unreasonably large at plan time, and non-contiguous views at run time (the operator
-/// layer then runs the next entry that takes them, in the end pad_ref, and logs it). See
-/// docs/ops/pad.md, "Fast path".
+/// layer then runs the next planned entry, in the end pad_ref, and logs it). Their tables
+/// also fix the store kind (streaming or not: NOTE [ Pad stores by thread count ]), shown
+/// by their schedule. See docs/ops/pad.md, "Fast path".
 ///
 /// pad.rows, the portable row kernel (any CPU): each innermost row written as left pad +
 /// middle run + right pad.
 std::string pad_rows_declines(const PadProblem& problem);
-/// Why pad.rows (and pad.lines) cannot take these views (empty: they take them).
-std::string pad_rows_declines_views(const PadProblem& problem, const PadArgs& args);
 /// Builds pad.rows' tables for an accepted problem (stored in the plan).
 std::shared_ptr<const void> pad_rows_prepare(const PadProblem& problem);
-/// Runs pad.rows on views it takes; `problem.prepared` must come from pad_rows_prepare or
-/// pad_lines_prepare (problem).
-void pad_rows(const PadProblem& problem, const PadArgs& args);
+/// Why pad.rows (and pad.lines) cannot take these views (empty: they take them).
+std::string pad_rows_declines_views(const PadProblem& problem, const void* tables,
+                                    const PadArgs& args);
+/// Runs pad.rows on views it takes; `tables` from pad_rows_prepare (problem).
+void pad_rows(const PadProblem& problem, const void* tables, const PadArgs& args);
+/// The schedule the tables of pad.rows or pad.lines fix, for the dispatch log.
+std::string pad_rows_schedule(const PadProblem& problem, const void* tables);
 
 #ifdef GRIDOPS_HAVE_HWY
 /// pad.lines, the AVX-512 BW line writer (rows assembled 64-byte line by line in registers):
@@ -85,13 +85,18 @@ void pad_rows(const PadProblem& problem, const PadArgs& args);
 /// AVX-512 BW, empty outputs, rows shorter than 128 bytes and rows with more than one
 /// single-cell insertion per 64 output bytes (where the portable kernel is faster).
 std::string pad_lines_declines(const PadProblem& problem);
-/// Run time: pad_rows_declines_views, and a dispatched target that lost AVX-512 BW since
-/// the plan was made (tests switch targets; pad.rows then writes the same bytes).
-std::string pad_lines_declines_views(const PadProblem& problem, const PadArgs& args);
 /// pad.rows' tables plus the line writer's pad pieces.
 std::shared_ptr<const void> pad_lines_prepare(const PadProblem& problem);
-/// Runs pad.lines on views and a target it takes; `problem.prepared` from pad_lines_prepare.
-void pad_lines(const PadProblem& problem, const PadArgs& args);
+/// Run time: pad_rows_declines_views, and a dispatched target that lost AVX-512 BW since
+/// the plan was made (tests switch targets; pad.rows then writes the same bytes).
+std::string pad_lines_declines_views(const PadProblem& problem, const void* tables,
+                                     const PadArgs& args);
+/// Runs pad.lines on views and a target it takes; `tables` from pad_lines_prepare.
+void pad_lines(const PadProblem& problem, const void* tables, const PadArgs& args);
+/// The test-only entry pad.lines_portable_permute: pad.lines with Permute16Portable in
+/// place of the AVX-512 Permute16 (NOTE [ Pad Permute16 ] in pad_hwy.cc), the same bytes.
+void pad_lines_portable_permute(const PadProblem& problem, const void* tables,
+                                const PadArgs& args);
 #endif
 
 }  // namespace gridops::kernels

@@ -334,42 +334,25 @@ void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<Pad
 }
 
 // NOTE [ Pad stores by thread count ]
-// Outputs of 8 MiB and more are written with streaming stores at one thread: one core
-// writing through the cache pays a read for ownership per line, and streaming kept W7e
-// (4096 x 1000 -> 4096 x 1024 float32, 16 MiB out) 20-30 % faster than a 32 MiB
-// threshold did. With two or more threads, outputs under 32 MiB (this host's L3) stay in
-// the cache instead: streamed, W7e at two threads was bound by the memory's write rate
-// (0.227-0.240 ms against OpenCV's cached 0.177-0.224, and no faster than one thread on
-// the host's slow second core); cached, 0.172-0.202 ms (2026-11-24 13:03, idle, old and
-// new binaries alternated twice, 5 interleaved repetitions, medians). The bytes written
-// are the same either way.
-// Both thresholds were measured on that host (AMD EPYC, 32 MiB L3). The one-thread
-// threshold grows with the last-level cache (NOTE [ Stream thresholds by cache size ],
-// core/cache_size.h): on the Intel Xeon host of 2026-11-30 (480 MiB L3 reported) one
-// thread writes through the cache up to 120 MiB. `scripts/bench_ab.sh` with OpenCV's rows
-// in the same processes (3 rounds, medians, streamed / not): W7e at one thread 1.40-1.43 /
-// 1.26-1.35 ms in every mode, W7a-W7d (37 MiB out) -2.4 % to +1.1 %. The threshold for two
-// or more threads stays at 32 MiB: there the same comparison had W7a-W7d 7-11 % faster
-// streamed (1.44-1.48 against 1.58-1.62 ms), though a run of gridops' rows alone had them
-// 3-7 % faster unstreamed; W7e (16 MiB) is not streamed at two threads either way.
-/// Writes every output row with the line writer (`lines`, pad.lines) or the portable row
-/// kernel (pad.rows).
+// Decision (same bytes either way): at one thread outputs of scale_to_llc(kStreamMinBytes)
+// bytes and more are written with streaming stores; at two or more threads outputs of
+// kStreamMinBytesThreaded (32 MiB) and more. The plan fixes the choice in its tables
+// (PadTables::stream, printed as stores=streaming|cached by the entry's schedule).
+// Measurements: docs/perf/pad.md.
+/// Writes every output row with the line writer (`lines`, pad.lines; `portable`:
+/// pad.lines_portable_permute) or the portable row kernel (pad.rows).
 template <class Cell>
 void run_rows(const PadTables& t, const char* src, char* dst, const unsigned char* value, bool zero,
-              [[maybe_unused]] bool lines) {
+              [[maybe_unused]] bool lines, [[maybe_unused]] bool portable) {
   const int64_t row_bytes = std::max<int64_t>(t.m * t.cell, 1);
   // Chunks of at least ~64 KiB so that thread start-up stays negligible.
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_bytes);
-  // Large outputs bypass the cache (see nt_copy.h), except where several threads write an
-  // output the last-level cache can hold (NOTE [ Pad stores by thread count ]).
-  const int64_t out_bytes = t.rows * t.m * t.cell;
-  const bool stream = get_num_threads() < 2 ? out_bytes >= scale_to_llc(kStreamMinBytes)
-                                             : out_bytes >= kStreamMinBytesThreaded;
+  const bool stream = t.stream;
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
 #ifdef GRIDOPS_HAVE_HWY
     if (lines) {
       // The plan and the run checked the target (pad_lines_declines, _declines_views).
-      [[maybe_unused]] const bool written = pad_rows_lines(t, src, dst, value, stream, r0, r1);
+      [[maybe_unused]] const bool written = pad_rows_lines(t, src, dst, value, portable, r0, r1);
       assert(written);
     } else
 #endif
@@ -380,6 +363,14 @@ void run_rows(const PadTables& t, const char* src, char* dst, const unsigned cha
     }
     if (stream) stream_fence();
   });
+}
+
+/// Whether the plan's output of `out_bytes` is written with streaming stores: large
+/// outputs bypass the cache (see nt_copy.h), except where several threads write an output
+/// the last-level cache can hold (NOTE [ Pad stores by thread count ]).
+bool stream_output(int64_t out_bytes) {
+  return get_num_threads() < 2 ? out_bytes >= scale_to_llc(kStreamMinBytes)
+                               : out_bytes >= kStreamMinBytesThreaded;
 }
 
 /// The tables of both entries (pad.lines' with the line writer's pieces; without `outer`
@@ -437,6 +428,7 @@ std::shared_ptr<PadTables> build_tables(const PadProblem& p, bool pieces, bool o
     t->rows *= a.m;
     stride *= a.n;
   }
+  t->stream = stream_output(t->rows * t->m * t->cell);
   return t;
 }
 
@@ -467,9 +459,9 @@ std::string lines_declines(const PadTables& t) {
 #endif
 
 /// Runs the rows of a problem whose views the entry takes.
-void run_entry(const PadProblem& p, const PadArgs& a, bool lines) {
-  assert(p.prepared != nullptr);
-  const PadTables& t = *static_cast<const PadTables*>(p.prepared);
+void run_entry(const void* tables, const PadArgs& a, bool lines, bool portable) {
+  assert(tables != nullptr);
+  const PadTables& t = *static_cast<const PadTables*>(tables);
   if (t.empty) return;
   static constexpr std::array<unsigned char, 16> kZeroBytes{};
   const auto* value =
@@ -480,17 +472,17 @@ void run_entry(const PadProblem& p, const PadArgs& a, bool lines) {
   char* dst = static_cast<char*>(a.dst);
   switch (t.cell) {
     case 1:
-      return run_rows<uint8_t>(t, src, dst, value, zero, lines);
+      return run_rows<uint8_t>(t, src, dst, value, zero, lines, portable);
     case 2:
-      return run_rows<uint16_t>(t, src, dst, value, zero, lines);
+      return run_rows<uint16_t>(t, src, dst, value, zero, lines, portable);
     case 4:
-      return run_rows<uint32_t>(t, src, dst, value, zero, lines);
+      return run_rows<uint32_t>(t, src, dst, value, zero, lines, portable);
     case 8:
-      return run_rows<uint64_t>(t, src, dst, value, zero, lines);
+      return run_rows<uint64_t>(t, src, dst, value, zero, lines, portable);
     case 16:
-      return run_rows<Bytes16>(t, src, dst, value, zero, lines);
+      return run_rows<Bytes16>(t, src, dst, value, zero, lines, portable);
     default:
-      return run_rows<void>(t, src, dst, value, zero, lines);
+      return run_rows<void>(t, src, dst, value, zero, lines, portable);
   }
 }
 
@@ -522,7 +514,7 @@ std::shared_ptr<const void> pad_rows_prepare(const PadProblem& p) {
   return build_tables(p, /*pieces=*/false);
 }
 
-std::string pad_rows_declines_views(const PadProblem& p, const PadArgs& a) {
+std::string pad_rows_declines_views(const PadProblem& p, const void*, const PadArgs& a) {
   const size_t rank = p.dst_shape.size();
   int64_t want_src = 1, want_dst = 1;
   for (size_t d = rank; d-- > 0;) {
@@ -534,9 +526,15 @@ std::string pad_rows_declines_views(const PadProblem& p, const PadArgs& a) {
   return {};
 }
 
-void pad_rows(const PadProblem& p, const PadArgs& a) {
-  assert(pad_rows_declines_views(p, a).empty());
-  run_entry(p, a, /*lines=*/false);
+void pad_rows([[maybe_unused]] const PadProblem& p, const void* tables, const PadArgs& a) {
+  assert(pad_rows_declines_views(p, tables, a).empty());
+  run_entry(tables, a, /*lines=*/false, /*portable=*/false);
+}
+
+std::string pad_rows_schedule(const PadProblem&, const void* tables) {
+  const PadTables& t = *static_cast<const PadTables*>(tables);
+  if (t.empty) return "output=empty";
+  return std::string("stores=") + (t.stream ? "streaming" : "cached");
 }
 
 #ifdef GRIDOPS_HAVE_HWY
@@ -547,8 +545,8 @@ std::string pad_lines_declines(const PadProblem& p) {
   return lines_declines(*build_tables(p, /*pieces=*/true, /*outer=*/false));
 }
 
-std::string pad_lines_declines_views(const PadProblem& p, const PadArgs& a) {
-  std::string why = pad_rows_declines_views(p, a);
+std::string pad_lines_declines_views(const PadProblem& p, const void* tables, const PadArgs& a) {
+  std::string why = pad_rows_declines_views(p, tables, a);
   if (!why.empty()) return why;
   if (!pad_lines_available()) return "the dispatched Highway target has no AVX-512 BW";
   return {};
@@ -560,9 +558,14 @@ std::shared_ptr<const void> pad_lines_prepare(const PadProblem& p) {
   return t;
 }
 
-void pad_lines(const PadProblem& p, const PadArgs& a) {
-  assert(pad_lines_declines_views(p, a).empty());
-  run_entry(p, a, /*lines=*/true);
+void pad_lines([[maybe_unused]] const PadProblem& p, const void* tables, const PadArgs& a) {
+  assert(pad_lines_declines_views(p, tables, a).empty());
+  run_entry(tables, a, /*lines=*/true, /*portable=*/false);
+}
+
+void pad_lines_portable_permute([[maybe_unused]] const PadProblem& p, const void* tables, const PadArgs& a) {
+  assert(pad_lines_declines_views(p, tables, a).empty());
+  run_entry(tables, a, /*lines=*/true, /*portable=*/true);
 }
 #endif
 

@@ -18,7 +18,6 @@
 // 64-byte store (streaming or ordinary), so no output line is written twice or by split
 // stores; the partial lines at both ends of the range are written with byte-masked stores.
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 
@@ -185,7 +184,7 @@ class Lines {
 // Permute16 below: the writer's only raw intrinsic (vpermw). Permute16Portable does the
 // same with Highway ops only, through memory; the tests compare the two and a scalar
 // lookup (pad_permute16_for_testing) and run the whole line writer with the portable form
-// switched in (pad_lines_set_portable_permute_for_testing): the same bytes.
+// switched in (the test-only entry pad.lines_portable_permute): the same bytes.
 
 /// Lane i of the result: 16-bit lane idx[i] of v (idx in [0, 32)).
 HWY_INLINE V8 Permute16(V8 idx, V8 v) {
@@ -422,21 +421,13 @@ HWY_EXPORT(Rows);
 HWY_EXPORT(HasLines);
 HWY_EXPORT(Permute16ForTesting);
 
-namespace {
-std::atomic<bool> g_portable_permute{false};  // NOTE [ Pad Permute16 ]
-}  // namespace
 }  // namespace gridops::kernels::pad_simd
 
 namespace gridops::kernels {
 bool pad_rows_lines(const PadTables& t, const char* src, char* dst, const unsigned char* value,
-                    bool stream, int64_t r0, int64_t r1) {
+                    bool portable, int64_t r0, int64_t r1) {
   using namespace pad_simd;  // NOLINT(google-build-using-namespace): the dispatch table
-  return HWY_DYNAMIC_DISPATCH(Rows)(t, src, dst, value, stream,
-                                    g_portable_permute.load(std::memory_order_relaxed), r0, r1);
-}
-
-void pad_lines_set_portable_permute_for_testing(bool portable) {
-  pad_simd::g_portable_permute.store(portable, std::memory_order_relaxed);
+  return HWY_DYNAMIC_DISPATCH(Rows)(t, src, dst, value, t.stream, portable, r0, r1);
 }
 
 bool pad_permute16_for_testing(bool portable, const uint16_t* idx, const uint16_t* v,

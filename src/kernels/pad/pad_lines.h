@@ -59,6 +59,9 @@ struct PadTables {
   std::array<int64_t, kMaxRank> outer_m{};
   std::vector<std::vector<int64_t>> outer_off;  // src byte offset per output position, -1: border
   int64_t rows = 0;
+  // Streaming stores for the whole output (NOTE [ Pad stores by thread count ]), fixed
+  // when the plan is made (the thread count and last-level cache then); the same bytes.
+  bool stream = false;
 };
 
 /// Walks output rows r0, r0 + 1, ... over the outer axes, for the row loops of pad.rows
@@ -109,21 +112,20 @@ class PadOuterWalk {
 /// whose dispatched Highway target has AVX-512 BW, writes output rows [r0, r1) line by
 /// line and returns true: every 64-byte line of dst that lies wholly inside these rows is
 /// assembled in a vector register and written with one aligned store (a streaming store
-/// when `stream`); the partial lines at both ends of the range with byte-masked stores, so
+/// when t.stream); the partial lines at both ends of the range with byte-masked stores, so
 /// neighbouring ranges never write each other's bytes. `value` is the pad value (es bytes,
-/// constant mode). Issues no fence. On other targets writes nothing and returns false
-/// (pad.lines is then not chosen: pad_lines_available()).
+/// constant mode). With `portable`, Permute16Portable replaces the AVX-512 Permute16 (the
+/// entry pad.lines_portable_permute; NOTE [ Pad Permute16 ]). Issues no fence. On other
+/// targets writes nothing and returns false (pad.lines is then not chosen:
+/// pad_lines_available()).
 bool pad_rows_lines(const PadTables& t, const char* src, char* dst, const unsigned char* value,
-                    bool stream, int64_t r0, int64_t r1);
+                    bool portable, int64_t r0, int64_t r1);
 /// Whether the dispatched Highway target has the line writer (AVX-512 BW). Asked when a
 /// plan is made (pad.lines declines without it) and again when it runs (the target can
 /// change in between, as the tests do: the run then hands over to pad.rows, logged).
 bool pad_lines_available();
 
-/// Tests: the line writer with Permute16Portable in place of the AVX-512 Permute16 (NOTE
-/// [ Pad Permute16 ] in pad_hwy.cc) while `portable` is set.
-void pad_lines_set_portable_permute_for_testing(bool portable);
-/// Tests: out[i] = v[idx[i]] (32 lanes of 16 bits, idx in [0, 32)) with Permute16Portable
+/// Tests (a pure function, no state): out[i] = v[idx[i]] (32 lanes of 16 bits, idx in [0, 32)) with Permute16Portable
 /// (portable) or Permute16 on the CPU's Highway target; false (nothing written) when that
 /// target has no line writer.
 bool pad_permute16_for_testing(bool portable, const uint16_t* idx, const uint16_t* v,
