@@ -15,36 +15,59 @@ namespace gridops {
 
 namespace {
 
-/// The reference takes every valid problem.
+using detail::GridSampleBackwardEntry;
+using detail::GridSampleBackwardViews;
+using grid_sample_common::make_problem;
+using grid_sample_common::output_shape;
+using grid_sample_common::validate_desc;
+
+/// The reference takes every valid problem and every view.
 std::string ref_declines(const kernels::GridSampleProblem&) { return {}; }
+void ref_run(const kernels::GridSampleProblem& p, const void*, const GridSampleBackwardViews& v) {
+  kernels::grid_sample_backward_ref(p, v.grad_dst, v.src, v.grid, v.grad_src, v.grad_grid);
+}
+
+/// The band entries: outputs whose elements alias each other go to the reference.
+std::string bands_declines_views(const kernels::GridSampleProblem&, const void*,
+                                 const GridSampleBackwardViews& v) {
+  return kernels::grid_sample_backward_fast_declines_views(v.grad_src, v.grad_grid);
+}
+void bands_run(const kernels::GridSampleProblem& p, const void* tables,
+               const GridSampleBackwardViews& v) {
+  kernels::grid_sample_backward_fast(p, tables, v.grad_dst, v.src, v.grid, v.grad_src,
+                                     v.grad_grid);
+}
 
 }  // namespace
 
 namespace detail {
 
 namespace {
-constexpr GridSampleBackwardImpl kBackwardImpls[] = {
-    // Threaded, deterministic; see docs/ops/grid_sample.md, "Backward".
-    {"grid_sample_backward.bands", "fast", kernels::grid_sample_backward_fast_declines,
-     kernels::grid_sample_backward_fast_declines_views, kernels::grid_sample_backward_fast},
-    {"ref", nullptr, ref_declines, nullptr, kernels::grid_sample_backward_ref},
+/// The fast entries share the kernel and its scope; each prepares its own tables
+/// (kernels/grid_sample/grid_sample.h). Threaded, deterministic; docs/ops/grid_sample.md,
+/// "Backward". The test-only ones are forced by name only (the diff tests, the benchmark).
+#define GRIDOPS_GRID_SAMPLE_BACKWARD_BANDS(path, test)                                   \
+  {.name = "grid_sample_backward." #path, .alias = "fast",                              \
+   .declines = kernels::grid_sample_backward_fast_declines,                             \
+   .prepare = kernels::grid_sample_backward_##path##_prepare,                           \
+   .declines_views = bands_declines_views, .run = bands_run,                            \
+   .schedule = kernels::grid_sample_backward_bands_schedule, .test_only = test}
+constexpr GridSampleBackwardEntry kBackwardImpls[] = {
+    GRIDOPS_GRID_SAMPLE_BACKWARD_BANDS(bands, false),
+#ifdef GRIDOPS_HAVE_HWY
+    GRIDOPS_GRID_SAMPLE_BACKWARD_BANDS(bands_portable, true),
+#endif
+    GRIDOPS_GRID_SAMPLE_BACKWARD_BANDS(bands_four_chunks, true),
+    {.name = "ref", .declines = ref_declines, .run = ref_run},
 };
+#undef GRIDOPS_GRID_SAMPLE_BACKWARD_BANDS
 }  // namespace
 
-std::span<const GridSampleBackwardImpl> grid_sample_backward_impls() noexcept {
+std::span<const GridSampleBackwardEntry> grid_sample_backward_entries() noexcept {
   return kBackwardImpls;
 }
 
 }  // namespace detail
-
-namespace {
-
-using detail::GridSampleBackwardImpl;
-using grid_sample_common::make_problem;
-using grid_sample_common::output_shape;
-using grid_sample_common::validate_desc;
-
-}  // namespace
 
 namespace {
 
@@ -78,10 +101,9 @@ StatusOr<GridSampleBackwardPlan> make_grid_sample_backward_plan(const GridSample
   GRIDOPS_ASSIGN_OR_RETURN(Dims dst_shape, output_shape(kBwdOp, desc, src_shape, grid_shape));
   const kernels::GridSampleProblem problem =
       make_problem(desc, src_dtype, src_shape, grid_dtype, dst_shape);
-  GRIDOPS_ASSIGN_OR_RETURN(
-      const GridSampleBackwardImpl* impl,
-      detail::select_impl<GridSampleBackwardImpl>(
-          kBwdOp, detail::grid_sample_backward_impls(), problem, desc.impl));
+  auto planned = detail::plan_entries(kBwdOp, detail::grid_sample_backward_entries(), problem,
+                                      desc.impl);
+  if (!planned.ok()) return planned.status();
   GridSampleBackwardPlan plan;
   plan.desc_ = desc;
   plan.src_dtype_ = src_dtype;
@@ -89,8 +111,9 @@ StatusOr<GridSampleBackwardPlan> make_grid_sample_backward_plan(const GridSample
   plan.src_shape_.assign(src_shape.begin(), src_shape.end());
   plan.grid_shape_.assign(grid_shape.begin(), grid_shape.end());
   plan.dst_shape_ = std::move(dst_shape);
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
+  plan.impl_name_ = (*planned)->chosen().name;
+  plan.impl_ = &(*planned)->chosen();
+  plan.prepared_ = std::move(planned).value();
   return plan;
 }
 
@@ -133,17 +156,10 @@ Status GridSampleBackwardPlan::run(const TensorView& grad_dst, const TensorView&
   if (grad_src == nullptr && grad_grid == nullptr) return Status();
   const kernels::GridSampleProblem problem =
       make_problem(desc_, src_dtype_, src_shape_, grid_dtype_, dst_shape_);
-  const auto* impl = static_cast<const GridSampleBackwardImpl*>(impl_);
-  if (impl->declines_views != nullptr) {
-    const std::string why = impl->declines_views(grad_src, grad_grid);
-    if (!why.empty()) {
-      const GridSampleBackwardImpl& ref = detail::grid_sample_backward_impls().back();
-      detail::log_run_time_fallback(kBwdOp, impl->name, why, ref.name);
-      impl = &ref;
-    }
-  }
-  return detail::run_kernel_guarded(
-      kBwdOp, [&] { impl->run(problem, grad_dst, src, grid, grad_src, grad_grid); });
+  const auto& planned =
+      *static_cast<const detail::PlannedEntries<GridSampleBackwardEntry>*>(prepared_.get());
+  return detail::run_entries(kBwdOp, planned, problem,
+                             GridSampleBackwardViews{grad_dst, src, grid, grad_src, grad_grid});
 }
 
 Status grid_sample_backward(const GridSampleDesc& desc, const TensorView& grad_dst,
