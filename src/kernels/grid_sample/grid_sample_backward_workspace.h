@@ -1,8 +1,8 @@
 // The fast GridSample backward's scratch: one allocation per run of a batch range, carved
 // into 64-byte aligned arrays (every element used is written first, so what a reused buffer
 // held never shows). The buffers come from the plan's tables (WorkspacePool) and go back
-// there after the run: a plan reuses its runs' buffers (mapping and zeroing fresh pages on
-// every call is measurably slower, docs/dev/grid_sample.md, "Backward") and frees them with its last
+// there after the run: a plan reuses its runs' buffers (fresh pages on every call are
+// measurably slower: docs/dev/grid_sample.md, "Backward") and frees them with its last
 // copy; nothing outlives the plan, and concurrent runs of one plan take different buffers.
 #pragma once
 
