@@ -34,7 +34,13 @@ int64_t padded_channels(int64_t C) {
   return (C + lanes - 1) / lanes * lanes;
 }
 
-/// The band kernel of the CPU's Highway target (the portable one without Highway).
+/// The band kernel of the CPU's Highway target (the portable one without Highway), and its
+/// name in the schedule.
+#ifdef GRIDOPS_HAVE_HWY
+constexpr const char* kBandName = "hwy";
+#else
+constexpr const char* kBandName = "portable";
+#endif
 auto grid_sample_backward_band() -> void (*)(const grid_sample_simd::BandArgs&) {
 #ifdef GRIDOPS_HAVE_HWY
   return grid_sample_simd::band_hwy;
@@ -120,7 +126,7 @@ std::string grid_sample_backward_fast_declines(const GridSampleProblem& p) {
 }
 
 std::shared_ptr<const void> grid_sample_backward_bands_prepare(const GridSampleProblem& p) {
-  return make_tables(p, grid_sample_backward_band(), "hwy", 0);
+  return make_tables(p, grid_sample_backward_band(), kBandName, 0);
 }
 
 std::shared_ptr<const void> grid_sample_backward_bands_portable_prepare(const GridSampleProblem& p) {
@@ -131,7 +137,7 @@ std::shared_ptr<const void> grid_sample_backward_bands_four_chunks_prepare(
     const GridSampleProblem& p) {
   int64_t out_points = 1;
   for (int64_t d : p.out_sizes) out_points *= d;
-  return make_tables(p, grid_sample_backward_band(), "hwy", out_points / 4 + 1);
+  return make_tables(p, grid_sample_backward_band(), kBandName, out_points / 4 + 1);
 }
 
 std::string grid_sample_backward_bands_schedule(const GridSampleProblem&, const void* tables) {
