@@ -1,7 +1,9 @@
 // Workload W9 (docs/BENCHMARKS.md): GridSample backward, both gradients, of W1a (2-D
 // bilinear), W1c (2-D bicubic) and W3a (3-D trilinear), zeros padding, align_corners=0,
 // float32, gridops against PyTorch's at::grid_sampler_2d_backward / _3d_backward
-// (libtorch) in one binary. Names: W9a (W1a), W9b (W1c), W9c (W3a): <id>/<impl>/threads:<n>.
+// (libtorch) in one binary. Names: W9a (W1a), W9b (W1c), W9c (W3a): <id>/<impl>/threads:<n>,
+// <impl> "gridops" (the automatic choice), each entry of the backward list that takes the
+// workload (forced by name; test-only ones and "ref" included), and the peers.
 // grad_dst is uniform in [-1, 1]. The peer's gradients are compared with gridops' once in
 // the setup (not timed); a warning is printed when they disagree.
 #include <cmath>
@@ -12,6 +14,7 @@
 
 #include "bench_util.h"
 #include "gridops/ops/grid_sample.h"
+#include "ops/grid_sample_impls.h"
 
 #ifdef GRIDOPS_BENCH_TORCH
 #include <ATen/ATen.h>
@@ -57,13 +60,17 @@ int64_t bytes_of(const Data& d) {
   return 4 * (2 * numel(d.src_shape) + 2 * numel(d.grid_shape) + numel(d.dst_shape));
 }
 
-void add_gridops(const std::string& id, const std::shared_ptr<Data>& d) {
+/// Registers gridops with entry `impl` forced ("": the automatic choice) as <id>/<label>;
+/// an entry that declines the workload is skipped.
+void add_gridops(const std::string& id, const std::shared_ptr<Data>& d, const std::string& label,
+                 const char* impl) {
   gridops::GridSampleDesc desc;
   desc.mode = d->mode;
+  desc.impl = impl;
   auto plan = gridops::make_grid_sample_backward_plan(desc, DType::kFloat32, d->src_shape,
                                                       DType::kFloat32, d->grid_shape);
   if (!plan.ok()) {
-    std::fprintf(stderr, "%s: %s\n", id.c_str(), plan.status().to_string().c_str());
+    std::fprintf(stderr, "%s/%s: %s\n", id.c_str(), label.c_str(), plan.status().to_string().c_str());
     return;
   }
   auto pl = std::make_shared<gridops::GridSampleBackwardPlan>(plan.value());
@@ -72,9 +79,9 @@ void add_gridops(const std::string& id, const std::shared_ptr<Data>& d) {
   const gridops::TensorView grid(DType::kFloat32, d->grid.data(), d->grid_shape);
   const gridops::MutableTensorView gs(DType::kFloat32, d->grad_src.data(), d->src_shape);
   const gridops::MutableTensorView gg(DType::kFloat32, d->grad_grid.data(), d->grid_shape);
-  if (!pl->run(gd, src, grid, &gs, &gg).ok()) std::fprintf(stderr, "%s: run failed\n", id.c_str());
-  std::fprintf(stderr, "[info] %s: gridops implementation '%s'\n", id.c_str(), pl->impl_name());
-  gridops::bench::add(id, "gridops", bytes_of(*d), [=](benchmark::State& st) {
+  if (!pl->run(gd, src, grid, &gs, &gg).ok()) std::fprintf(stderr, "%s/%s: run failed\n", id.c_str(), label.c_str());
+  std::fprintf(stderr, "[info] %s/%s: gridops implementation '%s'\n", id.c_str(), label.c_str(), pl->impl_name());
+  gridops::bench::add(id, label, bytes_of(*d), [=](benchmark::State& st) {
     (void)d;
     for (auto _ : st) {
       const gridops::Status s = pl->run(gd, src, grid, &gs, &gg);
@@ -133,7 +140,10 @@ void register_all() {
   };
   for (const Case& c : cases) {
     auto d = make_data(c.src, c.grid, c.mode);
-    add_gridops(c.id, d);
+    for (const auto& e : gridops::detail::grid_sample_backward_entries()) {
+      add_gridops(c.id, d, e.name, e.name);
+    }
+    add_gridops(c.id, d, "gridops", "");  // last: the peers' check compares with its gradients
 #ifdef GRIDOPS_BENCH_TORCH
     add_torch(c.id, d);
 #endif

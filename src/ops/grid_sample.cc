@@ -23,6 +23,7 @@
 #include "kernels/grid_sample/grid_sample_fast.h"
 #include "kernels/grid_sample/grid_sample_u8.h"
 #include "ops/dispatch.h"
+#include "ops/grid_sample_common.h"
 #include "ops/grid_sample_impls.h"
 
 namespace gridops {
@@ -88,91 +89,21 @@ constexpr GridSampleImpl kImpls[] = {
 #endif
     {"ref", nullptr, ref_declines, nullptr, nullptr, ref_run},
 };
-
-constexpr GridSampleBackwardImpl kBackwardImpls[] = {
-    // Threaded, deterministic; see docs/ops/grid_sample.md, "Backward".
-    {"grid_sample_backward.bands", "fast", kernels::grid_sample_backward_fast_declines,
-     kernels::grid_sample_backward_fast_declines_views, kernels::grid_sample_backward_fast},
-    {"ref", nullptr, ref_declines, nullptr, kernels::grid_sample_backward_ref},
-};
 }  // namespace
 
 std::span<const GridSampleImpl> grid_sample_impls() noexcept { return kImpls; }
-std::span<const GridSampleBackwardImpl> grid_sample_backward_impls() noexcept {
-  return kBackwardImpls;
-}
 
 }  // namespace detail
 
 namespace {
 
-using detail::GridSampleBackwardImpl;
 using detail::GridSampleImpl;
+using grid_sample_common::expected_grid_shape;
+using grid_sample_common::make_problem;
+using grid_sample_common::output_shape;
+using grid_sample_common::validate_desc;
 
 // --- validation helpers -------------------------------------------------------------
-
-/// The grid shape the spec prescribes for r spatial axes, spelled with the usual names:
-/// (N, W_out, 1), (N, H_out, W_out, 2), (N, D_out, H_out, W_out, 3), (N, D1_out, ..., Dr_out, r).
-std::string expected_grid_shape(int r) {
-  switch (r) {
-    case 1: return "(N, W_out, 1)";
-    case 2: return "(N, H_out, W_out, 2)";
-    case 3: return "(N, D_out, H_out, W_out, 3)";
-    default: break;
-  }
-  std::string s = "(N";
-  for (int d = 1; d <= r; ++d) s += ", D" + std::to_string(d) + "_out";
-  return s + ", " + std::to_string(r) + ")";
-}
-
-/// The descriptor fields that do not depend on shapes or dtypes.
-Status validate_desc(const GridSampleDesc& desc, const char* op = kOp) {
-  const int mode = static_cast<int>(desc.mode);
-  if (mode < 0 || mode > static_cast<int>(InterpolationMode::kCubic)) {
-    return invalid_argument(op, ": mode must be linear, nearest or cubic, got enum value ",
-                            mode);
-  }
-  const int padding = static_cast<int>(desc.padding);
-  if (padding < 0 || padding > static_cast<int>(GridPadding::kReflection)) {
-    return invalid_argument(op, ": padding_mode must be zeros, border or reflection, got enum value ",
-                            padding);
-  }
-  const int layout = static_cast<int>(desc.layout);
-  if (layout < 0 || layout > static_cast<int>(ChannelLayout::kChannelsLast)) {
-    return invalid_argument(op, ": layout must be channels_first or channels_last, got enum value ",
-                            layout);
-  }
-  if (desc.align_corners != 0 && desc.align_corners != 1) {
-    return invalid_argument(op, ": align_corners must be 0 or 1, got ", desc.align_corners);
-  }
-  return Status();
-}
-
-/// The problem the kernels see, from validated shapes.
-kernels::GridSampleProblem make_problem(const GridSampleDesc& desc, DType src_dtype,
-                                        std::span<const int64_t> src_shape, DType grid_dtype,
-                                        std::span<const int64_t> dst_shape) {
-  kernels::GridSampleProblem p;
-  p.mode = desc.mode;
-  p.padding = desc.padding;
-  p.align_corners = desc.align_corners == 1;
-  p.layout = desc.layout;
-  p.src_dtype = src_dtype;
-  p.grid_dtype = grid_dtype;
-  const int r = static_cast<int>(src_shape.size()) - 2;
-  p.spatial_rank = r;
-  p.batch = src_shape[0];
-  if (desc.layout == ChannelLayout::kChannelsFirst) {
-    p.channels = src_shape[1];
-    p.in_sizes.assign(src_shape.begin() + 2, src_shape.end());
-    p.out_sizes.assign(dst_shape.begin() + 2, dst_shape.end());
-  } else {
-    p.channels = src_shape[static_cast<size_t>(r) + 1];
-    p.in_sizes.assign(src_shape.begin() + 1, src_shape.begin() + 1 + r);
-    p.out_sizes.assign(dst_shape.begin() + 1, dst_shape.begin() + 1 + r);
-  }
-  return p;
-}
 
 /// The spatial sizes (D1..Dr) of a src shape in a layout.
 Dims spatial_sizes(std::span<const int64_t> shape, ChannelLayout layout) {
@@ -453,67 +384,6 @@ StatusOr<GridPadding> parse_grid_padding(std::string_view s) {
 
 // --- shapes -------------------------------------------------------------------------------
 
-namespace {
-
-/// The output shape, errors prefixed with `op` ("grid_sample" or "grid_sample_backward").
-StatusOr<Dims> output_shape(const char* op, const GridSampleDesc& desc,
-                            std::span<const int64_t> src_shape,
-                            std::span<const int64_t> grid_shape) {
-  GRIDOPS_RETURN_IF_ERROR(validate_desc(desc, op));
-  const int src_rank = static_cast<int>(src_shape.size());
-  const bool channels_first = desc.layout == ChannelLayout::kChannelsFirst;
-  if (src_rank < 3) {
-    return invalid_argument(op, ": src must have rank >= 3 ",
-                            channels_first ? "(N, C, D1, ...)" : "(N, D1, ..., C)", ", got rank ",
-                            src_rank, " with shape ", dims_to_string(src_shape));
-  }
-  if (src_rank > kMaxRank) {
-    return invalid_argument(op, ": src rank must be <= ", kMaxRank, ", got ", src_rank);
-  }
-  GRIDOPS_RETURN_IF_ERROR(
-      checked_num_elements(src_shape, std::string(op) + ": src").status());
-  const int r = src_rank - 2;
-  if (static_cast<int>(grid_shape.size()) != src_rank || grid_shape.back() != r) {
-    return invalid_argument(op, ": grid must have shape ", expected_grid_shape(r), " for a ",
-                            src_rank, "-D input, got ", dims_to_string(grid_shape));
-  }
-  GRIDOPS_RETURN_IF_ERROR(checked_num_elements(grid_shape, std::string(op) + ": grid").status());
-  if (grid_shape[0] != src_shape[0]) {
-    return invalid_argument(op, ": grid batch must equal src batch ", src_shape[0], ", got ",
-                            grid_shape[0], " (grid shape ", dims_to_string(grid_shape),
-                            ", src shape ", dims_to_string(src_shape), ")");
-  }
-
-  // dst: src's N and C around the grid's output spatial sizes.
-  Dims dst(static_cast<size_t>(src_rank));
-  dst[0] = src_shape[0];
-  const int64_t channels = channels_first ? src_shape[1] : src_shape.back();
-  const size_t first_spatial = channels_first ? 2 : 1;
-  if (channels_first) dst[1] = channels; else dst.back() = channels;
-  for (int d = 0; d < r; ++d) {
-    dst[first_spatial + static_cast<size_t>(d)] = grid_shape[1 + static_cast<size_t>(d)];
-  }
-  GRIDOPS_ASSIGN_OR_RETURN(const int64_t dst_count,
-                           checked_num_elements(dst, std::string(op) + ": dst"));
-
-  // ERRATA GridSample 9: an empty input axis has nothing to clamp or reflect to.
-  if (dst_count > 0 && desc.padding != GridPadding::kZeros) {
-    for (int d = 0; d < r; ++d) {
-      const size_t axis = first_spatial + static_cast<size_t>(d);
-      if (src_shape[axis] == 0) {
-        return invalid_argument(op, ": src spatial axis ", axis, " has length 0 in shape ",
-                                dims_to_string(src_shape), "; padding_mode ",
-                                to_string(desc.padding),
-                                " needs at least 1 element to sample (only zeros allows an "
-                                "empty input axis with a non-empty output)");
-      }
-    }
-  }
-  return dst;
-}
-
-}  // namespace
-
 StatusOr<Dims> grid_sample_output_shape(const GridSampleDesc& desc, std::span<const int64_t> src_shape,
                                         std::span<const int64_t> grid_shape) {
   return output_shape(kOp, desc, src_shape, grid_shape);
@@ -790,143 +660,6 @@ StatusOr<Tensor> grid_sample(const GridSampleDesc& desc, const GridSampleWindow&
   GRIDOPS_ASSIGN_OR_RETURN(Tensor dst, Tensor::create(src.dtype, plan.dst_shape()));
   GRIDOPS_RETURN_IF_ERROR(plan.run(src, grid, dst.mutable_view()));
   return dst;
-}
-
-// --- backward ---------------------------------------------------------------------------
-
-namespace {
-
-constexpr const char* kBwdOp = "grid_sample_backward";
-
-bool is_backward_dtype(DType dt) {
-  return dt == DType::kFloat16 || dt == DType::kBFloat16 || dt == DType::kFloat32 ||
-         dt == DType::kFloat64;
-}
-
-}  // namespace
-
-StatusOr<GridSampleBackwardPlan> make_grid_sample_backward_plan(const GridSampleDesc& desc,
-                                                                DType src_dtype,
-                                                                std::span<const int64_t> src_shape,
-                                                                DType grid_dtype,
-                                                                std::span<const int64_t> grid_shape) {
-  GRIDOPS_RETURN_IF_ERROR(validate_desc(desc, kBwdOp));
-  if (static_cast<int>(src_dtype) >= kNumDTypes || !is_backward_dtype(src_dtype)) {
-    return invalid_argument(kBwdOp, ": src dtype must be float16, bfloat16, float32 or float64, got ",
-                            static_cast<int>(src_dtype) >= kNumDTypes
-                                ? "unknown dtype code " + std::to_string(static_cast<int>(src_dtype))
-                                : std::string(to_string(src_dtype)));
-  }
-  if (static_cast<int>(grid_dtype) >= kNumDTypes || !is_floating(grid_dtype)) {
-    return invalid_argument(kBwdOp, ": grid dtype must be float16, bfloat16, float32 or float64, got ",
-                            static_cast<int>(grid_dtype) >= kNumDTypes
-                                ? "unknown dtype code " + std::to_string(static_cast<int>(grid_dtype))
-                                : std::string(to_string(grid_dtype)));
-  }
-  GRIDOPS_ASSIGN_OR_RETURN(Dims dst_shape, output_shape(kBwdOp, desc, src_shape, grid_shape));
-  const kernels::GridSampleProblem problem =
-      make_problem(desc, src_dtype, src_shape, grid_dtype, dst_shape);
-  GRIDOPS_ASSIGN_OR_RETURN(
-      const GridSampleBackwardImpl* impl,
-      detail::select_impl<GridSampleBackwardImpl>(
-          kBwdOp, detail::grid_sample_backward_impls(), problem, desc.impl));
-  GridSampleBackwardPlan plan;
-  plan.desc_ = desc;
-  plan.src_dtype_ = src_dtype;
-  plan.grid_dtype_ = grid_dtype;
-  plan.src_shape_.assign(src_shape.begin(), src_shape.end());
-  plan.grid_shape_.assign(grid_shape.begin(), grid_shape.end());
-  plan.dst_shape_ = std::move(dst_shape);
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
-  return plan;
-}
-
-Status GridSampleBackwardPlan::run(const TensorView& grad_dst, const TensorView& src,
-                                   const TensorView& grid, const MutableTensorView* grad_src,
-                                   const MutableTensorView* grad_grid) const {
-  if (impl_ == nullptr) {
-    return invalid_argument(kBwdOp, ": plan is empty (make it with make_grid_sample_backward_plan)");
-  }
-  // Everything is checked before anything is written.
-  GRIDOPS_RETURN_IF_ERROR(expect_view(grad_dst, "grid_sample_backward: grad_dst", src_dtype_, dst_shape_));
-  GRIDOPS_RETURN_IF_ERROR(expect_view(src, "grid_sample_backward: src", src_dtype_, src_shape_));
-  GRIDOPS_RETURN_IF_ERROR(expect_view(grid, "grid_sample_backward: grid", grid_dtype_, grid_shape_));
-  if (grad_src != nullptr) {
-    GRIDOPS_RETURN_IF_ERROR(
-        expect_view(*grad_src, "grid_sample_backward: grad_src", src_dtype_, src_shape_));
-  }
-  if (grad_grid != nullptr) {
-    GRIDOPS_RETURN_IF_ERROR(
-        expect_view(*grad_grid, "grid_sample_backward: grad_grid", grid_dtype_, grid_shape_));
-  }
-  const struct {
-    const char* name;
-    const TensorView* view;
-  } inputs[] = {{"grad_dst", &grad_dst}, {"src", &src}, {"grid", &grid}};
-  const struct {
-    const char* name;
-    const MutableTensorView* view;
-  } outputs[] = {{"grad_src", grad_src}, {"grad_grid", grad_grid}};
-  for (const auto& out : outputs) {
-    if (out.view == nullptr) continue;
-    for (const auto& in : inputs) {
-      GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kBwdOp, out.name, *out.view, in.name, *in.view));
-    }
-  }
-  if (grad_src != nullptr && grad_grid != nullptr) {
-    GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kBwdOp, "grad_src", *grad_src,
-                                                     "grad_grid", *grad_grid));
-  }
-  if (grad_src == nullptr && grad_grid == nullptr) return Status();
-  const kernels::GridSampleProblem problem =
-      make_problem(desc_, src_dtype_, src_shape_, grid_dtype_, dst_shape_);
-  const auto* impl = static_cast<const GridSampleBackwardImpl*>(impl_);
-  if (impl->declines_views != nullptr) {
-    const std::string why = impl->declines_views(grad_src, grad_grid);
-    if (!why.empty()) {
-      const GridSampleBackwardImpl& ref = detail::grid_sample_backward_impls().back();
-      detail::log_run_time_fallback(kBwdOp, impl->name, why, ref.name);
-      impl = &ref;
-    }
-  }
-  return detail::run_kernel_guarded(
-      kBwdOp, [&] { impl->run(problem, grad_dst, src, grid, grad_src, grad_grid); });
-}
-
-Status grid_sample_backward(const GridSampleDesc& desc, const TensorView& grad_dst,
-                            const TensorView& src, const TensorView& grid,
-                            const MutableTensorView* grad_src, const MutableTensorView* grad_grid) {
-  GRIDOPS_RETURN_IF_ERROR(validate_view(src, "grid_sample_backward: src"));
-  GRIDOPS_RETURN_IF_ERROR(validate_view(grid, "grid_sample_backward: grid"));
-  GRIDOPS_ASSIGN_OR_RETURN(
-      GridSampleBackwardPlan plan,
-      make_grid_sample_backward_plan(desc, src.dtype, src.shape, grid.dtype, grid.shape));
-  return plan.run(grad_dst, src, grid, grad_src, grad_grid);
-}
-
-StatusOr<GridSampleGradients> grid_sample_backward(const GridSampleDesc& desc,
-                                                   const TensorView& grad_dst,
-                                                   const TensorView& src, const TensorView& grid,
-                                                   bool want_grad_src, bool want_grad_grid) {
-  GRIDOPS_RETURN_IF_ERROR(validate_view(src, "grid_sample_backward: src"));
-  GRIDOPS_RETURN_IF_ERROR(validate_view(grid, "grid_sample_backward: grid"));
-  GRIDOPS_ASSIGN_OR_RETURN(
-      GridSampleBackwardPlan plan,
-      make_grid_sample_backward_plan(desc, src.dtype, src.shape, grid.dtype, grid.shape));
-  GridSampleGradients g;
-  MutableTensorView gs, gg;
-  if (want_grad_src) {
-    GRIDOPS_ASSIGN_OR_RETURN(g.grad_src, Tensor::create(src.dtype, plan.src_shape()));
-    gs = g.grad_src.mutable_view();
-  }
-  if (want_grad_grid) {
-    GRIDOPS_ASSIGN_OR_RETURN(g.grad_grid, Tensor::create(grid.dtype, plan.grid_shape()));
-    gg = g.grad_grid.mutable_view();
-  }
-  GRIDOPS_RETURN_IF_ERROR(plan.run(grad_dst, src, grid, want_grad_src ? &gs : nullptr,
-                                   want_grad_grid ? &gg : nullptr));
-  return g;
 }
 
 }  // namespace gridops

@@ -11,6 +11,7 @@
 
 #include "gridops/tensor.h"
 #include "kernels/grid_sample/grid_sample.h"
+#include "ops/dispatch.h"
 
 namespace gridops::detail {
 
@@ -34,22 +35,22 @@ struct GridSampleImpl {
               const TensorView&, const MutableTensorView&);
 };
 
-/// One entry of the backward list.
-struct GridSampleBackwardImpl {
-  const char* name;
-  /// As GridSampleImpl::alias.
-  const char* alias;
-  std::string (*declines)(const kernels::GridSampleProblem&);
-  /// Run time: why the entry cannot write these outputs (empty: it can; null: any). The
-  /// plan then runs "ref" and logs it (GRIDOPS_VERBOSE=dispatch).
-  std::string (*declines_views)(const MutableTensorView* grad_src,
-                                const MutableTensorView* grad_grid);
-  kernels::GridSampleBackwardFn run;
+/// What a backward run adds to its problem: the views (an output null: not wanted).
+struct GridSampleBackwardViews {
+  const TensorView& grad_dst;
+  const TensorView& src;
+  const TensorView& grid;
+  const MutableTensorView* grad_src;
+  const MutableTensorView* grad_grid;
 };
+
+/// One entry of the backward list (src/ops/dispatch.h).
+using GridSampleBackwardEntry = Entry<kernels::GridSampleProblem, GridSampleBackwardViews>;
 
 /// The forward list, fast entries first, "ref" last.
 std::span<const GridSampleImpl> grid_sample_impls() noexcept;
-/// The backward list, fast entries first, "ref" last.
-std::span<const GridSampleBackwardImpl> grid_sample_backward_impls() noexcept;
+/// The backward list, fast entries first (test-only ones after the automatic one), "ref"
+/// last.
+std::span<const GridSampleBackwardEntry> grid_sample_backward_entries() noexcept;
 
 }  // namespace gridops::detail

@@ -1,11 +1,12 @@
-// Differential tests of the GridSample backward: the fast entry of the implementation
-// list (fast_impl()) against "ref" on 2,400 random
+// Differential tests of the GridSample backward: every fast entry of the implementation
+// list (testing::fast_entries: grid_sample_backward.bands, the test-only .bands_portable
+// and .bands_four_chunks, and the alias "fast") against "ref" on 2,400 random
 // problems per run (rank 1-3, every mode x padding x align_corners x layout, float32/
 // float16/bfloat16 src and grid, strided views, coordinates continuous, on a quarter-step
 // lattice that hits the kinks exactly, NaN, +-inf and huge), and 1 vs 2 vs 7 threads
 // bit-identical on problems large enough to be split into several bands (up to 28 with 7
-// threads) or, with 4 batch entries, into whole entries per thread, in one chunk and in
-// four.
+// threads) or, with 4 batch entries, into whole entries per thread, in one chunk and (the
+// entry .bands_four_chunks) in four.
 //
 // NOTE [ GridSample backward fast path tolerance ]
 // Both implementations compute the same per-axis weights and derivative weights bit for bit
@@ -28,18 +29,23 @@
 #include "gridops/gridops.h"
 #include "kernels/grid_sample/grid_sample.h"
 #include "ops/grid_sample_impls.h"
+#include "support/entries.h"
 #include "support/test_util.h"
 
 namespace gridops {
 namespace {
 
-/// The backward list's fast entry (it has one: the entry before "ref"), by its name in
-/// the list, so that these tests follow the list.
+/// The backward list's entries but "ref" (test-only ones included) and the alias "fast".
+std::vector<std::string> fast_impls() {
+  return testing::fast_entries(detail::grid_sample_backward_entries());
+}
+
+/// The entry the list chooses by itself (the first fast one that is not test-only).
 const char* fast_impl() {
-  const auto list = detail::grid_sample_backward_impls();
-  EXPECT_EQ(list.size(), 2u);
-  EXPECT_STREQ(list.back().name, "ref");
-  return list.front().name;
+  for (const auto& e : detail::grid_sample_backward_entries()) {
+    if (!e.test_only) return e.name;
+  }
+  return "ref";
 }
 
 using IM = InterpolationMode;
@@ -168,15 +174,19 @@ TEST(GridSampleBackwardDiff, FastMatchesReference) {
     const int r = 1 + it % 3;
     const Case k = random_case(rng, r, r == 3 ? 4 : 7, r == 3 ? 3 : 5, 10);
     const bool strided = it % 5 == 0;
-    Tensor fs, fg, rs, rg;
-    ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), strided, &fs, &fg)) << describe(k);
+    Tensor rs, rg;
     ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", strided, &rs, &rg)) << describe(k);
-    ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, "grad_src " + describe(k)));
-    ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, "grad_grid " + describe(k)));
+    for (const std::string& impl : fast_impls()) {
+      Tensor fs, fg;
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, impl.c_str(), strided, &fs, &fg)) << impl << " " << describe(k);
+      ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, impl + " grad_src " + describe(k)));
+      ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, impl + " grad_grid " + describe(k)));
+      ++fast_ran;
+    }
     ++checked;
-    ++fast_ran;
   }
   EXPECT_EQ(checked, 2400);
+  EXPECT_EQ(fast_ran, 2400 * static_cast<int>(fast_impls().size()));
   auto plan = make_grid_sample_backward_plan(GridSampleDesc{}, DType::kFloat32, Dims{1, 1, 4, 4},
                                              DType::kFloat32, Dims{1, 2, 2, 2});
   ASSERT_TRUE(plan.ok());
@@ -216,47 +226,46 @@ TEST(GridSampleBackwardDiff, BitIdenticalForAnyThreadCount) {
       testing::fill_random(k.grid, rng, -1.2, 1.2);
       Tensor rs, rg;
       ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", false, &rs, &rg));
-      // Default chunks (one here), then 4 chunks (the accumulators carry over chunks; the
-      // band split differs per chunk).
-      int64_t out_points = 1;
-      for (int a = 0; a < sh.r; ++a) out_points *= sh.out;
-      for (int64_t chunk : {int64_t{0}, out_points / 4 + 1}) {
-        kernels::grid_sample_backward_fast_set_chunk_for_testing(chunk);
+      // Every fast entry: default chunks (one here), and 4 chunks (.bands_four_chunks; the
+      // accumulators carry over chunks, the band split differs per chunk).
+      for (const std::string& impl : fast_impls()) {
         Tensor s1, g1;
         set_num_threads(1);
-        ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), false, &s1, &g1));
+        ASSERT_NO_FATAL_FAILURE(run_impl(k, impl.c_str(), false, &s1, &g1));
         for (int threads : {2, 7}) {
           set_num_threads(threads);
           Tensor sn, gn;
-          ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), false, &sn, &gn));
+          ASSERT_NO_FATAL_FAILURE(run_impl(k, impl.c_str(), false, &sn, &gn));
           int64_t where = -1;
-          EXPECT_TRUE(testing::bitwise_equal(s1, sn, &where)) << threads << " threads, chunk " << chunk << ", grad_src element " << where << " " << describe(k);
-          EXPECT_TRUE(testing::bitwise_equal(g1, gn, &where)) << threads << " threads, chunk " << chunk << ", grad_grid element " << where << " " << describe(k);
+          EXPECT_TRUE(testing::bitwise_equal(s1, sn, &where)) << threads << " threads, " << impl << ", grad_src element " << where << " " << describe(k);
+          EXPECT_TRUE(testing::bitwise_equal(g1, gn, &where)) << threads << " threads, " << impl << ", grad_grid element " << where << " " << describe(k);
         }
         set_num_threads(saved);
-        kernels::grid_sample_backward_fast_set_chunk_for_testing(0);
-        ASSERT_NO_FATAL_FAILURE(expect_close(s1, rs, "grad_src chunk " + std::to_string(chunk) + " " + describe(k)));
-        ASSERT_NO_FATAL_FAILURE(expect_close(g1, rg, "grad_grid chunk " + std::to_string(chunk) + " " + describe(k)));
+        ASSERT_NO_FATAL_FAILURE(expect_close(s1, rs, "grad_src " + impl + " " + describe(k)));
+        ASSERT_NO_FATAL_FAILURE(expect_close(g1, rg, "grad_grid " + impl + " " + describe(k)));
       }
     }
   }
-  kernels::grid_sample_backward_fast_set_chunk_for_testing(0);
   set_num_threads(saved);
 }
 
-// The portable inner loop (builds without Highway) on 400 random problems against the
-// reference, and 1 vs 2 vs 7 threads bit-identical on one larger problem per rank.
+// The portable inner loop (the test-only entry .bands_portable; builds without Highway
+// run it as .bands) on 400 random problems against the reference, and 1 vs 2 vs 7 threads
+// bit-identical on one larger problem per rank.
 TEST(GridSampleBackwardDiff, PortableInnerLoop) {
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   std::mt19937_64 rng(seed + 4);
   const int saved = get_num_threads();
-  kernels::grid_sample_backward_fast_set_portable_for_testing(true);
+  const char* portable = "grid_sample_backward.bands_portable";
+  if (testing::find_entry(detail::grid_sample_backward_entries(), portable) == nullptr) {
+    GTEST_SKIP() << "no Highway in this build: grid_sample_backward.bands is the portable loop";
+  }
   for (int it = 0; it < 400; ++it) {
     const int r = 1 + it % 3;
     const Case k = random_case(rng, r, r == 3 ? 4 : 7, r == 3 ? 3 : 5, 10);
     Tensor fs, fg, rs, rg;
-    ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), it % 5 == 0, &fs, &fg)) << describe(k);
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, portable, it % 5 == 0, &fs, &fg)) << describe(k);
     ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", it % 5 == 0, &rs, &rg)) << describe(k);
     ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, "grad_src " + describe(k)));
     ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, "grad_grid " + describe(k)));
@@ -278,11 +287,11 @@ TEST(GridSampleBackwardDiff, PortableInnerLoop) {
     testing::fill_random(k.grid, rng, -1.2, 1.2);
     Tensor s1, g1;
     set_num_threads(1);
-    ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), false, &s1, &g1));
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, portable, false, &s1, &g1));
     for (int threads : {2, 7}) {
       set_num_threads(threads);
       Tensor sn, gn;
-      ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), false, &sn, &gn));
+      ASSERT_NO_FATAL_FAILURE(run_impl(k, portable, false, &sn, &gn));
       EXPECT_TRUE(testing::bitwise_equal(s1, sn)) << threads << " threads, grad_src " << describe(k);
       EXPECT_TRUE(testing::bitwise_equal(g1, gn)) << threads << " threads, grad_grid " << describe(k);
     }
@@ -293,7 +302,6 @@ TEST(GridSampleBackwardDiff, PortableInnerLoop) {
     ASSERT_NO_FATAL_FAILURE(expect_close(g1, rg, "grad_grid " + describe(k)));
   }
   set_num_threads(saved);
-  kernels::grid_sample_backward_fast_set_portable_for_testing(false);
 }
 
 // float32 rows of many widths, both layouts: the fast path's channel-row copies (4 x 4
@@ -314,11 +322,14 @@ TEST(GridSampleBackwardDiff, ChannelRowCopies) {
       testing::fill_random(k.src, rng, -1, 1);
       testing::fill_random(k.grad_dst, rng, -1, 1);
       testing::fill_random(k.grid, rng, -1.2, 1.2);
-      Tensor fs, fg, rs, rg;
-      ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), false, &fs, &fg)) << describe(k);
+      Tensor rs, rg;
       ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", false, &rs, &rg)) << describe(k);
-      ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, "grad_src " + describe(k)));
-      ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, "grad_grid " + describe(k)));
+      for (const std::string& impl : fast_impls()) {
+        Tensor fs, fg;
+        ASSERT_NO_FATAL_FAILURE(run_impl(k, impl.c_str(), false, &fs, &fg)) << impl << " " << describe(k);
+        ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, impl + " grad_src " + describe(k)));
+        ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, impl + " grad_grid " + describe(k)));
+      }
     }
   }
 }
@@ -342,12 +353,15 @@ TEST(GridSampleBackwardDiff, EmptyProblems) {
       k.grad_dst = Tensor(DType::kFloat32, ds);
       std::mt19937_64 rng(5);
       testing::fill_random(k.grid, rng, -1, 1);
-      Tensor fs, fg, rs, rg;
-      ASSERT_NO_FATAL_FAILURE(run_impl(k, fast_impl(), false, &fs, &fg)) << describe(k);
+      Tensor rs, rg;
       ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", false, &rs, &rg)) << describe(k);
-      EXPECT_TRUE(testing::bitwise_equal(fs, rs)) << describe(k);
-      EXPECT_TRUE(testing::bitwise_equal(fg, rg)) << describe(k);
-      for (int64_t i = 0; i < fg.num_elements(); ++i) ASSERT_EQ(fg.data_as<float>()[i], 0.0f) << describe(k);
+      for (const std::string& impl : fast_impls()) {
+        Tensor fs, fg;
+        ASSERT_NO_FATAL_FAILURE(run_impl(k, impl.c_str(), false, &fs, &fg)) << impl << " " << describe(k);
+        EXPECT_TRUE(testing::bitwise_equal(fs, rs)) << impl << " " << describe(k);
+        EXPECT_TRUE(testing::bitwise_equal(fg, rg)) << impl << " " << describe(k);
+        for (int64_t i = 0; i < fg.num_elements(); ++i) ASSERT_EQ(fg.data_as<float>()[i], 0.0f) << impl << " " << describe(k);
+      }
     }
   }
 }
@@ -388,6 +402,12 @@ TEST(GridSampleBackwardDiff, AliasingOutputsRunTheReference) {
         EXPECT_NE(log.find(std::string("grid_sample_backward: '") + fast_impl() +
                            "' declines these views at run time (grad_src elements alias each "
                            "other): running 'ref'"),
+                  std::string::npos)
+            << log;
+        // The plan's line names the schedule its tables fix (NOTE [ GridSample backward fast
+        // path ]).
+        EXPECT_NE(log.find(std::string("grid_sample_backward: plan '") + fast_impl() +
+                           "' (schedule: band_kernel="),
                   std::string::npos)
             << log;
       }

@@ -167,6 +167,7 @@ class GridSampleBackwardPlan {
   Dims src_shape_, grid_shape_, dst_shape_;
   const char* impl_name_ = "";
   const void* impl_ = nullptr;
+  std::shared_ptr<const void> prepared_;  // the planned entries (and their tables)
 };
 
 /// Validates the backward problem for the forward's src and grid dtypes and shapes and

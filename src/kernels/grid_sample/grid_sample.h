@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "gridops/dtype.h"
@@ -108,24 +109,31 @@ std::string grid_sample_backward_fast_declines(const GridSampleProblem& p);
 
 /// Run time: why the fast backward cannot write these outputs (empty: it can): outputs
 /// whose elements alias each other (zero or interleaved strides), which the reference
-/// defines by its write order. The operator layer then runs the reference, logged.
+/// defines by its write order. The entries' declines_views: the run goes to the reference.
 std::string grid_sample_backward_fast_declines_views(const MutableTensorView* grad_src,
                                                      const MutableTensorView* grad_grid);
 
-/// The fast backward (the entry grid_sample_backward.bands; outputs it takes only):
-/// threaded through parallel_for, float accumulation, results bit-identical for any
-/// thread count (NOTE [ GridSample backward fast path ]).
-void grid_sample_backward_fast(const GridSampleProblem& p, const TensorView& grad_dst,
-                               const TensorView& src, const TensorView& grid,
-                               const MutableTensorView* grad_src,
-                               const MutableTensorView* grad_grid);
+/// Plan time: the fast backward's tables (grid_sample_backward_plan.cc): channel-row width,
+/// chunk sizes, sort-key buckets and split (for the thread count at plan time), the band
+/// kernel, and the scratch the plan's runs reuse. One function per entry:
+/// grid_sample_backward.bands (the Highway band kernel; portable without Highway), the
+/// test-only .bands_portable (the portable band kernel) and .bands_four_chunks (chunks of at
+/// most out_points / 4 + 1 points, so that the accumulators carry over chunks). May throw
+/// std::bad_alloc.
+std::shared_ptr<const void> grid_sample_backward_bands_prepare(const GridSampleProblem& p);
+std::shared_ptr<const void> grid_sample_backward_bands_portable_prepare(const GridSampleProblem& p);
+std::shared_ptr<const void> grid_sample_backward_bands_four_chunks_prepare(
+    const GridSampleProblem& p);
+/// The tables' schedule, "field=value, ...", for the dispatch log.
+std::string grid_sample_backward_bands_schedule(const GridSampleProblem& p, const void* tables);
 
-/// Tests only: caps the fast backward's chunk of output points (points >= 1), so that small
-/// problems take several chunks; 0 restores the default.
-void grid_sample_backward_fast_set_chunk_for_testing(int64_t points);
-/// Tests only: true runs the fast backward's portable inner loop (the one of builds without
-/// Highway) instead of the Highway one; false restores the default.
-void grid_sample_backward_fast_set_portable_for_testing(bool portable);
+/// The fast backward with one of those tables (outputs it takes only): threaded through
+/// parallel_for, float accumulation, results bit-identical for any thread count and split
+/// (NOTE [ GridSample backward fast path ]).
+void grid_sample_backward_fast(const GridSampleProblem& p, const void* tables,
+                               const TensorView& grad_dst, const TensorView& src,
+                               const TensorView& grid, const MutableTensorView* grad_src,
+                               const MutableTensorView* grad_grid);
 
 /// The backward reference: N-D, every mode and padding, single-threaded, sums in double,
 /// each output element stored once.

@@ -23,6 +23,11 @@
 //      the last.
 // When the batch entries divide evenly among the threads (or there are many), each thread
 // instead runs whole entries, each as one band, with no parallel region inside.
+// The plan's tables (BandsTables, built by prepare) fix the row width CP, per run kind
+// (with or without the grid gradient) the chunk size, the sort-key buckets and the split
+// (split=batch_entries: whole entries per thread; split=bands: that many bands per chunk;
+// split=one_band: below kMinParallelWork or one thread), for the thread count at plan time;
+// and the band kernel (band_kernel=hwy or portable). The dispatch log prints them.
 // Determinism: every accumulator element receives its terms in the same order for any
 // split into bands (the sorted point order, then the tap order), the grid gradient of a
 // point is computed by one band with fixed operations, and chunks, padding and sort keys are
@@ -30,11 +35,9 @@
 // of threads, on the band split or the batch split (both chosen from the thread count), or
 // on how parallel_for splits the work.
 #include <algorithm>
-#include <atomic>
 #include <cassert>
 #include <climits>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -51,14 +54,19 @@
 #include "gridops/parallel.h"
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_backward_band.h"
+#include "kernels/grid_sample/grid_sample_backward_rows.h"
+#include "kernels/grid_sample/grid_sample_backward_tables.h"
+#include "kernels/grid_sample/grid_sample_backward_workspace.h"
 #include "kernels/grid_sample/grid_sample_taps.h"
-#include "ops/dispatch.h"
 
 namespace gridops::kernels {
 namespace {
 
 using namespace ref_taps;
-
+using namespace grid_sample_backward_rows;
+using grid_sample_backward_tables::BandsSchedule;
+using grid_sample_backward_tables::BandsTables;
+using grid_sample_backward_workspace::Arena;
 
 /// One axis of one point: K slots (K = 1, 2, 4), idx -1 for a tap outside under zeros.
 struct AxisSlots {
@@ -146,325 +154,7 @@ void axis_slots(const GridSampleProblem& p, float x, int64_t len, int K, AxisSlo
   }
 }
 
-/// Row-major multi-index of point q over `sizes` (r entries).
-inline void unravel(int64_t q, const Dims& sizes, int r, int64_t* o) {
-  for (int d = r - 1; d >= 0; --d) {
-    const int64_t len = sizes[static_cast<size_t>(d)];
-    o[d] = q % len;
-    q /= len;
-  }
-}
-
-}  // namespace
-
-namespace grid_sample_simd {
-namespace {
-
-/// band_portable for R axes and K taps per axis: plain loops over the channel row.
-template <int R, int K>
-void band_t(const BandArgs& a) {
-  const int64_t CP = a.CP;
-  const int64_t d0 = a.dense[0], d1 = a.dense[1], d2 = a.dense[2];
-  auto scatter = [&](int64_t off, float w, const float* go) {
-    float* ac = a.acc + off * CP;
-    for (int64_t c = 0; c < CP; ++c) ac[c] += w * go[c];
-  };
-  auto dot = [&](int64_t off, const float* go, float* dv) {
-    const float* v = a.src + off * CP;
-    for (int64_t c = 0; c < CP; ++c) dv[c] = go[c] * v[c];
-  };
-  std::vector<float> dv(static_cast<size_t>(CP)), g(static_cast<size_t>(3 * CP));
-  for (int64_t pos = a.pb; pos < a.pe; ++pos) {
-    const int64_t q = pos;  // arrays in sorted order
-    const int32_t* ir = a.irec + q * (R * K + 1);
-    const int32_t lo0 = ir[0];
-    const int32_t* ix = ir + 1;
-    const float* w = a.frec + q * (2 * R * K);
-    const float* dw = w + R * K;
-    const float* go = a.gd + a.order[pos] * CP;
-    if (a.acc != nullptr) {
-      for (int k0 = 0; k0 < K; ++k0) {
-        const int64_t i0 = ix[k0];
-        if (i0 < a.b0 || i0 >= a.b1) continue;  // also -1 (outside under zeros)
-        if constexpr (R == 1) {
-          scatter(i0 * d0, w[k0], go);
-        } else {
-          for (int k1 = 0; k1 < K; ++k1) {
-            const int64_t i1 = ix[K + k1];
-            if (i1 < 0) continue;
-            const float w01 = w[k0] * w[K + k1];
-            const int64_t o01 = i0 * d0 + i1 * d1;
-            if constexpr (R == 2) {
-              scatter(o01, w01, go);
-            } else {
-              for (int k2 = 0; k2 < K; ++k2) {
-                const int64_t i2 = ix[2 * K + k2];
-                if (i2 >= 0) scatter(o01 + i2 * d2, w01 * w[2 * K + k2], go);
-              }
-            }
-          }
-        }
-      }
-    }
-    if (a.src != nullptr && lo0 >= a.b0) {
-      std::fill(g.begin(), g.end(), 0.0f);
-      auto add = [&](int d, float f) {
-        for (int64_t c = 0; c < CP; ++c) g[static_cast<size_t>(d * CP + c)] += f * dv[static_cast<size_t>(c)];
-      };
-      for (int k0 = 0; k0 < K; ++k0) {
-        const int64_t i0 = ix[k0];
-        if (i0 < 0) continue;
-        if constexpr (R == 1) {
-          dot(i0 * d0, go, dv.data());
-          add(0, dw[k0]);
-        } else {
-          for (int k1 = 0; k1 < K; ++k1) {
-            const int64_t i1 = ix[K + k1];
-            if (i1 < 0) continue;
-            const int64_t o01 = i0 * d0 + i1 * d1;
-            if constexpr (R == 2) {
-              dot(o01, go, dv.data());
-              add(0, dw[k0] * w[K + k1]);
-              add(1, dw[K + k1] * w[k0]);
-            } else {
-              for (int k2 = 0; k2 < K; ++k2) {
-                const int64_t i2 = ix[2 * K + k2];
-                if (i2 < 0) continue;
-                dot(o01 + i2 * d2, go, dv.data());
-                const float w0 = w[k0], w1 = w[K + k1], w2 = w[2 * K + k2];
-                add(0, (dw[k0] * w1) * w2);
-                add(1, (dw[K + k1] * w0) * w2);
-                add(2, (dw[2 * K + k2] * w0) * w1);
-              }
-            }
-          }
-        }
-      }
-      for (int d = 0; d < R; ++d) {
-        float s = 0.0f;
-        for (int64_t c = 0; c < CP; ++c) s += g[static_cast<size_t>(d * CP + c)];
-        a.gg[a.order[pos] * R + d] = s;
-      }
-    }
-  }
-}
-
-}  // namespace
-
-void band_portable(const BandArgs& a) {
-  switch (a.r * 8 + a.K) {
-    case 9: band_t<1, 1>(a); break;
-    case 10: band_t<1, 2>(a); break;
-    case 12: band_t<1, 4>(a); break;
-    case 17: band_t<2, 1>(a); break;
-    case 18: band_t<2, 2>(a); break;
-    case 20: band_t<2, 4>(a); break;
-    case 25: band_t<3, 1>(a); break;
-    case 26: band_t<3, 2>(a); break;
-    case 28: band_t<3, 4>(a); break;
-    default: assert(false && "fast backward band: rank 1-3, K 1, 2 or 4"); break;
-  }
-}
-
-}  // namespace grid_sample_simd
-
-namespace {
-
-constexpr int64_t kScratchBytes = int64_t{96} << 20;  // per-chunk scratch aimed at
-constexpr int64_t kMinChunk = 4096;                   // output points per chunk, at least
-constexpr int64_t kMaxBuckets = int64_t{1} << 20;     // counting-sort buckets, at most
 constexpr int64_t kGrain = 1024;                      // points per parallel chunk, at least
-constexpr int64_t kBandsPerThread = 4;                // bands per thread (load balance)
-constexpr int64_t kMinParallelWork = 1 << 15;  // chunk points x taps x CP below which one band
-
-/// Floats per channel row: C padded to 4 (C <= 4) or to whole vectors of the band kernel.
-int64_t padded_channels(int64_t C) {
-  int64_t lanes = 4;
-#ifdef GRIDOPS_HAVE_HWY
-  lanes = std::max<int64_t>(1, grid_sample_simd::band_lanes_hwy());
-#endif
-  if (C <= 4 && 4 % lanes == 0) return 4;
-  return (C + lanes - 1) / lanes * lanes;
-}
-
-/// Offset of input (or output) point i of a row-major point numbering over `sizes`, with
-/// the given per-axis strides.
-inline int64_t point_offset(int64_t i, const Dims& sizes, const Dims& strides, int r) {
-  int64_t o[3];
-  unravel(i, sizes, r, o);
-  int64_t off = 0;
-  for (int d = 0; d < r; ++d) off += o[d] * strides[static_cast<size_t>(d)];
-  return off;
-}
-
-/// Row-major multi-index over `sizes` (r entries) stepped point by point (no division).
-struct Odometer {
-  int r;
-  const Dims& sizes;
-  int64_t o[3] = {0, 0, 0};
-  Odometer(int rank, const Dims& s, int64_t q) : r(rank), sizes(s) { unravel(q, sizes, r, o); }
-  void next() {
-    for (int d = r - 1; d >= 0; --d) {
-      if (++o[d] < sizes[static_cast<size_t>(d)]) return;
-      o[d] = 0;
-    }
-  }
-  int64_t offset(const Dims& strides) const {
-    int64_t off = 0;
-    for (int d = 0; d < r; ++d) off += o[d] * strides[static_cast<size_t>(d)];
-    return off;
-  }
-};
-
-/// Copies points [i0, i1) of a strided tensor (element offset base, per-axis strides sp,
-/// channel stride ch, C channels) into rows of CP floats, channels past C zero. Runs of
-/// the innermost axis are walked with one stride; channels-first goes channel by channel.
-template <class T>
-void gather_rows(const T* base, const Dims& sizes, const Dims& sp, int64_t ch, int r, int64_t C,
-                 int64_t CP, bool channels_first, int64_t i0, int64_t i1, float* rows) {
-  const int64_t wlen = sizes[static_cast<size_t>(r) - 1], step = sp[static_cast<size_t>(r) - 1];
-  for (int64_t i = i0; i < i1;) {
-    const int64_t n = std::min(i1 - i, wlen - i % wlen);
-    const T* s = base + point_offset(i, sizes, sp, r);
-    float* o = rows + (i - i0) * CP;
-    if (channels_first) {
-#ifdef GRIDOPS_HAVE_HWY
-      if constexpr (std::is_same_v<T, float>) {
-        if (step == 1) {
-          grid_sample_simd::planes_to_rows_hwy(s, ch, n, C, o, CP);
-          for (int64_t j = 0; j < n; ++j) {
-            for (int64_t c = C; c < CP; ++c) o[j * CP + c] = 0.0f;
-          }
-          i += n;
-          continue;
-        }
-      }
-#endif
-      for (int64_t c = 0; c < C; ++c) {
-        for (int64_t j = 0; j < n; ++j) o[j * CP + c] = convert::load_real<float>(s[j * step + c * ch]);
-      }
-    } else {
-      bool copied = false;
-      if constexpr (std::is_same_v<T, float>) {
-        if (ch == 1) {  // contiguous channels: whole rows
-          for (int64_t j = 0; j < n; ++j) std::memcpy(o + j * CP, s + j * step, static_cast<size_t>(C) * sizeof(float));
-          copied = true;
-        }
-      }
-      for (int64_t j = 0; j < n && !copied; ++j) {
-        for (int64_t c = 0; c < C; ++c) o[j * CP + c] = convert::load_real<float>(s[j * step + c * ch]);
-      }
-    }
-    for (int64_t j = 0; j < n; ++j) {
-      for (int64_t c = C; c < CP; ++c) o[j * CP + c] = 0.0f;
-    }
-    i += n;
-  }
-}
-
-/// The inverse of gather_rows: stores channels [0, C) of rows for points [i0, i1).
-template <class T>
-void scatter_rows(T* base, const Dims& sizes, const Dims& sp, int64_t ch, int r, int64_t C,
-                  int64_t CP, bool channels_first, int64_t i0, int64_t i1, const float* rows) {
-  const int64_t wlen = sizes[static_cast<size_t>(r) - 1], step = sp[static_cast<size_t>(r) - 1];
-  for (int64_t i = i0; i < i1;) {
-    const int64_t n = std::min(i1 - i, wlen - i % wlen);
-    T* s = base + point_offset(i, sizes, sp, r);
-    const float* o = rows + (i - i0) * CP;
-    if (channels_first) {
-#ifdef GRIDOPS_HAVE_HWY
-      if constexpr (std::is_same_v<T, float>) {
-        if (step == 1) {
-          grid_sample_simd::rows_to_planes_hwy(o, CP, n, C, s, ch);
-          i += n;
-          continue;
-        }
-      }
-#endif
-      for (int64_t c = 0; c < C; ++c) {
-        for (int64_t j = 0; j < n; ++j) s[j * step + c * ch] = convert::store_real<T>(o[j * CP + c]);
-      }
-    } else {
-      bool copied = false;
-      if constexpr (std::is_same_v<T, float>) {
-        if (ch == 1) {  // contiguous channels: whole rows
-          for (int64_t j = 0; j < n; ++j) std::memcpy(s + j * step, o + j * CP, static_cast<size_t>(C) * sizeof(float));
-          copied = true;
-        }
-      }
-      for (int64_t j = 0; j < n && !copied; ++j) {
-        for (int64_t c = 0; c < C; ++c) s[j * step + c * ch] = convert::store_real<T>(o[j * CP + c]);
-      }
-    }
-    i += n;
-  }
-}
-
-std::atomic<int64_t> chunk_for_testing{0};  // grid_sample_backward_fast_set_chunk_for_testing
-std::atomic<bool> portable_for_testing{false};  // grid_sample_backward_fast_set_portable_for_testing
-
-constexpr size_t kKeepScratch = size_t{256} << 20;  // scratch a thread keeps, at most
-
-/// Where a thread keeps its last run's scratch for the next run (mapping and zeroing fresh
-/// pages on every call cost 5-10% of a W9 run).
-struct KeptScratch {
-  std::unique_ptr<unsigned char[]> buf;
-  size_t cap = 0;
-};
-thread_local KeptScratch kept_scratch;
-
-/// The scratch of one run: one uninitialized allocation carved into 64-byte aligned arrays
-/// (every element used is written first). Reuses and then keeps the calling thread's
-/// buffer when it is at most kKeepScratch bytes.
-class Arena {
- public:
-  /// Reserves n elements of V; returns the offset to pass to get() after allocate().
-  template <class V>
-  size_t add(int64_t n) {
-    const size_t at = static_cast<size_t>(size_);
-    int64_t bytes = 0;
-    if (!detail::mul_ok(n, static_cast<int64_t>(sizeof(V)), &bytes) || !detail::add_ok(bytes, 63, &bytes) ||
-        !detail::add_ok(size_, bytes / 64 * 64, &size_)) {
-      overflow_ = true;
-      size_ = 0;
-    }
-    return at;
-  }
-  /// Throws std::bad_alloc when the sizes overflowed or the allocation fails.
-  void allocate() {
-    if (overflow_ || size_ > INT64_MAX - 64) throw std::bad_alloc();
-    const size_t need = static_cast<size_t>(size_) + 64;
-    if (kept_scratch.cap >= need) {
-      buf_ = std::move(kept_scratch.buf);
-      cap_ = kept_scratch.cap;
-      kept_scratch.cap = 0;
-    } else {
-      kept_scratch.buf.reset();
-      kept_scratch.cap = 0;
-      cap_ = need;
-      buf_.reset(new unsigned char[cap_]);
-    }
-    const auto addr = reinterpret_cast<uintptr_t>(buf_.get());
-    base_ = buf_.get() + ((64 - addr % 64) % 64);
-  }
-  template <class V>
-  V* get(size_t at) const {
-    return reinterpret_cast<V*>(base_ + at);
-  }
-  ~Arena() {
-    if (buf_ != nullptr && cap_ <= kKeepScratch && cap_ > kept_scratch.cap) {
-      kept_scratch.buf = std::move(buf_);
-      kept_scratch.cap = cap_;
-    }
-  }
-
- private:
-  int64_t size_ = 0;
-  bool overflow_ = false;
-  size_t cap_ = 0;
-  std::unique_ptr<unsigned char[]> buf_;
-  unsigned char* base_ = nullptr;
-};
 
 /// Positions [b, e): the records of point order[pos] (RK + 1 int32, 2 RK float) copied to
 /// position pos (fixed-size copies).
@@ -495,33 +185,13 @@ void permute_points(int64_t RK, const int64_t* order, int64_t b, int64_t e, cons
   }
 }
 
+/// Outputs nothing is accumulated into (no work, or nearest's grid gradient): zeros.
 template <class T, class GT>
-void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const TensorView& src,
-               const TensorView& grid, const MutableTensorView* grad_src,
-               const MutableTensorView* grad_grid) {
+void write_zeros(const GridSampleProblem& p, const MutableTensorView* grad_src,
+                 const MutableTensorView* grad_grid, bool want_gs, bool want_gg, int64_t in_points,
+                 int64_t out_points) {
   const int r = p.spatial_rank;
-  const int K = p.mode == InterpolationMode::kNearest ? 1 : p.mode == InterpolationMode::kLinear ? 2 : 4;
-  const bool cf = p.layout == ChannelLayout::kChannelsFirst;
-  const SplitStrides ss = split_strides(src, r, p.layout);
-  const SplitStrides ds = split_strides(grad_dst, r, p.layout);
-  const Dims& gs = grid.strides;
-  const T* src_base = static_cast<const T*>(src.data);
-  const T* gd_base = static_cast<const T*>(grad_dst.data);
-  const GT* grid_base = static_cast<const GT*>(grid.data);
   const int64_t C = p.channels;
-
-  int64_t out_points = 1, in_points = 1;
-  for (int64_t d : p.out_sizes) out_points *= d;
-  int64_t dense[3] = {0, 0, 0};
-  for (int d = r - 1; d >= 0; --d) {
-    dense[d] = in_points;
-    in_points *= p.in_sizes[static_cast<size_t>(d)];  // every input axis >= 1 (scope)
-  }
-  const bool work = p.batch > 0 && out_points > 0 && C > 0;
-  const bool want_gs = grad_src != nullptr && work;
-  const bool want_gg = grad_grid != nullptr && work && p.mode != InterpolationMode::kNearest;
-
-  // Outputs nothing is accumulated into: zeros.
   if (grad_src != nullptr && !want_gs) {
     const SplitStrides gss = split_strides(*grad_src, r, p.layout);
     T* out = static_cast<T*>(grad_src->mutable_data());
@@ -546,43 +216,54 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
       }
     }
   }
+}
+
+/// The run (NOTE above). Over 150 lines: the three steps of a chunk share the scratch
+/// arrays and some thirty locals of the problem and views, and one loop nest keeps them in
+/// the NOTE's order; split into functions they would pass all of them.
+template <class T, class GT>
+void run_typed(const GridSampleProblem& p, const BandsTables& t, const TensorView& grad_dst,
+               const TensorView& src, const TensorView& grid, const MutableTensorView* grad_src,
+               const MutableTensorView* grad_grid) {
+  const int r = p.spatial_rank;
+  const int K = p.mode == InterpolationMode::kNearest ? 1 : p.mode == InterpolationMode::kLinear ? 2 : 4;
+  const bool cf = p.layout == ChannelLayout::kChannelsFirst;
+  const SplitStrides ss = split_strides(src, r, p.layout);
+  const SplitStrides ds = split_strides(grad_dst, r, p.layout);
+  const Dims& gs = grid.strides;
+  const T* src_base = static_cast<const T*>(src.data);
+  const T* gd_base = static_cast<const T*>(grad_dst.data);
+  const GT* grid_base = static_cast<const GT*>(grid.data);
+  const int64_t C = p.channels;
+
+  int64_t out_points = 1, in_points = 1;
+  for (int64_t d : p.out_sizes) out_points *= d;
+  int64_t dense[3] = {0, 0, 0};
+  for (int d = r - 1; d >= 0; --d) {
+    dense[d] = in_points;
+    in_points *= p.in_sizes[static_cast<size_t>(d)];  // every input axis >= 1 (scope)
+  }
+  const bool work = p.batch > 0 && out_points > 0 && C > 0;
+  const bool want_gs = grad_src != nullptr && work;
+  const bool want_gg = grad_grid != nullptr && work && p.mode != InterpolationMode::kNearest;
+
+  write_zeros<T, GT>(p, grad_src, grad_grid, want_gs, want_gg, in_points, out_points);
   if (!want_gs && !want_gg) return;
 
-  const int64_t CP = padded_channels(C);
+  const BandsSchedule& sc = t.sched[want_gg ? 1 : 0];
+  const int64_t CP = t.CP;
   const int64_t RK = static_cast<int64_t>(r) * K;
-  const int64_t point_bytes = 4 * CP + 2 * (12 * RK + 4) + 4 * 2 + 8 + (want_gg ? 4 * r + 8 : 0);
-  int64_t chunk = std::min(out_points, std::max(kMinChunk, kScratchBytes / point_bytes));
-  if (const int64_t cap = chunk_for_testing.load(); cap > 0) chunk = std::min(chunk, cap);
+  const int64_t chunk = sc.chunk;
   const int64_t L0 = p.in_sizes[0];
-
-  // Sort keys: (axis-0 index >> s0, rest of the lowest tap's offset >> s1), at most about
-  // kMaxBuckets (and not many more than points) buckets; axis-0 groups of 2^s0 indices.
-  int s0 = 0;
-  while (((L0 - 1) >> s0) + 1 > kMaxBuckets) ++s0;
-  const int64_t G0 = ((L0 - 1) >> s0) + 1;
-  const int64_t max_buckets = std::max(G0, std::min(kMaxBuckets, 2 * chunk));
-  int s1 = 0;
-  while (((dense[0] - 1) >> s1) + 1 > max_buckets / G0) ++s1;  // G0 * M <= max_buckets
-  const int64_t M = ((dense[0] - 1) >> s1) + 1;
+  const int s0 = sc.s0, s1 = sc.s1;
+  const int64_t G0 = sc.G0, M = sc.M;
 
   float slope[3] = {0.0f, 0.0f, 0.0f};
   for (int d = 0; d < r; ++d) slope[d] = unnormalize_slope<float>(p.in_sizes[static_cast<size_t>(d)], p.align_corners);
-  const int threads = std::max(1, get_num_threads());
-  int64_t combos = 1;
-  for (int d = 0; d < r; ++d) combos *= K;
-  const bool small = chunk * combos * CP < kMinParallelWork;  // waking threads costs more
-  // Whole batch entries per thread (one parallel region per call) when they divide evenly
-  // enough; else entries one after the other, each split into bands. Both give the same
-  // bits (NOTE above).
-  const bool by_batch = threads > 1 && !small && p.batch >= threads &&
-                        (p.batch % threads == 0 || p.batch >= 4 * threads);
+  const bool by_batch = sc.by_batch;
   const Dims gsp(gs.begin() + 1, gs.begin() + 1 + r);
   const int64_t coord_stride = gs[static_cast<size_t>(r) + 1];
-#ifdef GRIDOPS_HAVE_HWY
-  void (*band)(const grid_sample_simd::BandArgs&) = portable_for_testing.load() ? grid_sample_simd::band_portable : grid_sample_simd::band_hwy;
-#else
-  void (*band)(const grid_sample_simd::BandArgs&) = grid_sample_simd::band_portable;
-#endif
+  void (*const band)(const grid_sample_simd::BandArgs&) = t.band;
 
   GT* const gg = want_gg ? static_cast<GT*>(grad_grid->mutable_data()) : nullptr;
   const Dims ggs = want_gg ? grad_grid->strides : Dims(static_cast<size_t>(r) + 2, 0);
@@ -600,7 +281,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
         f(0, count);
       }
     };
-    Arena arena;
+    Arena arena(&t.workspace);
     const size_t at_acc = arena.add<float>(want_gs ? rows_floats : 0);
     const size_t at_srct = arena.add<float>(want_gg ? rows_floats : 0);
     const size_t at_gdt = arena.add<float>(chunk * CP);
@@ -633,7 +314,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
     int64_t* const start = arena.get<int64_t>(at_start);
     int64_t* const next = arena.get<int64_t>(at_next);
 
-    const int64_t nb_max = !inner || threads <= 1 || small ? 1 : std::min<int64_t>(G0, kBandsPerThread * threads);
+    const int64_t nb_max = sc.bands;
     std::vector<int64_t> gb(static_cast<size_t>(nb_max + 1));
     for (int64_t n = n_begin; n < n_end; ++n) {
       const int64_t nchunks = (out_points + chunk - 1) / chunk;
@@ -764,13 +445,13 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
 }
 
 template <class T>
-void dispatch_grid(const GridSampleProblem& p, const TensorView& grad_dst, const TensorView& src,
-                   const TensorView& grid, const MutableTensorView* grad_src,
+void dispatch_grid(const GridSampleProblem& p, const BandsTables& t, const TensorView& grad_dst,
+                   const TensorView& src, const TensorView& grid, const MutableTensorView* grad_src,
                    const MutableTensorView* grad_grid) {
   switch (p.grid_dtype) {
-    case DType::kFloat16: run_typed<T, float16>(p, grad_dst, src, grid, grad_src, grad_grid); break;
-    case DType::kBFloat16: run_typed<T, bfloat16>(p, grad_dst, src, grid, grad_src, grad_grid); break;
-    case DType::kFloat32: run_typed<T, float>(p, grad_dst, src, grid, grad_src, grad_grid); break;
+    case DType::kFloat16: run_typed<T, float16>(p, t, grad_dst, src, grid, grad_src, grad_grid); break;
+    case DType::kBFloat16: run_typed<T, bfloat16>(p, t, grad_dst, src, grid, grad_src, grad_grid); break;
+    case DType::kFloat32: run_typed<T, float>(p, t, grad_dst, src, grid, grad_src, grad_grid); break;
     default: assert(false && "fast backward: grid float16, bfloat16 or float32"); break;
   }
 }
@@ -795,30 +476,6 @@ bool elements_disjoint(const TensorView& v) {
 
 }  // namespace
 
-void grid_sample_backward_fast_set_chunk_for_testing(int64_t points) {
-  chunk_for_testing.store(std::max<int64_t>(0, points));
-}
-
-void grid_sample_backward_fast_set_portable_for_testing(bool portable) { portable_for_testing.store(portable); }
-
-std::string grid_sample_backward_fast_declines(const GridSampleProblem& p) {
-  if (p.spatial_rank < 1 || p.spatial_rank > 3) {
-    return "spatial rank " + std::to_string(p.spatial_rank) + " (fast backward: 1 to 3)";
-  }
-  for (DType dt : {p.src_dtype, p.grid_dtype}) {
-    if (dt != DType::kFloat32 && dt != DType::kFloat16 && dt != DType::kBFloat16) {
-      return std::string(dt == p.src_dtype ? "src" : "grid") + " dtype " + to_string(dt) +
-             " (fast backward: float32, float16, bfloat16)";
-    }
-  }
-  for (int64_t len : p.in_sizes) {
-    if (len < 1 || len > (int64_t{1} << 30)) {
-      return "input axis of length " + std::to_string(len) + " (fast backward: 1 to 2^30)";
-    }
-  }
-  return {};
-}
-
 std::string grid_sample_backward_fast_declines_views(const MutableTensorView* grad_src,
                                                      const MutableTensorView* grad_grid) {
   // Outputs whose elements alias each other (a zero stride, interleaved strides) would be
@@ -829,15 +486,16 @@ std::string grid_sample_backward_fast_declines_views(const MutableTensorView* gr
   return {};
 }
 
-void grid_sample_backward_fast(const GridSampleProblem& p, const TensorView& grad_dst,
-                               const TensorView& src, const TensorView& grid,
-                               const MutableTensorView* grad_src,
+void grid_sample_backward_fast(const GridSampleProblem& p, const void* tables,
+                               const TensorView& grad_dst, const TensorView& src,
+                               const TensorView& grid, const MutableTensorView* grad_src,
                                const MutableTensorView* grad_grid) {
   assert(grid_sample_backward_fast_declines_views(grad_src, grad_grid).empty());
+  const BandsTables& t = *static_cast<const BandsTables*>(tables);
   switch (p.src_dtype) {
-    case DType::kFloat16: dispatch_grid<float16>(p, grad_dst, src, grid, grad_src, grad_grid); break;
-    case DType::kBFloat16: dispatch_grid<bfloat16>(p, grad_dst, src, grid, grad_src, grad_grid); break;
-    case DType::kFloat32: dispatch_grid<float>(p, grad_dst, src, grid, grad_src, grad_grid); break;
+    case DType::kFloat16: dispatch_grid<float16>(p, t, grad_dst, src, grid, grad_src, grad_grid); break;
+    case DType::kBFloat16: dispatch_grid<bfloat16>(p, t, grad_dst, src, grid, grad_src, grad_grid); break;
+    case DType::kFloat32: dispatch_grid<float>(p, t, grad_dst, src, grid, grad_src, grad_grid); break;
     default: assert(false && "fast backward: src float16, bfloat16 or float32"); break;
   }
 }
