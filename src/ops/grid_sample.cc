@@ -34,15 +34,20 @@ constexpr const char* kOp = "grid_sample";
 /// The reference takes every valid problem.
 std::string ref_declines(const kernels::GridSampleProblem&) { return {}; }
 
-/// Entries without plan-time tables.
-void ref_run(const kernels::GridSampleProblem& p, const void*, const TensorView& src,
-             const TensorView& grid, const MutableTensorView& dst) {
-  kernels::grid_sample_ref(p, src, grid, dst);
+/// The reference's entry run (no tables; takes every view).
+void ref_run(const kernels::GridSampleProblem& p, const void*, const kernels::GridSampleViews& v) {
+  kernels::grid_sample_ref(p, v.src, v.grid, v.dst);
 }
+
 #ifdef GRIDOPS_HAVE_HWY
-void u8_run(const kernels::GridSampleProblem& p, const void*, const TensorView& src,
-            const TensorView& grid, const MutableTensorView& dst) {
-  kernels::grid_sample_u8(p, src, grid, dst);
+std::string blocked_unavailable() {
+  return kernels::grid_sample_target_has_blocked() ? std::string()
+                                                   : "the CPU's Highway target has no AVX-512";
+}
+std::string pairs_unavailable() {
+  return kernels::grid_sample_target_has_pairs()
+             ? std::string()
+             : "the CPU's Highway target has no pair gathers (AVX2 and up)";
 }
 #endif
 
@@ -66,27 +71,38 @@ GRIDOPS_GRID_SAMPLE_FAST_PATH(generic)
 namespace detail {
 
 namespace {
-/// Fast kernels go before the reference; the first that accepts runs.
-constexpr GridSampleImpl kImpls[] = {
+/// Fast entries before the reference; the first that takes the problem runs, and views it
+/// declines go to the next planned entry (run_entries). The fast kernel's paths (Highway
+/// SIMD, threaded; docs/ops/grid_sample.md, "Fast path") go most specialized first and
+/// share their plan-time tables (grid_sample_fast_prepare); a test-only twin follows its
+/// path.
+constexpr GridSampleEntry kImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
-// One entry per path of the fast kernel (Highway SIMD, threaded; docs/ops/grid_sample.md,
-// "Fast path"), most specialized first; they share their plan-time tables
-// (grid_sample_fast_prepare).
-#define GRIDOPS_GRID_SAMPLE_PATH(name)                                               \
-  {"grid_sample." #name, "fast", kernels::grid_sample_##name##_declines,             \
-   kernels::grid_sample_fast_prepare, kernels::grid_sample_##name##_declines_views, \
-   kernels::grid_sample_##name##_run}
     // uint8 images with 1-4 channels, 2-D; docs/ops/grid_sample.md, "uint8 few-channel path".
-    {"grid_sample.u8_few_channels", "fast", kernels::grid_sample_u8_declines, nullptr, nullptr,
-     u8_run},
-    GRIDOPS_GRID_SAMPLE_PATH(blocked),
-    GRIDOPS_GRID_SAMPLE_PATH(fused_small_c),
-    GRIDOPS_GRID_SAMPLE_PATH(pairs),
-    GRIDOPS_GRID_SAMPLE_PATH(channels),
-    GRIDOPS_GRID_SAMPLE_PATH(generic),
+    {.name = "grid_sample.u8_few_channels",
+     .alias = "fast",
+     .declines = kernels::grid_sample_u8_declines,
+     .declines_views = kernels::grid_sample_u8_declines_views,
+     .run = kernels::grid_sample_u8_run},
+#define GRIDOPS_GRID_SAMPLE_PATH(path, kernel, ...)                    \
+  {.name = "grid_sample." #path,                                       \
+   .alias = "fast",                                                    \
+   .declines = kernels::grid_sample_##kernel##_declines,               \
+   .prepare = kernels::grid_sample_fast_prepare,                       \
+   .declines_views = kernels::grid_sample_##kernel##_declines_views,   \
+   .run = kernels::grid_sample_##path##_run,                           \
+   .schedule = kernels::grid_sample_fast_schedule __VA_OPT__(, ) __VA_ARGS__}
+    GRIDOPS_GRID_SAMPLE_PATH(blocked, blocked, .unavailable = blocked_unavailable),
+    GRIDOPS_GRID_SAMPLE_PATH(blocked_portable_transpose, blocked,
+                             .unavailable = blocked_unavailable, .test_only = true),
+    GRIDOPS_GRID_SAMPLE_PATH(fused_small_c, fused_small_c),
+    GRIDOPS_GRID_SAMPLE_PATH(fused_small_c_portable_pairs, fused_small_c, .test_only = true),
+    GRIDOPS_GRID_SAMPLE_PATH(pairs, pairs, .unavailable = pairs_unavailable),
+    GRIDOPS_GRID_SAMPLE_PATH(channels, channels),
+    GRIDOPS_GRID_SAMPLE_PATH(generic, generic),
 #undef GRIDOPS_GRID_SAMPLE_PATH
 #endif
-    {"ref", nullptr, ref_declines, nullptr, nullptr, ref_run},
+    {.name = "ref", .declines = ref_declines, .run = ref_run},
 };
 
 constexpr GridSampleBackwardImpl kBackwardImpls[] = {
@@ -97,7 +113,7 @@ constexpr GridSampleBackwardImpl kBackwardImpls[] = {
 };
 }  // namespace
 
-std::span<const GridSampleImpl> grid_sample_impls() noexcept { return kImpls; }
+std::span<const GridSampleEntry> grid_sample_impls() noexcept { return kImpls; }
 std::span<const GridSampleBackwardImpl> grid_sample_backward_impls() noexcept {
   return kBackwardImpls;
 }
@@ -107,7 +123,7 @@ std::span<const GridSampleBackwardImpl> grid_sample_backward_impls() noexcept {
 namespace {
 
 using detail::GridSampleBackwardImpl;
-using detail::GridSampleImpl;
+using detail::GridSampleEntry;
 
 // --- validation helpers -------------------------------------------------------------
 
@@ -521,11 +537,13 @@ StatusOr<Dims> grid_sample_output_shape(const GridSampleDesc& desc, std::span<co
 
 namespace {
 
-/// Picks the forward entry for a problem; "fast" (every fast entry's alias) picks the first
-/// fast entry that takes it.
-StatusOr<const GridSampleImpl*> select_forward(std::string_view forced,
-                                               const kernels::GridSampleProblem& problem) {
-  return detail::select_impl<GridSampleImpl>(kOp, detail::grid_sample_impls(), problem, forced);
+/// Plans the forward entries for a problem ("fast", every fast entry's alias, picks the
+/// first fast entry that takes it): the chosen entry and those a run may hand off to, with
+/// their tables.
+StatusOr<std::shared_ptr<const detail::PlannedEntries<GridSampleEntry>>> plan_forward(
+    std::string_view forced, const kernels::GridSampleProblem& problem) {
+  return detail::plan_entries<GridSampleEntry>(kOp, detail::grid_sample_impls(), problem,
+                                               forced);
 }
 
 }  // namespace
@@ -534,60 +552,13 @@ StatusOr<const GridSampleImpl*> select_forward(std::string_view forced,
 
 namespace {
 
-/// The plan-time tables of `impl` for the problem, if it has any.
-Status prepare_impl(const GridSampleImpl& impl, const kernels::GridSampleProblem& problem,
-                    std::shared_ptr<const void>* prepared) {
-  prepared->reset();
-  if (impl.prepare == nullptr) return Status();
-  try {
-    *prepared = impl.prepare(problem);
-  } catch (const std::bad_alloc&) {
-    return Status(StatusCode::kOutOfMemory,
-                  std::string(kOp) + ": out of memory for the plan's tables");
-  }
-  return Status();
-}
-
-/// Runs the plan's entry, or, where it cannot take these views (its declines_views; only a
-/// run sees the strides), the next entry of the list that takes the problem and the views
-/// ("ref", last, takes every view), each step logged under GRIDOPS_VERBOSE=dispatch. An
-/// entry with other plan-time tables than the plan's gets its own for this run.
-Status run_impl(const GridSampleImpl* impl, const void* prepared,
-                const kernels::GridSampleProblem& problem, const TensorView& src,
-                const TensorView& grid, const MutableTensorView& dst) {
-  return detail::run_kernel_guarded(kOp, [&] {
-    std::shared_ptr<const void> own;
-    auto* tables_of = impl->prepare;  // the prepare function whose tables `prepared` are
-    for (;;) {
-      if (impl->declines_views == nullptr) break;
-      const std::string why = impl->declines_views(problem, prepared, src, grid, dst);
-      if (why.empty()) break;
-      // The next entry that takes the problem ("ref", last, declines nothing); entries with
-      // the same tables that decline these views for the same reason (src offsets beyond
-      // int32 for every fast path) are passed over in the same step.
-      const GridSampleImpl* next = impl + 1;
-      for (;; ++next) {
-        if (!next->declines(problem).empty()) continue;
-        if (next->declines_views != nullptr && next->prepare == tables_of &&
-            next->declines_views(problem, prepared, src, grid, dst) == why) {
-          continue;
-        }
-        break;
-      }
-      if (detail::dispatch_verbose()) {
-        std::fprintf(stderr,
-                     "[gridops] %s: '%s' cannot take these views (%s): running '%s'\n", kOp,
-                     impl->name, why.c_str(), next->name);
-      }
-      if (next->prepare != tables_of) {
-        own = next->prepare != nullptr ? next->prepare(problem) : nullptr;
-        prepared = own.get();
-        tables_of = next->prepare;
-      }
-      impl = next;
-    }
-    impl->run(problem, prepared, src, grid, dst);
-  });
+/// Runs the planned entries on the views (the one hand-off rule: run_entries).
+Status run_planned(const std::shared_ptr<const void>& planned,
+                   const kernels::GridSampleProblem& problem, const TensorView& src,
+                   const TensorView& grid, const MutableTensorView& dst) {
+  return detail::run_entries(
+      kOp, *static_cast<const detail::PlannedEntries<GridSampleEntry>*>(planned.get()), problem,
+      kernels::GridSampleViews{src, grid, dst});
 }
 
 /// Everything make_grid_sample_plan checks; returns the output shape.
@@ -626,7 +597,7 @@ StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType
 
   const kernels::GridSampleProblem problem =
       make_problem(desc, src_dtype, src_shape, grid_dtype, dst_shape);
-  GRIDOPS_ASSIGN_OR_RETURN(const GridSampleImpl* impl, select_forward(desc.impl, problem));
+  GRIDOPS_ASSIGN_OR_RETURN(auto planned, plan_forward(desc.impl, problem));
 
   GridSamplePlan plan;
   plan.desc_ = desc;
@@ -635,9 +606,9 @@ StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType
   plan.src_shape_.assign(src_shape.begin(), src_shape.end());
   plan.grid_shape_.assign(grid_shape.begin(), grid_shape.end());
   plan.dst_shape_ = std::move(dst_shape);
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
-  GRIDOPS_RETURN_IF_ERROR(prepare_impl(*impl, problem, &plan.prepared_));
+  plan.impl_name_ = planned->chosen().name;
+  plan.impl_ = &planned->chosen();
+  plan.planned_ = std::move(planned);
   return plan;
 }
 
@@ -656,8 +627,7 @@ Status GridSamplePlan::run(const TensorView& src, const TensorView& grid,
   if (!windowed_) {
     const kernels::GridSampleProblem problem =
         make_problem(desc_, src_dtype_, src_shape_, grid_dtype_, dst_shape_);
-    return run_impl(static_cast<const GridSampleImpl*>(impl_), prepared_.get(), problem, src,
-                    grid, dst);
+    return run_planned(planned_, problem, src, grid, dst);
   }
   // Input window: the problem of the full input, reading src's box; first a pass over the
   // grid checks that every tap any implementation reads lies in the box.
@@ -690,8 +660,7 @@ Status GridSamplePlan::run(const TensorView& src, const TensorView& grid,
       dst_shape_);
   problem.window_origin = window_.origin;
   problem.window_extent = extent;
-  return run_impl(static_cast<const GridSampleImpl*>(impl_), prepared_.get(), problem, src, grid,
-                  dst);
+  return run_planned(planned_, problem, src, grid, dst);
 }
 
 StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType src_dtype,
@@ -732,16 +701,16 @@ StatusOr<GridSamplePlan> make_grid_sample_plan(const GridSampleDesc& desc, DType
       make_problem(desc, src_dtype, full_shape, grid_dtype, dst_shape);
   problem.window_origin = window.origin;
   problem.window_extent = extent;
-  GRIDOPS_ASSIGN_OR_RETURN(const GridSampleImpl* impl, select_forward(desc.impl, problem));
+  GRIDOPS_ASSIGN_OR_RETURN(auto planned, plan_forward(desc.impl, problem));
   GridSamplePlan plan;
   plan.desc_ = desc;
   plan.src_dtype_ = src_dtype;
   plan.grid_dtype_ = grid_dtype;
   plan.grid_shape_.assign(grid_shape.begin(), grid_shape.end());
   plan.dst_shape_ = std::move(dst_shape);
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
-  GRIDOPS_RETURN_IF_ERROR(prepare_impl(*impl, problem, &plan.prepared_));
+  plan.impl_name_ = planned->chosen().name;
+  plan.impl_ = &planned->chosen();
+  plan.planned_ = std::move(planned);
   plan.src_shape_.assign(src_shape.begin(), src_shape.end());
   plan.windowed_ = true;
   plan.window_ = window;

@@ -2,7 +2,6 @@
 // and dst: steps 1-4 of NOTE [ GridSample fast path ] per vector of points in registers
 // (the shared AxisStep and XWindowV of grid_sample_hwy-inl.h), over tiles of output points.
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -87,8 +86,8 @@ HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, cons
 // _mm512_i32gather_pd (32-bit element offsets, scale 4: no widening). This is the path's
 // only helper for an op Highway lacks; the tests run GatherPairsPortable on every Highway
 // target (the fused path takes them on AVX2 and up) against it and a scalar read
-// (grid_sample_pair_gather_for_testing), and in its place through the whole fused path
-// (grid_sample_fused_set_portable_pair_gather_for_testing): the same bits.
+// (grid_sample_gather_pairs16), and in its place through the whole fused path
+// (the test-only entry grid_sample.fused_small_c_portable_pairs): the same bits.
 using D64W = hn::Repartition<int64_t, DF>;
 
 /// GatherPairsPortable's offsets: the 32-bit element offsets o of a vector's lanes as
@@ -592,11 +591,11 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
   }
 }
 
-/// Tests only (grid_sample_pair_gather_for_testing): out[2i], out[2i + 1] = the pair at
+/// Tests only (grid_sample_gather_pairs16): out[2i], out[2i + 1] = the pair at
 /// element offset o[i] of plane, i < 16, by GatherPairsPortable (portable) or GatherPairs;
 /// false (nothing written) when the target has no such form (no raw form below AVX-512,
 /// neither with one lane).
-bool PairGatherForTesting(bool portable, const float* plane, const int32_t* o, float* out) {
+bool GatherPairs16(bool portable, const float* plane, const int32_t* o, float* out) {
 #if HWY_TARGET == HWY_SCALAR
   (void)portable, (void)plane, (void)o, (void)out;
   return false;
@@ -785,12 +784,10 @@ GRIDOPS_GRID_SAMPLE_FAST_PATH(fused_small_c)
 
 namespace grid_sample_simd {
 HWY_EXPORT(RunFused);
-HWY_EXPORT(PairGatherForTesting);
+HWY_EXPORT(GatherPairs16);
 }  // namespace grid_sample_simd
 
 namespace {
-
-std::atomic<bool> g_portable_pairs{false};
 
 /// Why the path cannot take the views of c (empty: it can), and (should the target have
 /// changed since the plan) the CPU's Highway target.
@@ -810,13 +807,9 @@ std::string ViewDeclines(const grid_sample_simd::Ctx& c) {
 
 }  // namespace
 
-void grid_sample_fused_set_portable_pair_gather_for_testing(bool portable) {
-  g_portable_pairs.store(portable, std::memory_order_relaxed);
-}
-
-bool grid_sample_pair_gather_for_testing(bool portable, const float* plane, const int32_t* o,
-                                         float* out) {
-  return HWY_DYNAMIC_DISPATCH(grid_sample_simd::PairGatherForTesting)(portable, plane, o, out);
+bool grid_sample_gather_pairs16(bool portable, const float* plane, const int32_t* o,
+                                float* out) {
+  return HWY_DYNAMIC_DISPATCH(grid_sample_simd::GatherPairs16)(portable, plane, o, out);
 }
 
 std::string grid_sample_fused_small_c_declines(const GridSampleProblem& p) {
@@ -842,24 +835,32 @@ std::string grid_sample_fused_small_c_declines(const GridSampleProblem& p) {
 }
 
 std::string grid_sample_fused_small_c_declines_views(const GridSampleProblem& p,
-                                                     const void* prepared,
-                                                     const TensorView& src,
-                                                     const TensorView& grid,
-                                                     const MutableTensorView& dst) {
-  return grid_sample_path_declines_views(p, prepared, src, grid, dst, ViewDeclines);
+                                                     const void* tables,
+                                                     const GridSampleViews& v) {
+  return grid_sample_path_declines_views(p, tables, v, ViewDeclines);
 }
 
-void grid_sample_fused_small_c_run(const GridSampleProblem& p, const void* prepared,
-                                   const TensorView& src, const TensorView& grid,
-                                   const MutableTensorView& dst) {
+namespace {
+
+void RunFusedPath(const GridSampleProblem& p, const void* tables, const GridSampleViews& v,
+                  bool portable_pairs) {
   grid_sample_simd::Ctx c;
-  if (!grid_sample_path_begin("grid_sample.fused_small_c", p, prepared, src, grid, dst,
-                              ViewDeclines, &c)) {
-    return;
-  }
+  if (!grid_sample_path_begin(p, tables, v, &c)) return;
   c.fused = true;
-  c.portable_pairs = g_portable_pairs.load(std::memory_order_relaxed);
+  c.portable_pairs = portable_pairs;
   grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunFused));
+}
+
+}  // namespace
+
+void grid_sample_fused_small_c_run(const GridSampleProblem& p, const void* tables,
+                                   const GridSampleViews& v) {
+  RunFusedPath(p, tables, v, false);
+}
+
+void grid_sample_fused_small_c_portable_pairs_run(const GridSampleProblem& p,
+                                                  const void* tables, const GridSampleViews& v) {
+  RunFusedPath(p, tables, v, true);
 }
 
 }  // namespace gridops::kernels

@@ -16,13 +16,17 @@ namespace gridops::kernels {
 std::string grid_sample_u8_declines(const GridSampleProblem& p);
 
 #ifdef GRIDOPS_HAVE_HWY
+/// Run time: why the kernel cannot take these views (empty: it takes them): a src view
+/// reaching over 2^30 bytes (its offsets are int32) or under 8 (a word read).
+std::string grid_sample_u8_declines_views(const GridSampleProblem& p, const void* tables,
+                                          const GridSampleViews& v);
 /// The uint8 few-channel kernel (Highway with dynamic dispatch, threaded over output rows
-/// through parallel_for). Preconditions: grid_sample_u8_declines(p) is empty. Nearest is
-/// bit-exact with grid_sample_ref; linear is within 1 of it (|fast - ref| <= 1 per element).
-/// Results do not depend on the thread count. Any strides; a src view reaching over 2^30
-/// bytes (or under 4) runs the reference instead.
-void grid_sample_u8(const GridSampleProblem& p, const TensorView& src, const TensorView& grid,
-                    const MutableTensorView& dst);
+/// through parallel_for), on views grid_sample_u8_declines_views took; no tables.
+/// Preconditions: grid_sample_u8_declines(p) is empty. Nearest is bit-exact with
+/// grid_sample_ref; linear is within 1 of it (|fast - ref| <= 1 per element). Results do
+/// not depend on the thread count. Any strides.
+void grid_sample_u8_run(const GridSampleProblem& p, const void* tables,
+                        const GridSampleViews& v);
 #endif
 
 }  // namespace gridops::kernels

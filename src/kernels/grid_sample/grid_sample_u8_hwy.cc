@@ -779,8 +779,39 @@ std::string grid_sample_u8_declines(const GridSampleProblem& p) {
   return {};
 }
 
-void grid_sample_u8(const GridSampleProblem& p, const TensorView& src, const TensorView& grid,
-                    const MutableTensorView& dst) {
+namespace {
+
+/// The lowest (non-positive) and highest byte offsets src reaches from its element 0.
+std::pair<int64_t, int64_t> SrcReach(const GridSampleProblem& p, const TensorView& src) {
+  const bool last = p.layout == ChannelLayout::kChannelsLast;
+  const size_t ca = last ? 3 : 1, ya = last ? 1 : 2, xa = last ? 2 : 3;
+  const bool windowed = !p.window_origin.empty();
+  int64_t lo = 0, hi = 0;
+  for (const auto& [size, stride] :
+       {std::pair{p.batch, src.strides[0]}, std::pair{p.channels, src.strides[ca]},
+        std::pair{windowed ? p.window_extent[0] : p.in_sizes[0], src.strides[ya]},
+        std::pair{windowed ? p.window_extent[1] : p.in_sizes[1], src.strides[xa]}}) {
+    (stride < 0 ? lo : hi) += (size - 1) * stride;
+  }
+  return {lo, hi};
+}
+
+}  // namespace
+
+std::string grid_sample_u8_declines_views(const GridSampleProblem& p, const void*,
+                                          const GridSampleViews& v) {
+  // Offsets are int32 from the lowest byte src reaches, and a word read needs 8 bytes.
+  const auto [lo, hi] = SrcReach(p, v.src);
+  const int64_t reach = hi - lo;
+  if (reach < 7) return "src reaches fewer than 8 bytes";
+  if (reach > (int64_t{1} << 30)) return "src reaches over 2^30 bytes";
+  return {};
+}
+
+void grid_sample_u8_run(const GridSampleProblem& p, const void*, const GridSampleViews& v) {
+  const TensorView& src = v.src;
+  const TensorView& grid = v.grid;
+  const MutableTensorView& dst = v.dst;
   const bool last = p.layout == ChannelLayout::kChannelsLast;
   const size_t ca = last ? 3 : 1, ya = last ? 1 : 2, xa = last ? 2 : 3;
   grid_sample_simd::U8Ctx c{};
@@ -803,18 +834,9 @@ void grid_sample_u8(const GridSampleProblem& p, const TensorView& src, const Ten
   c.sy = src.strides[ya];
   c.sx = src.strides[xa];
   // Offsets are int32 from the lowest byte src reaches (negative strides included), so
-  // that every offset is non-negative; a word read needs 4 bytes of src.
-  int64_t lo = 0, hi = 0;
-  for (const auto& [size, stride] :
-       {std::pair{p.batch, c.sb}, std::pair{p.channels, c.sc}, std::pair{c.ext[0], c.sy},
-        std::pair{c.ext[1], c.sx}}) {
-    (stride < 0 ? lo : hi) += (size - 1) * stride;
-  }
+  // that every offset is non-negative (grid_sample_u8_declines_views took the reach).
+  const auto [lo, hi] = SrcReach(p, src);
   const int64_t reach = hi - lo;
-  if (reach < 7 || reach > (int64_t{1} << 30)) {
-    grid_sample_ref(p, src, grid, dst);
-    return;
-  }
   c.src = static_cast<const uint8_t*>(src.data) + lo;
   c.bias = -lo;
   c.lim = static_cast<int32_t>(reach - 3);
