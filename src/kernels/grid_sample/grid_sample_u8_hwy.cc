@@ -33,6 +33,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -798,6 +799,30 @@ std::pair<int64_t, int64_t> SrcReach(const GridSampleProblem& p, const TensorVie
 
 }  // namespace
 
+std::shared_ptr<const void> grid_sample_u8_prepare(const GridSampleProblem& p) {
+  auto t = std::make_shared<GridSampleU8Tables>();
+  const int64_t ho = p.out_sizes[0], wo = p.out_sizes[1];
+  const int64_t in_px =
+      p.batch * (p.window_origin.empty() ? p.in_sizes[0] * p.in_sizes[1]
+                                         : p.window_extent[0] * p.window_extent[1]);
+  // NOTE [ GridSample uint8 interleaved copy ]: when the output has at least half as many
+  // points as the input pixels and the copy stays in int32 offsets.
+  t->interleave = p.layout == ChannelLayout::kChannelsFirst && p.channels >= 2 &&
+                  2 * p.batch * ho * wo >= in_px && in_px * p.channels <= (int64_t{1} << 30);
+  // Work items are whole output rows (docs/perf/grid_sample.md: tiles measured no faster).
+  t->tile_h = 1;
+  t->tile_w = wo;
+  t->prefetch_rows = 4;
+  return t;
+}
+
+std::string grid_sample_u8_schedule(const GridSampleProblem&, const void* tables) {
+  const auto& t = *static_cast<const GridSampleU8Tables*>(tables);
+  return std::string("interleave=") + (t.interleave ? "1" : "0") +
+         ", tile=" + std::to_string(t.tile_h) + "x" + std::to_string(t.tile_w) +
+         ", prefetch_rows=" + std::to_string(t.prefetch_rows);
+}
+
 std::string grid_sample_u8_declines_views(const GridSampleProblem& p, const void*,
                                           const GridSampleViews& v) {
   // Offsets are int32 from the lowest byte src reaches, and a word read needs 8 bytes.
@@ -808,7 +833,9 @@ std::string grid_sample_u8_declines_views(const GridSampleProblem& p, const void
   return {};
 }
 
-void grid_sample_u8_run(const GridSampleProblem& p, const void*, const GridSampleViews& v) {
+void grid_sample_u8_run(const GridSampleProblem& p, const void* tables,
+                        const GridSampleViews& v) {
+  const auto& t = *static_cast<const GridSampleU8Tables*>(tables);
   const TensorView& src = v.src;
   const TensorView& grid = v.grid;
   const MutableTensorView& dst = v.dst;
@@ -860,12 +887,8 @@ void grid_sample_u8_run(const GridSampleProblem& p, const void*, const GridSampl
   c.Ho = p.out_sizes[0];
   c.Wo = p.out_sizes[1];
   if (p.batch == 0 || c.Ho == 0 || c.Wo == 0) return;
-  // Work items are whole output rows. Tiles of 4 x 64, 2 x 256 and 8 x 128 points (the
-  // f32 fused path's L1 reuse on smooth warps) measured no faster here (W2a channels-last
-  // 2.9-3.2 ms against 2.7-2.8 ms by rows, channels-first 3.7-4.5 against 3.5-3.7 ms; the
-  // machine loaded). The tile fields stay so that a tile shape is one line to try.
-  c.tile_h = 1;
-  c.tile_w = c.Wo;
+  c.tile_h = t.tile_h;
+  c.tile_w = t.tile_w;
   c.tiles_y = (c.Ho + c.tile_h - 1) / c.tile_h;
   c.tiles_x = (c.Wo + c.tile_w - 1) / c.tile_w;
   const int64_t items = p.batch * c.tiles_y * c.tiles_x;
@@ -873,13 +896,11 @@ void grid_sample_u8_run(const GridSampleProblem& p, const void*, const GridSampl
   // NOTE [ GridSample uint8 interleaved copy ]: channels-first src with 2 to 4 channels is
   // first copied channels-last (packed), in parallel over its rows, and read as kPixel
   // (one gather per point and row for all channels, instead of one per channel); dst stays
-  // channels-first. Taken when the output has at least half as many points as the input
-  // pixels (the copy costs about a third of what it saves per point on W2b, less on W2a;
-  // see docs/ops/grid_sample.md, "uint8 few-channel path") and the copy stays in int32 offsets.
+  // channels-first. Where the tables take it (t.interleave) and src has a unit x stride;
+  // see docs/ops/grid_sample.md, "uint8 few-channel path".
   hwy::AlignedFreeUniquePtr<uint8_t[]> packed;
   const int64_t in_px = p.batch * c.ext[0] * c.ext[1];
-  if (c.fetch == Fetch::kPair && c.C >= 2 && 2 * p.batch * c.Ho * c.Wo >= in_px &&
-      in_px * c.C <= (int64_t{1} << 30)) {
+  if (c.fetch == Fetch::kPair && t.interleave) {
     const int64_t bytes = in_px * c.C;
     packed = hwy::AllocateAligned<uint8_t>(static_cast<size_t>(bytes + 8));
     if (packed) {
@@ -901,11 +922,11 @@ void grid_sample_u8_run(const GridSampleProblem& p, const void*, const GridSampl
       c.lim8 = c.lim;
     }
   }
-  // Source prefetch 4 rows ahead on the whole-pixel (kPixel) paths, the only ones that
-  // prefetch, where the grid is dense (RowShift reads it row by row; PrefetchShift picks
-  // the lanes; A/B in docs/ops/grid_sample.md, "uint8 few-channel path"). The plane paths
-  // skip RowShift's grid loads.
-  c.pf_rows = c.fetch == Fetch::kPixel && c.grid_dense ? 4 : 0;
+  // Source prefetch t.prefetch_rows rows ahead on the whole-pixel (kPixel) paths, the only
+  // ones that prefetch, where the grid is dense (RowShift reads it row by row;
+  // PrefetchShift picks the lanes; docs/ops/grid_sample.md, "uint8 few-channel path"). The
+  // plane paths skip RowShift's grid loads.
+  c.pf_rows = c.fetch == Fetch::kPixel && c.grid_dense ? t.prefetch_rows : 0;
   // About 64 Ki output elements per chunk: small problems stay on one thread.
   const int64_t grain =
       std::max<int64_t>(1, (int64_t{1} << 16) / (c.tile_h * c.tile_w * p.channels));
