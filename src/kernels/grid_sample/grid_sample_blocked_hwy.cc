@@ -474,11 +474,8 @@ std::string grid_sample_blocked_declines(const GridSampleProblem& p) {
   }
   // The copy pays while it stays in the L3 cache: each point then reads its taps' lines
   // from the L3. Past it they come from memory, where the per-channel planes of the gather
-  // paths still fit. Measured on a 32 MiB-L3 host (a (1, 16, S, S) input, random grid, one
-  // thread; blocked against the gather path, medians): 32 MiB blocks 27.4 vs 96.6 ms linear
-  // and 11.2 vs 29.7 ms nearest, 44 MiB 301 vs 122 and 263 vs 48 ms. Nearest was held to
-  // 2 MiB blocks until 2026-11-29; W3b's 16 MiB block now measures 4.63 vs 8.90 ms (1
-  // thread) and 2.84 vs 6.45 ms (2 threads) (docs/ops/grid_sample.md, step 5).
+  // paths still fit (docs/perf/grid_sample.md, "Channel blocks"; docs/ops/grid_sample.md,
+  // step 5).
   if (in_points * 16 * 4 > kBlockedCopyCap) {
     return "a 16-channel block over " + std::to_string(kBlockedCopyCap >> 20) +
            " MiB (its random reads would miss the L3 cache)";
@@ -538,8 +535,8 @@ void RunBlockedPath(const GridSampleProblem& p, const void* tables, const GridSa
   // Small problems stay on one thread, as in grid_sample_fast_run_items. With enough batch
   // items and a chunk's taps kept across channel blocks, a range of items covers every
   // channel block of a batch item, so that its taps are reused whatever chunks
-  // parallel_for hands out; without that, single items balance the threads better (W1c
-  // at 2 threads: 4.90 vs 5.05 ms).
+  // parallel_for hands out; without that, single items balance the threads better
+  // (docs/perf/grid_sample.md, "Channel blocks").
   const int64_t per_item = std::min(c.chunk_pts, c.out_points) * gs::kCB * c.NT;
   int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / per_item);
   if (c.chunks == 1 && c.batch >= 2 * threads && c.P == c.chunk_pts) {
