@@ -25,21 +25,14 @@ namespace HWY_NAMESPACE {
 
 // NOTE [ GridSample few-channel prefetch ]
 // On a smooth warp each vector of 16 points reads a few new source lines per plane along
-// a diagonal that no hardware prefetcher follows, and the gathers wait for them: in W2b
-// (channels-first, nearest, 1 thread) 83 % of the kernel's perf samples fell on its three
-// gathers. So before its own gathers each vector computes the taps of the points one tile
-// (tile_w) further along the same row, which the next item reads about 16 vectors later,
-// and prefetches the lines of their K tap rows at the first x tap (every fifth lane and
-// the last; per plane channels-first, once channels-last, where a pixel's channels share
-// its line). Only where the current vector's first tap rows span at most kSmoothRows: on
-// a random grid (W2d) the prefetched lines are of one use (without that test W2d took
-// 1.04-1.38x the time, with it 1.01-1.09x, within the noise). A/B in alternating
-// processes, medians of 3 x 3 (docs/ops/grid_sample.md, "Few-channel warps"): with the
-// first tap row only and nearest/linear only, W2a 0.71-0.94x the time without it, W2b
-// 0.69-0.80x; then every tap row and cubic too, against that: W2a 0.72-0.83x, W2c
-// 0.72-1.01x, at 1 and 2 threads, both layouts.
-// Tried and left out: the same in the uint8 path, 1.05-1.39x slower (its planes are a
-// quarter of the bytes and stay in L2).
+// a diagonal that no hardware prefetcher follows, and the gathers wait for them. So before
+// its own gathers each vector computes the taps of the points one tile (tile_w) further
+// along the same row, which the next item reads about 16 vectors later, and prefetches the
+// lines of their K tap rows at the first x tap (every fifth lane and the last; per plane
+// channels-first, once channels-last, where a pixel's channels share its line). Only where
+// the current vector's first tap rows span at most kSmoothRows: on a random grid the
+// prefetched lines are of one use. Measurements: docs/perf/grid_sample.md, "Fused
+// small-channel path".
 constexpr int32_t kSmoothRows = 32;
 
 #if HWY_TARGET != HWY_SCALAR
@@ -278,20 +271,14 @@ struct NearestTapsOut {
 // FusedSmallC takes both by reference. Passed by value (24 bytes, on the stack), GCC
 // copied each from RunFused's pointer stores with one 16-byte load: a load that two
 // 8-byte stores cannot forward to waits until they reach the cache, behind the previous
-// row's dst stores, which wait for their lines (19 % of W2b channels-first's perf samples
-// on one instruction of RunFused on the Intel host; by reference W2b was 14.5-16.8 %
-// faster channels-first and 9.5-9.6 % channels-last, `scripts/bench_ab.sh`, 2 rounds).
+// row's dst stores, which wait for their lines (docs/perf/grid_sample.md).
 
 // NOTE [ GridSample fused streaming stores ]
 // A channels-first dst of 8 MiB or more (c.stream, the channel-blocked path's threshold) is
 // written with non-temporal stores where a whole 64-byte vector lands on a 64-byte aligned
-// address (AVX-512), so its lines are not read for ownership nor kept in the caches. Intel
-// Xeon host, 2026-11-30, `scripts/bench_ab.sh` (3 rounds, medians, before / after): W2a
-// 5.47 / 5.01 ms (1T), W2c 15.6 / 11.1 (1T) and 6.21 / 5.74 (2T), W2d 25.5 / 22.9 (1T),
-// W2b 3.01 / 2.92; the other channels-first rows -6.3 % to -1.0 %. Channels-last keeps
-// ordinary stores: streamed (its interleaved vectors staged in L1, tiles shifted as in
-// NOTE [ GridSample fused aligned tiles ]) W2a-W2d channels-last were -0.3 % to +6.9 %
-// (docs/ops/grid_sample.md). Same bits (test GridSampleDiff.FusedLargeChannelsFirstDst).
+// address (AVX-512), so its lines are not read for ownership nor kept in the caches.
+// Channels-last keeps ordinary stores (streamed it was no faster: docs/perf/grid_sample.md).
+// Same bits (test GridSampleDiff.FusedLargeChannelsFirstDst).
 /// Whether the fused path writes c's dst with non-temporal stores (NOTE [ GridSample fused
 /// streaming stores ]); RunFused's tile bounds follow it (NOTE [ GridSample fused aligned
 /// tiles ]).

@@ -35,13 +35,9 @@ namespace HWY_NAMESPACE {
 // bits. Items are tiles of 16 x 64 output points, walked row by row: on a smooth warp the
 // rows of a tile read overlapping source rows while they are still in L1/L2, where whole
 // output rows (W2: 1024 points, about 75 KiB of source lines over 3 planes) evict each
-// other's lines before the next row reuses them (W2a 1 thread: about 6-7 ms in tiles
-// against 8.5-9 ms in rows; W2c 14.4 against 19.7 ms; 4 x 64 measured best among 2-16
-// rows x 32-256 columns without prefetch, docs/benchmarks/experiments.md at commit
-// a6ea629). With the prefetch (NOTE [ GridSample few-channel prefetch ]) and the
-// channels-last pair gathers, 16 rows beat 4
-// (A/B of 2026-11-25 in docs/ops/grid_sample.md, W2b channels-first 1 thread 3.5-3.6 ms
-// against 4.5-7.0; 8, 32 and 64 rows and 128-column tiles were no better than 16 x 64).
+// other's lines before the next row reuses them. The tile shape (16 x 64, with the
+// prefetch of NOTE [ GridSample few-channel prefetch ]) is measured: docs/perf/grid_sample.md,
+// "Fused small-channel path".
 
 /// Steps 1-2 of the fused path for the m (<= N) points whose dense (x, y) grid pairs start
 /// at g: the y and x taps (K per axis).
@@ -358,10 +354,8 @@ bool GatherPairs16(bool portable, const float* plane, const int32_t* o, float* o
 // left by that row's offset s (in floats, 0 <= s < 16) from a 64-byte line: tile k of the
 // row covers [64 k - s, 64 (k + 1) - s), clipped to the row, so the first is s points
 // shorter, the last up to s longer, and every vector of the others starts on a line. The
-// same points, each computed once with the same operations: the same bits.
-// `scripts/bench_ab.sh` (3 rounds, medians, 2026-11-30, Intel Xeon host), before / after:
-// W2b channels-first 3.506 / 2.908 ms at one thread, 1.893 / 1.585 at two; W2a, W2c, W2d
-// within -3.9 % to +1.4 %.
+// same points, each computed once with the same operations: the same bits
+// (docs/perf/grid_sample.md, "Fused small-channel path").
 
 /// Items [begin, end): tiles of tile_h x tile_w output points, each walked row by row (the
 /// column bounds per row: NOTE [ GridSample fused aligned tiles ]).
@@ -410,12 +404,9 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
       // NOTE [ GridSample few-channel grid prefetch ]
       // A tile reads its grid as 16 runs of 512 bytes (64 points) a whole grid row (8 KiB
       // in W2) apart, and the taps one tile ahead (above) are the first to touch each run:
-      // a pattern the Intel host's prefetchers did not follow (the grid loads of that
-      // computation took 11 % of W2b channels-first's perf samples at one thread). So each
-      // row first prefetches its grid run two tiles ahead, which the tap computation one
-      // tile ahead reaches one item later. `scripts/bench_ab.sh`, 2 rounds (2026-11-30,
-      // Intel Xeon host): W2b 8.5 % / 9.0 % faster at 1 / 2 threads channels-first, 15.7 %
-      // / 17.3 % channels-last (docs/ops/grid_sample.md, "Grid prefetch").
+      // a pattern the hardware prefetchers did not follow. So each row first prefetches
+      // its grid run two tiles ahead, which the tap computation one tile ahead reaches one
+      // item later (docs/perf/grid_sample.md, "Fused small-channel path").
       const int64_t gahead = x0 + 3 * c.tile_w <= W ? 2 * c.tile_w : 0;
       const int64_t q0 = y * W + x0;
       if (gahead > 0) {
