@@ -1,7 +1,9 @@
 // GridSample workloads W1-W3 (../shared/bench/WORKLOADS.md): gridops against PyTorch
 // (at::grid_sampler_2d / 3d) and OpenCV (cv::remap per plane, on the interleaved image,
 // and with fixed-point maps) in one binary. Names: <workload>/<impl>/threads:<n>; the
-// layout and type rows <workload>/<nchw|nhwc>/<f32|u8>/<impl>/threads:<n>.
+// layout and type rows <workload>/<nchw|nhwc>/<f32|u8>/<impl>/threads:<n>. The f32
+// channels-first rows have impl "gridops" (the automatic choice) and one per entry of the
+// implementation list that takes the workload ("ref" included).
 //
 // Peers are called the fastest way a user would: torch's functional grid_sampler_2d/3d
 // under InferenceMode (1.13's grid_sampler_*_out is the generated wrapper that computes
@@ -19,6 +21,7 @@
 
 #include "bench_util.h"
 #include "gridops/ops/grid_sample.h"
+#include "ops/grid_sample_impls.h"
 
 #ifdef GRIDOPS_BENCH_TORCH
 #include <ATen/ATen.h>
@@ -109,35 +112,49 @@ int64_t bytes_of(const Data& d) {
   return 4 * (numel(d.src_shape) + numel(d.grid_shape) + numel(d.dst_shape));
 }
 
-/// gridops channels-first; returns after one checked run so peers can compare with dst.
-void add_gridops(const std::string& id, const std::shared_ptr<Data>& d, InterpolationMode m,
-                 GridPadding p) {
+/// gridops channels-first: the automatic choice (impl "gridops"; after one checked run so
+/// peers can compare with dst), then each entry of the implementation list that takes the
+/// workload, forced by name ("ref" included), into a dst of its own.
+void add_gridops_impl(const std::string& id, const std::shared_ptr<Data>& d, InterpolationMode m,
+                      GridPadding p, const std::string& impl) {
   gridops::GridSampleDesc desc;
   desc.mode = m;
   desc.padding = p;
   desc.align_corners = 0;
+  desc.impl = impl;
   auto plan = gridops::make_grid_sample_plan(desc, DType::kFloat32, d->src_shape,
                                              DType::kFloat32, d->grid_shape);
   if (!plan.ok()) {
-    std::fprintf(stderr, "%s: %s\n", id.c_str(), plan.status().to_string().c_str());
-    return;
+    if (impl.empty()) std::fprintf(stderr, "%s: %s\n", id.c_str(), plan.status().to_string().c_str());
+    return;  // a forced entry that declines the workload is not registered
   }
-  // Every workload should take a fast entry of the implementation list, not "ref".
-  std::fprintf(stderr, "%s %s: gridops implementation '%s'\n",
-               std::strcmp(plan.value().impl_name(), "ref") == 0 ? "[WARNING]" : "[info]",
-               id.c_str(), plan.value().impl_name());
+  if (impl.empty()) {
+    // Every workload should take a fast entry of the implementation list, not "ref".
+    std::fprintf(stderr, "%s %s: gridops implementation '%s'\n",
+                 std::strcmp(plan.value().impl_name(), "ref") == 0 ? "[WARNING]" : "[info]",
+                 id.c_str(), plan.value().impl_name());
+  }
   auto pl = std::make_shared<gridops::GridSamplePlan>(plan.value());
+  auto own = impl.empty() ? nullptr : std::make_shared<std::vector<float>>(d->dst.size());
   const gridops::TensorView src(DType::kFloat32, d->src.data(), d->src_shape);
   const gridops::TensorView grid(DType::kFloat32, d->grid.data(), d->grid_shape);
-  const gridops::MutableTensorView dst(DType::kFloat32, d->dst.data(), d->dst_shape);
+  const gridops::MutableTensorView dst(DType::kFloat32, own ? own->data() : d->dst.data(),
+                                       d->dst_shape);
   if (!pl->run(src, grid, dst).ok()) std::fprintf(stderr, "%s: run failed\n", id.c_str());
-  gridops::bench::add(id, "gridops", bytes_of(*d), [=](benchmark::State& st) {
+  gridops::bench::add(id, impl.empty() ? "gridops" : impl, bytes_of(*d), [=](benchmark::State& st) {
+    (void)own;  // keeps a forced entry's dst alive
     (void)d;  // keeps the workload's buffers alive
     for (auto _ : st) {
       const gridops::Status s = pl->run(src, grid, dst);
       benchmark::DoNotOptimize(s.ok());
     }
   });
+}
+
+void add_gridops(const std::string& id, const std::shared_ptr<Data>& d, InterpolationMode m,
+                 GridPadding p) {
+  add_gridops_impl(id, d, m, p, "");
+  for (const auto& e : gridops::detail::grid_sample_impls()) add_gridops_impl(id, d, m, p, e.name);
 }
 
 /// gridops channels-last on an interleaved copy of src: `<id>/nhwc/f32/gridops`, paired

@@ -11,44 +11,16 @@
 #include "gridops/status.h"
 #include "gridops/tensor.h"
 #include "kernels/grid_sample/grid_sample.h"
+#include "ops/grid_sample_validate.h"
 
 namespace gridops::grid_sample_common {
 
-/// The grid shape the spec prescribes for r spatial axes, spelled with the usual names:
-/// (N, W_out, 1), (N, H_out, W_out, 2), (N, D_out, H_out, W_out, 3), (N, D1_out, ..., Dr_out, r).
-inline std::string expected_grid_shape(int r) {
-  switch (r) {
-    case 1: return "(N, W_out, 1)";
-    case 2: return "(N, H_out, W_out, 2)";
-    case 3: return "(N, D_out, H_out, W_out, 3)";
-    default: break;
-  }
-  std::string s = "(N";
-  for (int d = 1; d <= r; ++d) s += ", D" + std::to_string(d) + "_out";
-  return s + ", " + std::to_string(r) + ")";
-}
+/// The grid shape the spec prescribes for r spatial axes (grid_sample_validate.cc).
+inline std::string expected_grid_shape(int r) { return detail::grid_sample_expected_grid_shape(r); }
 
-/// The descriptor fields that do not depend on shapes or dtypes.
+/// The descriptor fields that do not depend on shapes or dtypes (grid_sample_validate.cc).
 inline Status validate_desc(const GridSampleDesc& desc, const char* op = "grid_sample") {
-  const int mode = static_cast<int>(desc.mode);
-  if (mode < 0 || mode > static_cast<int>(InterpolationMode::kCubic)) {
-    return invalid_argument(op, ": mode must be linear, nearest or cubic, got enum value ",
-                            mode);
-  }
-  const int padding = static_cast<int>(desc.padding);
-  if (padding < 0 || padding > static_cast<int>(GridPadding::kReflection)) {
-    return invalid_argument(op, ": padding_mode must be zeros, border or reflection, got enum value ",
-                            padding);
-  }
-  const int layout = static_cast<int>(desc.layout);
-  if (layout < 0 || layout > static_cast<int>(ChannelLayout::kChannelsLast)) {
-    return invalid_argument(op, ": layout must be channels_first or channels_last, got enum value ",
-                            layout);
-  }
-  if (desc.align_corners != 0 && desc.align_corners != 1) {
-    return invalid_argument(op, ": align_corners must be 0 or 1, got ", desc.align_corners);
-  }
-  return Status();
+  return detail::grid_sample_validate_desc(desc, op);
 }
 
 /// The problem the kernels see, from validated shapes.

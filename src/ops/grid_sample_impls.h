@@ -15,25 +15,8 @@
 
 namespace gridops::detail {
 
-/// One entry of the forward list.
-struct GridSampleImpl {
-  const char* name;
-  /// The family forcing picks the first accepting entry of ("fast"; null for "ref").
-  const char* alias;
-  /// Plan time: why the entry declines the problem (empty: accepts).
-  std::string (*declines)(const kernels::GridSampleProblem&);
-  /// Plan time: the entry's tables, built once and held by the plan (null: none; may throw
-  /// std::bad_alloc).
-  std::shared_ptr<const void> (*prepare)(const kernels::GridSampleProblem&);
-  /// Run time: why the entry cannot take these views (empty: takes them; null: takes any),
-  /// with the plan's tables. The plan then runs the next entry of the list that takes the
-  /// problem and the views ("ref", last, takes all), logged under GRIDOPS_VERBOSE=dispatch.
-  std::string (*declines_views)(const kernels::GridSampleProblem&, const void* prepared,
-                                const TensorView&, const TensorView&, const MutableTensorView&);
-  /// The kernel, with the plan's tables (what `prepare` returned; null without one).
-  void (*run)(const kernels::GridSampleProblem&, const void* prepared, const TensorView&,
-              const TensorView&, const MutableTensorView&);
-};
+/// One entry of the forward list: the run's views are kernels::GridSampleViews.
+using GridSampleEntry = Entry<kernels::GridSampleProblem, kernels::GridSampleViews>;
 
 /// What a backward run adds to its problem: the views (an output null: not wanted).
 struct GridSampleBackwardViews {
@@ -48,7 +31,7 @@ struct GridSampleBackwardViews {
 using GridSampleBackwardEntry = Entry<kernels::GridSampleProblem, GridSampleBackwardViews>;
 
 /// The forward list, fast entries first, "ref" last.
-std::span<const GridSampleImpl> grid_sample_impls() noexcept;
+std::span<const GridSampleEntry> grid_sample_impls() noexcept;
 /// The backward list, fast entries first (test-only ones after the automatic one), "ref"
 /// last.
 std::span<const GridSampleBackwardEntry> grid_sample_backward_entries() noexcept;

@@ -20,6 +20,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <cstdint>
@@ -33,6 +34,7 @@
 #include "gridops/parallel.h"
 #include "kernels/grid_sample/grid_sample.h"
 #include "ops/grid_sample_impls.h"
+#include "support/entries.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -41,13 +43,10 @@ namespace {
 using IM = InterpolationMode;
 using GP = GridPadding;
 
-/// The fast implementations to test: every entry of the implementation list but "ref".
+/// The fast implementations to test: every entry of the implementation list but "ref",
+/// then the alias "fast" (testing::fast_entries).
 std::vector<std::string> fast_impls() {
-  std::vector<std::string> names;
-  for (const detail::GridSampleImpl& impl : detail::grid_sample_impls()) {
-    if (std::string(impl.name) != "ref") names.emplace_back(impl.name);
-  }
-  return names;
+  return testing::fast_entries(detail::grid_sample_impls());
 }
 
 /// A path's own test runs its entry and the automatic choice ("": what an unforced plan
@@ -180,7 +179,7 @@ Tensor run_impl(const Problem& p, const std::string& impl, const TensorView& src
   auto plan = make_grid_sample_plan(desc, p.src_dtype, p.src_shape, p.grid_dtype, p.grid_shape);
   EXPECT_TRUE(plan.ok()) << plan.status().to_string();
   if (!plan.ok()) return Tensor(p.src_dtype, {0});
-  if (!impl.empty()) {
+  if (!impl.empty() && impl != "fast") {
     EXPECT_EQ(std::string(plan.value().impl_name()), impl);
   }
   Tensor dst(p.src_dtype, plan.value().dst_shape());
@@ -286,7 +285,10 @@ void random_problems_against_ref(uint64_t seed, int count) {
     }
   }
   // The catch-all fast entry (last before "ref") takes every problem of the generator.
-  EXPECT_EQ(taken.back(), count) << impls.back();
+  const auto list = detail::grid_sample_impls();
+  const std::string catch_all = list[list.size() - 2].name;
+  const auto at = std::find(impls.begin(), impls.end(), catch_all) - impls.begin();
+  EXPECT_EQ(taken[static_cast<size_t>(at)], count) << catch_all;
 }
 
 #define GRIDOPS_SKIP_WITHOUT_HWY() \
@@ -509,13 +511,10 @@ TEST(GridSampleDiff, FusedSmallChannelPath) {
 
 #ifdef GRIDOPS_HAVE_HWY
 // The fused path's result with GatherPairsPortable in place of the AVX-512 pair gather
-// (NOTE [ GridSample pair gather ]); the switch is reset afterwards.
+// (NOTE [ GridSample pair gather ]): its test-only twin, forced by name.
 Tensor run_portable_pairs(const Problem& p, const std::string& impl, const TensorView& src,
                           const TensorView& grid) {
-  kernels::grid_sample_fused_set_portable_pair_gather_for_testing(true);
-  Tensor out = run_impl(p, impl, src, grid);
-  kernels::grid_sample_fused_set_portable_pair_gather_for_testing(false);
-  return out;
+  return run_impl(p, impl + "_portable_pairs", src, grid);
 }
 #endif
 
@@ -548,12 +547,12 @@ TEST(GridSampleDiff, PairGatherPortableMatchesIntrinsic) {
         want[2 * i + 1] = plane[o[i] + 1];
       }
       std::memset(portable, 0, sizeof(portable));
-      if (kernels::grid_sample_pair_gather_for_testing(true, plane, o, portable)) {
+      if (kernels::grid_sample_gather_pairs16(true, plane, o, portable)) {
         ++portable_targets;
         EXPECT_EQ(0, std::memcmp(portable, want, sizeof(want))) << "portable, round " << round;
       }
       std::memset(intrinsic, 0, sizeof(intrinsic));
-      if (kernels::grid_sample_pair_gather_for_testing(false, plane, o, intrinsic)) {
+      if (kernels::grid_sample_gather_pairs16(false, plane, o, intrinsic)) {
         ++intrinsic_targets;
         EXPECT_EQ(0, std::memcmp(intrinsic, want, sizeof(want))) << "intrinsic, round " << round;
       }
@@ -967,10 +966,10 @@ TEST(GridSampleDiff, Transpose16PortableMatchesIntrinsic) {
         for (int k = 0; k < 16; ++k) want[k * 16 + i] = in[i * 16 + k];
       }
       std::memset(portable, 0, sizeof(portable));
-      ASSERT_TRUE(kernels::grid_sample_transpose16_for_testing(true, in, portable));
+      ASSERT_TRUE(kernels::grid_sample_transpose16(true, in, portable));
       EXPECT_EQ(0, std::memcmp(portable, want, sizeof(want))) << "portable, round " << round;
       std::memset(intrinsic, 0, sizeof(intrinsic));
-      if (kernels::grid_sample_transpose16_for_testing(false, in, intrinsic)) {
+      if (kernels::grid_sample_transpose16(false, in, intrinsic)) {
         ++intrinsic_targets;
         EXPECT_EQ(0, std::memcmp(intrinsic, want, sizeof(want))) << "intrinsic, round " << round;
       }
@@ -1023,8 +1022,9 @@ TEST(GridSampleDiff, ChannelBlockedPathCopyCap) {
 #endif
 }
 
-// The channel-blocked path with the portable transpose switched in for the AVX-512 one
-// (NOTE [ GridSample Transpose16 ]): the same bits, every mode, 2-D and 3-D, a partial
+// The channel-blocked path with the portable transpose in place of the AVX-512 one (its
+// test-only twin grid_sample.blocked_portable_transpose; NOTE [ GridSample Transpose16 ]):
+// the same bits, every mode, 2-D and 3-D, a partial
 // channel block, both the per-thread and the shared copies (1 and 2 threads).
 TEST(GridSampleDiff, ChannelBlockedPathPortableTranspose) {
 #ifdef GRIDOPS_HAVE_HWY
@@ -1046,9 +1046,8 @@ TEST(GridSampleDiff, ChannelBlockedPathPortableTranspose) {
     fill_grid(grid, rng, p);
     set_num_threads(2 - i % 2);  // 16 channels on 2 threads: shared copies
     const Tensor fast = run_impl(p, "grid_sample.blocked", src.view(), grid.view());
-    kernels::grid_sample_blocked_set_portable_transpose_for_testing(true);
-    const Tensor portable = run_impl(p, "grid_sample.blocked", src.view(), grid.view());
-    kernels::grid_sample_blocked_set_portable_transpose_for_testing(false);
+    const Tensor portable =
+        run_impl(p, "grid_sample.blocked_portable_transpose", src.view(), grid.view());
     set_num_threads(0);
     int64_t where = -1;
     EXPECT_TRUE(testing::bitwise_equal(fast, portable, &where)) << "first difference at " << where;

@@ -19,6 +19,7 @@
 // bound on every element and prints how many differ.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -30,6 +31,8 @@
 
 #include "gridops/ops/grid_sample.h"
 #include "gridops/parallel.h"
+#include "ops/grid_sample_impls.h"
+#include "support/entries.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -38,7 +41,17 @@ namespace {
 using IM = InterpolationMode;
 using GP = GridPadding;
 
+/// The entry under test (an entry of the implementation list: EntryIsListed).
 constexpr const char* kImpl = "grid_sample.u8_few_channels";
+
+TEST(GridSampleU8Diff, EntryIsListed) {
+#ifdef GRIDOPS_HAVE_HWY
+  const auto names = testing::fast_entries(detail::grid_sample_impls());
+  EXPECT_NE(std::find(names.begin(), names.end(), kImpl), names.end());
+#else
+  EXPECT_EQ(testing::find_entry(detail::grid_sample_impls(), kImpl), nullptr);
+#endif
+}
 
 struct Problem {
   GridSampleDesc desc;

@@ -101,8 +101,10 @@ class GridSamplePlan {
   DType src_dtype_ = DType::kFloat32, grid_dtype_ = DType::kFloat32;
   Dims src_shape_, grid_shape_, dst_shape_;
   const char* impl_name_ = "";
-  const void* impl_ = nullptr;
-  std::shared_ptr<const void> prepared_;  ///< the implementation's plan-time tables, if any
+  const void* impl_ = nullptr;  ///< the chosen entry
+  /// The planned entries (the chosen one and those a run may hand its views to) with their
+  /// plan-time tables (detail::PlannedEntries, src/ops/dispatch.h).
+  std::shared_ptr<const void> planned_;
 };
 
 /// Validates everything shape- and type-dependent once and picks an implementation.

@@ -50,6 +50,13 @@ struct GridSampleProblem {
   Dims window_extent;  ///< r entries with a window: src's spatial sizes
 };
 
+/// What a forward run adds to the problem: its views (valid for the call only).
+struct GridSampleViews {
+  const TensorView& src;
+  const TensorView& grid;
+  const MutableTensorView& dst;
+};
+
 /// The reference kernel: N-D, every dtype, mode and padding; single-threaded; computes
 /// exactly the formulas of docs/ops/grid_sample.md.
 void grid_sample_ref(const GridSampleProblem& p, const TensorView& src, const TensorView& grid,
@@ -71,24 +78,17 @@ std::string grid_sample_fast_declines(const GridSampleProblem& p);
 bool grid_sample_target_has_blocked();
 bool grid_sample_target_has_pairs();
 
-/// Tests only: true makes the channel-blocked path transpose its tiles with the portable
-/// Transpose16Portable instead of the AVX-512 Transpose16 (NOTE [ GridSample Transpose16 ]
-/// in grid_sample_blocked_hwy.cc); false restores the default.
-void grid_sample_blocked_set_portable_transpose_for_testing(bool portable);
-/// Tests only: transposes the 16 x 16 float32 tile `in` into `out` (both 64-byte aligned):
+/// The 16 x 16 float32 tile `in` transposed into `out` (both 64-byte aligned):
 /// out[k * 16 + i] = in[i * 16 + k], with Transpose16Portable (portable) or Transpose16 on
-/// the CPU's Highway target; false (nothing written) when that target has no Transpose16.
-bool grid_sample_transpose16_for_testing(bool portable, const float* in, float* out);
-/// Tests only: true makes grid_sample.fused_small_c's channels-first linear/cubic read its
-/// column pairs with the portable GatherPairsPortable instead of GatherPairs (the AVX-512
-/// 32-bit-offset gather; NOTE [ GridSample pair gather ] in grid_sample_fused_small_c_hwy.cc)
-/// and the gathers in place of what AVX-512 reads by loads (cubic row windows,
-/// channels-last nearest pixels); false restores the default. The second reads the pairs
-/// at the 16 element offsets o of plane into out[2i], out[2i + 1] with either form on the
-/// CPU's Highway target; false (nothing written) when that target has no raw form.
-void grid_sample_fused_set_portable_pair_gather_for_testing(bool portable);
-bool grid_sample_pair_gather_for_testing(bool portable, const float* plane, const int32_t* o,
-                                         float* out);
+/// the CPU's Highway target (NOTE [ GridSample Transpose16 ] in grid_sample_blocked_hwy.cc);
+/// false (nothing written) when that target has no Transpose16. Tested directly.
+bool grid_sample_transpose16(bool portable, const float* in, float* out);
+/// The pairs at the 16 element offsets o of plane read into out[2i], out[2i + 1] with the
+/// portable GatherPairsPortable (portable) or the AVX-512 GatherPairs on the CPU's Highway
+/// target (NOTE [ GridSample pair gather ] in grid_sample_fused_small_c_hwy.cc); false
+/// (nothing written) when that target has no raw form. Tested directly.
+bool grid_sample_gather_pairs16(bool portable, const float* plane, const int32_t* o,
+                                float* out);
 #endif
 
 /// GridSample backward (docs/ops/grid_sample.md, "Backward"). Same problem and

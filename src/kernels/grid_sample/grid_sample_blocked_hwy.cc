@@ -2,7 +2,6 @@
 // [ GridSample channel blocks ]: steps 1-3 of NOTE [ GridSample fast path ]
 // (grid_sample_hwy-inl.h) on a channel-blocked copy of src, step 4 16 channels at a time.
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -57,8 +56,8 @@ namespace HWY_NAMESPACE {
 // portable form, Transpose16Portable, uses
 // Highway ops only (gathers of a column per output row), on every target; the tests run it
 // against Transpose16 and a scalar transpose on every Highway target
-// (grid_sample_transpose16_for_testing), and the whole blocked path with it in place of
-// Transpose16 (grid_sample_blocked_set_portable_transpose_for_testing): the same bits.
+// (grid_sample_transpose16), and the whole blocked path with it in place of
+// Transpose16 (the test-only entry grid_sample.blocked_portable_transpose): the same bits.
 // The blocked path itself stays AVX-512 only: its tiles are one 16-lane vector per row.
 
 /// Portable 16 x 16 float transpose of a tile in memory: out[k * 16 + i] = in[i * 16 + k];
@@ -382,7 +381,7 @@ void CopyBlocked(const Ctx& c, int64_t begin, int64_t end) {
 
 /// Tests: Transpose16 (portable false) or Transpose16Portable of the tile in (16 x 16,
 /// 64-byte aligned) into out; false when this target has no Transpose16.
-bool Transpose16ForTesting(bool portable, const float* in, float* out) {
+bool Transpose16Tile(bool portable, const float* in, float* out) {
   if (portable) {
     Transpose16Portable(in, out);
     return true;
@@ -403,7 +402,7 @@ void RunBlocked(const Ctx&, int64_t, int64_t) {
 void CopyBlocked(const Ctx&, int64_t, int64_t) {
   HWY_ABORT("grid_sample.blocked on a Highway target without AVX-512");
 }
-bool Transpose16ForTesting(bool portable, const float* in, float* out) {
+bool Transpose16Tile(bool portable, const float* in, float* out) {
   if (!portable) return false;
   Transpose16Portable(in, out);
   return true;
@@ -423,7 +422,7 @@ namespace grid_sample_simd {
 HWY_EXPORT(RunBlocked);
 HWY_EXPORT(CopyBlocked);
 HWY_EXPORT(HaveBlocked);
-HWY_EXPORT(Transpose16ForTesting);
+HWY_EXPORT(Transpose16Tile);
 }  // namespace grid_sample_simd
 
 bool grid_sample_target_has_blocked() {
@@ -431,8 +430,6 @@ bool grid_sample_target_has_blocked() {
 }
 
 namespace {
-
-std::atomic<bool> g_portable_transpose{false};
 
 /// Why the path cannot take the views (none) or (should the target have changed since
 /// the plan) the CPU's Highway target.
@@ -443,12 +440,8 @@ std::string ViewDeclines(const grid_sample_simd::Ctx&) {
 
 }  // namespace
 
-void grid_sample_blocked_set_portable_transpose_for_testing(bool portable) {
-  g_portable_transpose.store(portable, std::memory_order_relaxed);
-}
-
-bool grid_sample_transpose16_for_testing(bool portable, const float* in, float* out) {
-  return HWY_DYNAMIC_DISPATCH(grid_sample_simd::Transpose16ForTesting)(portable, in, out);
+bool grid_sample_transpose16(bool portable, const float* in, float* out) {
+  return HWY_DYNAMIC_DISPATCH(grid_sample_simd::Transpose16Tile)(portable, in, out);
 }
 
 /// The largest 16-channel block the blocked path copies (below).
@@ -481,11 +474,8 @@ std::string grid_sample_blocked_declines(const GridSampleProblem& p) {
   }
   // The copy pays while it stays in the L3 cache: each point then reads its taps' lines
   // from the L3. Past it they come from memory, where the per-channel planes of the gather
-  // paths still fit. Measured on a 32 MiB-L3 host (a (1, 16, S, S) input, random grid, one
-  // thread; blocked against the gather path, medians): 32 MiB blocks 27.4 vs 96.6 ms linear
-  // and 11.2 vs 29.7 ms nearest, 44 MiB 301 vs 122 and 263 vs 48 ms. Nearest was held to
-  // 2 MiB blocks until 2026-11-29; W3b's 16 MiB block now measures 4.63 vs 8.90 ms (1
-  // thread) and 2.84 vs 6.45 ms (2 threads) (docs/ops/grid_sample.md, step 5).
+  // paths still fit (docs/perf/grid_sample.md, "Channel blocks"; docs/ops/grid_sample.md,
+  // step 5).
   if (in_points * 16 * 4 > kBlockedCopyCap) {
     return "a 16-channel block over " + std::to_string(kBlockedCopyCap >> 20) +
            " MiB (its random reads would miss the L3 cache)";
@@ -493,23 +483,20 @@ std::string grid_sample_blocked_declines(const GridSampleProblem& p) {
   return {};
 }
 
-std::string grid_sample_blocked_declines_views(const GridSampleProblem& p, const void* prepared,
-                                               const TensorView& src, const TensorView& grid,
-                                               const MutableTensorView& dst) {
-  return grid_sample_path_declines_views(p, prepared, src, grid, dst, ViewDeclines);
+std::string grid_sample_blocked_declines_views(const GridSampleProblem& p, const void* tables,
+                                               const GridSampleViews& v) {
+  return grid_sample_path_declines_views(p, tables, v, ViewDeclines);
 }
 
-void grid_sample_blocked_run(const GridSampleProblem& p, const void* prepared,
-                             const TensorView& src, const TensorView& grid,
-                             const MutableTensorView& dst) {
+namespace {
+
+void RunBlockedPath(const GridSampleProblem& p, const void* tables, const GridSampleViews& v,
+                    bool portable_transpose) {
   namespace gs = grid_sample_simd;
   gs::Ctx c;
-  if (!grid_sample_path_begin("grid_sample.blocked", p, prepared, src, grid, dst, ViewDeclines,
-                              &c)) {
-    return;
-  }
+  if (!grid_sample_path_begin(p, tables, v, &c)) return;
   c.blocked = true;
-  c.portable_transpose = g_portable_transpose.load(std::memory_order_relaxed);
+  c.portable_transpose = portable_transpose;
   // The split for the thread count (it never changes a result).
   const int64_t threads = std::max(1, get_num_threads());
   const int64_t planes = c.batch * c.cblocks;
@@ -548,14 +535,26 @@ void grid_sample_blocked_run(const GridSampleProblem& p, const void* prepared,
   // Small problems stay on one thread, as in grid_sample_fast_run_items. With enough batch
   // items and a chunk's taps kept across channel blocks, a range of items covers every
   // channel block of a batch item, so that its taps are reused whatever chunks
-  // parallel_for hands out; without that, single items balance the threads better (W1c
-  // at 2 threads: 4.90 vs 5.05 ms).
+  // parallel_for hands out; without that, single items balance the threads better
+  // (docs/perf/grid_sample.md, "Channel blocks").
   const int64_t per_item = std::min(c.chunk_pts, c.out_points) * gs::kCB * c.NT;
   int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / per_item);
   if (c.chunks == 1 && c.batch >= 2 * threads && c.P == c.chunk_pts) {
     grain = std::max(grain, c.cblocks);
   }
   parallel_for(planes * c.chunks, grain, [&](int64_t b, int64_t e) { run_blocked(c, b, e); });
+}
+
+}  // namespace
+
+void grid_sample_blocked_run(const GridSampleProblem& p, const void* tables,
+                             const GridSampleViews& v) {
+  RunBlockedPath(p, tables, v, false);
+}
+
+void grid_sample_blocked_portable_transpose_run(const GridSampleProblem& p, const void* tables,
+                                                const GridSampleViews& v) {
+  RunBlockedPath(p, tables, v, true);
 }
 
 }  // namespace gridops::kernels

@@ -89,11 +89,8 @@ void ChannelsLastF32(const Ctx& c, Work& wk, int64_t n, int64_t cnt) {
   // strongly warped grid those are cache misses the loop then waits for, one point at a
   // time. So each point first prefetches the pixels of the point `dist` further on (every
   // line of each tap's pixel): nearest 16 points ahead, linear with at most 4 taps (1-D,
-  // 2-D) 8. A/B of the
-  // same binary, 2 alternations of 3 repetitions, medians, W1 nhwc f32 (4 x 64 x 128 x 128,
-  // random grid): W1b (nearest) 0.47x / 0.58x the time at 1 / 2 threads, W1a, W1d, W1e
-  // (bilinear) 0.64-0.68x. Bicubic (16 taps, W1c, W1f) was no faster (0.97-1.14x) and
-  // does not prefetch; nor do the other ranks' linear taps (8 in 3-D, not measured).
+  // 2-D) 8; bicubic (16 taps) and 3-D linear do not prefetch (docs/perf/grid_sample.md,
+  // "Channels-last prefetch").
   const int64_t taps = nearest ? 1 : nt;
   const int64_t dist = nearest ? 16 : nt <= 4 ? 8 : 0;
   for (int64_t p = 0; p < cnt; ++p) {
@@ -221,20 +218,15 @@ std::string grid_sample_channels_declines(const GridSampleProblem& p) {
   return {};
 }
 
-std::string grid_sample_channels_declines_views(const GridSampleProblem& p, const void* prepared,
-                                                const TensorView& src, const TensorView& grid,
-                                                const MutableTensorView& dst) {
-  return grid_sample_path_declines_views(p, prepared, src, grid, dst, ViewDeclines);
+std::string grid_sample_channels_declines_views(const GridSampleProblem& p, const void* tables,
+                                                const GridSampleViews& v) {
+  return grid_sample_path_declines_views(p, tables, v, ViewDeclines);
 }
 
-void grid_sample_channels_run(const GridSampleProblem& p, const void* prepared,
-                              const TensorView& src, const TensorView& grid,
-                              const MutableTensorView& dst) {
+void grid_sample_channels_run(const GridSampleProblem& p, const void* tables,
+                              const GridSampleViews& v) {
   grid_sample_simd::Ctx c;
-  if (!grid_sample_path_begin("grid_sample.channels", p, prepared, src, grid, dst, ViewDeclines,
-                              &c)) {
-    return;
-  }
+  if (!grid_sample_path_begin(p, tables, v, &c)) return;
   c.vector_channels = true;
   grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunChannels));
 }

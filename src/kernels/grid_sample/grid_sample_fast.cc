@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -15,7 +16,6 @@
 #include "gridops/parallel.h"
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_fast.h"
-#include "ops/dispatch.h"
 
 namespace gridops::kernels {
 
@@ -112,18 +112,23 @@ std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p)
   return tables;
 }
 
-std::string grid_sample_fast_context(const GridSampleProblem& p, const void* prepared,
-                                     const TensorView& src, const TensorView& grid,
-                                     const MutableTensorView& dst, grid_sample_simd::Ctx* out) {
+std::string grid_sample_fast_schedule(const GridSampleProblem&, const void* tables) {
+  const auto& t = *static_cast<const GridSampleFastTables*>(tables);
+  std::string s = "block_points=" + std::to_string(t.block_points) +
+                  ", x_window=" + (t.window ? "1" : "0") + ", stream=" + (t.stream ? "1" : "0");
+  if (t.r == 2) s += ", tile=" + std::to_string(t.tile_h) + "x" + std::to_string(t.tile_w);
+  return s;
+}
+
+std::string grid_sample_fast_context(const GridSampleProblem&, const void* tables,
+                                     const GridSampleViews& v, grid_sample_simd::Ctx* out) {
   using grid_sample_simd::kSub;
-  std::shared_ptr<const void> own;
-  if (prepared == nullptr) {
-    own = grid_sample_fast_prepare(p);
-    prepared = own.get();
-  }
+  const TensorView& src = v.src;
+  const TensorView& grid = v.grid;
+  const MutableTensorView& dst = v.dst;
   grid_sample_simd::Ctx& c = *out;
   c = grid_sample_simd::Ctx{};
-  static_cast<GridSampleFastTables&>(c) = *static_cast<const GridSampleFastTables*>(prepared);
+  static_cast<GridSampleFastTables&>(c) = *static_cast<const GridSampleFastTables*>(tables);
   c.P = c.block_points;
   if (grid_sample_fast_empty(c)) return {};
 
@@ -188,39 +193,26 @@ void grid_sample_fast_run_items(grid_sample_simd::Ctx& c,
   parallel_for(items, grain, [&](int64_t b, int64_t e) { item(c, b, e); });
 }
 
-void grid_sample_fast_run_ref(const char* path, const std::string& why,
-                              const GridSampleProblem& p, const TensorView& src,
-                              const TensorView& grid, const MutableTensorView& dst) {
-  if (detail::dispatch_verbose()) {
-    std::fprintf(stderr,
-                 "[gridops] grid_sample: '%s' cannot take these views (%s): running 'ref'\n",
-                 path, why.c_str());
-  }
-  grid_sample_ref(p, src, grid, dst);
-}
-
-std::string grid_sample_path_declines_views(const GridSampleProblem& p, const void* prepared,
-                                            const TensorView& src, const TensorView& grid,
-                                            const MutableTensorView& dst,
+std::string grid_sample_path_declines_views(const GridSampleProblem& p, const void* tables,
+                                            const GridSampleViews& v,
                                             GridSamplePathViewDeclines path_declines) {
   grid_sample_simd::Ctx c;
-  const std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, &c);
+  const std::string why = grid_sample_fast_context(p, tables, v, &c);
   if (!why.empty() || grid_sample_fast_empty(c) || path_declines == nullptr) return why;
   return path_declines(c);
 }
 
-bool grid_sample_path_begin(const char* path, const GridSampleProblem& p, const void* prepared,
-                            const TensorView& src, const TensorView& grid,
-                            const MutableTensorView& dst, GridSamplePathViewDeclines path_declines,
-                            grid_sample_simd::Ctx* c) {
-  std::string why = grid_sample_fast_context(p, prepared, src, grid, dst, c);
-  if (why.empty() && grid_sample_fast_empty(*c)) return false;
-  if (why.empty() && path_declines != nullptr) why = path_declines(*c);
+bool grid_sample_path_begin(const GridSampleProblem& p, const void* tables,
+                            const GridSampleViews& v, grid_sample_simd::Ctx* c) {
+  const std::string why = grid_sample_fast_context(p, tables, v, c);
   if (!why.empty()) {
-    grid_sample_fast_run_ref(path, why, p, src, grid, dst);
-    return false;
+    // A broken precondition (the path's declines_views takes no such views): stop here
+    // rather than gather outside src.
+    std::fprintf(stderr, "gridops: grid_sample fast path run on views it declines (%s)\n",
+                 why.c_str());
+    std::abort();
   }
-  return true;
+  return !grid_sample_fast_empty(*c);
 }
 
 }  // namespace gridops::kernels

@@ -108,12 +108,14 @@ struct Ctx : GridSampleFastTables {
 /// `prepare`; may throw std::bad_alloc).
 std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p);
 
-/// Run time: the context of a run from the plan's tables (`prepared`; null: built here) and
-/// the views. Returns why no fast path can take the views (src offsets that do not fit in
-/// int32), else empty. The per-path flags are false; P is capped for the thread count.
-std::string grid_sample_fast_context(const GridSampleProblem& p, const void* prepared,
-                                     const TensorView& src, const TensorView& grid,
-                                     const MutableTensorView& dst, grid_sample_simd::Ctx* c);
+/// The schedule the tables fix, for the dispatch log (every fast path's `schedule`).
+std::string grid_sample_fast_schedule(const GridSampleProblem& p, const void* tables);
+
+/// Run time: the context of a run from the plan's tables and the views. Returns why no
+/// fast path can take the views (src offsets that do not fit in int32), else empty. The
+/// per-path flags are false; P is capped for the thread count.
+std::string grid_sample_fast_context(const GridSampleProblem& p, const void* tables,
+                                     const GridSampleViews& v, grid_sample_simd::Ctx* c);
 
 /// Whether the problem has no output element (every path then returns at once).
 inline bool grid_sample_fast_empty(const GridSampleFastTables& t) {
@@ -125,31 +127,30 @@ inline bool grid_sample_fast_empty(const GridSampleFastTables& t) {
 void grid_sample_fast_run_items(grid_sample_simd::Ctx& c,
                                 void (*item)(const grid_sample_simd::Ctx&, int64_t, int64_t));
 
-/// A run of a path whose views grid_sample_fast_context declined (only a direct call that
-/// skipped the path's declines_views gets here): the reference, logged under
-/// GRIDOPS_VERBOSE=dispatch.
-void grid_sample_fast_run_ref(const char* path, const std::string& why,
-                              const GridSampleProblem& p, const TensorView& src,
-                              const TensorView& grid, const MutableTensorView& dst);
-
 /// A path's own test of the view facts in a run's context (empty: it takes them).
 using GridSamplePathViewDeclines = std::string (*)(const grid_sample_simd::Ctx&);
 
 /// Every path's declines_views: why no fast path can take the views
 /// (grid_sample_fast_context), else, for a problem with output elements, the path's own
 /// test (`path_declines`; null: none).
-std::string grid_sample_path_declines_views(const GridSampleProblem& p, const void* prepared,
-                                            const TensorView& src, const TensorView& grid,
-                                            const MutableTensorView& dst,
+std::string grid_sample_path_declines_views(const GridSampleProblem& p, const void* tables,
+                                            const GridSampleViews& v,
                                             GridSamplePathViewDeclines path_declines);
 
-/// Every path's run prologue: builds the context `c`. False when the run is over: no output
-/// element, or views the context or `path_declines` rule out, which the reference then runs
-/// (grid_sample_fast_run_ref, naming `path`); true when the path's kernel is to run on `c`.
-bool grid_sample_path_begin(const char* path, const GridSampleProblem& p, const void* prepared,
-                            const TensorView& src, const TensorView& grid,
-                            const MutableTensorView& dst, GridSamplePathViewDeclines path_declines,
-                            grid_sample_simd::Ctx* c);
+/// Every path's run prologue: builds the context `c` of views the path's declines_views
+/// took (a precondition of every entry's run). False when the problem has no output
+/// element (the run is over), true when the path's kernel is to run on `c`.
+bool grid_sample_path_begin(const GridSampleProblem& p, const void* tables,
+                            const GridSampleViews& v, grid_sample_simd::Ctx* c);
+
+/// The test-only twins of two paths (entries grid_sample.blocked_portable_transpose and
+/// grid_sample.fused_small_c_portable_pairs): the same kernel with the portable form of one
+/// instruction sequence (NOTE [ GridSample Transpose16 ], NOTE [ GridSample pair gather ]),
+/// which gives the same bits. Their declines and declines_views are the path's.
+void grid_sample_blocked_portable_transpose_run(const GridSampleProblem& p, const void* tables,
+                                                const GridSampleViews& v);
+void grid_sample_fused_small_c_portable_pairs_run(const GridSampleProblem& p,
+                                                  const void* tables, const GridSampleViews& v);
 
 }  // namespace gridops::kernels
 
@@ -157,15 +158,13 @@ bool grid_sample_path_begin(const char* path, const GridSampleProblem& p, const 
 /// grid_sample_<name>_hwy.cc (use inside namespace gridops::kernels): its plan-time scope
 /// (empty: it takes the problem; from shapes, dtypes, layout, the input window and the
 /// CPU's Highway target), its run-time view check (empty: it takes these views; else the
-/// plan runs the next entry of the list that takes the problem and the views, logged) and
-/// its kernel (`prepared` from grid_sample_fast_prepare). Every path gives the same bits
-/// on a problem they all take.
-#define GRIDOPS_GRID_SAMPLE_FAST_PATH(name)                                                     \
-  std::string grid_sample_##name##_declines(const GridSampleProblem& p);                       \
-  std::string grid_sample_##name##_declines_views(const GridSampleProblem& p,                  \
-                                                  const void* prepared, const TensorView& src, \
-                                                  const TensorView& grid,                      \
-                                                  const MutableTensorView& dst);               \
-  void grid_sample_##name##_run(const GridSampleProblem& p, const void* prepared,              \
-                                const TensorView& src, const TensorView& grid,                 \
-                                const MutableTensorView& dst);
+/// run goes to the next planned entry, logged) and its kernel (tables from
+/// grid_sample_fast_prepare; views its view check took). Every path gives the same bits on
+/// a problem they all take.
+#define GRIDOPS_GRID_SAMPLE_FAST_PATH(name)                                                 \
+  std::string grid_sample_##name##_declines(const GridSampleProblem& p);                   \
+  std::string grid_sample_##name##_declines_views(const GridSampleProblem& p,              \
+                                                  const void* tables,                      \
+                                                  const GridSampleViews& v);               \
+  void grid_sample_##name##_run(const GridSampleProblem& p, const void* tables,            \
+                                const GridSampleViews& v);

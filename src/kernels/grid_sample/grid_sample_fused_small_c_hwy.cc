@@ -2,7 +2,6 @@
 // and dst: steps 1-4 of NOTE [ GridSample fast path ] per vector of points in registers
 // (the shared AxisStep and XWindowV of grid_sample_hwy-inl.h), over tiles of output points.
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -18,6 +17,8 @@
 #include <hwy/highway.h>
 
 #include "kernels/grid_sample/grid_sample_hwy-inl.h"
+// The fused path's gathers, row loads and prefetch helpers (one file of helpers).
+#include "kernels/grid_sample/grid_sample_fused_gathers_hwy-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace gridops::kernels::grid_sample_simd {
@@ -34,30 +35,9 @@ namespace HWY_NAMESPACE {
 // bits. Items are tiles of 16 x 64 output points, walked row by row: on a smooth warp the
 // rows of a tile read overlapping source rows while they are still in L1/L2, where whole
 // output rows (W2: 1024 points, about 75 KiB of source lines over 3 planes) evict each
-// other's lines before the next row reuses them (W2a 1 thread: about 6-7 ms in tiles
-// against 8.5-9 ms in rows; W2c 14.4 against 19.7 ms; 4 x 64 measured best among 2-16
-// rows x 32-256 columns without prefetch, docs/benchmarks/experiments.md at commit
-// a6ea629). With the prefetch below and the channels-last pair gathers, 16 rows beat 4
-// (A/B of 2026-11-25 in docs/ops/grid_sample.md, W2b channels-first 1 thread 3.5-3.6 ms
-// against 4.5-7.0; 8, 32 and 64 rows and 128-column tiles were no better than 16 x 64).
-// NOTE [ GridSample few-channel prefetch ]
-// On a smooth warp each vector of 16 points reads a few new source lines per plane along
-// a diagonal that no hardware prefetcher follows, and the gathers wait for them: in W2b
-// (channels-first, nearest, 1 thread) 83 % of the kernel's perf samples fell on its three
-// gathers. So before its own gathers each vector computes the taps of the points one tile
-// (tile_w) further along the same row, which the next item reads about 16 vectors later,
-// and prefetches the lines of their K tap rows at the first x tap (every fifth lane and
-// the last; per plane channels-first, once channels-last, where a pixel's channels share
-// its line). Only where the current vector's first tap rows span at most kSmoothRows: on
-// a random grid (W2d) the prefetched lines are of one use (without that test W2d took
-// 1.04-1.38x the time, with it 1.01-1.09x, within the noise). A/B in alternating
-// processes, medians of 3 x 3 (docs/ops/grid_sample.md, "Few-channel warps"): with the
-// first tap row only and nearest/linear only, W2a 0.71-0.94x the time without it, W2b
-// 0.69-0.80x; then every tap row and cubic too, against that: W2a 0.72-0.83x, W2c
-// 0.72-1.01x, at 1 and 2 threads, both layouts.
-// Tried and left out: the same in the uint8 path, 1.05-1.39x slower (its planes are a
-// quarter of the bytes and stay in L2).
-constexpr int32_t kSmoothRows = 32;
+// other's lines before the next row reuses them. The tile shape (16 x 64, with the
+// prefetch of NOTE [ GridSample few-channel prefetch ]) is measured: docs/perf/grid_sample.md,
+// "Fused small-channel path".
 
 /// Steps 1-2 of the fused path for the m (<= N) points whose dense (x, y) grid pairs start
 /// at g: the y and x taps (K per axis).
@@ -75,263 +55,6 @@ HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, cons
   }
   ystep.Taps<K>(gy, iy, wy);
   xstep.Taps<K>(gx, ix, wx);
-}
-
-#if HWY_TARGET != HWY_SCALAR
-// NOTE [ GridSample pair gather ]
-// Channels-first linear/cubic reads each x-window row as column pairs (NOTE [ GridSample
-// x-window gathers ]): one 64-bit element per lane holds columns o and o + 1. Highway 1.0
-// gathers 64-bit elements only by 64-bit offsets, so GatherPairsPortable gathers each half
-// of a vector by its 32-bit element offsets widened to 64-bit byte offsets
-// (WidenPairOffsets, once per vector of offsets for all channel planes); on AVX-512 GatherPairs does the same with the one raw intrinsic of this file,
-// _mm512_i32gather_pd (32-bit element offsets, scale 4: no widening). This is the path's
-// only helper for an op Highway lacks; the tests run GatherPairsPortable on every Highway
-// target (the fused path takes them on AVX2 and up) against it and a scalar read
-// (grid_sample_pair_gather_for_testing), and in its place through the whole fused path
-// (grid_sample_fused_set_portable_pair_gather_for_testing): the same bits.
-using D64W = hn::Repartition<int64_t, DF>;
-
-/// GatherPairsPortable's offsets: the 32-bit element offsets o of a vector's lanes as
-/// 64-bit byte offsets, lanes 0..N/2-1 in lo, N/2..N-1 in hi (widened once per vector of
-/// offsets, then used for every channel plane).
-#if !GRIDOPS_HWY_SIZELESS
-struct PairOffsets {
-  hn::Vec<D64W> lo, hi;
-};
-HWY_INLINE hn::Vec<D64W> PairLo(const PairOffsets& w) { return w.lo; }
-HWY_INLINE hn::Vec<D64W> PairHi(const PairOffsets& w) { return w.hi; }
-
-HWY_INLINE PairOffsets WidenPairOffsets(const VI o) {
-  const hn::Half<DI> dh;
-  const D64W d64;
-  return {hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o))),
-          hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o)))};
-}
-#else
-// No vector members on SVE (NOTE [ Sizeless vectors ]): lo and hi as lanes in memory.
-struct PairOffsets {
-  VecArray<D64W, 2> lohi;
-};
-HWY_INLINE hn::Vec<D64W> PairLo(const PairOffsets& w) { return w.lohi[0]; }
-HWY_INLINE hn::Vec<D64W> PairHi(const PairOffsets& w) { return w.lohi[1]; }
-
-HWY_INLINE PairOffsets WidenPairOffsets(const VI o) {
-  const hn::Half<DI> dh;
-  const D64W d64;
-  PairOffsets w;
-  w.lohi[0] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::LowerHalf(dh, o)));
-  w.lohi[1] = hn::ShiftLeft<2>(hn::PromoteTo(d64, hn::UpperHalf(dh, o)));
-  return w;
-}
-#endif
-
-/// Whether GatherPairs is the raw AVX-512 form (it then reads o, else the widened w).
-constexpr bool kRawPairs = HWY_TARGET <= HWY_AVX3;
-
-/// The column pairs (plane[o_i], plane[o_i + 1]) of the N lanes' element offsets o (w:
-/// WidenPairOffsets(o)), as float lanes: pairs of lanes 0..N/2-1 in *glo, of lanes
-/// N/2..N-1 in *ghi (each pair's first column in the even lane).
-HWY_INLINE void GatherPairsPortable(const double* plane, const PairOffsets& w, VF* glo,
-                                    VF* ghi) {
-  const DF df;
-  const hn::Repartition<double, DF> dd;
-  *glo = hn::BitCast(df, hn::GatherOffset(dd, plane, PairLo(w)));
-  *ghi = hn::BitCast(df, hn::GatherOffset(dd, plane, PairHi(w)));
-}
-
-/// As GatherPairsPortable; on AVX-512 (kRawPairs) by the 32-bit element offsets o, w
-/// unused (NOTE [ GridSample pair gather ]).
-HWY_INLINE void GatherPairs(const double* plane, const VI o, const PairOffsets& w, VF* glo,
-                            VF* ghi) {
-#if HWY_TARGET <= HWY_AVX3
-  (void)w;
-  *glo = VF{_mm512_castpd_ps(_mm512_i32gather_pd(_mm512_castsi512_si256(o.raw), plane, 4))};
-  *ghi = VF{_mm512_castpd_ps(_mm512_i32gather_pd(_mm512_extracti64x4_epi64(o.raw, 1), plane, 4))};
-#else
-  (void)o;
-  GatherPairsPortable(plane, w, glo, ghi);
-#endif
-}
-/// The pairs at the N lanes' element offsets o as two vectors, lanes in order: each pair's
-/// first float in *first, its second in *second (w: WidenPairOffsets(o) where the portable
-/// form or a target without the raw one reads it).
-HWY_INLINE void GatherPairVectors(const double* plane, const VI o, const PairOffsets& w,
-                                  bool portable, VF* first, VF* second) {
-  const DF df;
-  VF glo, ghi;
-  if (portable) {
-    GatherPairsPortable(plane, w, &glo, &ghi);
-  } else {
-    GatherPairs(plane, o, w, &glo, &ghi);
-  }
-  *first = hn::ConcatEven(df, ghi, glo);
-  *second = hn::ConcatOdd(df, ghi, glo);
-}
-#endif  // HWY_TARGET != HWY_SCALAR (one lane: no pairs)
-
-#if HWY_TARGET <= HWY_AVX3
-// NOTE [ GridSample cubic row loads ]
-// Channels-first cubic reads, per point and tap row, the 4 consecutive floats of its x
-// window. On this AMD host a gather instruction costs about the same whatever its lane
-// count (a loop of 16-lane float gathers from L1: about 4 ns each, 8-lane pair gathers
-// 3.5 ns, fully masked ones 3.5 ns too), so the 4 pair gathers per row and channel (16
-// points x 2 pairs, 8 pairs each) cost more than loading each point's 16 bytes: 16
-// 128-bit loads, put 4 to a vector (block j of vector g: point 4j + g), then a 4 x 4
-// transpose within blocks (two float and two double interleaves each way) gives the 4
-// column vectors, the same values the pair gathers give, summed in the same order with
-// the same weights: the same bits. The loads read exactly the elements the pair gathers
-// read. Other targets, and the tests' portable pair gathers, keep the gathers.
-/// The 4 floats at plane + o[i], for each of the 16 lanes i, as column vectors: col[k]
-/// lane i = plane[o[i] + k].
-HWY_INLINE void LoadRowWindows4(const float* plane, const int32_t* o, VF* col) {
-  const DF df;
-  const hn::Half<DF> dh;
-  const hn::Half<decltype(dh)> dq;
-  const hn::Repartition<double, DF> dd;
-  VF a[4];
-  for (int g = 0; g < 4; ++g) {
-    a[g] = hn::Combine(
-        df, hn::Combine(dh, hn::LoadU(dq, plane + o[12 + g]), hn::LoadU(dq, plane + o[8 + g])),
-        hn::Combine(dh, hn::LoadU(dq, plane + o[4 + g]), hn::LoadU(dq, plane + o[g])));
-  }
-  const VF t0 = hn::InterleaveLower(df, a[0], a[1]), t1 = hn::InterleaveUpper(df, a[0], a[1]);
-  const VF t2 = hn::InterleaveLower(df, a[2], a[3]), t3 = hn::InterleaveUpper(df, a[2], a[3]);
-  col[0] = hn::BitCast(df, hn::InterleaveLower(dd, hn::BitCast(dd, t0), hn::BitCast(dd, t2)));
-  col[1] = hn::BitCast(df, hn::InterleaveUpper(dd, hn::BitCast(dd, t0), hn::BitCast(dd, t2)));
-  col[2] = hn::BitCast(df, hn::InterleaveLower(dd, hn::BitCast(dd, t1), hn::BitCast(dd, t3)));
-  col[3] = hn::BitCast(df, hn::InterleaveUpper(dd, hn::BitCast(dd, t1), hn::BitCast(dd, t3)));
-}
-#endif
-
-#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
-// NOTE [ GridSample channels-last pair gather ]
-// Channels-last with a pixel stride of C (a dense pixel row) holds a tap row's K pixels as
-// K * C consecutive floats. Gathering them as floats costs K * C gathers of N lanes; here
-// consecutive floats are gathered two at a time as one 64-bit element (GatherPairs), which
-// reads the same K * C values with half as many gathered elements (C = 3: cubic 6 pair
-// gathers per row instead of 12 float gathers; nearest one pair and one float instead of
-// 3 floats). ConcatEven/ConcatOdd of a pair gather give two of the row's (tap, channel)
-// vectors directly, and each channel accumulates its taps in the same order with the same
-// weights as the float gathers (ChannelsLastF32 after CombineWindow), so the bits are the
-// same. Only floats inside one tap row are paired, so no read goes past the row's last
-// pixel. Other pixel strides, and targets without the pair gathers (below AVX2), take the
-// float gathers.
-
-// NOTE [ GridSample channels-last pixel loads ]
-// Channels-last nearest with kC = 3 or 4 channels, on AVX-512: each point's pixel is read
-// by one 16-byte load (its kC floats, and for kC = 3 the next pixel's first, unused), four
-// loads to a vector and a 4 x 4 transpose within blocks (LoadRowWindows4), in place of a
-// pair gather and a float gather (kC = 3) or two pair gathers (kC = 4), each of which
-// costs about 3.5-4 ns on the AMD host (NOTE [ GridSample cubic row loads ]). A vector
-// holding an offset past the image's last 16-byte window (kC = 3: its last pixel; an
-// image of fewer than 4 floats: every offset) gathers as before, so no load leaves the
-// image. The same values, so the same bits; the tests' portable pair gathers (and targets
-// below AVX-512) keep the gathers.
-
-/// The E floats at element offsets o + f (f < E) of src, as E vectors: pairs by GatherPairs
-/// (or GatherPairsPortable when portable), an odd last one by a float gather.
-template <int E>
-HWY_INLINE void GatherRowFloats(const float* src, const VI o, bool portable, VF* v) {
-  const DF df;
-  const DI di;
-  const auto* pairs = reinterpret_cast<const double*>(src);
-  for (int f = 0; f + 1 < E; f += 2) {
-    const VI of = f == 0 ? o : hn::Add(o, hn::Set(di, f));
-    const PairOffsets w = portable || !kRawPairs ? WidenPairOffsets(of) : PairOffsets{};
-    GatherPairVectors(pairs, of, w, portable, &v[f], &v[f + 1]);
-  }
-  if constexpr (E % 2 == 1) v[E - 1] = hn::GatherIndex(df, src, hn::Add(o, hn::Set(di, E - 1)));
-}
-#endif
-
-/// Nearest (as Combine): the element offsets iy * sy + col of the taps (col: ix times the
-/// x stride), 0 in the lanes whose weight wy * wx is not positive (*keep false there).
-HWY_INLINE VI NearestOffsets(VI iy, VF wy, VI col, VF wx, VI sy, hn::Mask<DF>* keep) {
-  *keep = hn::Gt(hn::Mul(wy, wx), hn::Zero(DF()));
-  return hn::IfThenElseZero(hn::RebindMask(DI(), *keep), hn::Add(hn::Mul(iy, sy), col));
-}
-
-/// NOTE [ GridSample few-channel prefetch ]: whether a vector's tap rows span at most
-/// kSmoothRows (a smooth stretch of the warp, worth prefetching ahead).
-HWY_INLINE bool SmoothRows(VI rows) {
-  const DI di;
-  return hn::GetLane(hn::Sub(hn::MaxOfLanes(di, rows), hn::MinOfLanes(di, rows))) <= kSmoothRows;
-}
-
-/// Nearest's cheaper form of SmoothRows: the rows of the first and last lanes at most
-/// kSmoothRows apart (on a smooth warp the rows along a vector are monotonic but near the
-/// border, where zeros padding's index 0 sits among them, so almost always the same
-/// answer; on a random grid about 2 * kSmoothRows / H of the vectors pass). Nearest
-/// computes the taps ahead in any case (NOTE [ GridSample nearest tap reuse ]), so a
-/// wrong pass costs only the prefetches, and the two lane reductions it saves were
-/// measurable: W2b 2-12 % in the A/B (docs/ops/grid_sample.md).
-HWY_INLINE bool SmoothEnds(VI rows) {
-  const DI di;
-  const int32_t d = hn::ExtractLane(rows, hn::Lanes(di) - 1) - hn::GetLane(rows);
-  return d <= kSmoothRows && d >= -kSmoothRows;
-}
-
-/// NOTE [ GridSample few-channel prefetch ]: for each of `planes` planes (plane_stride
-/// apart from sbase), the lines at every fifth and the last of the first m offsets of each
-/// of the `rows` rows of po (rows of MaxLanes entries). Each offset is read once for all
-/// planes.
-HWY_INLINE void PrefetchTapRows(const float* sbase, int64_t plane_stride, int64_t planes,
-                                const int32_t* po, int rows, int64_t m) {
-  constexpr auto kL = static_cast<int64_t>(hn::MaxLanes(DF()));
-  auto fetch = [&](int64_t o) {
-    for (int64_t ch = 0; ch < planes; ++ch) hwy::Prefetch(sbase + ch * plane_stride + o);
-  };
-  for (int r = 0; r < rows; ++r) {
-    const int32_t* row = po + r * kL;
-    for (int64_t l = 0; l < m - 1; l += 5) fetch(row[l]);  // the last lane once (m = 16: 15)
-    fetch(row[m - 1]);
-  }
-}
-
-// NOTE [ GridSample nearest tap reuse ]
-// The prefetch (NOTE [ GridSample few-channel prefetch ]) computes, for every vector of
-// points, the taps of the points one tile further along the row: exactly the points the
-// next item (the tile to the right, when this thread runs it next) computes again. For
-// nearest a point's taps reduce to one offset and one keep mask, so they are kept (two
-// int32 per point, a tile's worth) and the next item loads them in place of its own steps
-// 1-2; the same integer and float operations made them, so the results are the same bits.
-// Linear and cubic would keep 4-8 index and weight vectors per point and do not.
-/// Nearest (K == 1) only, NOTE [ GridSample nearest tap reuse ]: `reuse` holds the offsets
-/// and keep masks (int32 all-ones / zero) of this row's points computed by the previous
-/// item, valid for the vectors whose `ok` byte is set (`reuse.off` null: none); `next`
-/// receives those of the points `ahead` further along this row (null: not kept).
-struct NearestTaps {
-  const int32_t* off = nullptr;
-  const int32_t* keep = nullptr;
-  const uint8_t* ok = nullptr;
-};
-struct NearestTapsOut {
-  int32_t* off = nullptr;
-  int32_t* keep = nullptr;
-  uint8_t* ok = nullptr;
-};
-// FusedSmallC takes both by reference. Passed by value (24 bytes, on the stack), GCC
-// copied each from RunFused's pointer stores with one 16-byte load: a load that two
-// 8-byte stores cannot forward to waits until they reach the cache, behind the previous
-// row's dst stores, which wait for their lines (19 % of W2b channels-first's perf samples
-// on one instruction of RunFused on the Intel host; by reference W2b was 14.5-16.8 %
-// faster channels-first and 9.5-9.6 % channels-last, `scripts/bench_ab.sh`, 2 rounds).
-
-// NOTE [ GridSample fused streaming stores ]
-// A channels-first dst of 8 MiB or more (c.stream, the channel-blocked path's threshold) is
-// written with non-temporal stores where a whole 64-byte vector lands on a 64-byte aligned
-// address (AVX-512), so its lines are not read for ownership nor kept in the caches. Intel
-// Xeon host, 2026-11-30, `scripts/bench_ab.sh` (3 rounds, medians, before / after): W2a
-// 5.47 / 5.01 ms (1T), W2c 15.6 / 11.1 (1T) and 6.21 / 5.74 (2T), W2d 25.5 / 22.9 (1T),
-// W2b 3.01 / 2.92; the other channels-first rows -6.3 % to -1.0 %. Channels-last keeps
-// ordinary stores: streamed (its interleaved vectors staged in L1, tiles shifted as in
-// NOTE [ GridSample fused aligned tiles ]) W2a-W2d channels-last were -0.3 % to +6.9 %
-// (docs/ops/grid_sample.md). Same bits (test GridSampleDiff.FusedLargeChannelsFirstDst).
-/// Whether the fused path writes c's dst with non-temporal stores (NOTE [ GridSample fused
-/// streaming stores ]); RunFused's tile bounds follow it (NOTE [ GridSample fused aligned
-/// tiles ]).
-HWY_INLINE bool StreamsDst(const Ctx& c) {
-  return c.stream && !c.channels_last && hn::MaxLanes(DF()) * sizeof(float) == 64;
 }
 
 /// Steps 1-4 of the fused path for points [p0, p0 + cnt) of batch n. Channels-first
@@ -592,11 +315,11 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
   }
 }
 
-/// Tests only (grid_sample_pair_gather_for_testing): out[2i], out[2i + 1] = the pair at
+/// Tests only (grid_sample_gather_pairs16): out[2i], out[2i + 1] = the pair at
 /// element offset o[i] of plane, i < 16, by GatherPairsPortable (portable) or GatherPairs;
 /// false (nothing written) when the target has no such form (no raw form below AVX-512,
 /// neither with one lane).
-bool PairGatherForTesting(bool portable, const float* plane, const int32_t* o, float* out) {
+bool GatherPairs16(bool portable, const float* plane, const int32_t* o, float* out) {
 #if HWY_TARGET == HWY_SCALAR
   (void)portable, (void)plane, (void)o, (void)out;
   return false;
@@ -631,10 +354,8 @@ bool PairGatherForTesting(bool portable, const float* plane, const int32_t* o, f
 // left by that row's offset s (in floats, 0 <= s < 16) from a 64-byte line: tile k of the
 // row covers [64 k - s, 64 (k + 1) - s), clipped to the row, so the first is s points
 // shorter, the last up to s longer, and every vector of the others starts on a line. The
-// same points, each computed once with the same operations: the same bits.
-// `scripts/bench_ab.sh` (3 rounds, medians, 2026-11-30, Intel Xeon host), before / after:
-// W2b channels-first 3.506 / 2.908 ms at one thread, 1.893 / 1.585 at two; W2a, W2c, W2d
-// within -3.9 % to +1.4 %.
+// same points, each computed once with the same operations: the same bits
+// (docs/perf/grid_sample.md, "Fused small-channel path").
 
 /// Items [begin, end): tiles of tile_h x tile_w output points, each walked row by row (the
 /// column bounds per row: NOTE [ GridSample fused aligned tiles ]).
@@ -683,12 +404,9 @@ void RunFused(const Ctx& c, int64_t begin, int64_t end) {
       // NOTE [ GridSample few-channel grid prefetch ]
       // A tile reads its grid as 16 runs of 512 bytes (64 points) a whole grid row (8 KiB
       // in W2) apart, and the taps one tile ahead (above) are the first to touch each run:
-      // a pattern the Intel host's prefetchers did not follow (the grid loads of that
-      // computation took 11 % of W2b channels-first's perf samples at one thread). So each
-      // row first prefetches its grid run two tiles ahead, which the tap computation one
-      // tile ahead reaches one item later. `scripts/bench_ab.sh`, 2 rounds (2026-11-30,
-      // Intel Xeon host): W2b 8.5 % / 9.0 % faster at 1 / 2 threads channels-first, 15.7 %
-      // / 17.3 % channels-last (docs/ops/grid_sample.md, "Grid prefetch").
+      // a pattern the hardware prefetchers did not follow. So each row first prefetches
+      // its grid run two tiles ahead, which the tap computation one tile ahead reaches one
+      // item later (docs/perf/grid_sample.md, "Fused small-channel path").
       const int64_t gahead = x0 + 3 * c.tile_w <= W ? 2 * c.tile_w : 0;
       const int64_t q0 = y * W + x0;
       if (gahead > 0) {
@@ -785,12 +503,10 @@ GRIDOPS_GRID_SAMPLE_FAST_PATH(fused_small_c)
 
 namespace grid_sample_simd {
 HWY_EXPORT(RunFused);
-HWY_EXPORT(PairGatherForTesting);
+HWY_EXPORT(GatherPairs16);
 }  // namespace grid_sample_simd
 
 namespace {
-
-std::atomic<bool> g_portable_pairs{false};
 
 /// Why the path cannot take the views of c (empty: it can), and (should the target have
 /// changed since the plan) the CPU's Highway target.
@@ -810,13 +526,9 @@ std::string ViewDeclines(const grid_sample_simd::Ctx& c) {
 
 }  // namespace
 
-void grid_sample_fused_set_portable_pair_gather_for_testing(bool portable) {
-  g_portable_pairs.store(portable, std::memory_order_relaxed);
-}
-
-bool grid_sample_pair_gather_for_testing(bool portable, const float* plane, const int32_t* o,
-                                         float* out) {
-  return HWY_DYNAMIC_DISPATCH(grid_sample_simd::PairGatherForTesting)(portable, plane, o, out);
+bool grid_sample_gather_pairs16(bool portable, const float* plane, const int32_t* o,
+                                float* out) {
+  return HWY_DYNAMIC_DISPATCH(grid_sample_simd::GatherPairs16)(portable, plane, o, out);
 }
 
 std::string grid_sample_fused_small_c_declines(const GridSampleProblem& p) {
@@ -842,24 +554,32 @@ std::string grid_sample_fused_small_c_declines(const GridSampleProblem& p) {
 }
 
 std::string grid_sample_fused_small_c_declines_views(const GridSampleProblem& p,
-                                                     const void* prepared,
-                                                     const TensorView& src,
-                                                     const TensorView& grid,
-                                                     const MutableTensorView& dst) {
-  return grid_sample_path_declines_views(p, prepared, src, grid, dst, ViewDeclines);
+                                                     const void* tables,
+                                                     const GridSampleViews& v) {
+  return grid_sample_path_declines_views(p, tables, v, ViewDeclines);
 }
 
-void grid_sample_fused_small_c_run(const GridSampleProblem& p, const void* prepared,
-                                   const TensorView& src, const TensorView& grid,
-                                   const MutableTensorView& dst) {
+namespace {
+
+void RunFusedPath(const GridSampleProblem& p, const void* tables, const GridSampleViews& v,
+                  bool portable_pairs) {
   grid_sample_simd::Ctx c;
-  if (!grid_sample_path_begin("grid_sample.fused_small_c", p, prepared, src, grid, dst,
-                              ViewDeclines, &c)) {
-    return;
-  }
+  if (!grid_sample_path_begin(p, tables, v, &c)) return;
   c.fused = true;
-  c.portable_pairs = g_portable_pairs.load(std::memory_order_relaxed);
+  c.portable_pairs = portable_pairs;
   grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunFused));
+}
+
+}  // namespace
+
+void grid_sample_fused_small_c_run(const GridSampleProblem& p, const void* tables,
+                                   const GridSampleViews& v) {
+  RunFusedPath(p, tables, v, false);
+}
+
+void grid_sample_fused_small_c_portable_pairs_run(const GridSampleProblem& p,
+                                                  const void* tables, const GridSampleViews& v) {
+  RunFusedPath(p, tables, v, true);
 }
 
 }  // namespace gridops::kernels

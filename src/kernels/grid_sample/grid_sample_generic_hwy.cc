@@ -82,20 +82,15 @@ std::string grid_sample_generic_declines(const GridSampleProblem& p) {
   return grid_sample_fast_declines(p);
 }
 
-std::string grid_sample_generic_declines_views(const GridSampleProblem& p, const void* prepared,
-                                               const TensorView& src, const TensorView& grid,
-                                               const MutableTensorView& dst) {
-  return grid_sample_path_declines_views(p, prepared, src, grid, dst, nullptr);
+std::string grid_sample_generic_declines_views(const GridSampleProblem& p, const void* tables,
+                                               const GridSampleViews& v) {
+  return grid_sample_path_declines_views(p, tables, v, nullptr);
 }
 
-void grid_sample_generic_run(const GridSampleProblem& p, const void* prepared,
-                             const TensorView& src, const TensorView& grid,
-                             const MutableTensorView& dst) {
+void grid_sample_generic_run(const GridSampleProblem& p, const void* tables,
+                             const GridSampleViews& v) {
   grid_sample_simd::Ctx c;
-  if (!grid_sample_path_begin("grid_sample.generic", p, prepared, src, grid, dst, nullptr,
-                              &c)) {
-    return;
-  }
+  if (!grid_sample_path_begin(p, tables, v, &c)) return;
   grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunGeneric));
 }
 

@@ -178,20 +178,15 @@ std::string grid_sample_pairs_declines(const GridSampleProblem& p) {
   return {};
 }
 
-std::string grid_sample_pairs_declines_views(const GridSampleProblem& p, const void* prepared,
-                                             const TensorView& src, const TensorView& grid,
-                                             const MutableTensorView& dst) {
-  return grid_sample_path_declines_views(p, prepared, src, grid, dst, ViewDeclines);
+std::string grid_sample_pairs_declines_views(const GridSampleProblem& p, const void* tables,
+                                             const GridSampleViews& v) {
+  return grid_sample_path_declines_views(p, tables, v, ViewDeclines);
 }
 
-void grid_sample_pairs_run(const GridSampleProblem& p, const void* prepared,
-                           const TensorView& src, const TensorView& grid,
-                           const MutableTensorView& dst) {
+void grid_sample_pairs_run(const GridSampleProblem& p, const void* tables,
+                           const GridSampleViews& v) {
   grid_sample_simd::Ctx c;
-  if (!grid_sample_path_begin("grid_sample.pairs", p, prepared, src, grid, dst, ViewDeclines,
-                              &c)) {
-    return;
-  }
+  if (!grid_sample_path_begin(p, tables, v, &c)) return;
   c.pairs = true;
   grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunPairs));
 }

@@ -4,6 +4,8 @@
 // few-channel path".
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 
 #include "kernels/grid_sample/grid_sample.h"
@@ -16,13 +18,32 @@ namespace gridops::kernels {
 std::string grid_sample_u8_declines(const GridSampleProblem& p);
 
 #ifdef GRIDOPS_HAVE_HWY
+/// The schedule the plan fixes (grid_sample_u8_prepare; printed by grid_sample_u8_schedule).
+struct GridSampleU8Tables {
+  /// Channels-first src is first copied channels-last (NOTE [ GridSample uint8 interleaved
+  /// copy ]) when its x stride is 1.
+  bool interleave;
+  /// Work items: tiles of tile_h x tile_w output points.
+  int64_t tile_h, tile_w;
+  /// Rows ahead of the source prefetch of dense grids on the whole-pixel reads.
+  int prefetch_rows;
+};
+
+/// Plan time: the tables of a problem grid_sample_u8_declines accepted.
+std::shared_ptr<const void> grid_sample_u8_prepare(const GridSampleProblem& p);
+/// The schedule the tables fix, for the dispatch log.
+std::string grid_sample_u8_schedule(const GridSampleProblem& p, const void* tables);
+/// Run time: why the kernel cannot take these views (empty: it takes them): a src view
+/// reaching over 2^30 bytes (its offsets are int32) or under 8 (a word read).
+std::string grid_sample_u8_declines_views(const GridSampleProblem& p, const void* tables,
+                                          const GridSampleViews& v);
 /// The uint8 few-channel kernel (Highway with dynamic dispatch, threaded over output rows
-/// through parallel_for). Preconditions: grid_sample_u8_declines(p) is empty. Nearest is
-/// bit-exact with grid_sample_ref; linear is within 1 of it (|fast - ref| <= 1 per element).
-/// Results do not depend on the thread count. Any strides; a src view reaching over 2^30
-/// bytes (or under 4) runs the reference instead.
-void grid_sample_u8(const GridSampleProblem& p, const TensorView& src, const TensorView& grid,
-                    const MutableTensorView& dst);
+/// through parallel_for), with its tables, on views grid_sample_u8_declines_views took.
+/// Preconditions: grid_sample_u8_declines(p) is empty. Nearest is bit-exact with
+/// grid_sample_ref; linear is within 1 of it (|fast - ref| <= 1 per element). Results do
+/// not depend on the thread count. Any strides.
+void grid_sample_u8_run(const GridSampleProblem& p, const void* tables,
+                        const GridSampleViews& v);
 #endif
 
 }  // namespace gridops::kernels
