@@ -1,7 +1,7 @@
 // Fast Resize kernels, three entries of the implementation list (src/ops/resize.cc):
 // resize.gather (nearest), resize.fused_rows (float32/uint8 rows of 2 or 3 consecutive
 // resized axes, Highway) and resize.passes (one pass per resized axis, linear and cubic with
-// or without antialias). The tap tables come from the plan (src/ops/resize.cc); nothing here
+// or without antialias). The tap tables come from the plan (resize_taps.cc); nothing here
 // computes a coordinate. See docs/ops/resize.md, "Fast paths".
 #include <algorithm>
 #include <climits>
@@ -62,16 +62,6 @@ int64_t testing_free_product(const Dims& dims) {
   return n;
 }
 
-/// True when the view's strides are row-major contiguous (size-1 axes ignored).
-bool dense(const TensorView& v) {
-  int64_t expect = 1;
-  for (int a = v.rank() - 1; a >= 0; --a) {
-    const size_t au = static_cast<size_t>(a);
-    if (v.shape[au] != 1 && v.strides[au] != expect) return false;
-    expect *= v.shape[au];
-  }
-  return true;
-}
 
 // --- nearest: a gather -------------------------------------------------------------------
 
@@ -208,7 +198,7 @@ void strided_copy(const TensorView& v, F* dense_buf, T* base_mut, const T* base)
   const int64_t inner = rank > 0 ? v.shape.back() : 1;
   const int64_t rows = inner > 0 ? total / inner : 0;
   const int64_t is = rank > 0 ? v.strides.back() : 0;
-  if (dense(v)) {  // one flat, vectorizable loop
+  if (resize_dense(v)) {  // one flat, vectorizable loop
     parallel_for(total, kGrainWork, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         if constexpr (kToDense) dense_buf[i] = convert::load_real<F>(base[i]);
@@ -500,14 +490,15 @@ void fused_rows(const ResizeProblem& p, const ResizeSeparableTables& prep, const
 
 /// resize.passes for element type T.
 template <class T>
-void passes_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, const TensorView& src,
-                  const MutableTensorView& dst) {
+void passes_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, const ResizeViews& v) {
+  const TensorView& src = v.src;
+  const MutableTensorView& dst = v.dst;
   using F = std::conditional_t<convert::needs_double_v<T> || std::is_same_v<T, int32_t> ||
                                    std::is_same_v<T, uint32_t>,
                                double, float>;
   constexpr bool kF32 = std::is_same_v<F, float>;
   const int rank = static_cast<int>(p.dst_shape.size());
-  const std::vector<size_t> order = pass_order(p);
+  const std::vector<size_t>& order = prep.order;
   // The single-thread group path reuses the plan's scratch from its previous run (fresh
   // pages for large intermediates cost as much as the passes); the pool is left alone when
   // another run of the same plan holds it.
@@ -532,7 +523,7 @@ void passes_typed(const ResizeProblem& p, const ResizeSeparableTables& prep, con
   // float32 passes work on float32 rows: other element types (and strided views) are
   // converted to a dense buffer first; other dense element types are stored row by row
   // from the last pass, strided dst views written from a dense buffer last.
-  const bool src_dense = dense(src), dst_dense = dense(dst);
+  const bool src_dense = v.src_dense, dst_dense = v.dst_dense;
   const bool convert_in = !src_dense || (kF32 && !std::is_same_v<T, float>);
   const bool direct_out = dst_dense;
   // The leading axes no pass touches split the problem into independent slabs. With dense
@@ -786,12 +777,18 @@ std::string fused_rows_plan(const ResizeProblem& p, const ResizeSeparableTables:
 
 }  // namespace
 
-std::vector<size_t> resize_pass_order(const ResizeProblem& p, bool fused_rows) {
-  if (fused_rows) {
-    std::vector<size_t> axis_order(p.tables.size());
-    for (size_t k = 0; k < axis_order.size(); ++k) axis_order[k] = k;
-    return axis_order;
+bool resize_dense(const TensorView& v) noexcept {
+  int64_t expect = 1;
+  for (int a = v.rank() - 1; a >= 0; --a) {
+    const size_t au = static_cast<size_t>(a);
+    if (v.shape[au] != 1 && v.strides[au] != expect) return false;
+    expect *= v.shape[au];
   }
+  return true;
+}
+
+std::vector<size_t> resize_planned_pass_order(const ResizeProblem& p, const void* tables) {
+  if (tables != nullptr) return static_cast<const ResizeSeparableTables*>(tables)->order;
   return pass_order(p);
 }
 
@@ -804,12 +801,11 @@ std::string resize_gather_declines(const ResizeProblem& p) {
   return {};
 }
 
-void resize_gather(const ResizeProblem& p, const void*, const TensorView& src,
-                   const MutableTensorView& dst) {
+void resize_gather(const ResizeProblem& p, const void*, const ResizeViews& v) {
   assert(resize_gather_declines(p).empty());
   visit_dtype(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    gather_typed<T>(p, src, dst);
+    gather_typed<T>(p, v.src, v.dst);
   });
 }
 
@@ -825,26 +821,40 @@ std::string resize_passes_declines(const ResizeProblem& p) {
 
 namespace {
 
-std::shared_ptr<ResizeSeparableTables> passes_tables(const ResizeProblem& p) {
+/// The per-axis tables, passes in `order`.
+std::shared_ptr<ResizeSeparableTables> passes_tables(const ResizeProblem& p,
+                                                     std::vector<size_t> order) {
   auto t = std::make_shared<ResizeSeparableTables>();
   for (const ResizeAxisTable& tb : p.tables) t->axes.push_back(make_axis(tb));
+  t->order = std::move(order);
   return t;
+}
+
+std::string order_field(const ResizeProblem& p, const ResizeSeparableTables& t) {
+  std::string s = "order=";
+  for (size_t k = 0; k < t.order.size(); ++k) {
+    s += (k ? "," : "") + std::to_string(p.tables[t.order[k]].axis);
+  }
+  return s;
 }
 
 }  // namespace
 
 std::shared_ptr<const void> resize_passes_prepare(const ResizeProblem& p) {
-  return passes_tables(p);
+  return passes_tables(p, pass_order(p));
 }
 
-void resize_passes(const ResizeProblem& p, const void* prepared, const TensorView& src,
-                   const MutableTensorView& dst) {
+std::string resize_passes_schedule(const ResizeProblem& p, const void* prepared) {
+  return order_field(p, *static_cast<const ResizeSeparableTables*>(prepared));
+}
+
+void resize_passes(const ResizeProblem& p, const void* prepared, const ResizeViews& v) {
   assert(resize_passes_declines(p).empty());
   const auto& prep = *static_cast<const ResizeSeparableTables*>(prepared);
   visit_dtype(p.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (convert::is_numeric_v<T> && !convert::is_complex_t<T>::value) {
-      passes_typed<T>(p, prep, src, dst);
+      passes_typed<T>(p, prep, v);
     } else {
       assert(false && "declined");
     }
@@ -864,23 +874,39 @@ std::string resize_fused_rows_declines(const ResizeProblem& p) {
   return fused_rows_plan(p, nullptr, nullptr);
 }
 
-std::string resize_fused_rows_declines_views(const ResizeProblem&, const TensorView& src,
-                                             const MutableTensorView& dst) {
-  if (!dense(src)) return "src is not dense";
-  if (!dense(dst)) return "dst is not dense";
+std::string resize_fused_rows_declines_views(const ResizeProblem&, const void*,
+                                             const ResizeViews& v) {
+  if (!v.src_dense) return "src is not dense";
+  if (!v.dst_dense) return "dst is not dense";
   return {};
 }
 
 std::shared_ptr<const void> resize_fused_rows_prepare(const ResizeProblem& p) {
-  std::shared_ptr<ResizeSeparableTables> t = passes_tables(p);
+  std::vector<size_t> axis_order(p.tables.size());
+  for (size_t k = 0; k < axis_order.size(); ++k) axis_order[k] = k;
+  std::shared_ptr<ResizeSeparableTables> t = passes_tables(p, std::move(axis_order));
   [[maybe_unused]] const std::string why = fused_rows_plan(p, &t->axes.back(), &t->row);
   assert(why.empty() && "declined");
   return t;
 }
 
-void resize_fused_rows(const ResizeProblem& p, const void* prepared, const TensorView& src,
-                       const MutableTensorView& dst) {
-  assert(resize_fused_rows_declines_views(p, src, dst).empty());
+std::string resize_fused_rows_schedule(const ResizeProblem& p, const void* prepared) {
+  const auto& t = *static_cast<const ResizeSeparableTables*>(prepared);
+  const ResizeRowTable& r = t.row;
+  if (r.by_position) return order_field(p, t) + ", row=by_position";
+  int64_t gathers = 0;
+  for (int32_t lo : r.lo) gathers += lo < 0 ? 1 : 0;
+  const int64_t patterns = r.taps * r.lanes > 0
+                               ? static_cast<int64_t>(r.idx.size()) / (r.taps * r.lanes)
+                               : 0;
+  return order_field(p, t) + ", row=blocks (blocks=" + std::to_string(r.blocks) +
+         ", patterns=" + std::to_string(patterns) + ", gathers=" + std::to_string(gathers) + ")";
+}
+
+void resize_fused_rows(const ResizeProblem& p, const void* prepared, const ResizeViews& v) {
+  assert(resize_fused_rows_declines_views(p, prepared, v).empty());
+  const TensorView& src = v.src;
+  const MutableTensorView& dst = v.dst;
   const auto& prep = *static_cast<const ResizeSeparableTables*>(prepared);
   if (p.dtype == DType::kFloat32) {
     fused_rows<float>(p, prep, static_cast<const float*>(src.data), static_cast<float*>(dst.mutable_data()));
