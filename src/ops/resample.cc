@@ -30,7 +30,16 @@ constexpr const char* kOp = "resample";
 
 // --- implementation list ----------------------------------------------------------------
 
-using detail::ResampleImpl;
+using detail::PlannedEntries;
+using detail::ResampleEntry;
+using detail::ResampleViews;
+using Kernel = void (*)(const ResampleProblem&, const void*, const void*, void*);
+
+/// An entry's run from a kernel of signature (problem, tables, in, out).
+template <Kernel K>
+void run(const ResampleProblem& p, const void* tables, const ResampleViews& v) {
+  K(p, tables, v.in, v.out);
+}
 
 void ref_forward(const ResampleProblem& p, const void*, const void* src, void* dst) {
   kernels::resample_forward_ref(p, src, dst);
@@ -41,25 +50,70 @@ void ref_backward(const ResampleProblem& p, const void*, const void* diff_dst, v
 std::string ref_declines(const ResampleProblem&) { return std::string(); }
 
 /// Fast paths (src/kernels/resample/resample_fast.h) go before the reference, which accepts
-/// everything and stays last; the first that accepts runs. "fast" (every operator's alias
-/// for its fast entries) forces the first of them that accepts.
-constexpr ResampleImpl kResampleImpls[] = {
+/// everything and stays last; the first that accepts runs (no entry declines views). Two
+/// lists, entry k of each with the same name, declines and prepare: a plan chooses in the
+/// forward list and runs backward entry k with the same tables. "fast" forces the first
+/// fast entry that accepts. resample.channels_vector16_scratch_row (test only) is
+/// channels_vector16 with the scratch-row linear forward (ResampleFastTables::direct_linear).
+#define GRIDOPS_RESAMPLE_ENTRIES(DIR)                                                        \
+  {.name = "resample.plain", .alias = "fast", .declines = &kernels::resample_plain_declines,   \
+   .prepare = &kernels::resample_plain_prepare, .run = &run<&kernels::resample_plain_##DIR>},  \
+  {.name = "resample.channels_bf16", .alias = "fast",                                        \
+   .declines = &kernels::resample_channels_bf16_declines,                                    \
+   .prepare = &kernels::resample_fast_prepare, .run = &run<BF16_##DIR>,                      \
+   .schedule = &kernels::resample_fast_schedule,                                             \
+   .unavailable = &kernels::resample_channels_bf16_unavailable},                            \
+  {.name = "resample.channels_vector16", .alias = "fast",                                    \
+   .declines = &kernels::resample_channels16_declines,                                       \
+   .prepare = &kernels::resample_fast_prepare, .run = &run<&kernels::resample_channels16_##DIR>, \
+   .schedule = &kernels::resample_fast_schedule},                                            \
+  {.name = "resample.channels_vector16_scratch_row",                                         \
+   .declines = &kernels::resample_channels16_declines,                                       \
+   .prepare = &kernels::resample_fast_prepare_scratch_row,                                   \
+   .run = &run<&kernels::resample_channels16_##DIR>,                                         \
+   .schedule = &kernels::resample_fast_schedule, .test_only = true},                         \
+  {.name = "resample.channels_vector8", .alias = "fast",                                     \
+   .declines = &kernels::resample_channels8_declines,                                        \
+   .prepare = &kernels::resample_fast_prepare, .run = &run<&kernels::resample_channels8_##DIR>, \
+   .schedule = &kernels::resample_fast_schedule},                                            \
+  {.name = "resample.generic", .alias = "fast", .declines = &kernels::resample_fast_declines,  \
+   .prepare = &kernels::resample_fast_prepare, .run = &run<&kernels::resample_generic_##DIR>, \
+   .schedule = &kernels::resample_fast_schedule},
+
+constexpr Kernel BF16_forward = &kernels::resample_channels_bf16_forward;
+/// The bfloat16 entry's backward is resample.channels_vector16's kernel.
+constexpr Kernel BF16_backward = &kernels::resample_channels16_backward;
+
+constexpr ResampleEntry kForward[] = {
 #ifdef GRIDOPS_HAVE_HWY
-    {"resample.plain", "fast", &kernels::resample_plain_declines, &kernels::resample_plain_prepare,
-     &kernels::resample_plain_forward, &kernels::resample_plain_backward},
-    {"resample.channels_bf16", "fast", &kernels::resample_channels_bf16_declines,
-     &kernels::resample_fast_prepare, &kernels::resample_channels_bf16_forward,
-     &kernels::resample_channels_bf16_backward, &kernels::resample_channels_bf16_unavailable},
-    {"resample.channels_vector16", "fast", &kernels::resample_channels16_declines,
-     &kernels::resample_fast_prepare, &kernels::resample_channels16_forward,
-     &kernels::resample_channels16_backward},
-    {"resample.channels_vector8", "fast", &kernels::resample_channels8_declines,
-     &kernels::resample_fast_prepare, &kernels::resample_channels8_forward,
-     &kernels::resample_channels8_backward},
-    {"resample.generic", "fast", &kernels::resample_fast_declines, &kernels::resample_fast_prepare,
-     &kernels::resample_generic_forward, &kernels::resample_generic_backward},
+    GRIDOPS_RESAMPLE_ENTRIES(forward)
 #endif
-    {"ref", nullptr, &ref_declines, nullptr, &ref_forward, &ref_backward},
+    {.name = "ref", .declines = &ref_declines, .run = &run<&ref_forward>},
+};
+constexpr ResampleEntry kBackward[] = {
+#ifdef GRIDOPS_HAVE_HWY
+    GRIDOPS_RESAMPLE_ENTRIES(backward)
+#endif
+    {.name = "ref", .declines = &ref_declines, .run = &run<&ref_backward>},
+};
+#undef GRIDOPS_RESAMPLE_ENTRIES
+static_assert(std::size(kForward) == std::size(kBackward));
+
+/// The backward twin of a forward plan: backward entry k for each forward entry k, with
+/// its tables.
+std::shared_ptr<const PlannedEntries<ResampleEntry>> backward_of(
+    const PlannedEntries<ResampleEntry>& forward) {
+  auto b = std::make_shared<PlannedEntries<ResampleEntry>>();
+  for (const auto& step : forward.steps) {
+    b->steps.push_back({&kBackward[step.entry - kForward], step.tables});
+  }
+  return b;
+}
+
+/// What a plan holds: the problem (a window's included) and both directions' entries.
+struct PlanState {
+  ResampleProblem problem;
+  std::shared_ptr<const PlannedEntries<ResampleEntry>> forward, backward;
 };
 
 // --- memory descs -----------------------------------------------------------------------
@@ -229,7 +283,8 @@ Status check_pointer(const void* p, int64_t elements, const ResampleMemoryDesc& 
 }  // namespace
 
 namespace detail {
-std::span<const ResampleImpl> resample_impls() noexcept { return kResampleImpls; }
+std::span<const ResampleEntry> resample_forward_entries() noexcept { return kForward; }
+std::span<const ResampleEntry> resample_backward_entries() noexcept { return kBackward; }
 }  // namespace detail
 
 // --- names ------------------------------------------------------------------------------
@@ -426,21 +481,18 @@ StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const Resamp
   const ResampleProblem problem = make_problem(desc, src, dst);
   GRIDOPS_RETURN_IF_ERROR(check_table_bytes(problem));
   GRIDOPS_ASSIGN_OR_RETURN(
-      const ResampleImpl* impl,
-      detail::select_impl<ResampleImpl>(kOp, kResampleImpls, problem, desc.impl));
+      auto forward,
+      detail::plan_entries(kOp, std::span<const ResampleEntry>(kForward), problem, desc.impl));
+  auto state = std::make_shared<PlanState>();
+  state->problem = problem;
+  state->backward = backward_of(*forward);
+  state->forward = std::move(forward);
   ResamplePlan plan;
-  if (impl->prepare != nullptr) {
-    try {
-      plan.tables_ = impl->prepare(problem);
-    } catch (const std::bad_alloc&) {
-      return Status(StatusCode::kOutOfMemory, "resample: out of memory for the plan's tables");
-    }
-  }
-  plan.desc_ = desc;
   plan.src_ = src;
   plan.dst_ = dst;
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
+  plan.impl_name_ = state->forward->chosen().name;
+  plan.impl_ = &state->forward->chosen();
+  plan.planned_ = std::move(state);
   return plan;
 }
 
@@ -560,21 +612,20 @@ StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const Resamp
   }
   full.src = layout_of(full_src);
   full.dst = layout_of(full_dst);
-  // The implementation the full problem picks.
-  GRIDOPS_ASSIGN_OR_RETURN(const ResampleImpl* impl,
-                           detail::select_impl<ResampleImpl>(kOp, kResampleImpls, full, desc.impl));
-  plan.tables_.reset();
-  if (impl->prepare != nullptr) {
-    try {
-      plan.tables_ = impl->prepare(problem);
-    } catch (const std::bad_alloc&) {
-      return Status(StatusCode::kOutOfMemory, "resample: out of memory for the plan's tables");
-    }
-  }
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
+  // The entry the full problem picks, planned with this problem's tables.
+  GRIDOPS_ASSIGN_OR_RETURN(const ResampleEntry* chosen,
+                           detail::select_impl(kOp, std::span<const ResampleEntry>(kForward),
+                                               full, desc.impl));
+  GRIDOPS_ASSIGN_OR_RETURN(
+      auto forward,
+      detail::plan_entries(kOp, std::span<const ResampleEntry>(kForward), problem, chosen->name));
+  auto state = std::make_shared<PlanState>();
+  state->problem = problem;
+  state->forward = std::move(forward);  // backward of a window is refused
+  plan.impl_name_ = state->forward->chosen().name;
+  plan.impl_ = &state->forward->chosen();
+  plan.planned_ = std::move(state);
   plan.windowed_ = true;
-  plan.window_ = window;
   return plan;
 }
 
@@ -591,18 +642,8 @@ Status ResamplePlan::forward(const void* src, void* dst) const {
   GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(
       kOp, "dst", detail::byte_range(dst, dst_elems, src_.dtype), "src",
       detail::byte_range(src, src_elems, src_.dtype)));
-  const auto* impl = static_cast<const ResampleImpl*>(impl_);
-  ResampleProblem p = make_problem(desc_, src_, dst_);
-  if (windowed_) {
-    p.windowed = true;
-    for (int k = 0; k < p.spatial_rank; ++k) {
-      p.full_in[k] = window_.full_in[static_cast<size_t>(k)];
-      p.full_out[k] = window_.full_out[static_cast<size_t>(k)];
-      p.in_origin[k] = window_.in_origin[static_cast<size_t>(k)];
-      p.out_origin[k] = window_.out_origin[static_cast<size_t>(k)];
-    }
-  }
-  return detail::run_kernel_guarded(kOp, [&] { impl->forward(p, tables_.get(), src, dst); });
+  const auto& state = *static_cast<const PlanState*>(planned_.get());
+  return detail::run_entries(kOp, *state.forward, state.problem, ResampleViews{src, dst});
 }
 
 Status ResamplePlan::backward(const void* diff_dst, void* diff_src) const {
@@ -621,9 +662,9 @@ Status ResamplePlan::backward(const void* diff_dst, void* diff_src) const {
   GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(
       kOp, "diff_src", detail::byte_range(diff_src, src_elems, src_.dtype), "diff_dst",
       detail::byte_range(diff_dst, dst_elems, src_.dtype)));
-  const auto* impl = static_cast<const ResampleImpl*>(impl_);
-  const ResampleProblem p = make_problem(desc_, src_, dst_);
-  return detail::run_kernel_guarded(kOp, [&] { impl->backward(p, tables_.get(), diff_dst, diff_src); });
+  const auto& state = *static_cast<const PlanState*>(planned_.get());
+  return detail::run_entries(kOp, *state.backward, state.problem,
+                             ResampleViews{diff_dst, diff_src});
 }
 
 Status resample_forward(const ResampleDesc& desc, const ResampleMemoryDesc& src_md,

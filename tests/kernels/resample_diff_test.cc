@@ -45,6 +45,7 @@
 #include "gridops/parallel.h"
 #include "kernels/resample/resample_fast.h"
 #include "ops/resample_impls.h"
+#include "support/entries.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -63,21 +64,16 @@ const bool kMeasuredLlc = [] {
 constexpr MemoryFormat kFormats[] = {MemoryFormat::kPlain, MemoryFormat::kChannelsLast,
                                      MemoryFormat::kBlocked8, MemoryFormat::kBlocked16};
 
-/// The fast implementations: every entry of the operator's list but "ref".
+/// The fast implementations: every entry of the operator's list but "ref", then "fast".
 std::vector<std::string> fast_impls() {
-  std::vector<std::string> names;
-  for (const detail::ResampleImpl& impl : detail::resample_impls()) {
-    if (std::string(impl.name) != "ref") names.push_back(impl.name);
-  }
-  return names;
+  return testing::fast_entries(detail::resample_forward_entries());
 }
 
 /// What this host lacks to run entry `name` at all (empty: nothing).
 std::string host_lacks(const std::string& name) {
-  for (const detail::ResampleImpl& impl : detail::resample_impls()) {
-    if (name == impl.name && impl.unavailable != nullptr) return impl.unavailable();
-  }
-  return std::string();
+  const detail::ResampleEntry* e =
+      testing::find_entry(detail::resample_forward_entries(), name);
+  return e != nullptr && e->unavailable != nullptr ? e->unavailable() : std::string();
 }
 
 ResampleMemoryDesc md(DType dt, Dims dims, MemoryFormat f) {
@@ -147,7 +143,9 @@ std::vector<T> run(const std::string& impl, ResampleAlgorithm a, const ResampleM
   auto plan = make_resample_plan(desc, s, d);
   EXPECT_TRUE(plan.ok()) << plan.status().to_string();
   if (!plan.ok()) return {};
-  EXPECT_STREQ(plan->impl_name(), impl.c_str());
+  if (testing::find_entry(detail::resample_forward_entries(), impl) != nullptr) {
+    EXPECT_STREQ(plan->impl_name(), impl.c_str());  // an entry, not the alias "fast"
+  }
   std::vector<T> out(static_cast<size_t>(*(backward ? s : d).buffer_elements()),
                      convert::store_real<T>(123.0));
   const Status st = backward ? plan->backward(in.data(), out.data())
@@ -804,7 +802,8 @@ TEST(ResampleDiff, BFloat16PathMatchesChannelVectors) {
 #ifdef GRIDOPS_HAVE_HWY
 // resample.channels_vector16's float32 linear forward with 1 or 2 spatial axes computes
 // each output directly from the outer interpolation at its W taps (NOTE [ Resample direct
-// linear forward ]); with the test switch it fills its scratch row first, as before. The
+// linear forward ]); the test-only entry resample.channels_vector16_scratch_row fills its
+// scratch row first (ResampleFastTables::direct_linear). The
 // two must give the same bits: W up by 2 and 3, equal widths, arbitrary up and down,
 // down by 2 and more; channels-last (C a multiple of 16: one flat group when there are
 // enough tasks) and blocked by 16 (C not a multiple of 16 too: the full groups direct, the
@@ -844,6 +843,9 @@ TEST(ResampleDiff, DirectLinearForwardMatchesScratchRow) {
     desc.impl = "resample.channels_vector16";
     auto plan = make_resample_plan(desc, s, d);
     ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+    desc.impl = "resample.channels_vector16_scratch_row";
+    auto scratch_plan = make_resample_plan(desc, s, d);
+    ASSERT_TRUE(scratch_plan.ok()) << scratch_plan.status().to_string();
     std::vector<std::vector<uint32_t>> outs;
     for (bool scratch : {false, true}) {
       for (int threads : {1, 2}) {
@@ -852,9 +854,7 @@ TEST(ResampleDiff, DirectLinearForwardMatchesScratchRow) {
           auto* y = static_cast<float*>(std::aligned_alloc(64, (nd * 4 + 63) / 64 * 64 + 64));
           for (size_t i = 0; i < nd + 1; ++i) y[i] = 123.0f;  // poison
           set_num_threads(threads);
-          kernels::resample_channels_set_scratch_row_for_testing(scratch);
-          const bool ok = plan->forward(x, y + offset).ok();
-          kernels::resample_channels_set_scratch_row_for_testing(false);
+          const bool ok = (scratch ? *scratch_plan : *plan).forward(x, y + offset).ok();
           set_num_threads(threads_before);
           std::vector<uint32_t> bits(nd);
           std::memcpy(bits.data(), y + offset, nd * 4);

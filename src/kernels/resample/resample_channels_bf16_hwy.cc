@@ -300,10 +300,11 @@ void Forward(const ResampleProblem& p, const ResampleFastTables& tb, const uint1
   const bool cl = S.block == 1;  // else both blocked by 16 (the declines)
   const int64_t nq = Dl.padded_c / L;
   const int64_t Ow = p.out[R - 1];
-  // W downsampled by 2 or more: each input column feeds at most about one output, and the
-  // loop computes the outer axes at both W taps of each output directly; otherwise the
-  // column cache (NOTE [ Resample bf16 column cache ]).
-  const bool cached = p.in[R - 1] < 2 * Ow;
+  // ResampleFastTables::direct_linear (for bfloat16: W downsampled by 2 or more, each input
+  // column feeding at most about one output): the loop computes the outer axes at both W
+  // taps of each output directly; otherwise the column cache (NOTE [ Resample bf16 column
+  // cache ]).
+  const bool cached = !tb.direct_linear;
   // Tasks: (n, output row) with every channel (channels-last, and blocked with the column
   // cache), (n, chunk, output row) (blocked, downsampling).
   const int64_t groups = cl || cached ? 1 : nq;
@@ -537,11 +538,6 @@ void resample_channels_bf16_forward(const ResampleProblem& p, const void* tables
   (void)src;
   (void)dst;
 #endif
-}
-
-void resample_channels_bf16_backward(const ResampleProblem& p, const void* tables,
-                                     const void* diff_dst, void* diff_src) {
-  resample_channels16_backward(p, tables, diff_dst, diff_src);
 }
 
 }  // namespace gridops::kernels

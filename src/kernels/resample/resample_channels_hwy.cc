@@ -3,7 +3,6 @@
 // backward, float32 and bfloat16, written once with Highway.
 // See NOTE [ Fast resample arithmetic ] in resample_hwy-inl.h and docs/ops/resample.md.
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -13,11 +12,6 @@
 #include "gridops/parallel.h"
 #include "kernels/resample/resample.h"
 #include "kernels/resample/resample_fast.h"
-
-namespace gridops::kernels {
-/// resample_channels_set_scratch_row_for_testing's switch (defined once, below).
-extern std::atomic<bool> g_resample_scratch_row;
-}  // namespace gridops::kernels
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/resample/resample_channels_hwy.cc"
@@ -51,7 +45,8 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   // the outer interpolation of every input column first (steps 1 and 2). The same
   // operations on the same values, so the same bits (test
   // ResampleDiff.DirectLinearForwardMatchesScratchRow). It recomputes the outer
-  // interpolation once per output instead of once per input column, and it does so for:
+  // interpolation once per output instead of once per input column; resample_fast_prepare
+  // chooses it (ResampleFastTables::direct_linear) for:
   // - downsampling along W by 2 or more (most input columns feed no output at all);
   // - float32 with 1 or 2 spatial axes, any W ratio: the vector loads of the source rows
   //   (in L1 or L2) then run between the output's streaming stores, where the scratch row's
@@ -66,8 +61,7 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   // Without a scratch row a group need not fit the 256 KiB that bounds G below: with whole
   // chunks only and enough tasks for the threads, one group takes every chunk, so a
   // channels-last pixel is one flat run (1-D nwc with 4096 input columns: G was 1).
-  const bool fuse = Iw >= 2 * Ow || (std::is_same_v<T, float> && R <= 2 &&
-                                     !g_resample_scratch_row.load(std::memory_order_relaxed));
+  const bool fuse = tb.direct_linear;  // resample_fast_prepare's schedule field
   const bool whole_chunks = nq * L <= p.c;
   const int64_t G = fuse && whole_chunks && p.n * outer >= 4 * int64_t{get_num_threads()}
                         ? nq
@@ -825,12 +819,6 @@ HWY_EXPORT(GenericBackward);
 namespace gridops::kernels {
 // HWY_DYNAMIC_DISPATCH names the tables of HWY_EXPORT unqualified.
 using namespace resample_simd;  // NOLINT(google-build-using-namespace)
-
-std::atomic<bool> g_resample_scratch_row{false};
-
-void resample_channels_set_scratch_row_for_testing(bool scratch) {
-  g_resample_scratch_row.store(scratch, std::memory_order_relaxed);
-}
 
 namespace {
 
