@@ -1,5 +1,6 @@
-// The fast Resize kernels (src/kernels/resize/resize_separable.cc): three entries of the
-// implementation list (src/ops/resize.cc), each with its plan-time `declines`:
+// The fast Resize kernels (resize_gather.cc, resize_fused_rows.cc, resize_separable.cc):
+// three entries of the implementation list (src/ops/resize.cc), each with its plan-time
+// `declines`:
 // resize.gather (nearest), resize.fused_rows (float32/uint8 channels-last rows, Highway
 // only) and resize.passes (one pass per resized axis). See docs/ops/resize.md, "Fast paths".
 #pragma once
