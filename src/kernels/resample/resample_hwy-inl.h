@@ -37,6 +37,7 @@
 #include <hwy/highway.h>
 
 #include "core/convert_hwy-inl.h"
+#include "core/table_lookup_hwy-inl.h"
 #include "gridops/dtype.h"
 #include "kernels/resample/resample.h"
 #include "kernels/resample/resample_fast.h"
@@ -363,6 +364,26 @@ inline bool Linear(const ResampleProblem& p) {
   return p.algorithm == ResampleAlgorithm::kLinear;
 }
 
+
+// --- shared by the plain forward and backward (resample_plain*_hwy.cc) --------------------
+
+/// How far ahead of a task's last row the plain kernels prefetch (NOTE [ Resample plain
+/// prefetch ], resample_plain_hwy.cc).
+constexpr int64_t kPrefetchBytes = 4096;
+
+/// Lane i of the result: lane idx[i] of lo (idx < N) or lane idx[i] - N of hi (idx >= N),
+/// idx in [0, 2 N): NOTE [ TwoTableLookup ] (core/table_lookup_hwy-inl.h).
+template <class D>
+HWY_INLINE hn::Vec<D> Lookup2(D d, hn::Vec<D> lo, hn::Vec<D> hi,
+                              hn::Vec<hn::RebindToSigned<D>> idx) {
+  return gridops::HWY_NAMESPACE::TwoTableLookup(d, lo, hi, idx);
+}
+
+/// Lane i of the result: lane idx[i] of v, idx in [0, N).
+template <class D>
+HWY_INLINE hn::Vec<D> Lookup1(D d, hn::Vec<D> v, hn::Vec<hn::RebindToSigned<D>> idx) {
+  return hn::TableLookupLanes(v, hn::IndicesFromVec(d, idx));
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace gridops::kernels::resample_simd
