@@ -99,13 +99,9 @@ void BwdLinearC(const ResampleProblem& p, const Tables& tb, const T* gsrc, T* ou
       // NOTE [ Resample linear backward prefetch ]
       // 2-D float32 channels-last: the diff_dst rows that the next task (the next diff_src
       // row) adds and these do not are prefetched, a line per vector of the first pass
-      // below. Without it the first pass waited on those rows' lines (W5e nhwc f32, 1
-      // thread: 63 % of the kernel's perf samples on its loads of diff_dst). A/B (the same
-      // binary with and without, alternating processes, medians): W5e nhwc f32 0.63x /
-      // 0.67x the time at 1 / 2 threads; from Python, 1 thread, (N, C, H, W) inputs
-      // 8x64x64x64, 8x64x60x60, 8x48x64x64, 2x64x128x128, 8x128x64x64: 0.55-0.67x,
-      // 8x32x64x64: 0.93x. Not for bfloat16 channels-last (1.03-1.07x the time: two vectors
-      // share a line) nor nChw16c (1.10-1.17x), so those keep the hardware's prefetch alone.
+      // below. Without it the first pass waited on those rows' lines. Not for bfloat16
+      // channels-last (two vectors share a line) nor nChw16c, slower with it: those keep
+      // the hardware's prefetch alone (docs/perf/resample.md, "Linear backward prefetch").
       pfoff.clear();
       if constexpr (R == 2 && sizeof(T) == 4) {
         if (Gl.block == 1 && !empty && ii[0] + 1 < p.in[0] && pos + 1 < outer && task + 1 < end) {
@@ -268,12 +264,9 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
         // 2 on both axes): when the next task (the next diff_src row, same thread and
         // image) reads the same columns of diff_dst rows that are all `pf` elements further
         // on, each vector's four lines of those rows are prefetched. At the start of a task
-        // the hardware's prefetcher has no stream on the new rows yet. W5f nhwc float32,
-        // 1 thread: the benchmark binary 1.17-1.23 -> 1.10-1.12 ms; a probe with both
-        // buffers page-aligned (rows aliasing modulo 4 KiB) 1.41 -> 1.19 ms, with diff_dst
-        // off a page boundary 1.08-1.09 -> 1.05 (docs/ops/resample.md). bfloat16 (two
-        // vectors per line) was slower with it (0.55-0.56 -> 0.56 ms, 2 threads 0.265 ->
-        // 0.28), so it keeps the hardware's prefetch alone, as the linear backward does.
+        // the hardware's prefetcher has no stream on the new rows yet. bfloat16 (two
+        // vectors per line) keeps the hardware's prefetch alone, as the linear backward
+        // does (docs/perf/resample.md, "Nearest backward prefetch").
         int64_t pf = 0;
         if constexpr (R == 2 && sizeof(T) == 4) {
           const ResampleAxisTable& ah = tb.axis[0];

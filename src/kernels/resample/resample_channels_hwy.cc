@@ -50,15 +50,9 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   // chooses it (ResampleFastTables::direct_linear) for:
   // - downsampling along W by 2 or more (most input columns feed no output at all);
   // - float32 with 1 or 2 spatial axes, any W ratio: the vector loads of the source rows
-  //   (in L1 or L2) then run between the output's streaming stores, where the scratch row's
-  //   step 1 left the stores idle while it read; the store stream is the limit (W5a: a
-  //   32 MiB output). Measured in one process, the two forms alternated in blocks of 10
-  //   calls, medians (2026-11-29, one thread unless stated), direct / scratch: W5a nhwc
-  //   0.85-0.98x, nChw16c 0.70-0.86x, both 0.70-0.75x at 2 threads; 4x and 2x up, equal
-  //   widths and 1.5x down (C 16-64) 0.60-0.89x; outputs of 256 KiB-1 MiB, not streamed,
-  //   0.75-0.77x (docs/ops/resample.md). 3-D (W5d) 0.89-1.01x in the same harness but
-  //   slower across processes, and bfloat16 (a conversion per load: W5a 1.06-1.37x) keep
-  //   the scratch row.
+  //   then run between the output's streaming stores, where the scratch row's step 1 left
+  //   the stores idle while it read. 3-D and bfloat16 keep the scratch row (measurements:
+  //   docs/perf/resample.md, "Direct linear forward").
   // Without a scratch row a group need not fit the 256 KiB that bounds G below: with whole
   // chunks only and enough tasks for the threads, one group takes every chunk, so a
   // channels-last pixel is one flat run (1-D nwc with 4096 input columns: G was 1).
@@ -150,8 +144,7 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
             int64_t ow0 = 0;
             if (run_len == lanes) {
               // One vector per output (blocked chunks): four outputs per step, their loads
-              // in flight together (one output per step: W5c nChw16c f32 1.74-1.81 -> 0.86-0.89
-              // ms, bf16 0.39-0.50 -> 0.32 ms, one thread, harness calling plan.forward).
+              // in flight together (docs/perf/resample.md, "Four outputs per step").
               auto px = [&](int64_t ow) {
                 const auto w0 = hn::Set(d, t_w0[ow]), w1 = hn::Set(d, t_w1[ow]);
                 return Lerp<DV>(w0, w1, at(t_i0[ow] * s_w), at(t_i1[ow] * s_w));
@@ -243,11 +236,8 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       // pixels, or blocked: when the next task (the next output row, same thread and image)
       // reads a source row that this one does not, step 2 prefetches that row's lines,
       // spread over its output pixels, so that its reads overlap this row's (streamed)
-      // stores instead of stalling the next step 1. W5a float32, a probe calling
-      // plan.forward (medians of 200 calls, 1 thread, alternating processes, 2026-11-28):
-      // nhwc 1.01-1.07 -> 0.89-0.98 ms, nChw16c 0.98-1.14 -> 0.91-0.93; at 2 threads
-      // unchanged (the host's bandwidth is the limit there). bfloat16 is not prefetched:
-      // nhwc 0.61 -> 0.66 ms with it, nChw16c unchanged.
+      // stores instead of stalling the next step 1. bfloat16 is not prefetched (slower with
+      // it; docs/perf/resample.md, "Linear forward prefetch").
       const char* pf_row = nullptr;  // the next task's new row, at channel offset 0
       int64_t pf_lines = 0;          // lines of one chunk's (or the flat group's) row
       if constexpr (R == 2 && sizeof(T) == 4) {
@@ -305,8 +295,7 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
               return Lerp<DV>(hn::Set(d, t_w0[ow]), hn::Set(d, t_w1[ow]),
                               hn::LoadU(d, vj + t_i0[ow] * GL), hn::LoadU(d, vj + t_i1[ow] * GL));
             };
-            // Four outputs per step, as the fused loop (W5a nChw16c bf16 0.805 -> 0.77 ms, f32
-            // unchanged at 1.0 ms: its 32 MiB output is the limit).
+            // Four outputs per step, as the fused loop (docs/perf/resample.md).
             for (int64_t ow = StoreFourPerStep(d, px, db, d_w, ow_n, kStream); ow < ow_n; ++ow) {
               StoreOut(d, px(ow), db + ow * d_w, kStream);
             }
@@ -369,8 +358,8 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         const int32_t* const i0 = aw.i0.data();  // locals: see the loops below
         const int64_t s_w = ssw, d_w = dsw, ow_n = Ow;
         // NOTE [ Nearest pixel copy in whole vectors ]: a pixel of whole native vectors is
-        // copied by vector loads and stores; a memcpy call per pixel cost 10-20 % more
-        // (W5b nhwc: 128- and 256-byte pixels).
+        // copied by vector loads and stores, faster than a memcpy call per pixel
+        // (docs/perf/resample.md, "Nearest pixel copy").
         if (bytes % hn::Lanes(d8) == 0) {
           const auto* sb = reinterpret_cast<const uint8_t*>(sp);
           auto* db = reinterpret_cast<uint8_t*>(dp);
@@ -410,8 +399,8 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         const U* sq = s + n * S.n_stride + ChanOff(S, c0) + so;
         if (real == L) {
           // Locals, not closure members: a vector store may alias anything, so values read
-          // through the closure would be reloaded after each store (read through the
-          // closure: W5b nChw16c bf16 0.62 ms at 1 thread; with these locals 0.39 ms).
+          // through the closure would be reloaded after each store (docs/perf/resample.md,
+          // "Locals, not closure members").
           const int32_t* const i0 = aw.i0.data();
           const int64_t s_w = ssw, d_w = dsw, ow_n = Ow;
           if (stream) {

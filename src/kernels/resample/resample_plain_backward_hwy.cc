@@ -30,11 +30,10 @@ namespace HWY_NAMESPACE {
 /// from a row of Ow floats. The uses of a slot usually lie within one or two vectors of
 /// the row (an upsampling by up to 2 along W: all of them), so they are fetched with a
 /// lane permutation of one or two loaded vectors (as the forward's TapChunks) instead of a
-/// gather, which costs about 16 cycles per vector on this project's AMD host even from
-/// L1. Mode 0 slots (uses spread wider, or rows shorter than the window) keep the gather.
-/// Windows stay inside [0, Ow). Only where a value comes from changes: the sums are the
-/// same operations in the same order (same bits). W5f nchw float32 (nearest backward,
-/// one thread): 8.05-8.53 -> 1.76-1.85 ms.
+/// gather (docs/perf/resample.md, "Plain backward windows"). Mode 0 slots (uses spread
+/// wider, or rows shorter than the window) keep the gather. Windows stay inside [0, Ow).
+/// Only where a value comes from changes: the sums are the same operations in the same
+/// order (same bits).
 struct SlotWindows {
   std::vector<int32_t> start, mode, rel;  // per slot; rel per slot and lane (unused lanes 0)
 };
@@ -93,15 +92,11 @@ HWY_INLINE hn::Vec<D> FetchSlot(D d, const float* row, const ResampleChunkTable&
 /// NOTE [ Resample plain backward prefetch ]: a 2-D plain backward task (one diff_src row)
 /// reads the diff_dst rows that use it; the next tasks read the rows after them, about
 /// ceil(Oh / Ih) new rows each: a forward walk through diff_dst in runs too short for the
-/// hardware prefetcher (W5e nchw float32: 512-byte rows, 75 % of the kernel's perf samples
-/// on their loads). Each task therefore prefetches that many rows' bytes starting about
+/// hardware prefetcher. Each task therefore prefetches that many rows' bytes starting about
 /// kPrefetchBytes after the end of its last row (a hint computed on integers, never
 /// dereferenced), as the forward does (NOTE [ Resample plain prefetch ]). Used by the
-/// float32 linear backward only. A/B of the same binary with and without (2 alternations,
-/// medians of 3, one / two threads, 2026-11-28): W5e nchw float32 2.46-2.57 / 1.35-1.39 ms
-/// against 8.38-8.43 / 3.53-3.60; but W5e nchw bfloat16 2.40-2.52 / 1.28-1.42 against
-/// 2.31-2.33 / 1.26-1.28, and the nearest backward (W5f nchw) 1.95-1.98 against 1.76-1.83
-/// (float32), 2.21-2.28 against 1.98-2.01 (bfloat16) at one thread: slower, so not there.
+/// float32 linear backward only: bfloat16 and the nearest backward were slower with it
+/// (docs/perf/resample.md, "Plain backward prefetch").
 struct BwdRowHint {
   bool on = false;
   int64_t row_bytes = 0, len = 0, ahead = 0;

@@ -102,16 +102,14 @@ HWY_INLINE void OuterRowsF(D d, const T* s, const int64_t* so, float wa0, float 
 // A plain forward task reads its source rows (2 per task in 2-D, 4 in 3-D) and, when the
 // outer axes do not grow (as many source rows as output rows or more, so tasks seldom
 // share one), the next task the rows after them: a forward walk through src that the
-// hardware prefetcher of this host did not keep up with. W5c (NCHW float32, 2x down: 2 rows of 512 bytes per task, 33.5 MB of src, more
-// than L3) spent 86 % of its perf samples on the row loads and read 13 GB/s at 1 thread,
-// where a plain loop over the same bytes reads 35-50 GB/s. So there each task first
+// hardware prefetcher of this host did not keep up with. So there each task first
 // prefetches as many bytes as it reads, starting about kPrefetchBytes after the end of its
 // last row: the rows of a task that many bytes on for a 2x reduction, nearby ones
 // otherwise (a hint; computed on integers, never dereferenced; in 3-D it follows the
 // second depth slice's rows only). Exact rows of task + k
 // (its tap tables, with the divisions that locate a task) were slower, and upsampling
-// (tasks reuse rows, W5a, W5d) was 7-9 % slower with the hint, so it is off there.
-// A/B in docs/ops/resample.md ("Prefetch"). kPrefetchBytes: resample_hwy-inl.h.
+// (tasks reuse rows) was slower with the hint, so it is off there (docs/perf/resample.md,
+// "Plain forward prefetch"). kPrefetchBytes: resample_hwy-inl.h.
 
 template <class T, int R>
 void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {

@@ -25,8 +25,8 @@ std::vector<size_t> resize_planned_pass_order(const ResizeProblem& p, const void
 
 /// An allocator of 64-byte (cache-line) aligned arrays, for the tables and rows the fused
 /// rows read a whole vector at a time: where they start then no longer depends on what the
-/// heap held before (with malloc's 16-byte alignment, the weights of W8a/nhwc straddled
-/// cache lines in one build and not in another, and its 1-thread run took 15-20 % longer).
+/// heap held before (with malloc's 16-byte alignment the weights straddled cache lines in
+/// one build and not in another: docs/perf/resize.md, "Cache-line aligned tables").
 template <class T>
 struct CacheLineAllocator {
   using value_type = T;
