@@ -52,10 +52,31 @@ struct ResampleChunkTable {
   std::vector<int32_t> valid;
 };
 
+/// For the plain kernels: how each vector of N outputs along W fetches its taps from a
+/// source row of length Iw. Chunk k (outputs [k N, k N + N)) loads one vector (mode 1) or
+/// two adjacent vectors (mode 2) at row[start] and picks every lane's taps with a lane
+/// permutation (rel0/rel1: tap index - start, in [0, N) or [0, 2 N)); mode 0 chunks (taps
+/// spread wider, or rows shorter than the window) use gathers. Loads stay inside
+/// [0, Iw), so the row may be the tensor itself. Built by resample_plain_prepare
+/// (O(Ow)).
+struct ResampleTapChunks {
+  std::vector<int32_t> start, mode, rel0, rel1;
+};
+
+/// For the plain backward kernels: per slot of ResampleChunkTable, the window of one
+/// (mode 1) or two (mode 2) vectors of a row of Ow floats its used lanes are fetched
+/// from by a lane permutation (rel: index - start, per slot and lane; unused lanes 0), or
+/// a gather (mode 0). NOTE [ Resample plain backward windows ].
+struct ResampleSlotWindows {
+  std::vector<int32_t> start, mode, rel;
+};
+
 /// Everything the fast kernels precompute for one plan.
 struct ResampleFastTables {
   ResampleAxisTable axis[kResampleMaxSpatialRank];
   ResampleChunkTable chunks;  ///< resample.plain only (built by resample_plain_prepare)
+  ResampleTapChunks w_taps;    ///< resample.plain only: the forward's W taps
+  ResampleSlotWindows w_slots;  ///< resample.plain only: the backward's windows of chunks
   /// Schedule field of the channel-vector linear forward (NOTE [ Resample direct linear
   /// forward ], resample_channels_hwy.cc): each output of a group of full chunks computed
   /// directly from the outer interpolation at its two W taps, rather than through the

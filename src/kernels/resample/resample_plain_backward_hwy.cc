@@ -29,50 +29,12 @@ namespace HWY_NAMESPACE {
 /// slot of a diff_src chunk (one W use per lane, ResampleChunkTable), the lanes' values
 /// from a row of Ow floats. The uses of a slot usually lie within one or two vectors of
 /// the row (an upsampling by up to 2 along W: all of them), so they are fetched with a
-/// lane permutation of one or two loaded vectors (as the forward's TapChunks) instead of a
+/// lane permutation of one or two loaded vectors (as the forward's w_taps) instead of a
 /// gather (docs/perf/resample.md, "Plain backward windows"). Mode 0 slots (uses spread
 /// wider, or rows shorter than the window) keep the gather. Windows stay inside [0, Ow).
 /// Only where a value comes from changes: the sums are the same operations in the same
 /// order (same bits).
-struct SlotWindows {
-  std::vector<int32_t> start, mode, rel;  // per slot; rel per slot and lane (unused lanes 0)
-};
-
-inline SlotWindows MakeSlotWindows(const ResampleChunkTable& ct, int64_t N, int64_t nchunks,
-                                   int64_t Ow) {
-  const int64_t nslots = ct.slot_begin[static_cast<size_t>(nchunks)];
-  SlotWindows t;
-  t.start.assign(static_cast<size_t>(nslots), 0);
-  t.mode.assign(t.start.size(), 0);
-  t.rel.assign(static_cast<size_t>(nslots * N), 0);
-  // A lane's value is used where it is valid (linear) or has a positive weight (nearest).
-  auto used = [&](size_t at) { return ct.valid[at] > 0 || ct.w[at] > 0.0f; };
-  for (int64_t sl = 0; sl < nslots; ++sl) {
-    int64_t lo = Ow, hi = -1;
-    for (int64_t l = 0; l < N; ++l) {
-      const size_t at = static_cast<size_t>(sl * N + l);
-      if (!used(at)) continue;
-      lo = std::min<int64_t>(lo, ct.idx[at]);
-      hi = std::max<int64_t>(hi, ct.idx[at]);
-    }
-    if (hi < 0) lo = hi = 0;  // no used lane: any window inside the row
-    for (int64_t width = N; width <= 2 * N; width += N) {
-      if (Ow < width) break;
-      const int64_t start = std::min(lo, Ow - width);
-      if (hi - start >= width) continue;
-      t.start[static_cast<size_t>(sl)] = static_cast<int32_t>(start);
-      t.mode[static_cast<size_t>(sl)] = static_cast<int32_t>(width / N);
-      for (int64_t l = 0; l < N; ++l) {
-        const size_t at = static_cast<size_t>(sl * N + l);
-        if (used(at)) t.rel[at] = static_cast<int32_t>(ct.idx[at] - start);
-      }
-      break;
-    }
-  }
-  return t;
-}
-
-/// The values row[idx] of slot sl's lanes (at = sl * N): by its window (SlotWindows) or a
+/// The values row[idx] of slot sl's lanes (at = sl * N): by its window (w_slots) or a
 /// gather.
 template <class D>
 HWY_INLINE hn::Vec<D> FetchSlot(D d, const float* row, const ResampleChunkTable& ct,
@@ -139,7 +101,7 @@ void BwdLinearP(const ResampleProblem& p, const Tables& tb, const T* g, T* out) 
   const ResampleChunkTable& ct = tb.chunks;
   const bool stream =
       tasks * Iw * static_cast<int64_t>(sizeof(T)) >= resample_stream_min_bytes();
-  const SlotWindows sw = MakeSlotWindows(ct, N, (Iw + N - 1) / N, Ow);
+  const ResampleSlotWindows& sw = tb.w_slots;  // resample_plain_prepare
   // NOTE [ Resample plain backward prefetch ]: float32 only.
   const BwdRowHint hint = sizeof(T) == 4 ? MakeBwdRowHint<T, R>(p) : BwdRowHint{};
   const int32_t* const ws_p = sw.start.data();
@@ -247,7 +209,7 @@ void BwdNearestP(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
   const int64_t tasks = p.n * p.c * outer;
   const ResampleChunkTable& ct = tb.chunks;
   const int64_t nchunks = (Iw + N - 1) / N;
-  const SlotWindows sw = MakeSlotWindows(ct, N, nchunks, Ow);
+  const ResampleSlotWindows& sw = tb.w_slots;  // resample_plain_prepare
   const int32_t* const ws_p = sw.start.data();
   const int32_t* const wm_p = sw.mode.data();
   const int32_t* const wr_p = sw.rel.data();

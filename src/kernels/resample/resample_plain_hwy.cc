@@ -31,47 +31,6 @@ namespace HWY_NAMESPACE {
 
 // --- in-register taps for the plain kernels -----------------------------------------------
 
-/// For the plain kernels: how each vector of N outputs along W fetches its taps from a
-/// source row of length Iw. Chunk k (outputs [k N, k N + N)) loads one vector (mode 1) or
-/// two adjacent vectors (mode 2) at row[start] and picks every lane's taps with a lane
-/// permutation (rel0/rel1: tap index - start, in [0, N) or [0, 2 N)); mode 0 chunks (taps
-/// spread wider, or rows shorter than the window) use gathers. Loads stay inside
-/// [0, Iw), so the row may be the tensor itself. Built per call (O(Ow)).
-struct TapChunks {
-  std::vector<int32_t> start, mode, rel0, rel1;
-};
-
-inline TapChunks MakeTapChunks(const ResampleAxisTable& a, int64_t N, bool two_taps) {
-  const int64_t Iw = a.in, Ow = a.out;
-  const int64_t nch = (Ow + N - 1) / N;
-  TapChunks t;
-  t.start.assign(static_cast<size_t>(nch), 0);
-  t.mode.assign(t.start.size(), 0);
-  t.rel0.assign(static_cast<size_t>(nch * N), 0);
-  t.rel1.assign(t.rel0.size(), 0);
-  for (int64_t k = 0; k < nch; ++k) {
-    const int64_t o0 = k * N, o1 = std::min(Ow, o0 + N);
-    int64_t lo = a.i0[o0], hi = a.i0[o0];
-    for (int64_t o = o0; o < o1; ++o) {
-      lo = std::min<int64_t>({lo, a.i0[o], two_taps ? a.i1[o] : a.i0[o]});
-      hi = std::max<int64_t>({hi, a.i0[o], two_taps ? a.i1[o] : a.i0[o]});
-    }
-    for (int64_t width = N; width <= 2 * N; width += N) {
-      if (Iw < width) break;
-      const int64_t start = std::min(lo, Iw - width);
-      if (hi - start >= width) continue;
-      t.start[k] = static_cast<int32_t>(start);
-      t.mode[k] = static_cast<int32_t>(width / N);
-      for (int64_t o = o0; o < o1; ++o) {
-        t.rel0[o] = static_cast<int32_t>(a.i0[o] - start);
-        t.rel1[o] = static_cast<int32_t>((two_taps ? a.i1[o] : a.i0[o]) - start);
-      }
-      break;
-    }
-  }
-  return t;
-}
-
 /// v[0, Iw) = the outer axes' interpolation of the src rows at so[] (float32).
 template <class T, int R, class D>
 HWY_INLINE void OuterRowsF(D d, const T* s, const int64_t* so, float wa0, float wa1, float wb0,
@@ -125,7 +84,7 @@ void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   const bool stream =
       tasks * Ow * static_cast<int64_t>(sizeof(T)) >= resample_stream_min_bytes();
   // W taps by lane permutations of one or two loaded vectors (gathers where they spread).
-  const TapChunks tc = MakeTapChunks(aw, N, /*two_taps=*/true);
+  const ResampleTapChunks& tc = tb.w_taps;  // two taps (resample_plain_prepare)
   const int32_t* tc_start = tc.start.data();
   const int32_t* tc_mode = tc.mode.data();
   const int32_t* tc_rel0 = tc.rel0.data();
@@ -211,9 +170,7 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
       tasks * Ow * static_cast<int64_t>(sizeof(T)) >= resample_stream_min_bytes();
   const int64_t padded_ow = (Ow + 15) / 16 * 16;  // the index table's padded length
   // f32: source rows are fetched by lane permutations (gathers where the taps spread).
-  const hn::ScalableTag<uint32_t> du_outer;
-  const TapChunks tc = MakeTapChunks(aw, static_cast<int64_t>(hn::Lanes(du_outer)),
-                                     /*two_taps=*/false);
+  const ResampleTapChunks& tc = tb.w_taps;  // one tap (resample_plain_prepare)
   const int32_t* tc_start = tc.start.data();
   const int32_t* tc_mode = tc.mode.data();
   const int32_t* tc_rel0 = tc.rel0.data();
@@ -350,6 +307,71 @@ ResampleChunkTable make_chunks(const ResampleAxisTable& a, int64_t lanes) {
   return t;
 }
 
+ResampleTapChunks make_tap_chunks(const ResampleAxisTable& a, int64_t N, bool two_taps) {
+  const int64_t Iw = a.in, Ow = a.out;
+  const int64_t nch = (Ow + N - 1) / N;
+  ResampleTapChunks t;
+  t.start.assign(static_cast<size_t>(nch), 0);
+  t.mode.assign(t.start.size(), 0);
+  t.rel0.assign(static_cast<size_t>(nch * N), 0);
+  t.rel1.assign(t.rel0.size(), 0);
+  for (int64_t k = 0; k < nch; ++k) {
+    const int64_t o0 = k * N, o1 = std::min(Ow, o0 + N);
+    int64_t lo = a.i0[o0], hi = a.i0[o0];
+    for (int64_t o = o0; o < o1; ++o) {
+      lo = std::min<int64_t>({lo, a.i0[o], two_taps ? a.i1[o] : a.i0[o]});
+      hi = std::max<int64_t>({hi, a.i0[o], two_taps ? a.i1[o] : a.i0[o]});
+    }
+    for (int64_t width = N; width <= 2 * N; width += N) {
+      if (Iw < width) break;
+      const int64_t start = std::min(lo, Iw - width);
+      if (hi - start >= width) continue;
+      t.start[k] = static_cast<int32_t>(start);
+      t.mode[k] = static_cast<int32_t>(width / N);
+      for (int64_t o = o0; o < o1; ++o) {
+        t.rel0[o] = static_cast<int32_t>(a.i0[o] - start);
+        t.rel1[o] = static_cast<int32_t>((two_taps ? a.i1[o] : a.i0[o]) - start);
+      }
+      break;
+    }
+  }
+  return t;
+}
+
+ResampleSlotWindows make_slot_windows(const ResampleChunkTable& ct, int64_t N, int64_t nchunks,
+                                      int64_t Ow) {
+  const int64_t nslots = ct.slot_begin[static_cast<size_t>(nchunks)];
+  ResampleSlotWindows t;
+  t.start.assign(static_cast<size_t>(nslots), 0);
+  t.mode.assign(t.start.size(), 0);
+  t.rel.assign(static_cast<size_t>(nslots * N), 0);
+  // A lane's value is used where it is valid (linear) or has a positive weight (nearest).
+  auto used = [&](size_t at) { return ct.valid[at] > 0 || ct.w[at] > 0.0f; };
+  for (int64_t sl = 0; sl < nslots; ++sl) {
+    int64_t lo = Ow, hi = -1;
+    for (int64_t l = 0; l < N; ++l) {
+      const size_t at = static_cast<size_t>(sl * N + l);
+      if (!used(at)) continue;
+      lo = std::min<int64_t>(lo, ct.idx[at]);
+      hi = std::max<int64_t>(hi, ct.idx[at]);
+    }
+    if (hi < 0) lo = hi = 0;  // no used lane: any window inside the row
+    for (int64_t width = N; width <= 2 * N; width += N) {
+      if (Ow < width) break;
+      const int64_t start = std::min(lo, Ow - width);
+      if (hi - start >= width) continue;
+      t.start[static_cast<size_t>(sl)] = static_cast<int32_t>(start);
+      t.mode[static_cast<size_t>(sl)] = static_cast<int32_t>(width / N);
+      for (int64_t l = 0; l < N; ++l) {
+        const size_t at = static_cast<size_t>(sl * N + l);
+        if (used(at)) t.rel[at] = static_cast<int32_t>(ct.idx[at] - start);
+      }
+      break;
+    }
+  }
+  return t;
+}
+
 bool w_contiguous(const ResampleProblem& p) {
   const int r = p.spatial_rank;
   return p.src.spatial_stride[r - 1] == 1 && p.dst.spatial_stride[r - 1] == 1 &&
@@ -370,7 +392,11 @@ std::string resample_plain_declines(const ResampleProblem& p) {
 }
 std::shared_ptr<const void> resample_plain_prepare(const ResampleProblem& p) {
   auto t = resample_make_tables(p);
-  t->chunks = make_chunks(t->axis[p.spatial_rank - 1], HWY_DYNAMIC_DISPATCH(LanesF32)());
+  const int64_t N = HWY_DYNAMIC_DISPATCH(LanesF32)();
+  const ResampleAxisTable& aw = t->axis[p.spatial_rank - 1];
+  t->chunks = make_chunks(aw, N);
+  t->w_taps = make_tap_chunks(aw, N, /*two_taps=*/p.algorithm == ResampleAlgorithm::kLinear);
+  t->w_slots = make_slot_windows(t->chunks, N, (aw.in + N - 1) / N, aw.out);
   return t;
 }
 void resample_plain_forward(const ResampleProblem& p, const void* tables, const void* src,
