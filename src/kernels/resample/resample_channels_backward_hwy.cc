@@ -180,6 +180,9 @@ void BwdLinearC(const ResampleProblem& p, const Tables& tb, const T* gsrc, T* ou
 /// outputs that read it, in the lexicographic order of the output index (the reference's
 /// order), first term assigned, then Add; bfloat16 rounds the float32 sum once (to nearest
 /// even). Within the stated bound of the reference (docs/ops/resample.md "Fast path").
+// Over 150 lines: one parallel region whose loops keep everything they use in locals
+// (vector stores may alias anything, so values reached through a helper's references or a
+// closure are reloaded after each store); split, its parts would take them that way.
 template <class T, int R, size_t kCap>
 void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out) {
   const hn::CappedTag<float, kCap> d;

@@ -288,6 +288,9 @@ HWY_INLINE void ColumnCacheRow(const int32_t* i0, const int32_t* i1, const float
   }
 }
 
+// Over 150 lines: one parallel region whose loops keep everything they use in locals
+// (vector stores may alias anything, so values reached through a helper's references or a
+// closure are reloaded after each store); split, its parts would take them that way.
 template <int R>
 void Forward(const ResampleProblem& p, const ResampleFastTables& tb, const uint16_t* src,
              uint16_t* dst) {

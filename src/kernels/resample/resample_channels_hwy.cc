@@ -30,6 +30,9 @@ namespace HWY_NAMESPACE {
 // any mix of them; kCap == 1 is the generic per-channel path for any other mix).
 // =====================================================================================
 
+// Over 150 lines: one parallel region whose loops keep everything they use in locals
+// (vector stores may alias anything, so values reached through a helper's references or a
+// closure are reloaded after each store); split, its parts would take them that way.
 template <class T, int R, size_t kCap>
 void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {
   const hn::CappedTag<float, kCap> d;
