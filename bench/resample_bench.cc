@@ -17,6 +17,7 @@
 #include "bench_util.h"
 #include "gridops/dtype.h"
 #include "gridops/ops/resample.h"
+#include "ops/resample_impls.h"
 
 #ifdef GRIDOPS_BENCH_ONEDNN
 #include <dnnl.hpp>
@@ -334,20 +335,34 @@ void register_all() {
         auto out = std::make_shared<Buf>(dt, static_cast<size_t>(*out_md.buffer_elements()));
         fill(*in, 7);
         const int64_t bytes = static_cast<int64_t>(in->bytes() + out->bytes());
-        auto p = std::make_shared<gridops::ResamplePlan>(*plan);
-        auto run = [=]() {
-          const gridops::Status st =
-              w.backward ? p->backward(in->data(), out->data()) : p->forward(in->data(), out->data());
-          if (!st.ok()) std::fprintf(stderr, "%s\n", st.to_string().c_str());
+        auto runner = [=](const gridops::ResamplePlan& pl) {
+          auto p = std::make_shared<gridops::ResamplePlan>(pl);
+          return [=]() {
+            const gridops::Status st = w.backward ? p->backward(in->data(), out->data())
+                                                  : p->forward(in->data(), out->data());
+            if (!st.ok()) std::fprintf(stderr, "%s\n", st.to_string().c_str());
+          };
         };
+        auto run = runner(*plan);
         run();
-        if (std::string(p->impl_name()) == "ref") {
-          std::fprintf(stderr, "WARNING: %s runs on '%s'\n", wname.c_str(), p->impl_name());
+        if (std::string(plan->impl_name()) == "ref") {
+          std::fprintf(stderr, "WARNING: %s runs on '%s'\n", wname.c_str(), plan->impl_name());
         }
         gridops::bench::add(wname, "gridops", bytes, [=](benchmark::State& st) {
           for (auto _ : st) run();
         });
         const Buf reference = out->clone();  // peers write into the same output buffer
+        // Each entry of the list that takes the workload, forced by name ("ref" included).
+        for (const gridops::detail::ResampleEntry& e : gridops::detail::resample_forward_entries()) {
+          gridops::ResampleDesc forced = desc;
+          forced.impl = e.name;
+          auto ep = gridops::make_resample_plan(forced, s, d);
+          if (!ep.ok()) continue;
+          auto run_e = runner(*ep);
+          gridops::bench::add(wname, e.name, bytes, [=](benchmark::State& st) {
+            for (auto _ : st) run_e();
+          });
+        }
         if (std::getenv("GRIDOPS_BENCH_VERBOSE")) std::fprintf(stderr, "setup %s\n", wname.c_str());
 #ifdef GRIDOPS_BENCH_ONEDNN
         add_onednn(wname, w, f, dt, bytes, in, out, reference);

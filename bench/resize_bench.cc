@@ -16,6 +16,7 @@
 #include "bench_util.h"
 #include "gridops/ops/resize.h"
 #include "gridops/tensor.h"
+#include "ops/resize_impls.h"
 
 #ifdef GRIDOPS_BENCH_TORCH
 #include <ATen/ATen.h>
@@ -208,13 +209,23 @@ void register_all() {
       data->ref = gridops::Tensor(w.dtype, plan->dst_shape());
       if (!plan->run(data->in, data->ref.mutable_view()).ok()) continue;
       const int64_t bytes = static_cast<int64_t>((product(in_p) + product(plan->dst_shape())) * gridops::dtype_size(w.dtype));
-      auto p = std::make_shared<gridops::ResizePlan>(*plan);
-      gridops::bench::add(wname, "gridops", bytes, [=](benchmark::State& st) {
-        for (auto _ : st) {
-          auto s = p->run(data->in, data->out.mutable_view());
-          if (!s.ok()) st.SkipWithError(s.message().c_str());
-        }
-      });
+      auto add_plan = [&](const std::string& impl, const gridops::ResizePlan& pl) {
+        auto p = std::make_shared<gridops::ResizePlan>(pl);
+        gridops::bench::add(wname, impl, bytes, [=](benchmark::State& st) {
+          for (auto _ : st) {
+            auto s = p->run(data->in, data->out.mutable_view());
+            if (!s.ok()) st.SkipWithError(s.message().c_str());
+          }
+        });
+      };
+      add_plan("gridops", *plan);
+      // Each entry of the list that takes the workload, forced by name ("ref" included).
+      for (const gridops::detail::ResizeEntry& e : gridops::detail::resize_entries()) {
+        gridops::ResizeDesc forced = d;
+        forced.impl = e.name;
+        auto ep = gridops::make_resize_plan(forced, w.dtype, in_p);
+        if (ep.ok()) add_plan(e.name, *ep);
+      }
 #ifdef GRIDOPS_BENCH_TORCH
       add_torch(wname, w, cl, bytes, data);
 #endif

@@ -1,5 +1,5 @@
-// Resampling operator layer: names, memory formats, output dims from factors, validation,
-// plans and the implementation list. See docs/ops/resample.md.
+// Resampling operator layer: the implementation lists, validation, plans and runs (the
+// memory descs are resample_formats.cc's). See docs/ops/resample.md.
 #include "gridops/ops/resample.h"
 
 #include <cassert>
@@ -18,10 +18,13 @@
 #include "kernels/resample/resample.h"
 #include "kernels/resample/resample_fast.h"
 #include "ops/dispatch.h"
+#include "ops/resample_formats.h"
 #include "ops/resample_impls.h"
 
 namespace gridops {
 namespace {
+
+using namespace resample_internal;  // NOLINT(google-build-using-namespace)
 
 using kernels::ResampleLayout;
 using kernels::ResampleProblem;
@@ -30,7 +33,16 @@ constexpr const char* kOp = "resample";
 
 // --- implementation list ----------------------------------------------------------------
 
-using detail::ResampleImpl;
+using detail::PlannedEntries;
+using detail::ResampleEntry;
+using detail::ResampleViews;
+using Kernel = void (*)(const ResampleProblem&, const void*, const void*, void*);
+
+/// An entry's run from a kernel of signature (problem, tables, in, out).
+template <Kernel K>
+void run(const ResampleProblem& p, const void* tables, const ResampleViews& v) {
+  K(p, tables, v.in, v.out);
+}
 
 void ref_forward(const ResampleProblem& p, const void*, const void* src, void* dst) {
   kernels::resample_forward_ref(p, src, dst);
@@ -41,161 +53,71 @@ void ref_backward(const ResampleProblem& p, const void*, const void* diff_dst, v
 std::string ref_declines(const ResampleProblem&) { return std::string(); }
 
 /// Fast paths (src/kernels/resample/resample_fast.h) go before the reference, which accepts
-/// everything and stays last; the first that accepts runs. "fast" (every operator's alias
-/// for its fast entries) forces the first of them that accepts.
-constexpr ResampleImpl kResampleImpls[] = {
+/// everything and stays last; the first that accepts runs (no entry declines views). Two
+/// lists, entry k of each with the same name, declines and prepare: a plan chooses in the
+/// forward list and runs backward entry k with the same tables. "fast" forces the first
+/// fast entry that accepts. resample.channels_vector16_scratch_row (test only) is
+/// channels_vector16 with the scratch-row linear forward (ResampleFastTables::direct_linear).
+#define GRIDOPS_RESAMPLE_ENTRIES(DIR)                                                        \
+  {.name = "resample.plain", .alias = "fast", .declines = &kernels::resample_plain_declines,   \
+   .prepare = &kernels::resample_plain_prepare, .run = &run<&kernels::resample_plain_##DIR>},  \
+  {.name = "resample.channels_bf16", .alias = "fast",                                        \
+   .declines = &kernels::resample_channels_bf16_declines,                                    \
+   .prepare = &kernels::resample_fast_prepare, .run = &run<BF16_##DIR>,                      \
+   .schedule = &kernels::resample_fast_schedule,                                             \
+   .unavailable = &kernels::resample_channels_bf16_unavailable},                            \
+  {.name = "resample.channels_vector16", .alias = "fast",                                    \
+   .declines = &kernels::resample_channels16_declines,                                       \
+   .prepare = &kernels::resample_fast_prepare, .run = &run<&kernels::resample_channels16_##DIR>, \
+   .schedule = &kernels::resample_fast_schedule},                                            \
+  {.name = "resample.channels_vector16_scratch_row",                                         \
+   .declines = &kernels::resample_channels16_declines,                                       \
+   .prepare = &kernels::resample_fast_prepare_scratch_row,                                   \
+   .run = &run<&kernels::resample_channels16_##DIR>,                                         \
+   .schedule = &kernels::resample_fast_schedule, .test_only = true},                         \
+  {.name = "resample.channels_vector8", .alias = "fast",                                     \
+   .declines = &kernels::resample_channels8_declines,                                        \
+   .prepare = &kernels::resample_fast_prepare, .run = &run<&kernels::resample_channels8_##DIR>, \
+   .schedule = &kernels::resample_fast_schedule},                                            \
+  {.name = "resample.generic", .alias = "fast", .declines = &kernels::resample_fast_declines,  \
+   .prepare = &kernels::resample_fast_prepare, .run = &run<&kernels::resample_generic_##DIR>, \
+   .schedule = &kernels::resample_fast_schedule},
+
+constexpr Kernel BF16_forward = &kernels::resample_channels_bf16_forward;
+/// The bfloat16 entry's backward is resample.channels_vector16's kernel.
+constexpr Kernel BF16_backward = &kernels::resample_channels16_backward;
+
+constexpr ResampleEntry kForward[] = {
 #ifdef GRIDOPS_HAVE_HWY
-    {"resample.plain", "fast", &kernels::resample_plain_declines, &kernels::resample_plain_prepare,
-     &kernels::resample_plain_forward, &kernels::resample_plain_backward},
-    {"resample.channels_bf16", "fast", &kernels::resample_channels_bf16_declines,
-     &kernels::resample_fast_prepare, &kernels::resample_channels_bf16_forward,
-     &kernels::resample_channels_bf16_backward, &kernels::resample_channels_bf16_unavailable},
-    {"resample.channels_vector16", "fast", &kernels::resample_channels16_declines,
-     &kernels::resample_fast_prepare, &kernels::resample_channels16_forward,
-     &kernels::resample_channels16_backward},
-    {"resample.channels_vector8", "fast", &kernels::resample_channels8_declines,
-     &kernels::resample_fast_prepare, &kernels::resample_channels8_forward,
-     &kernels::resample_channels8_backward},
-    {"resample.generic", "fast", &kernels::resample_fast_declines, &kernels::resample_fast_prepare,
-     &kernels::resample_generic_forward, &kernels::resample_generic_backward},
+    GRIDOPS_RESAMPLE_ENTRIES(forward)
 #endif
-    {"ref", nullptr, &ref_declines, nullptr, &ref_forward, &ref_backward},
+    {.name = "ref", .declines = &ref_declines, .run = &run<&ref_forward>},
 };
+constexpr ResampleEntry kBackward[] = {
+#ifdef GRIDOPS_HAVE_HWY
+    GRIDOPS_RESAMPLE_ENTRIES(backward)
+#endif
+    {.name = "ref", .declines = &ref_declines, .run = &run<&ref_backward>},
+};
+#undef GRIDOPS_RESAMPLE_ENTRIES
+static_assert(std::size(kForward) == std::size(kBackward));
 
-// --- memory descs -----------------------------------------------------------------------
-
-bool is_supported_dtype(DType d) {
-  return d == DType::kFloat32 || d == DType::kBFloat16 || d == DType::kFloat16 ||
-         d == DType::kFloat64;
+/// The backward twin of a forward plan: backward entry k for each forward entry k, with
+/// its tables.
+std::shared_ptr<const PlannedEntries<ResampleEntry>> backward_of(
+    const PlannedEntries<ResampleEntry>& forward) {
+  auto b = std::make_shared<PlannedEntries<ResampleEntry>>();
+  for (const auto& step : forward.steps) {
+    b->steps.push_back({&kBackward[step.entry - kForward], step.tables});
+  }
+  return b;
 }
 
-bool is_valid_format(MemoryFormat f) {
-  return f == MemoryFormat::kPlain || f == MemoryFormat::kChannelsLast ||
-         f == MemoryFormat::kBlocked8 || f == MemoryFormat::kBlocked16;
-}
-
-int64_t block_of(MemoryFormat f) {
-  return f == MemoryFormat::kBlocked8 ? 8 : (f == MemoryFormat::kBlocked16 ? 16 : 1);
-}
-
-/// A readable name of a desc's format even when the rank is invalid.
-std::string format_name(const ResampleMemoryDesc& md) {
-  const int r = static_cast<int>(md.dims.size()) - 2;
-  std::string tag = format_tag(md.format, r);
-  if (!tag.empty()) return tag;
-  switch (md.format) {
-    case MemoryFormat::kPlain: return "plain";
-    case MemoryFormat::kChannelsLast: return "channels_last";
-    case MemoryFormat::kBlocked8: return "blocked8";
-    case MemoryFormat::kBlocked16: return "blocked16";
-  }
-  return "format code " + std::to_string(static_cast<int>(md.format));
-}
-
-/// Checks one desc completely and returns its buffer size in elements. `what` is "src",
-/// "dst", ... Messages start with "resample: <what>".
-StatusOr<int64_t> checked_buffer_elements(const ResampleMemoryDesc& md, std::string_view what) {
-  if (!is_supported_dtype(md.dtype)) {
-    const int code = static_cast<int>(md.dtype);
-    return invalid_argument(kOp, ": ", what,
-                            " dtype must be one of {float32, bfloat16, float16, float64}, got ",
-                            code >= 0 && code < kNumDTypes ? to_string(md.dtype)
-                                                           : "an unknown dtype code");
-  }
-  const int rank = static_cast<int>(md.dims.size());
-  if (rank < 3 || rank > 5) {
-    return invalid_argument(kOp, ": ", what,
-                            " dims must be (N, C, D1..Dr) with r in 1..3 (rank 3, 4 or 5), got "
-                            "rank ",
-                            rank, " ", dims_to_string(md.dims));
-  }
-  if (!is_valid_format(md.format)) {
-    return invalid_argument(kOp, ": ", what,
-                            " format must be plain, channels_last, blocked8 or blocked16, got "
-                            "format code ",
-                            static_cast<int>(md.format));
-  }
-  for (int i = 0; i < rank; ++i) {
-    if (md.dims[i] < 0) {
-      return invalid_argument(kOp, ": ", what, " dims must be >= 0, got ", md.dims[i],
-                              " at axis ", i, " of ", dims_to_string(md.dims));
-    }
-  }
-  // Blocked formats hold ceil(C / B) * B channels.
-  const int64_t b = block_of(md.format);
-  const int64_t c = md.dims[1];
-  if (c > INT64_MAX - (b - 1)) {  // the padded channel count c + b - 1 rounded down
-    return invalid_argument(kOp, ": ", what, " buffer size of dims ", dims_to_string(md.dims),
-                            " in format ", format_name(md), " overflows 64 bits");
-  }
-  const int64_t padded_c = (c / b + (c % b != 0 ? 1 : 0)) * b;
-  int64_t n = 1;
-  bool ok = true;
-  bool empty = false;
-  for (int i = 0; i < rank; ++i) {
-    const int64_t d = i == 1 ? padded_c : md.dims[i];
-    if (d == 0) empty = true;
-    ok = ok && detail::mul_ok(n, d, &n);
-  }
-  if (empty) return int64_t{0};
-  int64_t bytes;
-  if (!ok || !detail::mul_ok(n, static_cast<int64_t>(dtype_size(md.dtype)), &bytes)) {
-    return invalid_argument(kOp, ": ", what, " buffer size of dims ", dims_to_string(md.dims),
-                            " in format ", format_name(md), " overflows 64 bits");
-  }
-  return n;
-}
-
-/// a * b wrapping modulo 2^64. Only an empty buffer (a zero dim elsewhere) can have
-/// stride products beyond int64, and its strides are never used; wrapping keeps that
-/// case free of signed overflow. For non-empty validated buffers the products fit.
-int64_t wrap_mul(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-}
-
-/// The element layout of a desc (assumed valid). See ResampleLayout.
-ResampleLayout layout_of(const ResampleMemoryDesc& md) {
-  ResampleLayout l;
-  const int r = static_cast<int>(md.dims.size()) - 2;
-  const int64_t c = md.dims[1];
-  int64_t spatial = 1;  // product of the spatial lengths
-  for (int k = 0; k < r; ++k) spatial = wrap_mul(spatial, md.dims[2 + k]);
-  // Row-major strides of the spatial block, times the innermost extent below it.
-  auto spatial_strides = [&](int64_t inner) {
-    int64_t acc = inner;
-    for (int k = r - 1; k >= 0; --k) {
-      l.spatial_stride[k] = acc;
-      acc = wrap_mul(acc, md.dims[2 + k]);
-    }
-  };
-  switch (md.format) {
-    case MemoryFormat::kPlain:  // (N, C, D...)
-      l.padded_c = c;
-      spatial_strides(1);
-      l.c_block_stride = spatial;
-      l.n_stride = wrap_mul(c, spatial);
-      break;
-    case MemoryFormat::kChannelsLast:  // (N, D..., C)
-      l.padded_c = c;
-      spatial_strides(c);
-      l.c_block_stride = 1;
-      l.n_stride = wrap_mul(spatial, c);
-      break;
-    case MemoryFormat::kBlocked8:
-    case MemoryFormat::kBlocked16: {  // (N, ceil(C/B), D..., B)
-      const int64_t b = block_of(md.format);
-      const int64_t blocks = c / b + (c % b != 0 ? 1 : 0);
-      l.block = b;
-      l.padded_c = blocks * b;
-      l.c_inner_stride = 1;
-      spatial_strides(b);
-      l.c_block_stride = wrap_mul(spatial, b);
-      l.n_stride = wrap_mul(blocks, wrap_mul(spatial, b));
-      break;
-    }
-  }
-  return l;
-}
+/// What a plan holds: the problem (a window's included) and both directions' entries.
+struct PlanState {
+  ResampleProblem problem;
+  std::shared_ptr<const PlannedEntries<ResampleEntry>> forward, backward;
+};
 
 /// The kernel problem of a validated (desc, src, dst).
 ResampleProblem make_problem(const ResampleDesc& desc, const ResampleMemoryDesc& src,
@@ -229,128 +151,9 @@ Status check_pointer(const void* p, int64_t elements, const ResampleMemoryDesc& 
 }  // namespace
 
 namespace detail {
-std::span<const ResampleImpl> resample_impls() noexcept { return kResampleImpls; }
+std::span<const ResampleEntry> resample_forward_entries() noexcept { return kForward; }
+std::span<const ResampleEntry> resample_backward_entries() noexcept { return kBackward; }
 }  // namespace detail
-
-// --- names ------------------------------------------------------------------------------
-
-const char* to_string(ResampleAlgorithm a) noexcept {
-  switch (a) {
-    case ResampleAlgorithm::kNearest: return "nearest";
-    case ResampleAlgorithm::kLinear: return "linear";
-  }
-  return "unknown";
-}
-
-StatusOr<ResampleAlgorithm> parse_resample_algorithm(std::string_view s) {
-  if (s == "nearest") return ResampleAlgorithm::kNearest;
-  if (s == "linear" || s == "bilinear" || s == "trilinear") return ResampleAlgorithm::kLinear;
-  return invalid_argument(kOp, ": algorithm must be one of {nearest, linear, bilinear, "
-                          "trilinear}, got '", s, "'");
-}
-
-std::string format_tag(MemoryFormat f, int spatial_rank) {
-  if (spatial_rank < 1 || spatial_rank > 3) return std::string();
-  static constexpr const char* kTags[4][3] = {
-      {"ncw", "nchw", "ncdhw"},
-      {"nwc", "nhwc", "ndhwc"},
-      {"nCw8c", "nChw8c", "nCdhw8c"},
-      {"nCw16c", "nChw16c", "nCdhw16c"},
-  };
-  if (!is_valid_format(f)) return std::string();
-  return kTags[static_cast<int>(f)][spatial_rank - 1];
-}
-
-StatusOr<MemoryFormat> parse_memory_format(std::string_view s, int* spatial_rank) {
-  struct Word {
-    const char* name;
-    MemoryFormat format;
-  };
-  static constexpr Word kWords[] = {{"plain", MemoryFormat::kPlain},
-                                    {"channels_last", MemoryFormat::kChannelsLast},
-                                    {"blocked8", MemoryFormat::kBlocked8},
-                                    {"blocked16", MemoryFormat::kBlocked16}};
-  for (const Word& w : kWords) {
-    if (s == w.name) {
-      if (spatial_rank) *spatial_rank = 0;
-      return w.format;
-    }
-  }
-  // Tags are case-sensitive, as in oneDNN: "nChw8c" is blocked, "nchw8c" is not a tag.
-  for (MemoryFormat f : {MemoryFormat::kPlain, MemoryFormat::kChannelsLast,
-                         MemoryFormat::kBlocked8, MemoryFormat::kBlocked16}) {
-    for (int r = 1; r <= 3; ++r) {
-      if (s == format_tag(f, r)) {
-        if (spatial_rank) *spatial_rank = r;
-        return f;
-      }
-    }
-  }
-  return invalid_argument(kOp, ": memory format must be a tag (ncw, nchw, ncdhw, nwc, nhwc, "
-                          "ndhwc, nCw8c, nChw8c, nCdhw8c, nCw16c, nChw16c, nCdhw16c) or one of "
-                          "{plain, channels_last, blocked8, blocked16}, got '", s, "'");
-}
-
-// --- ResampleMemoryDesc -----------------------------------------------------------------
-
-StatusOr<int64_t> ResampleMemoryDesc::buffer_elements() const {
-  return checked_buffer_elements(*this, "memory desc");
-}
-
-int64_t ResampleMemoryDesc::offset(std::span<const int64_t> index) const noexcept {
-  assert(index.size() == dims.size() && dims.size() >= 3 && dims.size() <= 5);
-  const ResampleLayout l = layout_of(*this);
-  const int64_t c = index[1];
-  int64_t off = index[0] * l.n_stride + (c / l.block) * l.c_block_stride +
-                (c % l.block) * l.c_inner_stride;
-  for (size_t k = 2; k < index.size(); ++k) off += index[k] * l.spatial_stride[k - 2];
-  return off;
-}
-
-// --- output dims from factors -----------------------------------------------------------
-
-StatusOr<Dims> resample_dst_dims(std::span<const int64_t> src_dims,
-                                 std::span<const double> factors) {
-  const int rank = static_cast<int>(src_dims.size());
-  if (rank < 3 || rank > 5) {
-    return invalid_argument(kOp, ": src dims must be (N, C, D1..Dr) with r in 1..3 (rank 3, 4 "
-                            "or 5), got rank ",
-                            rank, " ", dims_to_string(src_dims));
-  }
-  const int r = rank - 2;
-  for (int i = 0; i < rank; ++i) {
-    if (src_dims[i] < 0) {
-      return invalid_argument(kOp, ": src dims must be >= 0, got ", src_dims[i], " at axis ", i,
-                              " of ", dims_to_string(src_dims));
-    }
-  }
-  if (static_cast<int>(factors.size()) != r) {
-    return invalid_argument(kOp, ": factors must have one entry per spatial axis (", r,
-                            " for src dims ", dims_to_string(src_dims), "), got ",
-                            factors.size());
-  }
-  Dims out(src_dims.begin(), src_dims.end());
-  for (int k = 0; k < r; ++k) {
-    const double f = factors[k];
-    if (!std::isfinite(f) || !(f > 0.0)) {
-      return invalid_argument(kOp, ": factor ", k, " must be finite and > 0, got ", f);
-    }
-    const int64_t in = src_dims[2 + k];
-    const double o = std::floor(static_cast<double>(in) * f);
-    // 2^63 is the first double that does not fit in int64.
-    if (!(o < 9223372036854775808.0)) {
-      return invalid_argument(kOp, ": output length floor(", in, " * ", f, ") of spatial axis ",
-                              k, " does not fit in 64 bits");
-    }
-    const auto len = static_cast<int64_t>(o);
-    if (in >= 1 && len == 0) {
-      return invalid_argument(kOp, ": factor ", k, " = ", f, " gives output length floor(", in,
-                              " * ", f, ") = 0 for a non-empty input axis; need >= 1");
-    }
-    out[2 + k] = len;
-  }
-  return out;
-}
 
 // --- plan -------------------------------------------------------------------------------
 
@@ -426,21 +229,18 @@ StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const Resamp
   const ResampleProblem problem = make_problem(desc, src, dst);
   GRIDOPS_RETURN_IF_ERROR(check_table_bytes(problem));
   GRIDOPS_ASSIGN_OR_RETURN(
-      const ResampleImpl* impl,
-      detail::select_impl<ResampleImpl>(kOp, kResampleImpls, problem, desc.impl));
+      auto forward,
+      detail::plan_entries(kOp, std::span<const ResampleEntry>(kForward), problem, desc.impl));
+  auto state = std::make_shared<PlanState>();
+  state->problem = problem;
+  state->backward = backward_of(*forward);
+  state->forward = std::move(forward);
   ResamplePlan plan;
-  if (impl->prepare != nullptr) {
-    try {
-      plan.tables_ = impl->prepare(problem);
-    } catch (const std::bad_alloc&) {
-      return Status(StatusCode::kOutOfMemory, "resample: out of memory for the plan's tables");
-    }
-  }
-  plan.desc_ = desc;
   plan.src_ = src;
   plan.dst_ = dst;
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
+  plan.impl_name_ = state->forward->chosen().name;
+  plan.impl_ = &state->forward->chosen();
+  plan.planned_ = std::move(state);
   return plan;
 }
 
@@ -560,21 +360,20 @@ StatusOr<ResamplePlan> make_resample_plan(const ResampleDesc& desc, const Resamp
   }
   full.src = layout_of(full_src);
   full.dst = layout_of(full_dst);
-  // The implementation the full problem picks.
-  GRIDOPS_ASSIGN_OR_RETURN(const ResampleImpl* impl,
-                           detail::select_impl<ResampleImpl>(kOp, kResampleImpls, full, desc.impl));
-  plan.tables_.reset();
-  if (impl->prepare != nullptr) {
-    try {
-      plan.tables_ = impl->prepare(problem);
-    } catch (const std::bad_alloc&) {
-      return Status(StatusCode::kOutOfMemory, "resample: out of memory for the plan's tables");
-    }
-  }
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
+  // The entry the full problem picks, planned with this problem's tables.
+  GRIDOPS_ASSIGN_OR_RETURN(const ResampleEntry* chosen,
+                           detail::select_impl(kOp, std::span<const ResampleEntry>(kForward),
+                                               full, desc.impl));
+  GRIDOPS_ASSIGN_OR_RETURN(
+      auto forward,
+      detail::plan_entries(kOp, std::span<const ResampleEntry>(kForward), problem, chosen->name));
+  auto state = std::make_shared<PlanState>();
+  state->problem = problem;
+  state->forward = std::move(forward);  // backward of a window is refused
+  plan.impl_name_ = state->forward->chosen().name;
+  plan.impl_ = &state->forward->chosen();
+  plan.planned_ = std::move(state);
   plan.windowed_ = true;
-  plan.window_ = window;
   return plan;
 }
 
@@ -591,18 +390,8 @@ Status ResamplePlan::forward(const void* src, void* dst) const {
   GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(
       kOp, "dst", detail::byte_range(dst, dst_elems, src_.dtype), "src",
       detail::byte_range(src, src_elems, src_.dtype)));
-  const auto* impl = static_cast<const ResampleImpl*>(impl_);
-  ResampleProblem p = make_problem(desc_, src_, dst_);
-  if (windowed_) {
-    p.windowed = true;
-    for (int k = 0; k < p.spatial_rank; ++k) {
-      p.full_in[k] = window_.full_in[static_cast<size_t>(k)];
-      p.full_out[k] = window_.full_out[static_cast<size_t>(k)];
-      p.in_origin[k] = window_.in_origin[static_cast<size_t>(k)];
-      p.out_origin[k] = window_.out_origin[static_cast<size_t>(k)];
-    }
-  }
-  return detail::run_kernel_guarded(kOp, [&] { impl->forward(p, tables_.get(), src, dst); });
+  const auto& state = *static_cast<const PlanState*>(planned_.get());
+  return detail::run_entries(kOp, *state.forward, state.problem, ResampleViews{src, dst});
 }
 
 Status ResamplePlan::backward(const void* diff_dst, void* diff_src) const {
@@ -621,9 +410,9 @@ Status ResamplePlan::backward(const void* diff_dst, void* diff_src) const {
   GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(
       kOp, "diff_src", detail::byte_range(diff_src, src_elems, src_.dtype), "diff_dst",
       detail::byte_range(diff_dst, dst_elems, src_.dtype)));
-  const auto* impl = static_cast<const ResampleImpl*>(impl_);
-  const ResampleProblem p = make_problem(desc_, src_, dst_);
-  return detail::run_kernel_guarded(kOp, [&] { impl->backward(p, tables_.get(), diff_dst, diff_src); });
+  const auto& state = *static_cast<const PlanState*>(planned_.get());
+  return detail::run_entries(kOp, *state.backward, state.problem,
+                             ResampleViews{diff_dst, diff_src});
 }
 
 Status resample_forward(const ResampleDesc& desc, const ResampleMemoryDesc& src_md,

@@ -17,6 +17,7 @@
 #include "core/overlap.h"
 #include "kernels/resize/resize.h"
 #include "kernels/resize/resize_fast.h"
+#include "kernels/resize/resize_taps.h"
 #include "ops/dispatch.h"
 #include "ops/resize_impls.h"
 
@@ -30,41 +31,35 @@ constexpr const char* kOp = "resize";
 
 // --- implementation list ----------------------------------------------------------------
 
-using detail::ResizeImpl;
+using detail::PlannedEntries;
+using detail::ResizeEntry;
+using kernels::ResizeViews;
 
 std::string ref_declines(const ResizeProblem&) { return {}; }
-void ref_run(const ResizeProblem& p, const void*, const TensorView& src,
-             const MutableTensorView& dst) {
-  kernels::resize_ref(p, src, dst);
+void ref_run(const ResizeProblem& p, const void*, const ResizeViews& v) {
+  kernels::resize_ref(p, v.src, v.dst);
 }
 
 /// Fast kernels before the reference, which accepts everything and stays last
-/// (docs/ops/resize.md, "Fast paths"). The three fast entries take disjoint problems, except
-/// that resize.passes takes every problem of resize.fused_rows (and runs the views the
-/// fused rows cannot take, with their tables). "fast" (every operator's alias for its
-/// fast entries) forcing it picks the first of them that accepts.
-constexpr ResizeImpl kImpls[] = {
-    {"resize.gather", "fast", &kernels::resize_gather_declines, nullptr, nullptr,
-     &kernels::resize_gather},
+/// (docs/ops/resize.md, "Fast paths"). The fast entries take disjoint problems, except
+/// that resize.passes takes every problem of resize.fused_rows and so runs the views the
+/// fused rows decline (non-dense), with its own tables. Every prepare here returns
+/// kernels::ResizeSeparableTables (resize_planned_pass_order reads the chosen entry's).
+constexpr ResizeEntry kEntries[] = {
+    {.name = "resize.gather", .alias = "fast", .declines = &kernels::resize_gather_declines,
+     .run = &kernels::resize_gather},
 #ifdef GRIDOPS_HAVE_HWY
-    {"resize.fused_rows", "fast", &kernels::resize_fused_rows_declines,
-     &kernels::resize_fused_rows_prepare, &kernels::resize_fused_rows_declines_views,
-     &kernels::resize_fused_rows},
+    {.name = "resize.fused_rows", .alias = "fast",
+     .declines = &kernels::resize_fused_rows_declines,
+     .prepare = &kernels::resize_fused_rows_prepare,
+     .declines_views = &kernels::resize_fused_rows_declines_views,
+     .run = &kernels::resize_fused_rows, .schedule = &kernels::resize_fused_rows_schedule},
 #endif
-    {"resize.passes", "fast", &kernels::resize_passes_declines,
-     &kernels::resize_passes_prepare, nullptr, &kernels::resize_passes},
-    {"ref", nullptr, &ref_declines, nullptr, nullptr, &ref_run},
+    {.name = "resize.passes", .alias = "fast", .declines = &kernels::resize_passes_declines,
+     .prepare = &kernels::resize_passes_prepare, .run = &kernels::resize_passes,
+     .schedule = &kernels::resize_passes_schedule},
+    {.name = "ref", .declines = &ref_declines, .run = &ref_run},
 };
-
-/// Whether a plan's entry is resize.fused_rows (whose bits are the passes' in axis order).
-bool is_fused_rows([[maybe_unused]] const void* impl) {
-#ifdef GRIDOPS_HAVE_HWY
-  static_assert(std::string_view(kImpls[1].name) == "resize.fused_rows");
-  return impl == &kImpls[1];
-#else
-  return false;
-#endif
-}
 
 // --- validation -------------------------------------------------------------------------
 
@@ -102,160 +97,11 @@ Status validate_enums(const ResizeDesc& d) {
 /// 2^63, the first double beyond int64.
 constexpr double kTwo63 = 9223372036854775808.0;
 
-coords::ResizeCoord coord_of(ResizeCoordinateMode m) {
-  return static_cast<coords::ResizeCoord>(static_cast<int>(m));
-}
-
-/// Appends tap (i clamped, w) to a table, merging it into the previous tap when both read
-/// the same input index (edge replication folds every tap beyond an edge onto it).
-void push_tap(ResizeAxisTable* tb, int64_t first, int64_t i, double w) {
-  const int64_t c = coords::clamp_index(i, tb->in);
-  if (static_cast<int64_t>(tb->idx.size()) > first && tb->idx.back() == c) {
-    tb->w.back() += w;
-    return;
-  }
-  tb->idx.push_back(c);
-  tb->w.push_back(w);
-}
-
-/// The taps of output position o at input coordinate x (docs/ops/resize.md, "Taps").
-void add_taps(const ResizeDesc& d, const ResizeAxis& ax, double x, ResizeAxisTable* tb) {
-  const int64_t first = static_cast<int64_t>(tb->idx.size());
-  const int64_t in = ax.in;
-  const double f = std::floor(x);
-  const double r = x - f;
-  const int64_t fi = coords::to_index(f);
-  if (d.mode == ResizeMode::kNearest) {
-    int64_t i = fi;
-    if (r != 0.0) {
-      bool up = false;
-      switch (d.nearest_mode) {
-        case ResizeNearestMode::kRoundPreferFloor: up = r > 0.5; break;
-        case ResizeNearestMode::kRoundPreferCeil: up = r >= 0.5; break;
-        case ResizeNearestMode::kFloor: up = false; break;
-        case ResizeNearestMode::kCeil: up = true; break;
-        case ResizeNearestMode::kSimple: up = ax.scale < 1.0; break;
-      }
-      if (up) ++i;
-    }
-    push_tap(tb, first, i, 1.0);
-    return;
-  }
-  const bool linear = d.mode == ResizeMode::kLinear;
-  if (!d.antialias || ax.scale >= 1.0) {
-    if (r == 0.0) {
-      push_tap(tb, first, fi, 1.0);
-    } else if (linear) {
-      if (!(d.exclude_outside && (fi < 0 || fi >= in))) push_tap(tb, first, fi, 1.0 - r);
-      if (!(d.exclude_outside && (fi + 1 < 0 || fi + 1 >= in))) push_tap(tb, first, fi + 1, r);
-    } else {
-      const double a = d.cubic_coeff_a;
-      const double w[4] = {coords::keys_cubic(r + 1.0, a), coords::keys_cubic(r, a),
-                           coords::keys_cubic(1.0 - r, a), coords::keys_cubic(2.0 - r, a)};
-      for (int k = 0; k < 4; ++k) {
-        const int64_t j = fi - 1 + k;
-        if (d.exclude_outside && (j < 0 || j >= in)) continue;
-        push_tap(tb, first, j, w[k]);
-      }
-    }
-  } else {
-    // Antialias: the kernel stretched by 1/scale, normalized to sum 1.
-    const double s = ax.scale;
-    const double support = (linear ? 1.0 : 2.0) / s;
-    // Every tap with |j - x| < support; the window never leaves [-support - 1, in + support]
-    // because x lies in [-0.5, in), and folding the taps beyond an edge keeps it <= in + 2.
-    const int64_t lo = coords::to_index(std::ceil(x - support));
-    const int64_t hi = coords::to_index(std::floor(x + support));
-    double sum = 0.0;
-    for (int64_t j = lo; j <= hi; ++j) {
-      const double arg = s * (static_cast<double>(j) - x);
-      const double w = linear ? coords::tent(arg) : coords::keys_cubic(arg, d.cubic_coeff_a);
-      if (w == 0.0) continue;
-      sum += w;
-      if (d.exclude_outside && (j < 0 || j >= in)) continue;
-      push_tap(tb, first, j, w);
-    }
-    if (!d.exclude_outside && sum != 0.0) {
-      for (size_t k = static_cast<size_t>(first); k < tb->w.size(); ++k) tb->w[k] /= sum;
-    }
-  }
-  if (d.exclude_outside) {
-    double sum = 0.0;
-    for (size_t k = static_cast<size_t>(first); k < tb->w.size(); ++k) sum += tb->w[k];
-    if (sum != 0.0) {
-      for (size_t k = static_cast<size_t>(first); k < tb->w.size(); ++k) tb->w[k] /= sum;
-    }
-  }
-}
-
-/// Builds the table of one resized axis; false when it is the identity map.
-bool build_table(const ResizeDesc& d, const ResizeAxis& ax, int axis, ResizeAxisTable* tb) {
-  tb->axis = axis;
-  tb->in = ax.in;
-  tb->out = ax.out;
-  tb->begin.reserve(static_cast<size_t>(ax.out) + 1);
-  const coords::ResizeCoord cm = coord_of(d.coordinate_mode);
-  bool identity = ax.in == ax.out;
-  for (int64_t o = 0; o < ax.out; ++o) {
-    tb->begin.push_back(static_cast<int64_t>(tb->idx.size()));
-    bool outside = false;
-    const double x = coords::resize_coordinate(cm, o, ax.in, ax.out, ax.scale, ax.length,
-                                               ax.roi_start, ax.roi_end, &outside);
-    if (outside) {
-      if (tb->outside.empty()) tb->outside.assign(static_cast<size_t>(ax.out), 0);
-      tb->outside[static_cast<size_t>(o)] = 1;
-      tb->any_outside = true;
-      identity = false;
-      continue;
-    }
-    const size_t before = tb->idx.size();
-    add_taps(d, ax, x, tb);
-    const size_t n = tb->idx.size() - before;
-    tb->max_taps = std::max<int64_t>(tb->max_taps, static_cast<int64_t>(n));
-    if (identity && !(n == 1 && tb->idx[before] == o && tb->w[before] == 1.0)) identity = false;
-  }
-  tb->begin.push_back(static_cast<int64_t>(tb->idx.size()));
-  return !identity;
-}
-
 }  // namespace
 
 namespace detail {
-std::span<const ResizeImpl> resize_impls() noexcept { return kImpls; }
+std::span<const ResizeEntry> resize_entries() noexcept { return kEntries; }
 }  // namespace detail
-
-/// The table of axis `a` of the full problem, identity maps included (explicit taps
-/// o -> o, weight 1); *identity tells which.
-void full_table(const ResizeDesc& d, const ResizeAxis& ax, int a, ResizeAxisTable* tb,
-                bool* identity) {
-  *identity = !(ax.resized && build_table(d, ax, a, tb));
-  if (*identity) {
-    *tb = ResizeAxisTable();
-    tb->axis = a;
-    tb->in = ax.in;
-    tb->out = ax.out;
-    tb->max_taps = ax.out > 0 ? 1 : 0;
-    for (int64_t o = 0; o < ax.out; ++o) {
-      tb->begin.push_back(o);
-      tb->idx.push_back(o);
-      tb->w.push_back(1.0);
-    }
-    tb->begin.push_back(ax.out);
-  }
-}
-
-/// The listed taps' range [lo, hi) of rows [ob, oe) of a table; [0, 0) when none.
-std::pair<int64_t, int64_t> tap_range(const ResizeAxisTable& tb, int64_t ob, int64_t oe) {
-  int64_t lo = INT64_MAX, hi = -1;
-  for (int64_t o = ob; o < oe; ++o) {
-    for (int64_t t = tb.begin[static_cast<size_t>(o)]; t < tb.begin[static_cast<size_t>(o) + 1]; ++t) {
-      lo = std::min(lo, tb.idx[static_cast<size_t>(t)]);
-      hi = std::max(hi, tb.idx[static_cast<size_t>(t)]);
-    }
-  }
-  if (hi < 0) return {0, 0};
-  return {lo, hi + 1};
-}
 
 /// Checks that the boxes fit the full shapes; "what" names the caller.
 Status check_boxes(const char* what, std::span<const int64_t> full, std::span<const int64_t> b,
@@ -508,6 +354,7 @@ StatusOr<Dims> resize_output_shape(const ResizeDesc& desc, std::span<const int64
 
 // --- plan -------------------------------------------------------------------------------
 
+
 StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
                                       std::span<const int64_t> src_shape) {
   if (static_cast<int>(dtype) >= kNumDTypes) {
@@ -536,7 +383,7 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
       for (size_t a = 0; a < axes.size(); ++a) {
         if (!axes[a].resized) continue;
         ResizeAxisTable tb;
-        if (build_table(desc, axes[a], static_cast<int>(a), &tb)) {
+        if (kernels::resize_axis_table(desc, axes[a], static_cast<int>(a), &tb)) {
           problem->any_outside = problem->any_outside || tb.any_outside;
           problem->tables.push_back(std::move(tb));
         }
@@ -545,24 +392,18 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
       return Status(StatusCode::kOutOfMemory, "resize: out of memory for the plan's tap tables");
     }
   }
+  // The chosen entry and those a run may hand the views to, with their tables.
   GRIDOPS_ASSIGN_OR_RETURN(
-      const ResizeImpl* impl,
-      detail::select_impl<ResizeImpl>(kOp, std::span<const ResizeImpl>(kImpls), *problem,
-                                      desc.impl));
+      auto planned, detail::plan_entries(kOp, std::span<const ResizeEntry>(kEntries), *problem,
+                                         desc.impl));
   ResizePlan plan;
-  if (impl->prepare != nullptr && dst_count > 0) {
-    try {
-      plan.prepared_ = impl->prepare(*problem);
-    } catch (const std::bad_alloc&) {
-      return Status(StatusCode::kOutOfMemory, "resize: out of memory for the plan's tables");
-    }
-  }
   plan.dtype_ = dtype;
   plan.src_shape_ = problem->src_shape;
   plan.dst_shape_ = problem->dst_shape;
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
+  plan.impl_name_ = planned->chosen().name;
+  plan.impl_ = &planned->chosen();
   plan.problem_ = std::move(problem);
+  plan.prepared_ = std::move(planned);
   return plan;
 }
 
@@ -584,8 +425,8 @@ StatusOr<std::vector<std::pair<int64_t, int64_t>>> resize_input_box(
     for (size_t a = 0; a < rank; ++a) {
       ResizeAxisTable tb;
       bool identity = false;
-      full_table(desc, axes[a], static_cast<int>(a), &tb, &identity);
-      box[a] = tap_range(tb, out_begin[a], out_end[a]);
+      kernels::resize_full_axis_table(desc, axes[a], static_cast<int>(a), &tb, &identity);
+      box[a] = kernels::resize_tap_range(tb, out_begin[a], out_end[a]);
     }
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kOutOfMemory, "resize_input_box: out of memory for the tap tables");
@@ -626,8 +467,8 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
         const int64_t ob = window.out_origin[a], os = window.out_shape[a];
         ResizeAxisTable full;
         bool identity = false;
-        full_table(desc, axes[a], static_cast<int>(a), &full, &identity);
-        const auto need = tap_range(full, ob, ob + os);
+        kernels::resize_full_axis_table(desc, axes[a], static_cast<int>(a), &full, &identity);
+        const auto need = kernels::resize_tap_range(full, ob, ob + os);
         if (need.first < need.second && (need.first < io || need.second > io + is)) {
           return invalid_argument(kOp, ": window: outputs [", ob, ", ", ob + os, ") of axis ", a,
                                   " read inputs [", need.first, ", ", need.second,
@@ -637,25 +478,8 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
         // An identity axis whose boxes coincide needs no table (as in the full problem).
         if (identity && io == ob && is == os) continue;
         // The full problem's rows [ob, ob + os), input indices shifted into the src box.
-        ResizeAxisTable tb;
-        tb.axis = static_cast<int>(a);
-        tb.in = is;
-        tb.out = os;
-        for (int64_t o = ob; o < ob + os; ++o) {
-          tb.begin.push_back(static_cast<int64_t>(tb.idx.size()));
-          const int64_t t0 = full.begin[static_cast<size_t>(o)], t1 = full.begin[static_cast<size_t>(o) + 1];
-          for (int64_t t = t0; t < t1; ++t) {
-            tb.idx.push_back(full.idx[static_cast<size_t>(t)] - io);
-            tb.w.push_back(full.w[static_cast<size_t>(t)]);
-          }
-          tb.max_taps = std::max(tb.max_taps, t1 - t0);
-          if (!full.outside.empty() && full.outside[static_cast<size_t>(o)] != 0) {
-            if (tb.outside.empty()) tb.outside.assign(static_cast<size_t>(os), 0);
-            tb.outside[static_cast<size_t>(o - ob)] = 1;
-            tb.any_outside = true;
-          }
-        }
-        tb.begin.push_back(static_cast<int64_t>(tb.idx.size()));
+        ResizeAxisTable tb =
+            kernels::resize_window_axis_table(full, static_cast<int>(a), io, is, ob, os);
         problem->any_outside = problem->any_outside || tb.any_outside;
         problem->tables.push_back(std::move(tb));
       }
@@ -669,8 +493,9 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
   if (dst_count > 0) {
     const auto* fp = static_cast<const ResizeProblem*>(full_plan.problem_.get());
     std::vector<bool> used(problem->tables.size(), false);
-    // The full plan's fused rows run the passes in axis order.
-    for (size_t k : kernels::resize_pass_order(*fp, is_fused_rows(full_plan.impl_))) {
+    // The order the full plan's chosen entry runs its passes in (fused rows: axis order).
+    const auto& full_entries = *static_cast<const PlannedEntries<ResizeEntry>*>(full_plan.prepared_.get());
+    for (size_t k : kernels::resize_planned_pass_order(*fp, full_entries.tables())) {
       for (size_t j = 0; j < problem->tables.size(); ++j) {
         if (problem->tables[j].axis == fp->tables[k].axis) {
           problem->pass_order.push_back(j);
@@ -682,24 +507,18 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
       if (!used[j]) problem->pass_order.push_back(j);
     }
   }
+  // The chosen entry and those a run may hand the views to, with their tables.
   GRIDOPS_ASSIGN_OR_RETURN(
-      const ResizeImpl* impl,
-      detail::select_impl<ResizeImpl>(kOp, std::span<const ResizeImpl>(kImpls), *problem,
-                                      desc.impl));
+      auto planned, detail::plan_entries(kOp, std::span<const ResizeEntry>(kEntries), *problem,
+                                         desc.impl));
   ResizePlan plan;
-  if (impl->prepare != nullptr && dst_count > 0) {
-    try {
-      plan.prepared_ = impl->prepare(*problem);
-    } catch (const std::bad_alloc&) {
-      return Status(StatusCode::kOutOfMemory, "resize: out of memory for the plan's tables");
-    }
-  }
   plan.dtype_ = dtype;
   plan.src_shape_ = problem->src_shape;
   plan.dst_shape_ = problem->dst_shape;
-  plan.impl_name_ = impl->name;
-  plan.impl_ = impl;
+  plan.impl_name_ = planned->chosen().name;
+  plan.impl_ = &planned->chosen();
   plan.problem_ = std::move(problem);
+  plan.prepared_ = std::move(planned);
   return plan;
 }
 
@@ -711,21 +530,10 @@ Status ResizePlan::run(const TensorView& src, const MutableTensorView& dst) cons
   GRIDOPS_RETURN_IF_ERROR(expect_view(dst, "resize: dst", dtype_, dst_shape_));
   GRIDOPS_RETURN_IF_ERROR(detail::check_no_overlap(kOp, "dst", dst, "src", src));
   if (dst.num_elements() == 0) return Status();
-  const auto* p = static_cast<const ResizeProblem*>(problem_.get());
-  const auto* impl = static_cast<const ResizeImpl*>(impl_);
-  // Views the planned entry cannot take (only run time knows them): the next entry in list
-  // order that takes the problem and these views runs, with the plan's tables (an entry
-  // with declines_views builds tables its successors can run with), logged.
-  std::string why = impl->declines_views != nullptr ? impl->declines_views(*p, src, dst) : "";
-  while (!why.empty()) {
-    const ResizeImpl* from = impl;
-    do {
-      ++impl;
-    } while (!impl->declines(*p).empty());  // "ref", last, accepts everything
-    detail::log_run_time_fallback(kOp, from->name, why, impl->name);
-    why = impl->declines_views != nullptr ? impl->declines_views(*p, src, dst) : "";
-  }
-  return detail::run_kernel_guarded(kOp, [&] { impl->run(*p, prepared_.get(), src, dst); });
+  const auto& p = *static_cast<const ResizeProblem*>(problem_.get());
+  const auto& planned = *static_cast<const PlannedEntries<ResizeEntry>*>(prepared_.get());
+  const ResizeViews views{src, dst, kernels::resize_dense(src), kernels::resize_dense(dst)};
+  return detail::run_entries(kOp, planned, p, views);
 }
 
 // --- one-shot wrappers ------------------------------------------------------------------

@@ -1,4 +1,4 @@
-// Differential test: every fast Resize implementation (detail::resize_impls()) against the reference
+// Differential test: every fast Resize implementation (detail::resize_entries()) against the reference
 // ("ref") over random problems: ranks 1-4, random axes subsets and orders, every mode,
 // coordinate transformation, nearest mode (with Resize-10's rule), antialias,
 // exclude_outside, cubic coefficients, scales or sizes with every aspect policy,
@@ -36,24 +36,11 @@
 #include "gridops/parallel.h"
 #include "kernels/resize/resize_fast.h"
 #include "ops/resize_impls.h"
+#include "support/entries.h"
 #include "support/test_util.h"
 
 namespace gridops {
 namespace {
-
-/// Every fast entry of the operator's list (all but "ref"), then each family alias of
-/// them ("fast": the first entry that accepts, i.e. the automatic choice among them).
-std::vector<std::string> fast_impls() {
-  std::vector<std::string> names, aliases;
-  for (const detail::ResizeImpl& e : detail::resize_impls()) {
-    if (std::string(e.name) != "ref") names.push_back(e.name);
-    if (e.alias != nullptr && std::find(aliases.begin(), aliases.end(), e.alias) == aliases.end()) {
-      aliases.push_back(e.alias);
-    }
-  }
-  names.insert(names.end(), aliases.begin(), aliases.end());
-  return names;
-}
 
 /// The tests below run once per fast entry and family alias (the parameter). An entry
 /// runs the problems it takes (each path declines at plan time what it does not cover); a
@@ -62,7 +49,7 @@ class ResizeDiff : public ::testing::TestWithParam<std::string> {
  protected:
   const char* impl() const { return GetParam().c_str(); }
   bool family() const {
-    for (const detail::ResizeImpl& e : detail::resize_impls()) {
+    for (const detail::ResizeEntry& e : detail::resize_entries()) {
       if (GetParam() == e.name) return false;
     }
     return true;
@@ -569,7 +556,7 @@ TEST(ResizeDispatch, EachPathIsAnEntry) {
       ASSERT_TRUE(fam.ok()) << fam.status().to_string();
       EXPECT_STREQ(fam->impl_name(), w.entry);
     }
-    for (const detail::ResizeImpl& e : detail::resize_impls()) {
+    for (const detail::ResizeEntry& e : detail::resize_entries()) {
       if (std::string(e.name) == w.entry || std::string(e.name) == "ref") continue;
       d.impl = e.name;
       auto other = make_resize_plan(d, w.dt, w.shape);
@@ -588,7 +575,7 @@ TEST(ResizeDispatch, EachPathIsAnEntry) {
 }
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ResizeDiff);
-INSTANTIATE_TEST_SUITE_P(FastImpls, ResizeDiff, ::testing::ValuesIn(fast_impls()),
+INSTANTIATE_TEST_SUITE_P(FastImpls, ResizeDiff, ::testing::ValuesIn(testing::fast_entries(detail::resize_entries())),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param;
                            for (char& c : n) {

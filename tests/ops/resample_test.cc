@@ -1034,7 +1034,8 @@ TEST(ResampleErrors, UnknownImpl) {
 #ifdef GRIDOPS_HAVE_HWY
   const char* want =
       "resample: impl must be one of {resample.plain, resample.channels_bf16, "
-      "resample.channels_vector16, resample.channels_vector8, resample.generic, ref} or an "
+      "resample.channels_vector16, resample.channels_vector16_scratch_row, "
+      "resample.channels_vector8, resample.generic, ref} or an "
       "alias {fast}, got 'avx9000'";
 #else
   const char* want = "resample: impl must be one of {ref}, got 'avx9000'";

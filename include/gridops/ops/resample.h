@@ -103,12 +103,12 @@ class ResamplePlan {
                                                    const ResampleMemoryDesc&,
                                                    const ResampleWindow&);
   bool windowed_ = false;
-  ResampleWindow window_;
-  ResampleDesc desc_;
   ResampleMemoryDesc src_, dst_;
   const char* impl_name_ = "";
-  const void* impl_ = nullptr;
-  std::shared_ptr<const void> tables_;  ///< the implementation's plan-time tables, if any
+  const void* impl_ = nullptr;  ///< the chosen forward entry (detail::ResampleEntry)
+  /// The problem (a window's included) and the planned forward and backward entries with
+  /// their shared tables (src/ops/resample.cc, PlanState).
+  std::shared_ptr<const void> planned_;
 };
 
 /// src and dst: same N, C, spatial rank and dtype (float32, bfloat16, float16, float64);

@@ -144,9 +144,11 @@ class ResizePlan {
   DType dtype_ = DType::kFloat32;
   Dims src_shape_, dst_shape_;
   const char* impl_name_ = "";
-  const void* impl_ = nullptr;
+  const void* impl_ = nullptr;  ///< the chosen entry (detail::ResizeEntry)
   std::shared_ptr<const void> problem_;  ///< kernels::ResizeProblem with its tables
-  std::shared_ptr<const void> prepared_;  ///< the implementation's own tables, if any
+  /// detail::PlannedEntries<detail::ResizeEntry>: the chosen entry and those a run may hand
+  /// the views to, each with its own tables.
+  std::shared_ptr<const void> prepared_;
 };
 
 /// Validates desc against (dtype, shape), builds the per-axis tap tables once and picks an

@@ -259,11 +259,8 @@ HWY_INLINE __m512 Outer(const uint16_t* const* r, int64_t off, __m512 va0, __m51
 /// column is computed once per strip). The values are those of the scratch row (the same
 /// operations on the same inputs), so the bits are those of resample.channels_vector16.
 /// What it saves is the scratch row's store and two loads per output vector; with the
-/// rounding by vcvtne2ps2bf16 (Pack32) the loop runs on far fewer instructions. W5a
-/// (2x up, bf16, one thread), stand-alone copy of this loop against one of
-/// resample.channels_vector16's (medians of 200 calls): nhwc 0.51 against 0.86 ms; with the
-/// integer rounding of channels_vector16 instead of Pack32 0.83 ms, with Pack32 after the
-/// scratch row 0.75 ms: the two changes pay off together. `col(j, x)` computes input
+/// rounding by vcvtne2ps2bf16 (Pack32) the loop runs on far fewer instructions (the two
+/// pay off together: docs/perf/resample.md, "bf16 column cache"). `col(j, x)` computes input
 /// column j into x[0, K); `out(ow, o)` stores the K output vectors of pixel ow. Both are
 /// taken by value and should capture by value: what they reach through a reference would
 /// be loaded again after every store (a store may alias anything).
@@ -291,6 +288,9 @@ HWY_INLINE void ColumnCacheRow(const int32_t* i0, const int32_t* i1, const float
   }
 }
 
+// Over 150 lines: one parallel region whose loops keep everything they use in locals
+// (vector stores may alias anything, so values reached through a helper's references or a
+// closure are reloaded after each store); split, its parts would take them that way.
 template <int R>
 void Forward(const ResampleProblem& p, const ResampleFastTables& tb, const uint16_t* src,
              uint16_t* dst) {
@@ -300,10 +300,11 @@ void Forward(const ResampleProblem& p, const ResampleFastTables& tb, const uint1
   const bool cl = S.block == 1;  // else both blocked by 16 (the declines)
   const int64_t nq = Dl.padded_c / L;
   const int64_t Ow = p.out[R - 1];
-  // W downsampled by 2 or more: each input column feeds at most about one output, and the
-  // loop computes the outer axes at both W taps of each output directly; otherwise the
-  // column cache (NOTE [ Resample bf16 column cache ]).
-  const bool cached = p.in[R - 1] < 2 * Ow;
+  // ResampleFastTables::direct_linear (for bfloat16: W downsampled by 2 or more, each input
+  // column feeding at most about one output): the loop computes the outer axes at both W
+  // taps of each output directly; otherwise the column cache (NOTE [ Resample bf16 column
+  // cache ]).
+  const bool cached = !tb.direct_linear;
   // Tasks: (n, output row) with every channel (channels-last, and blocked with the column
   // cache), (n, chunk, output row) (blocked, downsampling).
   const int64_t groups = cl || cached ? 1 : nq;
@@ -453,7 +454,7 @@ void Forward(const ResampleProblem& p, const ResampleFastTables& tb, const uint1
         };
         if (cl) {
           // Units of 32 channels of one pixel, two units per step (the loads of both in
-          // flight together: W5c nhwc bf16 0.28 -> 0.23 ms, one thread, against one unit).
+          // flight together; docs/perf/resample.md, "bf16 column cache").
           for (int64_t ow = 0; ow < ow_n; ++ow) {
             int64_t o0, o1;
             __m512 w0, w1;
@@ -537,11 +538,6 @@ void resample_channels_bf16_forward(const ResampleProblem& p, const void* tables
   (void)src;
   (void)dst;
 #endif
-}
-
-void resample_channels_bf16_backward(const ResampleProblem& p, const void* tables,
-                                     const void* diff_dst, void* diff_src) {
-  resample_channels16_backward(p, tables, diff_dst, diff_src);
 }
 
 }  // namespace gridops::kernels

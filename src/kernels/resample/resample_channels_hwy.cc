@@ -1,9 +1,9 @@
 // The channel-vector paths of fast resampling: resample.channels_vector16,
-// resample.channels_vector8 and resample.generic (one channel per chunk), forward and
-// backward, float32 and bfloat16, written once with Highway.
+// resample.channels_vector8 and resample.generic (one channel per chunk), their declines
+// and forward, float32 and bfloat16, written once with Highway (the backward:
+// resample_channels_backward_hwy.cc).
 // See NOTE [ Fast resample arithmetic ] in resample_hwy-inl.h and docs/ops/resample.md.
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -13,11 +13,6 @@
 #include "gridops/parallel.h"
 #include "kernels/resample/resample.h"
 #include "kernels/resample/resample_fast.h"
-
-namespace gridops::kernels {
-/// resample_channels_set_scratch_row_for_testing's switch (defined once, below).
-extern std::atomic<bool> g_resample_scratch_row;
-}  // namespace gridops::kernels
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/resample/resample_channels_hwy.cc"
@@ -35,6 +30,9 @@ namespace HWY_NAMESPACE {
 // any mix of them; kCap == 1 is the generic per-channel path for any other mix).
 // =====================================================================================
 
+// Over 150 lines: one parallel region whose loops keep everything they use in locals
+// (vector stores may alias anything, so values reached through a helper's references or a
+// closure are reloaded after each store); split, its parts would take them that way.
 template <class T, int R, size_t kCap>
 void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {
   const hn::CappedTag<float, kCap> d;
@@ -51,23 +49,17 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   // the outer interpolation of every input column first (steps 1 and 2). The same
   // operations on the same values, so the same bits (test
   // ResampleDiff.DirectLinearForwardMatchesScratchRow). It recomputes the outer
-  // interpolation once per output instead of once per input column, and it does so for:
+  // interpolation once per output instead of once per input column; resample_fast_prepare
+  // chooses it (ResampleFastTables::direct_linear) for:
   // - downsampling along W by 2 or more (most input columns feed no output at all);
   // - float32 with 1 or 2 spatial axes, any W ratio: the vector loads of the source rows
-  //   (in L1 or L2) then run between the output's streaming stores, where the scratch row's
-  //   step 1 left the stores idle while it read; the store stream is the limit (W5a: a
-  //   32 MiB output). Measured in one process, the two forms alternated in blocks of 10
-  //   calls, medians (2026-11-29, one thread unless stated), direct / scratch: W5a nhwc
-  //   0.85-0.98x, nChw16c 0.70-0.86x, both 0.70-0.75x at 2 threads; 4x and 2x up, equal
-  //   widths and 1.5x down (C 16-64) 0.60-0.89x; outputs of 256 KiB-1 MiB, not streamed,
-  //   0.75-0.77x (docs/ops/resample.md). 3-D (W5d) 0.89-1.01x in the same harness but
-  //   slower across processes, and bfloat16 (a conversion per load: W5a 1.06-1.37x) keep
-  //   the scratch row.
+  //   then run between the output's streaming stores, where the scratch row's step 1 left
+  //   the stores idle while it read. 3-D and bfloat16 keep the scratch row (measurements:
+  //   docs/perf/resample.md, "Direct linear forward").
   // Without a scratch row a group need not fit the 256 KiB that bounds G below: with whole
   // chunks only and enough tasks for the threads, one group takes every chunk, so a
   // channels-last pixel is one flat run (1-D nwc with 4096 input columns: G was 1).
-  const bool fuse = Iw >= 2 * Ow || (std::is_same_v<T, float> && R <= 2 &&
-                                     !g_resample_scratch_row.load(std::memory_order_relaxed));
+  const bool fuse = tb.direct_linear;  // resample_fast_prepare's schedule field
   const bool whole_chunks = nq * L <= p.c;
   const int64_t G = fuse && whole_chunks && p.n * outer >= 4 * int64_t{get_num_threads()}
                         ? nq
@@ -155,8 +147,7 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
             int64_t ow0 = 0;
             if (run_len == lanes) {
               // One vector per output (blocked chunks): four outputs per step, their loads
-              // in flight together (one output per step: W5c nChw16c f32 1.74-1.81 -> 0.86-0.89
-              // ms, bf16 0.39-0.50 -> 0.32 ms, one thread, harness calling plan.forward).
+              // in flight together (docs/perf/resample.md, "Four outputs per step").
               auto px = [&](int64_t ow) {
                 const auto w0 = hn::Set(d, t_w0[ow]), w1 = hn::Set(d, t_w1[ow]);
                 return Lerp<DV>(w0, w1, at(t_i0[ow] * s_w), at(t_i1[ow] * s_w));
@@ -248,11 +239,8 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       // pixels, or blocked: when the next task (the next output row, same thread and image)
       // reads a source row that this one does not, step 2 prefetches that row's lines,
       // spread over its output pixels, so that its reads overlap this row's (streamed)
-      // stores instead of stalling the next step 1. W5a float32, a probe calling
-      // plan.forward (medians of 200 calls, 1 thread, alternating processes, 2026-11-28):
-      // nhwc 1.01-1.07 -> 0.89-0.98 ms, nChw16c 0.98-1.14 -> 0.91-0.93; at 2 threads
-      // unchanged (the host's bandwidth is the limit there). bfloat16 is not prefetched:
-      // nhwc 0.61 -> 0.66 ms with it, nChw16c unchanged.
+      // stores instead of stalling the next step 1. bfloat16 is not prefetched (slower with
+      // it; docs/perf/resample.md, "Linear forward prefetch").
       const char* pf_row = nullptr;  // the next task's new row, at channel offset 0
       int64_t pf_lines = 0;          // lines of one chunk's (or the flat group's) row
       if constexpr (R == 2 && sizeof(T) == 4) {
@@ -310,8 +298,7 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
               return Lerp<DV>(hn::Set(d, t_w0[ow]), hn::Set(d, t_w1[ow]),
                               hn::LoadU(d, vj + t_i0[ow] * GL), hn::LoadU(d, vj + t_i1[ow] * GL));
             };
-            // Four outputs per step, as the fused loop (W5a nChw16c bf16 0.805 -> 0.77 ms, f32
-            // unchanged at 1.0 ms: its 32 MiB output is the limit).
+            // Four outputs per step, as the fused loop (docs/perf/resample.md).
             for (int64_t ow = StoreFourPerStep(d, px, db, d_w, ow_n, kStream); ow < ow_n; ++ow) {
               StoreOut(d, px(ow), db + ow * d_w, kStream);
             }
@@ -331,161 +318,6 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       }
     }
     if (strm) hwy::FlushStream();
-  });
-}
-
-template <class T, int R, size_t kCap>
-void BwdLinearC(const ResampleProblem& p, const Tables& tb, const T* gsrc, T* out) {
-  const hn::CappedTag<float, kCap> d;
-  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  const ResampleLayout& Gl = p.dst;  // diff_dst
-  const ResampleLayout& Ol = p.src;  // diff_src
-  const int64_t nq = (Ol.padded_c + L - 1) / L;
-  const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
-  const int64_t G = std::clamp<int64_t>((64 * 1024) / std::max<int64_t>(Ow * L, 1), 1, nq);
-  const int64_t ngroups = (nq + G - 1) / G;
-  const int64_t outer = OuterCount<R>(p.in);
-  const int64_t tasks = p.n * ngroups * outer;
-  const ResampleAxisTable& aw = tb.axis[R - 1];
-  const int64_t gsw = Gl.spatial_stride[R - 1], osw = Ol.spatial_stride[R - 1];
-  const int64_t* bp = aw.begin.data();
-  const int32_t* uop = aw.use_o.data();
-  const float* uwp = aw.use_w.data();
-  const bool stream = StreamOK(p, Ol, out, L, kCap);
-  parallel_for(tasks, GrainFor(Ow * G * L), [&](int64_t begin, int64_t end) {
-    std::vector<float> t(static_cast<size_t>(Ow * G * L));
-    std::vector<int64_t> qreal(static_cast<size_t>(G)), qs(qreal.size()), qd(qreal.size());
-    std::vector<int64_t> hoff, doffs, pfoff;
-    std::vector<float> hw, dw;
-    for (int64_t task = begin; task < end; ++task) {
-      const int64_t pos = task % outer;
-      const int64_t rest = task / outer;
-      const int64_t g = rest % ngroups, n = rest / ngroups;
-      const int64_t q0 = g * G, q1 = std::min(nq, q0 + G);
-      int64_t ii[2] = {0, 0};
-      OuterIndex<R>(pos, p.in, ii);
-      int64_t ooff = 0;
-      bool empty = false;
-      const ResampleAxisTable* ad = nullptr;
-      const ResampleAxisTable* ah = nullptr;
-      int64_t hb = 0, he = 0, db = 0, de = 0;
-      if constexpr (R == 2) {
-        ah = &tb.axis[0];
-        hb = ah->begin[ii[0]];
-        he = ah->begin[ii[0] + 1];
-        empty = hb == he;
-        ooff = ii[0] * Ol.spatial_stride[0];
-      } else if constexpr (R == 3) {
-        ad = &tb.axis[0];
-        ah = &tb.axis[1];
-        db = ad->begin[ii[0]];
-        de = ad->begin[ii[0] + 1];
-        hb = ah->begin[ii[1]];
-        he = ah->begin[ii[1] + 1];
-        empty = db == de || hb == he;
-        ooff = ii[0] * Ol.spatial_stride[0] + ii[1] * Ol.spatial_stride[1];
-      }
-      const int64_t nql = q1 - q0;
-      for (int64_t j = 0; j < nql; ++j) {
-        const int64_t c0 = (q0 + j) * L;
-        qreal[j] = empty ? 0 : std::min(L, p.c - c0);
-        qs[j] = qreal[j] > 0 ? n * Gl.n_stride + ChanOff(Gl, c0) : 0;
-        qd[j] = n * Ol.n_stride + ChanOff(Ol, c0) + ooff;
-      }
-      // Offsets and weights of the outer uses.
-      hoff.clear();
-      hw.clear();
-      doffs.clear();
-      dw.clear();
-      for (int64_t u = hb; u < he; ++u) {
-        hoff.push_back(ah->use_o[u] * Gl.spatial_stride[R - 2]);
-        hw.push_back(ah->use_w[u]);
-      }
-      for (int64_t u = db; u < de; ++u) {
-        doffs.push_back(ad->use_o[u] * Gl.spatial_stride[0]);
-        dw.push_back(ad->use_w[u]);
-      }
-      // NOTE [ Resample linear backward prefetch ]
-      // 2-D float32 channels-last: the diff_dst rows that the next task (the next diff_src
-      // row) adds and these do not are prefetched, a line per vector of the first pass
-      // below. Without it the first pass waited on those rows' lines (W5e nhwc f32, 1
-      // thread: 63 % of the kernel's perf samples on its loads of diff_dst). A/B (the same
-      // binary with and without, alternating processes, medians): W5e nhwc f32 0.63x /
-      // 0.67x the time at 1 / 2 threads; from Python, 1 thread, (N, C, H, W) inputs
-      // 8x64x64x64, 8x64x60x60, 8x48x64x64, 2x64x128x128, 8x128x64x64: 0.55-0.67x,
-      // 8x32x64x64: 0.93x. Not for bfloat16 channels-last (1.03-1.07x the time: two vectors
-      // share a line) nor nChw16c (1.10-1.17x), so those keep the hardware's prefetch alone.
-      pfoff.clear();
-      if constexpr (R == 2 && sizeof(T) == 4) {
-        if (Gl.block == 1 && !empty && ii[0] + 1 < p.in[0] && pos + 1 < outer && task + 1 < end) {
-          const int64_t last = he > hb ? ah->use_o[he - 1] : -1;
-          for (int64_t u = ah->begin[ii[0] + 1]; u < ah->begin[ii[0] + 2]; ++u) {
-            if (ah->use_o[u] > last) pfoff.push_back(ah->use_o[u] * Gl.spatial_stride[0]);
-          }
-        }
-      }
-      const int64_t npf = static_cast<int64_t>(pfoff.size());
-      const int64_t nh = static_cast<int64_t>(hoff.size());
-      const int64_t ndd = static_cast<int64_t>(doffs.size());
-      auto sum = [&](auto ld, const T* px) {
-        if constexpr (R == 1) {
-          return ld(px);
-        } else if constexpr (R == 2) {
-          auto r = hn::Mul(hn::Set(d, hw[0]), ld(px + hoff[0]));
-          for (int64_t u = 1; u < nh; ++u) r = hn::MulAdd(hn::Set(d, hw[u]), ld(px + hoff[u]), r);
-          return r;
-        } else {
-          hn::Vec<decltype(d)> r = hn::Zero(d);
-          for (int64_t uh = 0; uh < nh; ++uh) {
-            const T* ph = px + hoff[uh];
-            auto in = hn::Mul(hn::Set(d, dw[0]), ld(ph + doffs[0]));
-            for (int64_t ud = 1; ud < ndd; ++ud) {
-              in = hn::MulAdd(hn::Set(d, dw[ud]), ld(ph + doffs[ud]), in);
-            }
-            const auto wh = hn::Set(d, hw[uh]);
-            r = uh == 0 ? hn::Mul(wh, in) : hn::MulAdd(wh, in, r);
-          }
-          return r;
-        }
-      };
-      float* tp = t.data();
-      for (int64_t ow = 0; ow < Ow; ++ow) {
-        for (int64_t j = 0; j < nql; ++j) {
-          const T* px = gsrc + qs[j] + ow * gsw;
-          const int64_t real = qreal[j];
-          for (int64_t k = 0; k < npf; ++k) hwy::Prefetch(px + pfoff[k]);
-          hn::Vec<decltype(d)> r;
-          if (real == L) {
-            r = sum([&](const T* ptr) { return LoadF(d, ptr); }, px);
-          } else if (real <= 0) {
-            r = hn::Zero(d);
-          } else {
-            r = sum([&](const T* ptr) { return LoadPartialF(d, ptr, real); }, px);
-          }
-          hn::StoreU(r, d, tp + (ow * G + j) * L);
-        }
-      }
-      for (int64_t iw = 0; iw < Iw; ++iw) {
-        const int64_t ub = bp[iw], ue = bp[iw + 1];
-        for (int64_t j = 0; j < nql; ++j) {
-          auto r = hn::Zero(d);
-          if (ub < ue) {
-            r = hn::Mul(hn::Set(d, uwp[ub]), hn::LoadU(d, tp + (uop[ub] * G + j) * L));
-            for (int64_t u = ub + 1; u < ue; ++u) {
-              r = hn::MulAdd(hn::Set(d, uwp[u]), hn::LoadU(d, tp + (uop[u] * G + j) * L), r);
-            }
-          }
-          T* op = out + qd[j] + iw * osw;
-          const int64_t real = std::min(L, p.c - (q0 + j) * L);
-          if (real >= L || Ol.block > 1) {
-            StoreOut(d, r, op, stream);
-          } else {
-            StorePartialF(d, r, op, real);
-          }
-        }
-      }
-    }
-    if (stream) hwy::FlushStream();
   });
 }
 
@@ -529,8 +361,8 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         const int32_t* const i0 = aw.i0.data();  // locals: see the loops below
         const int64_t s_w = ssw, d_w = dsw, ow_n = Ow;
         // NOTE [ Nearest pixel copy in whole vectors ]: a pixel of whole native vectors is
-        // copied by vector loads and stores; a memcpy call per pixel cost 10-20 % more
-        // (W5b nhwc: 128- and 256-byte pixels).
+        // copied by vector loads and stores, faster than a memcpy call per pixel
+        // (docs/perf/resample.md, "Nearest pixel copy").
         if (bytes % hn::Lanes(d8) == 0) {
           const auto* sb = reinterpret_cast<const uint8_t*>(sp);
           auto* db = reinterpret_cast<uint8_t*>(dp);
@@ -570,8 +402,8 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
         const U* sq = s + n * S.n_stride + ChanOff(S, c0) + so;
         if (real == L) {
           // Locals, not closure members: a vector store may alias anything, so values read
-          // through the closure would be reloaded after each store (read through the
-          // closure: W5b nChw16c bf16 0.62 ms at 1 thread; with these locals 0.39 ms).
+          // through the closure would be reloaded after each store (docs/perf/resample.md,
+          // "Locals, not closure members").
           const int32_t* const i0 = aw.i0.data();
           const int64_t s_w = ssw, d_w = dsw, ow_n = Ow;
           if (stream) {
@@ -597,175 +429,6 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   });
 }
 
-/// Nearest backward in float32: each diff_src element is the sum of the gradients of the
-/// outputs that read it, in the lexicographic order of the output index (the reference's
-/// order), first term assigned, then Add; bfloat16 rounds the float32 sum once (to nearest
-/// even). Within the stated bound of the reference (docs/ops/resample.md "Fast path").
-template <class T, int R, size_t kCap>
-void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out) {
-  const hn::CappedTag<float, kCap> d;
-  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
-  const ResampleLayout& Gl = p.dst;
-  const ResampleLayout& Ol = p.src;
-  const int64_t nq = (Ol.padded_c + L - 1) / L;
-  const int64_t Iw = p.in[R - 1];
-  const int64_t outer = OuterCount<R>(p.in);
-  const int64_t tasks = p.n * outer;
-  const ResampleAxisTable& aw = tb.axis[R - 1];
-  const int64_t gsw = Gl.spatial_stride[R - 1], osw = Ol.spatial_stride[R - 1];
-  // Channels-last on both sides with whole chunks: one run of C channels per pixel.
-  const bool flat = Gl.block == 1 && Ol.block == 1 && Gl.c_block_stride == 1 &&
-                    Ol.c_block_stride == 1 && p.c % L == 0;
-  const bool stream = StreamOK(p, Ol, out, L, kCap);
-  parallel_for(tasks, GrainFor(Iw * Ol.padded_c * 2), [&](int64_t begin, int64_t end) {
-    std::vector<int64_t> offs, obeg(static_cast<size_t>(Iw + 1));
-    for (int64_t task = begin; task < end; ++task) {
-      const int64_t pos = task % outer, n = task / outer;
-      int64_t ii[2] = {0, 0};
-      OuterIndex<R>(pos, p.in, ii);
-      // Outer uses: ranges of axis 0 and axis 1 (one element when absent).
-      const OuterUses ou = MakeOuterUses<R>(tb, Ol, ii);
-      const int64_t b0 = ou.b0, e0 = ou.e0, b1 = ou.b1, e1 = ou.e1, ooff = ou.off;
-      // offs[obeg[iw], obeg[iw + 1]): the offsets of every output that reads input column
-      // iw, in the reference's order; `count` their number when it is the same for all.
-      offs.clear();
-      int64_t count = -1;
-      for (int64_t iw = 0; iw < Iw; ++iw) {
-        obeg[iw] = static_cast<int64_t>(offs.size());
-        const int64_t ub = aw.begin[iw], ue = aw.begin[iw + 1];
-        for (int64_t u0 = b0; u0 < e0; ++u0) {
-          const int64_t off0 = R >= 2 ? tb.axis[0].use_o[u0] * Gl.spatial_stride[0] : 0;
-          for (int64_t u1 = b1; u1 < e1; ++u1) {
-            const int64_t off1 = R == 3 ? tb.axis[1].use_o[u1] * Gl.spatial_stride[1] : 0;
-            for (int64_t u = ub; u < ue; ++u) offs.push_back(off0 + off1 + aw.use_o[u] * gsw);
-          }
-        }
-        const int64_t no = static_cast<int64_t>(offs.size()) - obeg[iw];
-        count = iw == 0 ? no : (count == no ? count : -1);
-      }
-      obeg[Iw] = static_cast<int64_t>(offs.size());
-      // Everything the loops use is a local: vector stores may alias anything.
-      const int64_t* const of = offs.data();
-      const int64_t* const ob = obeg.data();
-      const int64_t lanes = L, iw_n = Iw, o_w = osw;
-      const bool strm = stream;
-      // The sum at one input column of one chunk (loads through ld), kN terms at o[0..kN)
-      // (kN == 0: any number, no).
-      auto sum = [&](auto nterms, auto ld, const T* gk, const int64_t* o, int64_t no) {
-        constexpr int kN = decltype(nterms)::value;
-        if constexpr (kN == 0) {
-          if (no == 0) return hn::Zero(d);
-          auto acc = ld(gk + o[0]);
-          for (int64_t k = 1; k < no; ++k) acc = hn::Add(acc, ld(gk + o[k]));
-          return acc;
-        } else {
-          auto acc = ld(gk + o[0]);
-          if constexpr (kN >= 2) acc = hn::Add(acc, ld(gk + o[1]));
-          if constexpr (kN >= 3) acc = hn::Add(acc, ld(gk + o[2]));
-          if constexpr (kN >= 4) acc = hn::Add(acc, ld(gk + o[3]));
-          return acc;
-        }
-      };
-      const auto full = [d](const T* ptr) { return LoadF(d, ptr); };
-      // The common use counts (1, 2, 4: nearest up by 1 or 2 per axis; 0: any) unrolled.
-      auto by_count = [&](auto body) {
-        switch (count) {
-          case 1: body(std::integral_constant<int, 1>{}); break;
-          case 2: body(std::integral_constant<int, 2>{}); break;
-          case 4: body(std::integral_constant<int, 4>{}); break;
-          default: body(std::integral_constant<int, 0>{}); break;
-        }
-      };
-      if (flat) {
-        const T* gq = g + n * Gl.n_stride;
-        T* oq = out + n * Ol.n_stride + ooff;
-        const int64_t cl = p.c;
-        // NOTE [ Resample nearest backward prefetch ]
-        // 2-D float32 channels-last with four uses per diff_src pixel (nearest upsampling by
-        // 2 on both axes): when the next task (the next diff_src row, same thread and
-        // image) reads the same columns of diff_dst rows that are all `pf` elements further
-        // on, each vector's four lines of those rows are prefetched. At the start of a task
-        // the hardware's prefetcher has no stream on the new rows yet. W5f nhwc float32,
-        // 1 thread: the benchmark binary 1.17-1.23 -> 1.10-1.12 ms; a probe with both
-        // buffers page-aligned (rows aliasing modulo 4 KiB) 1.41 -> 1.19 ms, with diff_dst
-        // off a page boundary 1.08-1.09 -> 1.05 (docs/ops/resample.md). bfloat16 (two
-        // vectors per line) was slower with it (0.55-0.56 -> 0.56 ms, 2 threads 0.265 ->
-        // 0.28), so it keeps the hardware's prefetch alone, as the linear backward does.
-        int64_t pf = 0;
-        if constexpr (R == 2 && sizeof(T) == 4) {
-          const ResampleAxisTable& ah = tb.axis[0];
-          if (count == 4 && task + 1 < end && ii[0] + 1 < p.in[0]) {
-            const int64_t nb = ah.begin[ii[0] + 1], ne = ah.begin[ii[0] + 2];
-            if (ne - nb == e0 - b0 && ne > nb) {
-              const int64_t step = ah.use_o[nb] - ah.use_o[b0];
-              bool shifted = step > 0;
-              for (int64_t u = 0; shifted && u < ne - nb; ++u) {
-                shifted = ah.use_o[nb + u] - ah.use_o[b0 + u] == step;
-              }
-              if (shifted) pf = step * Gl.spatial_stride[0];
-            }
-          }
-        }
-        const int64_t pf_l = pf;
-        by_count([&](auto nterms) {
-          constexpr int kN = decltype(nterms)::value;
-          for (int64_t iw = 0; iw < iw_n; ++iw) {
-            const int64_t* o = of + ob[iw];
-            const int64_t no = ob[iw + 1] - ob[iw];
-            T* op = oq + iw * o_w;
-            for (int64_t k = 0; k < cl; k += lanes) {
-              if constexpr (kN == 4 && sizeof(T) == 4) {
-                if (pf_l != 0) {
-                  const T* next = gq + k + pf_l;
-                  for (int j = 0; j < 4; ++j) hwy::Prefetch(next + o[j]);
-                }
-              }
-              StoreOut(d, sum(nterms, full, gq + k, o, no), op + k, strm);
-            }
-          }
-        });
-      } else {
-        // Chunk by chunk, along the row inside each (blocked layouts keep a chunk's row
-        // contiguous).
-        for (int64_t q = 0; q < nq; ++q) {
-          const int64_t c0 = q * lanes;
-          const int64_t real = std::min(lanes, p.c - c0);
-          T* oq = out + n * Ol.n_stride + ChanOff(Ol, c0) + ooff;
-          const bool whole = real >= lanes || Ol.block > 1;
-          if (real <= 0) {  // padding channels only: +0
-            for (int64_t iw = 0; iw < iw_n; ++iw) {
-              if (whole) {
-                StoreOut(d, hn::Zero(d), oq + iw * o_w, strm);
-              } else {
-                StorePartialF(d, hn::Zero(d), oq + iw * o_w, 0);
-              }
-            }
-            continue;
-          }
-          const T* gq = g + n * Gl.n_stride + ChanOff(Gl, c0);
-          auto part = [d, real](const T* ptr) { return LoadPartialF(d, ptr, real); };
-          by_count([&](auto nterms) {
-            for (int64_t iw = 0; iw < iw_n; ++iw) {
-              const int64_t* o = of + ob[iw];
-              const int64_t no = ob[iw + 1] - ob[iw];
-              T* op = oq + iw * o_w;
-              if (real == lanes) {
-                StoreOut(d, sum(nterms, full, gq, o, no), op, strm);
-              } else if (whole) {
-                StoreOut(d, sum(nterms, part, gq, o, no), op, strm);
-              } else {
-                StorePartialF(d, sum(nterms, part, gq, o, no), op, real);
-              }
-            }
-          });
-        }
-      }
-    }
-    if (stream) hwy::FlushStream();
-  });
-}
-
-
 // --- entry points ---------------------------------------------------------------------------
 
 // resample.channels_vector16, resample.channels_vector8, resample.generic (kCap 1)
@@ -773,12 +436,6 @@ template <size_t kCap>
 void ChannelsForward(const ResampleProblem& p, const void* t, const void* in, void* out) {
   Run(p, t, in, out, [&]<class T, int R>(const Tables& tb, const T* s, T* d) {
     Linear(p) ? FwdLinearC<T, R, kCap>(p, tb, s, d) : FwdNearestC<T, R, kCap>(p, tb, s, d);
-  });
-}
-template <size_t kCap>
-void ChannelsBackward(const ResampleProblem& p, const void* t, const void* in, void* out) {
-  Run(p, t, in, out, [&]<class T, int R>(const Tables& tb, const T* g, T* d) {
-    Linear(p) ? BwdLinearC<T, R, kCap>(p, tb, g, d) : BwdNearestC<T, R, kCap>(p, tb, g, d);
   });
 }
 // resample.channels_vector16's cap: 16 where a vector holds 16 float32 lanes (AVX-512),
@@ -792,20 +449,11 @@ constexpr size_t kCap16 = HWY_LANES(float) >= 16 ? 16 : 8;
 void Channels16Forward(const ResampleProblem& p, const void* t, const void* in, void* out) {
   ChannelsForward<kCap16>(p, t, in, out);
 }
-void Channels16Backward(const ResampleProblem& p, const void* t, const void* in, void* out) {
-  ChannelsBackward<kCap16>(p, t, in, out);
-}
 void Channels8Forward(const ResampleProblem& p, const void* t, const void* in, void* out) {
   ChannelsForward<8>(p, t, in, out);
 }
-void Channels8Backward(const ResampleProblem& p, const void* t, const void* in, void* out) {
-  ChannelsBackward<8>(p, t, in, out);
-}
 void GenericForward(const ResampleProblem& p, const void* t, const void* in, void* out) {
   ChannelsForward<1>(p, t, in, out);
-}
-void GenericBackward(const ResampleProblem& p, const void* t, const void* in, void* out) {
-  ChannelsBackward<1>(p, t, in, out);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -815,22 +463,13 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace gridops::kernels::resample_simd {
 HWY_EXPORT(Channels16Forward);
-HWY_EXPORT(Channels16Backward);
 HWY_EXPORT(Channels8Forward);
-HWY_EXPORT(Channels8Backward);
 HWY_EXPORT(GenericForward);
-HWY_EXPORT(GenericBackward);
 }  // namespace gridops::kernels::resample_simd
 
 namespace gridops::kernels {
 // HWY_DYNAMIC_DISPATCH names the tables of HWY_EXPORT unqualified.
 using namespace resample_simd;  // NOLINT(google-build-using-namespace)
-
-std::atomic<bool> g_resample_scratch_row{false};
-
-void resample_channels_set_scratch_row_for_testing(bool scratch) {
-  g_resample_scratch_row.store(scratch, std::memory_order_relaxed);
-}
 
 namespace {
 
@@ -867,10 +506,6 @@ void resample_channels16_forward(const ResampleProblem& p, const void* tables, c
                                  void* dst) {
   HWY_DYNAMIC_DISPATCH(Channels16Forward)(p, tables, src, dst);
 }
-void resample_channels16_backward(const ResampleProblem& p, const void* tables,
-                                  const void* diff_dst, void* diff_src) {
-  HWY_DYNAMIC_DISPATCH(Channels16Backward)(p, tables, diff_dst, diff_src);
-}
 std::string resample_channels8_declines(const ResampleProblem& p) {
   return channels_declines(p, 8);
 }
@@ -878,20 +513,12 @@ void resample_channels8_forward(const ResampleProblem& p, const void* tables, co
                                 void* dst) {
   HWY_DYNAMIC_DISPATCH(Channels8Forward)(p, tables, src, dst);
 }
-void resample_channels8_backward(const ResampleProblem& p, const void* tables,
-                                 const void* diff_dst, void* diff_src) {
-  HWY_DYNAMIC_DISPATCH(Channels8Backward)(p, tables, diff_dst, diff_src);
-}
 
 // --- resample.generic -----------------------------------------------------------------------
 
 void resample_generic_forward(const ResampleProblem& p, const void* tables, const void* src,
                               void* dst) {
   HWY_DYNAMIC_DISPATCH(GenericForward)(p, tables, src, dst);
-}
-void resample_generic_backward(const ResampleProblem& p, const void* tables,
-                               const void* diff_dst, void* diff_src) {
-  HWY_DYNAMIC_DISPATCH(GenericBackward)(p, tables, diff_dst, diff_src);
 }
 
 }  // namespace gridops::kernels

@@ -52,10 +52,36 @@ struct ResampleChunkTable {
   std::vector<int32_t> valid;
 };
 
+/// For the plain kernels: how each vector of N outputs along W fetches its taps from a
+/// source row of length Iw. Chunk k (outputs [k N, k N + N)) loads one vector (mode 1) or
+/// two adjacent vectors (mode 2) at row[start] and picks every lane's taps with a lane
+/// permutation (rel0/rel1: tap index - start, in [0, N) or [0, 2 N)); mode 0 chunks (taps
+/// spread wider, or rows shorter than the window) use gathers. Loads stay inside
+/// [0, Iw), so the row may be the tensor itself. Built by resample_plain_prepare
+/// (O(Ow)).
+struct ResampleTapChunks {
+  std::vector<int32_t> start, mode, rel0, rel1;
+};
+
+/// For the plain backward kernels: per slot of ResampleChunkTable, the window of one
+/// (mode 1) or two (mode 2) vectors of a row of Ow floats its used lanes are fetched
+/// from by a lane permutation (rel: index - start, per slot and lane; unused lanes 0), or
+/// a gather (mode 0). NOTE [ Resample plain backward windows ].
+struct ResampleSlotWindows {
+  std::vector<int32_t> start, mode, rel;
+};
+
 /// Everything the fast kernels precompute for one plan.
 struct ResampleFastTables {
   ResampleAxisTable axis[kResampleMaxSpatialRank];
   ResampleChunkTable chunks;  ///< resample.plain only (built by resample_plain_prepare)
+  ResampleTapChunks w_taps;    ///< resample.plain only: the forward's W taps
+  ResampleSlotWindows w_slots;  ///< resample.plain only: the backward's windows of chunks
+  /// Schedule field of the channel-vector linear forward (NOTE [ Resample direct linear
+  /// forward ], resample_channels_hwy.cc): each output of a group of full chunks computed
+  /// directly from the outer interpolation at its two W taps, rather than through the
+  /// scratch row of every input column. The same bits either way.
+  bool direct_linear = false;
 };
 
 // The paths (each an entry of the implementation list in src/ops/resample.cc; all need
@@ -79,8 +105,14 @@ struct ResampleFastTables {
 std::string resample_fast_declines(const ResampleProblem& p);
 /// The per-axis tables of an accepted problem (may throw std::bad_alloc).
 std::shared_ptr<ResampleFastTables> resample_make_tables(const ResampleProblem& p);
-/// resample_make_tables as the list's prepare hook.
+/// resample_make_tables as the list's prepare hook (direct_linear: W downsampled by 2 or
+/// more, or float32 with 1 or 2 spatial axes).
 std::shared_ptr<const void> resample_fast_prepare(const ResampleProblem& p);
+/// The same tables with the scratch row wherever it is correct (direct_linear only where
+/// W is downsampled by 2 or more): the test-only entry resample.channels_vector16_scratch_row.
+std::shared_ptr<const void> resample_fast_prepare_scratch_row(const ResampleProblem& p);
+/// "linear_forward=direct|scratch_row" for a linear problem (empty for nearest).
+std::string resample_fast_schedule(const ResampleProblem& p, const void* tables);
 
 std::string resample_plain_declines(const ResampleProblem& p);
 /// The per-axis tables plus the W adjoint in vector-chunk form.
@@ -91,11 +123,6 @@ void resample_plain_backward(const ResampleProblem& p, const void* tables, const
                              void* diff_src);
 
 std::string resample_channels16_declines(const ResampleProblem& p);
-/// Tests only: true makes the channel-vector float32 linear forward with 1 or 2 spatial axes
-/// go through its scratch row where it would compute each output directly (NOTE [ Resample
-/// direct linear forward ] in resample_channels_hwy.cc; the same bits either way); false
-/// restores the default.
-void resample_channels_set_scratch_row_for_testing(bool scratch);
 void resample_channels16_forward(const ResampleProblem& p, const void* tables, const void* src,
                                  void* dst);
 void resample_channels16_backward(const ResampleProblem& p, const void* tables,
@@ -109,7 +136,7 @@ void resample_channels8_backward(const ResampleProblem& p, const void* tables,
 /// resample.channels_bf16 (resample_channels_bf16_hwy.cc): the bfloat16 linear forward of
 /// resample.channels_vector16 with AVX512_BF16 conversions and its own loops (same bits);
 /// x86-64 CPUs with AVX512_BF16 only, both tensors channels-last with C a multiple of 16 or
-/// both blocked by 16. Backward: resample_channels16_backward. Tables:
+/// both blocked by 16. Backward: resample_channels16_backward (its entry runs it). Tables:
 /// resample_fast_prepare.
 std::string resample_channels_bf16_declines(const ResampleProblem& p);
 /// Why this host cannot run resample.channels_bf16 whatever the problem (the CPU, the ISA
@@ -117,8 +144,7 @@ std::string resample_channels_bf16_declines(const ResampleProblem& p);
 std::string resample_channels_bf16_unavailable();
 void resample_channels_bf16_forward(const ResampleProblem& p, const void* tables,
                                     const void* src, void* dst);
-void resample_channels_bf16_backward(const ResampleProblem& p, const void* tables,
-                                     const void* diff_dst, void* diff_src);
+
 
 /// resample.generic declines what resample_fast_declines declines.
 void resample_generic_forward(const ResampleProblem& p, const void* tables, const void* src,

@@ -37,6 +37,7 @@
 #include <hwy/highway.h>
 
 #include "core/convert_hwy-inl.h"
+#include "core/table_lookup_hwy-inl.h"
 #include "gridops/dtype.h"
 #include "kernels/resample/resample.h"
 #include "kernels/resample/resample_fast.h"
@@ -291,14 +292,10 @@ HWY_INLINE OuterUses MakeOuterUses(const Tables& tb, const ResampleLayout& Ol,
 /// here the copy is one pixel at a time (NOTE [ Nearest pixel copy in whole vectors ]).
 /// When input and output fit in that cache together
 /// (32 MiB on the AMD EPYC host of docs/BENCHMARKS.md), a caller that runs the operator
-/// again, or reads its output next, finds both there. Measured per call (minimum of 90
-/// calls at one thread, old and new binaries alternated 3 times, loaded machine): W5b
-/// nhwc bf16 (4 MiB in, 16 MiB out) 0.385 -> 0.302 ms. Where they do not fit, streaming
-/// wins: W5b nhwc f32 (8 + 32 MiB) 0.744 ms streamed, 1.00 ms with ordinary stores.
-/// Measured and left streaming from resample_stream_min_bytes(): the blocked nearest
-/// copies (W5b nChw16c bf16 0.571 -> 0.631 ms with ordinary stores) and the linear kernels
-/// (W5a and W5c bf16, 20 MiB working sets, 5-10 % slower with ordinary stores in the same
-/// runs). Both thresholds grow with a larger last-level cache (NOTE [ Stream thresholds
+/// again, or reads its output next, finds both there. Where they do not fit, streaming
+/// wins. The blocked nearest copies and the linear kernels stream from
+/// resample_stream_min_bytes() (docs/perf/resample.md, "Nearest forward store policy").
+/// Both thresholds grow with a larger last-level cache (NOTE [ Stream thresholds
 /// by cache size ], core/cache_size.h).
 
 /// Whether the channel-vector kernels may use non-temporal stores into `out` (layout l):
@@ -363,6 +360,26 @@ inline bool Linear(const ResampleProblem& p) {
   return p.algorithm == ResampleAlgorithm::kLinear;
 }
 
+
+// --- shared by the plain forward and backward (resample_plain*_hwy.cc) --------------------
+
+/// How far ahead of a task's last row the plain kernels prefetch (NOTE [ Resample plain
+/// prefetch ], resample_plain_hwy.cc).
+constexpr int64_t kPrefetchBytes = 4096;
+
+/// Lane i of the result: lane idx[i] of lo (idx < N) or lane idx[i] - N of hi (idx >= N),
+/// idx in [0, 2 N): NOTE [ TwoTableLookup ] (core/table_lookup_hwy-inl.h).
+template <class D>
+HWY_INLINE hn::Vec<D> Lookup2(D d, hn::Vec<D> lo, hn::Vec<D> hi,
+                              hn::Vec<hn::RebindToSigned<D>> idx) {
+  return gridops::HWY_NAMESPACE::TwoTableLookup(d, lo, hi, idx);
+}
+
+/// Lane i of the result: lane idx[i] of v, idx in [0, N).
+template <class D>
+HWY_INLINE hn::Vec<D> Lookup1(D d, hn::Vec<D> v, hn::Vec<hn::RebindToSigned<D>> idx) {
+  return hn::TableLookupLanes(v, hn::IndicesFromVec(d, idx));
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace gridops::kernels::resample_simd

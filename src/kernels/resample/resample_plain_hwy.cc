@@ -18,7 +18,6 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include "core/table_lookup_hwy-inl.h"
 #include "kernels/resample/resample_hwy-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -31,126 +30,6 @@ namespace HWY_NAMESPACE {
 // =====================================================================================
 
 // --- in-register taps for the plain kernels -----------------------------------------------
-
-/// For the plain kernels: how each vector of N outputs along W fetches its taps from a
-/// source row of length Iw. Chunk k (outputs [k N, k N + N)) loads one vector (mode 1) or
-/// two adjacent vectors (mode 2) at row[start] and picks every lane's taps with a lane
-/// permutation (rel0/rel1: tap index - start, in [0, N) or [0, 2 N)); mode 0 chunks (taps
-/// spread wider, or rows shorter than the window) use gathers. Loads stay inside
-/// [0, Iw), so the row may be the tensor itself. Built per call (O(Ow)).
-struct TapChunks {
-  std::vector<int32_t> start, mode, rel0, rel1;
-};
-
-inline TapChunks MakeTapChunks(const ResampleAxisTable& a, int64_t N, bool two_taps) {
-  const int64_t Iw = a.in, Ow = a.out;
-  const int64_t nch = (Ow + N - 1) / N;
-  TapChunks t;
-  t.start.assign(static_cast<size_t>(nch), 0);
-  t.mode.assign(t.start.size(), 0);
-  t.rel0.assign(static_cast<size_t>(nch * N), 0);
-  t.rel1.assign(t.rel0.size(), 0);
-  for (int64_t k = 0; k < nch; ++k) {
-    const int64_t o0 = k * N, o1 = std::min(Ow, o0 + N);
-    int64_t lo = a.i0[o0], hi = a.i0[o0];
-    for (int64_t o = o0; o < o1; ++o) {
-      lo = std::min<int64_t>({lo, a.i0[o], two_taps ? a.i1[o] : a.i0[o]});
-      hi = std::max<int64_t>({hi, a.i0[o], two_taps ? a.i1[o] : a.i0[o]});
-    }
-    for (int64_t width = N; width <= 2 * N; width += N) {
-      if (Iw < width) break;
-      const int64_t start = std::min(lo, Iw - width);
-      if (hi - start >= width) continue;
-      t.start[k] = static_cast<int32_t>(start);
-      t.mode[k] = static_cast<int32_t>(width / N);
-      for (int64_t o = o0; o < o1; ++o) {
-        t.rel0[o] = static_cast<int32_t>(a.i0[o] - start);
-        t.rel1[o] = static_cast<int32_t>((two_taps ? a.i1[o] : a.i0[o]) - start);
-      }
-      break;
-    }
-  }
-  return t;
-}
-
-/// Lane i of the result: lane idx[i] of lo (idx < N) or lane idx[i] - N of hi (idx >= N),
-/// idx in [0, 2 N): NOTE [ TwoTableLookup ] (core/table_lookup_hwy-inl.h).
-template <class D>
-HWY_INLINE hn::Vec<D> Lookup2(D d, hn::Vec<D> lo, hn::Vec<D> hi,
-                              hn::Vec<hn::RebindToSigned<D>> idx) {
-  return gridops::HWY_NAMESPACE::TwoTableLookup(d, lo, hi, idx);
-}
-
-/// Lane i of the result: lane idx[i] of v, idx in [0, N).
-template <class D>
-HWY_INLINE hn::Vec<D> Lookup1(D d, hn::Vec<D> v, hn::Vec<hn::RebindToSigned<D>> idx) {
-  return hn::TableLookupLanes(v, hn::IndicesFromVec(d, idx));
-}
-
-/// NOTE [ Resample plain backward windows ]: the plain backward kernels fetch, for each
-/// slot of a diff_src chunk (one W use per lane, ResampleChunkTable), the lanes' values
-/// from a row of Ow floats. The uses of a slot usually lie within one or two vectors of
-/// the row (an upsampling by up to 2 along W: all of them), so they are fetched with a
-/// lane permutation of one or two loaded vectors (as the forward's TapChunks) instead of a
-/// gather, which costs about 16 cycles per vector on this project's AMD host even from
-/// L1. Mode 0 slots (uses spread wider, or rows shorter than the window) keep the gather.
-/// Windows stay inside [0, Ow). Only where a value comes from changes: the sums are the
-/// same operations in the same order (same bits). W5f nchw float32 (nearest backward,
-/// one thread): 8.05-8.53 -> 1.76-1.85 ms.
-struct SlotWindows {
-  std::vector<int32_t> start, mode, rel;  // per slot; rel per slot and lane (unused lanes 0)
-};
-
-inline SlotWindows MakeSlotWindows(const ResampleChunkTable& ct, int64_t N, int64_t nchunks,
-                                   int64_t Ow) {
-  const int64_t nslots = ct.slot_begin[static_cast<size_t>(nchunks)];
-  SlotWindows t;
-  t.start.assign(static_cast<size_t>(nslots), 0);
-  t.mode.assign(t.start.size(), 0);
-  t.rel.assign(static_cast<size_t>(nslots * N), 0);
-  // A lane's value is used where it is valid (linear) or has a positive weight (nearest).
-  auto used = [&](size_t at) { return ct.valid[at] > 0 || ct.w[at] > 0.0f; };
-  for (int64_t sl = 0; sl < nslots; ++sl) {
-    int64_t lo = Ow, hi = -1;
-    for (int64_t l = 0; l < N; ++l) {
-      const size_t at = static_cast<size_t>(sl * N + l);
-      if (!used(at)) continue;
-      lo = std::min<int64_t>(lo, ct.idx[at]);
-      hi = std::max<int64_t>(hi, ct.idx[at]);
-    }
-    if (hi < 0) lo = hi = 0;  // no used lane: any window inside the row
-    for (int64_t width = N; width <= 2 * N; width += N) {
-      if (Ow < width) break;
-      const int64_t start = std::min(lo, Ow - width);
-      if (hi - start >= width) continue;
-      t.start[static_cast<size_t>(sl)] = static_cast<int32_t>(start);
-      t.mode[static_cast<size_t>(sl)] = static_cast<int32_t>(width / N);
-      for (int64_t l = 0; l < N; ++l) {
-        const size_t at = static_cast<size_t>(sl * N + l);
-        if (used(at)) t.rel[at] = static_cast<int32_t>(ct.idx[at] - start);
-      }
-      break;
-    }
-  }
-  return t;
-}
-
-/// The values row[idx] of slot sl's lanes (at = sl * N): by its window (SlotWindows) or a
-/// gather.
-template <class D>
-HWY_INLINE hn::Vec<D> FetchSlot(D d, const float* row, const ResampleChunkTable& ct,
-                                const int32_t* ws, const int32_t* wm, const int32_t* wr,
-                                int64_t sl, size_t at) {
-  const hn::RebindToSigned<D> di;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  const int32_t mode = wm[sl];
-  if (mode == 2) {
-    const float* rp = row + ws[sl];
-    return Lookup2(d, hn::LoadU(d, rp), hn::LoadU(d, rp + N), hn::LoadU(di, wr + at));
-  }
-  if (mode == 1) return Lookup1(d, hn::LoadU(d, row + ws[sl]), hn::LoadU(di, wr + at));
-  return hn::GatherIndex(d, row, hn::LoadU(di, ct.idx.data() + at));
-}
 
 /// v[0, Iw) = the outer axes' interpolation of the src rows at so[] (float32).
 template <class T, int R, class D>
@@ -182,57 +61,14 @@ HWY_INLINE void OuterRowsF(D d, const T* s, const int64_t* so, float wa0, float 
 // A plain forward task reads its source rows (2 per task in 2-D, 4 in 3-D) and, when the
 // outer axes do not grow (as many source rows as output rows or more, so tasks seldom
 // share one), the next task the rows after them: a forward walk through src that the
-// hardware prefetcher of this host did not keep up with. W5c (NCHW float32, 2x down: 2 rows of 512 bytes per task, 33.5 MB of src, more
-// than L3) spent 86 % of its perf samples on the row loads and read 13 GB/s at 1 thread,
-// where a plain loop over the same bytes reads 35-50 GB/s. So there each task first
+// hardware prefetcher of this host did not keep up with. So there each task first
 // prefetches as many bytes as it reads, starting about kPrefetchBytes after the end of its
 // last row: the rows of a task that many bytes on for a 2x reduction, nearby ones
 // otherwise (a hint; computed on integers, never dereferenced; in 3-D it follows the
 // second depth slice's rows only). Exact rows of task + k
 // (its tap tables, with the divisions that locate a task) were slower, and upsampling
-// (tasks reuse rows, W5a, W5d) was 7-9 % slower with the hint, so it is off there.
-// A/B in docs/ops/resample.md ("Prefetch").
-constexpr int64_t kPrefetchBytes = 4096;
-
-/// NOTE [ Resample plain backward prefetch ]: a 2-D plain backward task (one diff_src row)
-/// reads the diff_dst rows that use it; the next tasks read the rows after them, about
-/// ceil(Oh / Ih) new rows each: a forward walk through diff_dst in runs too short for the
-/// hardware prefetcher (W5e nchw float32: 512-byte rows, 75 % of the kernel's perf samples
-/// on their loads). Each task therefore prefetches that many rows' bytes starting about
-/// kPrefetchBytes after the end of its last row (a hint computed on integers, never
-/// dereferenced), as the forward does (NOTE [ Resample plain prefetch ]). Used by the
-/// float32 linear backward only. A/B of the same binary with and without (2 alternations,
-/// medians of 3, one / two threads, 2026-11-28): W5e nchw float32 2.46-2.57 / 1.35-1.39 ms
-/// against 8.38-8.43 / 3.53-3.60; but W5e nchw bfloat16 2.40-2.52 / 1.28-1.42 against
-/// 2.31-2.33 / 1.26-1.28, and the nearest backward (W5f nchw) 1.95-1.98 against 1.76-1.83
-/// (float32), 2.21-2.28 against 1.98-2.01 (bfloat16) at one thread: slower, so not there.
-struct BwdRowHint {
-  bool on = false;
-  int64_t row_bytes = 0, len = 0, ahead = 0;
-};
-template <class T, int R>
-BwdRowHint MakeBwdRowHint(const ResampleProblem& p) {
-  BwdRowHint h;
-  if constexpr (R == 2) {
-    const int64_t ih = p.in[0], oh = p.out[0];
-    if (ih <= 0 || oh <= 0) return h;
-    h.row_bytes = p.out[1] * static_cast<int64_t>(sizeof(T));
-    h.len = (oh + ih - 1) / ih * h.row_bytes;
-    h.ahead = h.len > 0 ? std::max<int64_t>(0, (kPrefetchBytes / h.len - 1) * h.len) : 0;
-    h.on = h.len > 0 && p.dst.spatial_stride[0] == p.out[1];  // rows of diff_dst adjacent
-  }
-  (void)p;
-  return h;
-}
-/// The hint for a task whose last diff_dst row starts at `last_row`.
-template <class T>
-HWY_INLINE void PrefetchAfterRow(const BwdRowHint& h, const T* last_row) {
-  const uintptr_t from = reinterpret_cast<uintptr_t>(last_row) +
-                         static_cast<uintptr_t>(h.row_bytes + h.ahead);
-  for (int64_t b = 0; b < h.len; b += 64) {
-    hwy::Prefetch(reinterpret_cast<const char*>(from + static_cast<uintptr_t>(b)));
-  }
-}
+// (tasks reuse rows) was slower with the hint, so it is off there (docs/perf/resample.md,
+// "Plain forward prefetch"). kPrefetchBytes: resample_hwy-inl.h.
 
 template <class T, int R>
 void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {
@@ -248,7 +84,7 @@ void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   const bool stream =
       tasks * Ow * static_cast<int64_t>(sizeof(T)) >= resample_stream_min_bytes();
   // W taps by lane permutations of one or two loaded vectors (gathers where they spread).
-  const TapChunks tc = MakeTapChunks(aw, N, /*two_taps=*/true);
+  const ResampleTapChunks& tc = tb.w_taps;  // two taps (resample_plain_prepare)
   const int32_t* tc_start = tc.start.data();
   const int32_t* tc_mode = tc.mode.data();
   const int32_t* tc_rel0 = tc.rel0.data();
@@ -323,113 +159,6 @@ void FwdLinearP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
 }
 
 template <class T, int R>
-void BwdLinearP(const ResampleProblem& p, const Tables& tb, const T* g, T* out) {
-  const hn::ScalableTag<float> d;
-  const hn::RebindToSigned<decltype(d)> di;
-  const hn::CappedTag<float, 1> d1;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  const ResampleLayout& Gl = p.dst;
-  const ResampleLayout& Ol = p.src;
-  const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
-  const int64_t outer = OuterCount<R>(p.in);
-  const int64_t tasks = p.n * p.c * outer;
-  const ResampleChunkTable& ct = tb.chunks;
-  const bool stream =
-      tasks * Iw * static_cast<int64_t>(sizeof(T)) >= resample_stream_min_bytes();
-  const SlotWindows sw = MakeSlotWindows(ct, N, (Iw + N - 1) / N, Ow);
-  // NOTE [ Resample plain backward prefetch ]: float32 only.
-  const BwdRowHint hint = sizeof(T) == 4 ? MakeBwdRowHint<T, R>(p) : BwdRowHint{};
-  const int32_t* const ws_p = sw.start.data();
-  const int32_t* const wm_p = sw.mode.data();
-  const int32_t* const wr_p = sw.rel.data();
-  parallel_for(tasks, GrainFor(Ow), [&](int64_t begin, int64_t end) {
-    std::vector<float> t(static_cast<size_t>(Ow + N));
-    for (int64_t task = begin; task < end; ++task) {
-      const int64_t pos = task % outer;
-      const int64_t nc = task / outer;
-      const int64_t n = nc / p.c, c = nc % p.c;
-      int64_t ii[2] = {0, 0};
-      OuterIndex<R>(pos, p.in, ii);
-      const T* gs = g + n * Gl.n_stride + c * Gl.c_block_stride;
-      T* o = out + n * Ol.n_stride + c * Ol.c_block_stride;
-      bool empty = false;
-      const float* row = t.data();
-      if constexpr (R == 1) {
-        if constexpr (sizeof(T) == 4) {
-          row = reinterpret_cast<const float*>(gs);
-        } else {
-          int64_t i = 0;
-          for (; i + N <= Ow; i += N) hn::StoreU(LoadF(d, gs + i), d, t.data() + i);
-          for (; i < Ow; ++i) t[i] = ToF32(gs[i]);
-        }
-      } else {
-        const ResampleAxisTable& ah = tb.axis[R - 2];
-        const int64_t hb = ah.begin[ii[R - 2]], he = ah.begin[ii[R - 2] + 1];
-        int64_t db = 0, de = 1;
-        if constexpr (R == 3) {
-          db = tb.axis[0].begin[ii[0]];
-          de = tb.axis[0].begin[ii[0] + 1];
-          o += ii[0] * Ol.spatial_stride[0] + ii[1] * Ol.spatial_stride[1];
-        } else {
-          o += ii[0] * Ol.spatial_stride[0];
-        }
-        empty = hb == he || db == de;
-        if (hint.on && !empty && end - task > 1) {
-          PrefetchAfterRow(hint, gs + ah.use_o[he - 1] * Gl.spatial_stride[0]);
-        }
-        if (!empty) {
-          auto one = [&](auto dt, int64_t i) {
-            using DT = decltype(dt);
-            hn::Vec<DT> r = hn::Zero(dt);
-            for (int64_t uh = hb; uh < he; ++uh) {
-              const T* ph = gs + ah.use_o[uh] * Gl.spatial_stride[R - 2] + i;
-              hn::Vec<DT> in;
-              if constexpr (R == 3) {
-                const ResampleAxisTable& ad = tb.axis[0];
-                in = hn::Mul(hn::Set(dt, ad.use_w[db]),
-                             LoadF(dt, ph + ad.use_o[db] * Gl.spatial_stride[0]));
-                for (int64_t ud = db + 1; ud < de; ++ud) {
-                  in = hn::MulAdd(hn::Set(dt, ad.use_w[ud]),
-                                  LoadF(dt, ph + ad.use_o[ud] * Gl.spatial_stride[0]), in);
-                }
-              } else {
-                in = LoadF(dt, ph);
-              }
-              const auto wh = hn::Set(dt, ah.use_w[uh]);
-              r = uh == hb ? hn::Mul(wh, in) : hn::MulAdd(wh, in, r);
-            }
-            hn::StoreU(r, dt, t.data() + i);
-          };
-          int64_t i = 0;
-          for (; i + N <= Ow; i += N) one(d, i);
-          for (; i < Ow; ++i) one(d1, i);
-        }
-      }
-      for (int64_t k = 0, iw = 0; iw < Iw; ++k, iw += N) {
-        auto r = hn::Zero(d);
-        if (!empty) {
-          for (int64_t sl = ct.slot_begin[k]; sl < ct.slot_begin[k + 1]; ++sl) {
-            const size_t at = static_cast<size_t>(sl * N);
-            const auto w = hn::LoadU(d, ct.w.data() + at);
-            const auto valid =
-                hn::RebindMask(d, hn::Gt(hn::LoadU(di, ct.valid.data() + at), hn::Zero(di)));
-            const auto x = FetchSlot(d, row, ct, ws_p, wm_p, wr_p, sl, at);
-            r = sl == ct.slot_begin[k] ? hn::IfThenElseZero(valid, hn::Mul(w, x))
-                                       : hn::IfThenElse(valid, hn::MulAdd(w, x, r), r);
-          }
-        }
-        if (iw + N <= Iw) {
-          StoreOut(d, r, o + iw, stream && reinterpret_cast<uintptr_t>(o) % (N * sizeof(T)) == 0);
-        } else {
-          StorePartialF(d, r, o + iw, Iw - iw);
-        }
-      }
-    }
-    if (stream) hwy::FlushStream();
-  });
-}
-
-template <class T, int R>
 void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* dst) {
   const ResampleLayout& S = p.src;
   const ResampleLayout& Dl = p.dst;
@@ -441,9 +170,7 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
       tasks * Ow * static_cast<int64_t>(sizeof(T)) >= resample_stream_min_bytes();
   const int64_t padded_ow = (Ow + 15) / 16 * 16;  // the index table's padded length
   // f32: source rows are fetched by lane permutations (gathers where the taps spread).
-  const hn::ScalableTag<uint32_t> du_outer;
-  const TapChunks tc = MakeTapChunks(aw, static_cast<int64_t>(hn::Lanes(du_outer)),
-                                     /*two_taps=*/false);
+  const ResampleTapChunks& tc = tb.w_taps;  // one tap (resample_plain_prepare)
   const int32_t* tc_start = tc.start.data();
   const int32_t* tc_mode = tc.mode.data();
   const int32_t* tc_rel0 = tc.rel0.data();
@@ -521,89 +248,12 @@ void FwdNearestP(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   });
 }
 
-/// Nearest backward in float32: per input element the gradients of the outputs that read
-/// it, in the lexicographic order of the output index (rows in order, then the W uses of
-/// each row in order), first term assigned, then Add; rounded once to bfloat16. The same
-/// operations in the same order as the channel-vector kernels (same bits).
-template <class T, int R>
-void BwdNearestP(const ResampleProblem& p, const Tables& tb, const T* g, T* out) {
-  const hn::ScalableTag<float> d;
-  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  const ResampleLayout& Gl = p.dst;
-  const ResampleLayout& Ol = p.src;
-  const int64_t Iw = p.in[R - 1], Ow = p.out[R - 1];
-  const int64_t outer = OuterCount<R>(p.in);
-  const int64_t tasks = p.n * p.c * outer;
-  const ResampleChunkTable& ct = tb.chunks;
-  const int64_t nchunks = (Iw + N - 1) / N;
-  const SlotWindows sw = MakeSlotWindows(ct, N, nchunks, Ow);
-  const int32_t* const ws_p = sw.start.data();
-  const int32_t* const wm_p = sw.mode.data();
-  const int32_t* const wr_p = sw.rel.data();
-  parallel_for(tasks, GrainFor(Ow * 2), [&](int64_t begin, int64_t end) {
-    std::vector<float> acc(static_cast<size_t>(nchunks * N));
-    std::vector<float> conv(sizeof(T) == 4 ? 0 : static_cast<size_t>(Ow + 16));
-    for (int64_t task = begin; task < end; ++task) {
-      const int64_t pos = task % outer;
-      const int64_t nc = task / outer;
-      const int64_t n = nc / p.c, c = nc % p.c;
-      int64_t ii[2] = {0, 0};
-      OuterIndex<R>(pos, p.in, ii);
-      const T* gs = g + n * Gl.n_stride + c * Gl.c_block_stride;
-      // Outer uses: ranges of axis 0 and axis 1 (one element when absent).
-      const OuterUses ou = MakeOuterUses<R>(tb, Ol, ii);
-      const int64_t b0 = ou.b0, e0 = ou.e0, b1 = ou.b1, e1 = ou.e1;
-      T* o = out + n * Ol.n_stride + c * Ol.c_block_stride + ou.off;
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      bool first = true;
-      for (int64_t u0 = b0; u0 < e0; ++u0) {
-        const int64_t off0 = R >= 2 ? tb.axis[0].use_o[u0] * Gl.spatial_stride[0] : 0;
-        for (int64_t u1 = b1; u1 < e1; ++u1) {
-          const int64_t off1 = R == 3 ? tb.axis[1].use_o[u1] * Gl.spatial_stride[1] : 0;
-          const T* grow = gs + off0 + off1;
-          const float* row;
-          if constexpr (sizeof(T) == 4) {
-            row = reinterpret_cast<const float*>(grow);
-          } else {
-            int64_t i = 0;
-            for (; i + N <= Ow; i += N) hn::StoreU(LoadF(d, grow + i), d, conv.data() + i);
-            for (; i < Ow; ++i) conv[i] = ToF32(grow[i]);
-            row = conv.data();
-          }
-          for (int64_t k = 0; k < nchunks; ++k) {
-            float* ak = acc.data() + k * N;
-            auto a = hn::LoadU(d, ak);
-            for (int64_t sl = ct.slot_begin[k]; sl < ct.slot_begin[k + 1]; ++sl) {
-              const size_t at = static_cast<size_t>(sl * N);
-              const auto valid = hn::Gt(hn::LoadU(d, ct.w.data() + at), hn::Zero(d));
-              const auto x = FetchSlot(d, row, ct, ws_p, wm_p, wr_p, sl, at);
-              a = first && sl == ct.slot_begin[k] ? hn::IfThenElseZero(valid, x)
-                                                  : hn::IfThenElse(valid, hn::Add(a, x), a);
-            }
-            hn::StoreU(a, d, ak);
-          }
-          first = false;
-        }
-      }
-      int64_t iw = 0;
-      for (int64_t k = 0; iw + N <= Iw; ++k, iw += N) StoreF(d, hn::LoadU(d, acc.data() + k * N), o + iw);
-      if (iw < Iw) StorePartialF(d, hn::LoadU(d, acc.data() + iw), o + iw, Iw - iw);
-    }
-  });
-}
-
-
 // --- entry points ---------------------------------------------------------------------------
 
 // resample.plain
 void PlainForward(const ResampleProblem& p, const void* t, const void* in, void* out) {
   Run(p, t, in, out, [&]<class T, int R>(const Tables& tb, const T* s, T* d) {
     Linear(p) ? FwdLinearP<T, R>(p, tb, s, d) : FwdNearestP<T, R>(p, tb, s, d);
-  });
-}
-void PlainBackward(const ResampleProblem& p, const void* t, const void* in, void* out) {
-  Run(p, t, in, out, [&]<class T, int R>(const Tables& tb, const T* g, T* d) {
-    Linear(p) ? BwdLinearP<T, R>(p, tb, g, d) : BwdNearestP<T, R>(p, tb, g, d);
   });
 }
 
@@ -616,7 +266,6 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace gridops::kernels::resample_simd {
 HWY_EXPORT(PlainForward);
-HWY_EXPORT(PlainBackward);
 HWY_EXPORT(LanesF32);
 }  // namespace gridops::kernels::resample_simd
 
@@ -658,6 +307,71 @@ ResampleChunkTable make_chunks(const ResampleAxisTable& a, int64_t lanes) {
   return t;
 }
 
+ResampleTapChunks make_tap_chunks(const ResampleAxisTable& a, int64_t N, bool two_taps) {
+  const int64_t Iw = a.in, Ow = a.out;
+  const int64_t nch = (Ow + N - 1) / N;
+  ResampleTapChunks t;
+  t.start.assign(static_cast<size_t>(nch), 0);
+  t.mode.assign(t.start.size(), 0);
+  t.rel0.assign(static_cast<size_t>(nch * N), 0);
+  t.rel1.assign(t.rel0.size(), 0);
+  for (int64_t k = 0; k < nch; ++k) {
+    const int64_t o0 = k * N, o1 = std::min(Ow, o0 + N);
+    int64_t lo = a.i0[o0], hi = a.i0[o0];
+    for (int64_t o = o0; o < o1; ++o) {
+      lo = std::min<int64_t>({lo, a.i0[o], two_taps ? a.i1[o] : a.i0[o]});
+      hi = std::max<int64_t>({hi, a.i0[o], two_taps ? a.i1[o] : a.i0[o]});
+    }
+    for (int64_t width = N; width <= 2 * N; width += N) {
+      if (Iw < width) break;
+      const int64_t start = std::min(lo, Iw - width);
+      if (hi - start >= width) continue;
+      t.start[k] = static_cast<int32_t>(start);
+      t.mode[k] = static_cast<int32_t>(width / N);
+      for (int64_t o = o0; o < o1; ++o) {
+        t.rel0[o] = static_cast<int32_t>(a.i0[o] - start);
+        t.rel1[o] = static_cast<int32_t>((two_taps ? a.i1[o] : a.i0[o]) - start);
+      }
+      break;
+    }
+  }
+  return t;
+}
+
+ResampleSlotWindows make_slot_windows(const ResampleChunkTable& ct, int64_t N, int64_t nchunks,
+                                      int64_t Ow) {
+  const int64_t nslots = ct.slot_begin[static_cast<size_t>(nchunks)];
+  ResampleSlotWindows t;
+  t.start.assign(static_cast<size_t>(nslots), 0);
+  t.mode.assign(t.start.size(), 0);
+  t.rel.assign(static_cast<size_t>(nslots * N), 0);
+  // A lane's value is used where it is valid (linear) or has a positive weight (nearest).
+  auto used = [&](size_t at) { return ct.valid[at] > 0 || ct.w[at] > 0.0f; };
+  for (int64_t sl = 0; sl < nslots; ++sl) {
+    int64_t lo = Ow, hi = -1;
+    for (int64_t l = 0; l < N; ++l) {
+      const size_t at = static_cast<size_t>(sl * N + l);
+      if (!used(at)) continue;
+      lo = std::min<int64_t>(lo, ct.idx[at]);
+      hi = std::max<int64_t>(hi, ct.idx[at]);
+    }
+    if (hi < 0) lo = hi = 0;  // no used lane: any window inside the row
+    for (int64_t width = N; width <= 2 * N; width += N) {
+      if (Ow < width) break;
+      const int64_t start = std::min(lo, Ow - width);
+      if (hi - start >= width) continue;
+      t.start[static_cast<size_t>(sl)] = static_cast<int32_t>(start);
+      t.mode[static_cast<size_t>(sl)] = static_cast<int32_t>(width / N);
+      for (int64_t l = 0; l < N; ++l) {
+        const size_t at = static_cast<size_t>(sl * N + l);
+        if (used(at)) t.rel[at] = static_cast<int32_t>(ct.idx[at] - start);
+      }
+      break;
+    }
+  }
+  return t;
+}
+
 bool w_contiguous(const ResampleProblem& p) {
   const int r = p.spatial_rank;
   return p.src.spatial_stride[r - 1] == 1 && p.dst.spatial_stride[r - 1] == 1 &&
@@ -678,16 +392,16 @@ std::string resample_plain_declines(const ResampleProblem& p) {
 }
 std::shared_ptr<const void> resample_plain_prepare(const ResampleProblem& p) {
   auto t = resample_make_tables(p);
-  t->chunks = make_chunks(t->axis[p.spatial_rank - 1], HWY_DYNAMIC_DISPATCH(LanesF32)());
+  const int64_t N = HWY_DYNAMIC_DISPATCH(LanesF32)();
+  const ResampleAxisTable& aw = t->axis[p.spatial_rank - 1];
+  t->chunks = make_chunks(aw, N);
+  t->w_taps = make_tap_chunks(aw, N, /*two_taps=*/p.algorithm == ResampleAlgorithm::kLinear);
+  t->w_slots = make_slot_windows(t->chunks, N, (aw.in + N - 1) / N, aw.out);
   return t;
 }
 void resample_plain_forward(const ResampleProblem& p, const void* tables, const void* src,
                             void* dst) {
   HWY_DYNAMIC_DISPATCH(PlainForward)(p, tables, src, dst);
-}
-void resample_plain_backward(const ResampleProblem& p, const void* tables, const void* diff_dst,
-                             void* diff_src) {
-  HWY_DYNAMIC_DISPATCH(PlainBackward)(p, tables, diff_dst, diff_src);
 }
 
 }  // namespace gridops::kernels

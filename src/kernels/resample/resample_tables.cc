@@ -93,8 +93,33 @@ std::string resample_fast_declines(const ResampleProblem& p) {
   return std::string();
 }
 
+namespace {
+
+/// W downsampled by 2 or more: the direct form whatever the schedule (most input columns
+/// feed no output).
+bool w_downsampled_by_2(const ResampleProblem& p) {
+  const int r = p.spatial_rank;
+  return p.in[r - 1] >= 2 * p.out[r - 1];
+}
+
+}  // namespace
+
 std::shared_ptr<const void> resample_fast_prepare(const ResampleProblem& p) {
-  return resample_make_tables(p);
+  auto t = resample_make_tables(p);
+  t->direct_linear = w_downsampled_by_2(p) || (p.dtype == DType::kFloat32 && p.spatial_rank <= 2);
+  return t;
+}
+
+std::shared_ptr<const void> resample_fast_prepare_scratch_row(const ResampleProblem& p) {
+  auto t = resample_make_tables(p);
+  t->direct_linear = w_downsampled_by_2(p);
+  return t;
+}
+
+std::string resample_fast_schedule(const ResampleProblem& p, const void* tables) {
+  if (p.algorithm != ResampleAlgorithm::kLinear) return std::string();
+  const auto& t = *static_cast<const ResampleFastTables*>(tables);
+  return t.direct_linear ? "linear_forward=direct" : "linear_forward=scratch_row";
 }
 
 }  // namespace gridops::kernels

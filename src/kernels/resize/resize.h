@@ -1,6 +1,7 @@
-// Kernel contract for Resize. The operator layer (src/ops/resize.cc) validates the desc,
-// computes every axis's geometry and builds the per-axis tap tables below (all the
-// coordinate math lives there, in double); kernels only combine taps and assert.
+// Kernel contract for Resize. The operator layer (src/ops/resize.cc) validates the desc and
+// computes every axis's geometry; resize_taps.cc builds the per-axis tap tables below from
+// it (all the coordinate math, in double) at plan time; kernels only combine taps and
+// assert.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +47,17 @@ struct ResizeProblem {
   /// so that the window's result has the full problem's bits.
   std::vector<size_t> pass_order;
 };
+
+/// The views of one run and the facts about them the operator computes once per run.
+struct ResizeViews {
+  const TensorView& src;
+  const MutableTensorView& dst;
+  bool src_dense = false;  ///< src's strides are row-major contiguous (resize_dense)
+  bool dst_dense = false;  ///< dst's likewise
+};
+
+/// True when the view's strides are row-major contiguous (size-1 axes ignored).
+bool resize_dense(const TensorView& v) noexcept;
 
 /// The reference: for each output point, the extrapolation value if any axis is outside,
 /// else the sum over every tap combination of the product of the axis weights times the

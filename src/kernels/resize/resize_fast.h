@@ -1,5 +1,6 @@
-// The fast Resize kernels (src/kernels/resize/resize_separable.cc): three entries of the
-// implementation list (src/ops/resize.cc), each with its plan-time `declines`:
+// The fast Resize kernels (resize_gather.cc, resize_fused_rows.cc, resize_separable.cc):
+// three entries of the implementation list (src/ops/resize.cc), each with its plan-time
+// `declines`:
 // resize.gather (nearest), resize.fused_rows (float32/uint8 channels-last rows, Highway
 // only) and resize.passes (one pass per resized axis). See docs/ops/resize.md, "Fast paths".
 #pragma once
@@ -16,15 +17,16 @@
 
 namespace gridops::kernels {
 
-/// The order in which the passes of p run over p.tables (indices into p.tables), as their
-/// results round: axis order when `fused_rows` (the fused rows reproduce the bits of the
-/// passes in axis order), else the plan's window order (p.pass_order) or the cheapest.
-std::vector<size_t> resize_pass_order(const ResizeProblem& p, bool fused_rows);
+/// The order in which a planned entry runs the passes of p over p.tables (indices into
+/// p.tables), as their results round: `tables` (the chosen entry's, from
+/// resize_passes_prepare or resize_fused_rows_prepare) fixes it; null (an entry without
+/// passes): the order resize.passes would choose.
+std::vector<size_t> resize_planned_pass_order(const ResizeProblem& p, const void* tables);
 
 /// An allocator of 64-byte (cache-line) aligned arrays, for the tables and rows the fused
 /// rows read a whole vector at a time: where they start then no longer depends on what the
-/// heap held before (with malloc's 16-byte alignment, the weights of W8a/nhwc straddled
-/// cache lines in one build and not in another, and its 1-thread run took 15-20 % longer).
+/// heap held before (with malloc's 16-byte alignment the weights straddled cache lines in
+/// one build and not in another: docs/perf/resize.md, "Cache-line aligned tables").
 template <class T>
 struct CacheLineAllocator {
   using value_type = T;
@@ -74,8 +76,8 @@ struct ResizeRowTable {
   CacheLineVector<float> tail_w;
 };
 
-/// The plan's tables of resize.passes and resize.fused_rows (the fused rows' tables hold the
-/// passes', so that a run whose views the fused rows cannot take runs the passes with them).
+/// The plan's tables of resize.passes and resize.fused_rows (the fused rows blend with the
+/// passes' per-axis weights).
 struct ResizeSeparableTables {
   /// Per resized axis, the taps in float32 and, for a pass along the innermost axis, padded
   /// to max_taps per output in tap-major order (idx32[k * out + o], w32[k * out + o];
@@ -88,6 +90,9 @@ struct ResizeSeparableTables {
     std::vector<float> w32;
   };
   std::vector<Axis> axes;  ///< one per ResizeProblem::tables entry
+  /// The passes' order over ResizeProblem::tables: a window's (its full problem's), else
+  /// the cheapest (resize.passes); axis order (resize.fused_rows). A schedule field.
+  std::vector<size_t> order;
   /// resize.fused_rows only: the innermost resized axis's table over (position, element)
   /// pairs.
   ResizeRowTable row;
@@ -104,8 +109,7 @@ std::string resize_gather_declines(const ResizeProblem& p);
 /// A gather of whole elements through per-axis offset tables, bit-exact, any dtype, any
 /// views; extrapolated points get the exact value. Threaded with parallel_for. No tables
 /// (`prepared` is unused).
-void resize_gather(const ResizeProblem& p, const void* prepared, const TensorView& src,
-                   const MutableTensorView& dst);
+void resize_gather(const ResizeProblem& p, const void* prepared, const ResizeViews& v);
 
 // --- resize.passes: linear / cubic, one pass per resized axis ---------------------------
 
@@ -116,11 +120,12 @@ std::string resize_passes_declines(const ResizeProblem& p);
 /// std::bad_alloc).
 std::shared_ptr<const void> resize_passes_prepare(const ResizeProblem& p);
 /// One pass per resized axis over contiguous intermediates in float (double for float64
-/// and 32/64-bit integers), in resize_pass_order(p, false); extrapolated points are written
-/// last with the exact value. Any views. Threaded with parallel_for. `prepared`: a
-/// ResizeSeparableTables of resize_passes_prepare or resize_fused_rows_prepare.
-void resize_passes(const ResizeProblem& p, const void* prepared, const TensorView& src,
-                   const MutableTensorView& dst);
+/// and 32/64-bit integers), in the tables' order; extrapolated points are written last
+/// with the exact value. Any views. Threaded with parallel_for. `prepared`: from
+/// resize_passes_prepare.
+void resize_passes(const ResizeProblem& p, const void* prepared, const ResizeViews& v);
+/// "order=<axes in pass order>".
+std::string resize_passes_schedule(const ResizeProblem& p, const void* prepared);
 
 #ifdef GRIDOPS_HAVE_HWY
 // --- resize.fused_rows: float32 / uint8, 2 or 3 consecutive axes then C >= 2 elements ----
@@ -128,16 +133,17 @@ void resize_passes(const ResizeProblem& p, const void* prepared, const TensorVie
 /// Why the fused rows decline p at plan time (empty: they take it): dtype, mode, the
 /// resized axes, the pass order, the channels and the share of gathered blocks.
 std::string resize_fused_rows_declines(const ResizeProblem& p);
-/// Why they cannot take these views (run time: non-dense src or dst); the operator layer
-/// then runs the next entry that takes them (resize.passes, with these tables).
-std::string resize_fused_rows_declines_views(const ResizeProblem& p, const TensorView& src,
-                                             const MutableTensorView& dst);
+/// Why they cannot take these views (run time: non-dense src or dst); the run then hands
+/// them to the next planned entry (resize.passes).
+std::string resize_fused_rows_declines_views(const ResizeProblem& p, const void* prepared,
+                                             const ResizeViews& v);
 /// Builds the passes' tables and the row table (may throw std::bad_alloc).
 std::shared_ptr<const void> resize_fused_rows_prepare(const ResizeProblem& p);
 /// Each output row computed on its own from blended input rows (docs/ops/resize.md); the
 /// same bits as the passes in axis order. Dense views only.
-void resize_fused_rows(const ResizeProblem& p, const void* prepared, const TensorView& src,
-                       const MutableTensorView& dst);
+void resize_fused_rows(const ResizeProblem& p, const void* prepared, const ResizeViews& v);
+/// "order=<axes>, row=by_position|blocks (blocks=, patterns=, gathers=)".
+std::string resize_fused_rows_schedule(const ResizeProblem& p, const void* prepared);
 #endif
 
 #ifdef GRIDOPS_HAVE_HWY
