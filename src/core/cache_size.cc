@@ -30,7 +30,7 @@ int64_t last_level_cache_bytes() noexcept {
   return detected;
 }
 
-void set_last_level_cache_bytes_for_testing(int64_t bytes) noexcept {
+void set_last_level_cache_bytes_override(int64_t bytes) noexcept {
   g_override.store(bytes > 0 ? bytes : 0, std::memory_order_relaxed);
 }
 

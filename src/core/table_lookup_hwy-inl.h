@@ -11,7 +11,7 @@
 // it is one vpermt2ps / vpermt2d in TwoTableLookup, the only raw intrinsic here; on every
 // other target (and on AVX-512 for narrower vectors) it is TwoTableLookupPortable: two
 // TableLookupLanes and a select. Both copy bits unchanged. The tests run both forms on
-// every Highway target against a scalar lookup (core::two_table_lookup_for_testing,
+// every Highway target against a scalar lookup (core::two_table_lookup_probe,
 // tests/core/table_lookup_test.cc).
 #if defined(GRIDOPS_CORE_TABLE_LOOKUP_HWY_INL_H_) == defined(HWY_TARGET_TOGGLE)  // NOLINT
 #ifdef GRIDOPS_CORE_TABLE_LOOKUP_HWY_INL_H_

@@ -39,7 +39,7 @@ HWY_AFTER_NAMESPACE();
 namespace gridops::core {
 HWY_EXPORT(TwoTableLookupForTesting);
 
-size_t two_table_lookup_for_testing(bool portable, bool as_float, const uint32_t* table,
+size_t two_table_lookup_probe(bool portable, bool as_float, const uint32_t* table,
                                     const int32_t* idx, uint32_t* out) {
   return HWY_DYNAMIC_DISPATCH(TwoTableLookupForTesting)(portable, as_float, table, idx, out);
 }

@@ -26,7 +26,7 @@ TEST(TwoTableLookup, PortableAndIntrinsicMatchScalarOnEveryTarget) {
     // N: the lane count of the dispatched target (a lookup with every index 0).
     uint32_t zeros_table[32] = {}, probe[16] = {};
     const int32_t zeros_idx[16] = {};
-    const size_t n = core::two_table_lookup_for_testing(true, true, zeros_table, zeros_idx, probe);
+    const size_t n = core::two_table_lookup_probe(true, true, zeros_table, zeros_idx, probe);
     ASSERT_GE(n, 1u);
     ASSERT_LE(n, 16u);
     for (int it = 0; it < 300; ++it) {
@@ -44,7 +44,7 @@ TEST(TwoTableLookup, PortableAndIntrinsicMatchScalarOnEveryTarget) {
       for (bool as_float : {true, false}) {
         for (bool portable : {true, false}) {
           uint32_t out[16] = {};
-          ASSERT_EQ(core::two_table_lookup_for_testing(portable, as_float, lohi.data(), idx, out), n);
+          ASSERT_EQ(core::two_table_lookup_probe(portable, as_float, lohi.data(), idx, out), n);
           for (size_t i = 0; i < n; ++i) {
             ASSERT_EQ(out[i], lohi[static_cast<size_t>(idx[i])])
                 << "lane " << i << " of " << n << ", idx " << idx[i] << (portable ? ", portable" : "")

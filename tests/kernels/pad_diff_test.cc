@@ -33,7 +33,7 @@ namespace {
 // cache size ], core/cache_size.h), so this program fixes the size at 32 MiB: the
 // large-output tests below take the non-temporal paths on every machine.
 const bool kMeasuredLlc = [] {
-  kernels::set_last_level_cache_bytes_for_testing(kernels::kMeasuredLlcBytes);
+  kernels::set_last_level_cache_bytes_override(kernels::kMeasuredLlcBytes);
   return true;
 }();
 
@@ -580,9 +580,9 @@ TEST(PadLines, Permute16PortableMatchesIntrinsic) {
         v[i] = static_cast<uint16_t>(rng());
       }
       for (int i = 0; i < 32; ++i) want[i] = v[idx[i]];
-      have = kernels::pad_permute16_for_testing(false, idx, v, intrinsic);
+      have = kernels::pad_permute16(false, idx, v, intrinsic);
       if (!have) break;
-      ASSERT_TRUE(kernels::pad_permute16_for_testing(true, idx, v, portable));
+      ASSERT_TRUE(kernels::pad_permute16(true, idx, v, portable));
       for (int i = 0; i < 32; ++i) {
         ASSERT_EQ(intrinsic[i], want[i]) << "lane " << i << ", iteration " << it;
         ASSERT_EQ(portable[i], want[i]) << "lane " << i << ", iteration " << it;

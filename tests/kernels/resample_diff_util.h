@@ -34,7 +34,7 @@ namespace gridops::resample_diff {
 // (NOTE [ Stream thresholds by cache size ], core/cache_size.h), so this program fixes
 // the size at 32 MiB: the non-temporal paths run on every machine.
 const bool kMeasuredLlc = [] {
-  kernels::set_last_level_cache_bytes_for_testing(kernels::kMeasuredLlcBytes);
+  kernels::set_last_level_cache_bytes_override(kernels::kMeasuredLlcBytes);
   return true;
 }();
 

@@ -183,7 +183,7 @@ class Lines {
 // with) has TableLookupLanes for 32- and 64-bit lanes only, so 16-bit lanes are
 // Permute16 below: the writer's only raw intrinsic (vpermw). Permute16Portable does the
 // same with Highway ops only, through memory; the tests compare the two and a scalar
-// lookup (pad_permute16_for_testing) and run the whole line writer with the portable form
+// lookup (pad_permute16) and run the whole line writer with the portable form
 // switched in (the test-only entry pad.lines_portable_permute): the same bytes.
 
 /// Lane i of the result: 16-bit lane idx[i] of v (idx in [0, 32)).
@@ -430,7 +430,7 @@ bool pad_rows_lines(const PadTables& t, const char* src, char* dst, const unsign
   return HWY_DYNAMIC_DISPATCH(Rows)(t, src, dst, value, t.stream, portable, r0, r1);
 }
 
-bool pad_permute16_for_testing(bool portable, const uint16_t* idx, const uint16_t* v,
+bool pad_permute16(bool portable, const uint16_t* idx, const uint16_t* v,
                                uint16_t* out) {
   using namespace pad_simd;  // NOLINT(google-build-using-namespace): the dispatch table
   return HWY_DYNAMIC_DISPATCH(Permute16ForTesting)(portable, idx, v, out);

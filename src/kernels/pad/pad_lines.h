@@ -128,7 +128,7 @@ bool pad_lines_available();
 /// Tests (a pure function, no state): out[i] = v[idx[i]] (32 lanes of 16 bits, idx in [0, 32)) with Permute16Portable
 /// (portable) or Permute16 on the CPU's Highway target; false (nothing written) when that
 /// target has no line writer.
-bool pad_permute16_for_testing(bool portable, const uint16_t* idx, const uint16_t* v,
+bool pad_permute16(bool portable, const uint16_t* idx, const uint16_t* v,
                                uint16_t* out);
 
 }  // namespace gridops::kernels
