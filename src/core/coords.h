@@ -23,6 +23,11 @@
 
 namespace gridops::coords {
 
+/// Taps per axis of an interpolation: 1 (nearest), 2 (linear), 4 (cubic).
+constexpr int taps_per_axis(InterpolationMode m) noexcept {
+  return m == InterpolationMode::kNearest ? 1 : m == InterpolationMode::kLinear ? 2 : 4;
+}
+
 __extension__ typedef __int128 int128_t;  // GCC/Clang extension; exact 64x64-bit products
 
 /// Clamps i to [0, n-1].

@@ -124,7 +124,6 @@ using grid_sample_common::validate_desc;
 
 // --- validation helpers -------------------------------------------------------------
 
-int taps_per_axis(InterpolationMode m) { return detail::grid_sample_taps_per_axis(m); }
 using detail::grid_sample_raw_input_box;
 
 /// The spatial sizes (D1..Dr) of a src shape in a layout.
@@ -300,7 +299,7 @@ Status GridSamplePlan::run(const TensorView& src, const TensorView& grid,
     if (box[d].first < 0) {
       // No tap inside the full input on this axis: nothing is read with a nonzero weight;
       // the fast path's zero-weight reads need a box of min(full, K) elements.
-      const int64_t need = std::min<int64_t>(window_.full[d], taps_per_axis(desc_.mode));
+      const int64_t need = std::min<int64_t>(window_.full[d], coords::taps_per_axis(desc_.mode));
       if (extent[d] < need) {
         return invalid_argument(kOp, ": the window (src) is ", extent[d],
                                 " wide on spatial axis ", d, "; at least ", need,

@@ -227,10 +227,6 @@ std::vector<std::pair<int64_t, int64_t>> input_box_typed(const GridSampleDesc& d
 
 }  // namespace
 
-int grid_sample_taps_per_axis(InterpolationMode m) {
-  return m == InterpolationMode::kNearest ? 1 : m == InterpolationMode::kLinear ? 2 : 4;
-}
-
 /// input_box_typed for a validated desc, full sizes and any grid view of the right rank.
 StatusOr<std::vector<std::pair<int64_t, int64_t>>> grid_sample_raw_input_box(
     const GridSampleDesc& desc, std::span<const int64_t> full, const TensorView& grid) {
@@ -270,7 +266,7 @@ StatusOr<std::vector<std::pair<int64_t, int64_t>>> grid_sample_input_box(
   GRIDOPS_ASSIGN_OR_RETURN(auto box, detail::grid_sample_raw_input_box(desc, full, grid));
   for (size_t d = 0; d < box.size(); ++d) {
     if (box[d].first < 0) {
-      box[d] = {0, std::min<int64_t>(full[d], detail::grid_sample_taps_per_axis(desc.mode))};
+      box[d] = {0, std::min<int64_t>(full[d], coords::taps_per_axis(desc.mode))};
     }
   }
   return box;

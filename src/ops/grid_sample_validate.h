@@ -18,8 +18,6 @@ namespace gridops::detail {
 Status grid_sample_validate_desc(const GridSampleDesc& desc, const char* op);
 /// The grid shape the spec prescribes for r spatial axes, e.g. "(N, H_out, W_out, 2)".
 std::string grid_sample_expected_grid_shape(int r);
-/// Taps per axis: 1, 2, 4 for nearest, linear, cubic.
-int grid_sample_taps_per_axis(InterpolationMode m);
 /// The box of grid_sample_input_box for a validated desc, full sizes and grid view (rank
 /// r + 2, last axis r, floating dtype), with (-1, -1) for an axis without taps.
 StatusOr<std::vector<std::pair<int64_t, int64_t>>> grid_sample_raw_input_box(

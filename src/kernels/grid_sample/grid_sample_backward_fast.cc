@@ -226,7 +226,7 @@ void run_typed(const GridSampleProblem& p, const BandsTables& t, const TensorVie
                const TensorView& src, const TensorView& grid, const MutableTensorView* grad_src,
                const MutableTensorView* grad_grid) {
   const int r = p.spatial_rank;
-  const int K = p.mode == InterpolationMode::kNearest ? 1 : p.mode == InterpolationMode::kLinear ? 2 : 4;
+  const int K = coords::taps_per_axis(p.mode);
   const bool cf = p.layout == ChannelLayout::kChannelsFirst;
   const SplitStrides ss = split_strides(src, r, p.layout);
   const SplitStrides ds = split_strides(grad_dst, r, p.layout);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "core/coords.h"
 #include "gridops/parallel.h"
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_backward_band.h"
@@ -55,7 +56,7 @@ std::shared_ptr<const void> make_tables(const GridSampleProblem& p,
                                         const char* band_name, int64_t chunk_cap) {
   auto t = std::make_shared<BandsTables>();
   const int r = p.spatial_rank;
-  const int K = p.mode == InterpolationMode::kNearest ? 1 : p.mode == InterpolationMode::kLinear ? 2 : 4;
+  const int K = coords::taps_per_axis(p.mode);
   const int64_t C = p.channels;
   int64_t out_points = 1, in_points = 1;
   for (int64_t d : p.out_sizes) out_points *= d;

@@ -44,9 +44,7 @@ std::string grid_sample_fast_declines(const GridSampleProblem& p) {
 
 void grid_sample_axis_taps_exact(InterpolationMode mode, GridPadding padding, bool align_corners,
                                  float x, int64_t len, int32_t* idx, float* w) {
-  const int count = mode == InterpolationMode::kNearest ? 1
-                    : mode == InterpolationMode::kLinear ? 2
-                                                          : 4;
+  const int count = coords::taps_per_axis(mode);
   for (int k = 0; k < count; ++k) {
     idx[k] = 0;  // a tap not put (outside under zeros) keeps index 0 and weight 0
     w[k] = 0.0f;
@@ -68,7 +66,7 @@ std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p)
   t.align_corners = p.align_corners;
   t.channels_last = p.layout == ChannelLayout::kChannelsLast;
   t.r = p.spatial_rank;
-  t.K = p.mode == InterpolationMode::kNearest ? 1 : p.mode == InterpolationMode::kLinear ? 2 : 4;
+  t.K = coords::taps_per_axis(p.mode);
   t.NT = 1;
   for (int d = 0; d < t.r; ++d) t.NT *= t.K;
   t.batch = p.batch;

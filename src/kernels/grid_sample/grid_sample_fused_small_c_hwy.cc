@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/coords.h"
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_fast.h"
 
@@ -537,7 +538,7 @@ std::string grid_sample_fused_small_c_declines(const GridSampleProblem& p) {
   // NOTE [ GridSample fused small-channel path ]; the views (dense grid and dst, unit src x
   // or channel stride) are checked when it runs.
   const bool nearest = p.mode == InterpolationMode::kNearest;
-  const int K = nearest ? 1 : p.mode == InterpolationMode::kLinear ? 2 : 4;
+  const int K = coords::taps_per_axis(p.mode);
   const bool last = p.layout == ChannelLayout::kChannelsLast;
   const int r = p.spatial_rank;
   if (r != 2) return "spatial rank 2 only";
