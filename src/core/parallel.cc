@@ -50,15 +50,12 @@ int default_threads() noexcept {
 #if GRIDOPS_HAVE_TBB
 // NOTE [ Default runner: TBB arenas ]
 // The default runner is oneTBB's: each calling thread keeps one task arena per thread
-// count, and a call runs the chunks with parallel_for in it. Measured against the OpenMP
-// region it replaces (Pad W7e, 4096 x 1000 -> 4096 x 1024 float32, 2 threads on this
-// 2-core host): idle, both 0.175-0.18 ms; with three busy processes beside it, OpenMP's
-// median 0.18 ms but 90th percentile 8.0 ms and mean 1.2-2.0 ms (the end-of-region
-// barrier waits for a worker thread the kernel had not scheduled; OMP_WAIT_POLICY=passive:
-// mean 0.57-0.83 ms), TBB's median 0.28, 90th percentile 0.31-0.36, mean 0.32-0.59 ms: a
-// chunk nobody has started is run by the caller, and the caller waits only for chunks
-// already running. The arena is kept (a new one per call: 2 threads no faster than 1,
-// the worker joining too late); tbb's workers are shared by all arenas of the process, at
+// count, and a call runs the chunks with parallel_for in it. It replaced an OpenMP region
+// whose end-of-region barrier waits for a worker thread the kernel had not scheduled (slow
+// tails on a loaded host; measurements in docs/perf/parallel.md): with TBB a chunk nobody
+// has started is run by the caller, and the caller waits only for chunks already running.
+// The arena is kept (a new one per call: 2 threads no faster than 1, the worker joining
+// too late); tbb's workers are shared by all arenas of the process, at
 // most tbb::info::default_concurrency() - 1 of them, so a thread count above the cores
 // runs on the cores (no oversubscription).
 tbb::task_arena& arena_for(int threads) {
@@ -124,9 +121,8 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
   // that is descheduled or given slower chunks does not hold up the others. On a quiet
   // machine each thread runs exactly its own share, the same part of the range on every
   // call: repeated calls on the same tensors find the data a thread touched last time in
-  // its own core's caches (Resample W5a nhwc f32 at 2 threads: 0.83 and 0.93 ms -> 0.51 and
-  // 0.51 ms in two alternating runs, against a single shared counter that handed chunks
-  // out first come, first served). No kernel's result depends on which thread runs which chunk (each chunk
+  // its own core's caches (measured against a single shared counter that handed chunks
+  // out first come, first served: docs/perf/parallel.md). No kernel's result depends on which thread runs which chunk (each chunk
   // writes its own disjoint part of the output). With TBB the shares are the tasks of a
   // static partition (share t to the arena's slot t), each claiming chunks from its own
   // share first as above; a share whose thread has not started is run by a thread that has.

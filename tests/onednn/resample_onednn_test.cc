@@ -8,7 +8,7 @@
 // [-1, 1] a weight error e changes a tap pair by at most 2e per axis. The floor is therefore
 // 1e-6 + 2^-22 * max(I) * r for forward, times the most outputs any input receives from
 // (prod_k (ceil(O_k / I_k) + 2)) for backward. gridops' own double computation is tested
-// tighter in tests/ops/resample_test.cc. gridops' nearest backward (float32 sums on the fast
+// tighter in tests/ops/resample_values_test.cc. gridops' nearest backward (float32 sums on the fast
 // path) is also checked against the exact adjoint rounded once, within the stated bound of
 // docs/ops/resample.md.
 // bf16: both round a value that is within the above distance of the exact result to bf16

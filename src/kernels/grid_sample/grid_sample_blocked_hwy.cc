@@ -216,9 +216,9 @@ void BlockedChannels(const Ctx& c, const Work& wk, const float* HWY_RESTRICT pla
   // of kStage points per channel plane: storing tile rows straight into 16 planes (64 KiB
   // apart on W1, one L1 set) thrashes L1. With c.stream, whole 64-byte lines of dst are
   // written with non-temporal stores: ordinary stores of 16 short interleaved runs wait
-  // on reading each line first (W1b: 4.9 ms with them, 2.9 ms without). The runs start
-  // `shift` points before p0 so that they cover whole lines of dst; positions outside
-  // [p0, p0 + cnt) are computed from a clamped point and not stored.
+  // on reading each line first (measured: docs/perf/grid_sample.md, "Channel blocks"). The
+  // runs start `shift` points before p0 so that they cover whole lines of dst; positions
+  // outside [p0, p0 + cnt) are computed from a clamped point and not stored.
   bool stream = c.stream && c.dst_dense;
   int64_t shift = 0;
   if (stream) {

@@ -331,8 +331,8 @@ HWY_INLINE void StoreWords(int C, uint8_t* o, VI w, const uint8_t* pack,
 // leave channel ch's lanes-many bytes contiguous at byte ch * lanes, stored to its plane
 // at drow + ch * dc + ox (AVX-512: block ch, from the register; a copy through a stack
 // buffer waited for the 64-byte store at every 16-byte reload). The per-channel
-// extraction, narrowing and store it replaces cost more: W2b channels-first 0.90 against
-// 1.17 ms at 1 thread, W2a 2.05 against 2.38 (docs/ops/grid_sample.md).
+// extraction, narrowing and store it replaces cost more (docs/perf/grid_sample.md,
+// "uint8 few-channel path").
 /// Channels-first dense dst, a full vector: NOTE [ GridSample uint8 planar word store ].
 HWY_INLINE void StorePlanarWords(const U8Ctx& c, int C, uint8_t* drow, int64_t ox, VI w,
                                  const uint8_t* planar_pack, const int32_t* planar_perm) {
