@@ -94,7 +94,7 @@ void register_workload(const Workload& w) {
 
   // Every entry of the list that takes the workload, forced by name ("ref" included):
   // <id>/<entry>/threads:<n>, beside the automatic choice "gridops".
-  for (const auto& e : gridops::detail::affine_grid_impls()) {
+  for (const auto& e : gridops::detail::affine_grid_entries()) {
     gridops::AffineGridDesc forced = desc;
     forced.impl = e.name;
     auto p = gridops::make_affine_grid_plan(forced, DType::kFloat32, ts, w.size);

@@ -66,7 +66,7 @@ void register_workload(const std::string& id, int64_t axis, const Dims& shape, i
 
   // Every entry of the list that takes the workload, forced by name ("ref" included):
   // <id>/<entry>/threads:<n>, beside the automatic choice "gridops".
-  for (const auto& e : gridops::detail::gather_impls()) {
+  for (const auto& e : gridops::detail::gather_entries()) {
     gridops::GatherDesc forced = desc;
     forced.impl = e.name;
     auto p = gridops::make_gather_plan(forced, DType::kFloat32, shape, DType::kInt64, Dims{nidx});

@@ -57,7 +57,7 @@ void add_gridops_impl(const std::string& id, const std::shared_ptr<Data>& d, Int
 void add_gridops(const std::string& id, const std::shared_ptr<Data>& d, InterpolationMode m,
                  GridPadding p) {
   add_gridops_impl(id, d, m, p, "");
-  for (const auto& e : gridops::detail::grid_sample_impls()) add_gridops_impl(id, d, m, p, e.name);
+  for (const auto& e : gridops::detail::grid_sample_entries()) add_gridops_impl(id, d, m, p, e.name);
 }
 
 /// gridops channels-last on an interleaved copy of src: `<id>/nhwc/f32/gridops`, paired

@@ -110,7 +110,7 @@ void register_workload(const Workload& w) {
 
   // Every entry of the list that takes the workload, forced by name ("ref" included):
   // <id>/<entry>/threads:<n>, beside the automatic choice "gridops".
-  for (const auto& e : gridops::detail::pad_impls()) {
+  for (const auto& e : gridops::detail::pad_entries()) {
     gridops::PadDesc forced = desc;
     forced.impl = e.name;
     auto p = gridops::make_pad_plan(forced, DType::kFloat32, w.shape);

@@ -282,8 +282,8 @@ Status rename_op(const Status& s) {
 }  // namespace
 
 namespace detail {
-std::span<const AffineGridEntry> affine_grid_impls() noexcept { return kImpls; }
-std::span<const AffineGridBackwardEntry> affine_grid_backward_impls() noexcept {
+std::span<const AffineGridEntry> affine_grid_entries() noexcept { return kImpls; }
+std::span<const AffineGridBackwardEntry> affine_grid_backward_entries() noexcept {
   return kBackwardImpls;
 }
 }  // namespace detail

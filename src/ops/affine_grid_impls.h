@@ -18,7 +18,7 @@ using AffineGridBackwardEntry =
     Entry<kernels::AffineGridProblem, kernels::AffineGridBackwardViews>;
 
 /// The lists in dispatch order, the reference "ref" last.
-std::span<const AffineGridEntry> affine_grid_impls() noexcept;
-std::span<const AffineGridBackwardEntry> affine_grid_backward_impls() noexcept;
+std::span<const AffineGridEntry> affine_grid_entries() noexcept;
+std::span<const AffineGridBackwardEntry> affine_grid_backward_entries() noexcept;
 
 }  // namespace gridops::detail

@@ -221,7 +221,7 @@ Status check_sizes(std::span<const int64_t> v, int r, const char* what, const ch
 }  // namespace
 
 namespace detail {
-std::span<const AffineWarpEntry> affine_warp_impls() noexcept { return kImpls; }
+std::span<const AffineWarpEntry> affine_warp_entries() noexcept { return kImpls; }
 }  // namespace detail
 
 StatusOr<std::vector<std::pair<int64_t, int64_t>>> affine_warp_input_box(

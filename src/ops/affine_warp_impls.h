@@ -14,6 +14,6 @@ namespace gridops::detail {
 using AffineWarpEntry = Entry<kernels::AffineWarpProblem, kernels::AffineWarpViews>;
 
 /// The list in dispatch order, the reference "ref" last.
-std::span<const AffineWarpEntry> affine_warp_impls() noexcept;
+std::span<const AffineWarpEntry> affine_warp_entries() noexcept;
 
 }  // namespace gridops::detail

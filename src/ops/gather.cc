@@ -137,7 +137,7 @@ Status check_indices(const TensorView& indices, int64_t s, int axis) {
 }  // namespace
 
 namespace detail {
-std::span<const GatherEntry> gather_impls() noexcept { return kGatherImpls; }
+std::span<const GatherEntry> gather_entries() noexcept { return kGatherImpls; }
 }  // namespace detail
 
 StatusOr<Dims> gather_output_shape(const GatherDesc& desc, std::span<const int64_t> data_shape,

@@ -14,6 +14,6 @@ namespace gridops::detail {
 using GatherEntry = Entry<kernels::GatherProblem, kernels::GatherViews>;
 
 /// The list in dispatch order, the reference "ref" last.
-std::span<const GatherEntry> gather_impls() noexcept;
+std::span<const GatherEntry> gather_entries() noexcept;
 
 }  // namespace gridops::detail

@@ -110,7 +110,7 @@ constexpr GridSampleEntry kImpls[] = {
 };
 }  // namespace
 
-std::span<const GridSampleEntry> grid_sample_impls() noexcept { return kImpls; }
+std::span<const GridSampleEntry> grid_sample_entries() noexcept { return kImpls; }
 
 }  // namespace detail
 
@@ -203,7 +203,7 @@ namespace {
 /// their tables.
 StatusOr<std::shared_ptr<const detail::PlannedEntries<GridSampleEntry>>> plan_forward(
     std::string_view forced, const kernels::GridSampleProblem& problem) {
-  return detail::plan_entries<GridSampleEntry>(kOp, detail::grid_sample_impls(), problem,
+  return detail::plan_entries<GridSampleEntry>(kOp, detail::grid_sample_entries(), problem,
                                                forced);
 }
 

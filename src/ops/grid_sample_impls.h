@@ -31,7 +31,7 @@ struct GridSampleBackwardViews {
 using GridSampleBackwardEntry = Entry<kernels::GridSampleProblem, GridSampleBackwardViews>;
 
 /// The forward list, fast entries first, "ref" last.
-std::span<const GridSampleEntry> grid_sample_impls() noexcept;
+std::span<const GridSampleEntry> grid_sample_entries() noexcept;
 /// The backward list, fast entries first (test-only ones after the automatic one), "ref"
 /// last.
 std::span<const GridSampleBackwardEntry> grid_sample_backward_entries() noexcept;

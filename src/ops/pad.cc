@@ -106,7 +106,7 @@ Status check_pad_value(PadMode mode, DType dtype, const TensorView* pad_value) {
 }  // namespace
 
 namespace detail {
-std::span<const PadEntry> pad_impls() noexcept { return kPadImpls; }
+std::span<const PadEntry> pad_entries() noexcept { return kPadImpls; }
 }  // namespace detail
 
 const char* to_string(PadMode m) noexcept {

@@ -14,6 +14,6 @@ namespace gridops::detail {
 using PadEntry = Entry<kernels::PadProblem, kernels::PadArgs>;
 
 /// The list in dispatch order, the reference "ref" last.
-std::span<const PadEntry> pad_impls() noexcept;
+std::span<const PadEntry> pad_entries() noexcept;
 
 }  // namespace gridops::detail

@@ -46,7 +46,7 @@ constexpr DType kDTypes[] = {DType::kFloat16, DType::kBFloat16, DType::kFloat32,
                              DType::kFloat64};
 
 // The fast implementations: every entry of the operator's list but "ref", then "fast".
-std::vector<std::string> fast_impls() { return testing::fast_entries(detail::affine_grid_impls()); }
+std::vector<std::string> fast_impls() { return testing::fast_entries(detail::affine_grid_entries()); }
 
 // A buffer with a strided grid view into it; `bytes` starts as a fixed sentinel so that
 // writes outside the view's elements show up as differences.
@@ -186,7 +186,7 @@ void run(const std::string& impl, const Problem& p, const TensorView& theta,
   desc.impl = impl;
   StatusOr<AffineGridPlan> plan = make_affine_grid_plan(desc, p.dt, p.theta_shape, p.size);
   ASSERT_TRUE(plan.ok()) << plan.status().to_string();
-  if (testing::find_entry(detail::affine_grid_impls(), impl) != nullptr) {
+  if (testing::find_entry(detail::affine_grid_entries(), impl) != nullptr) {
     ASSERT_STREQ(plan->impl_name(), impl.c_str());
   }
   const Status st = plan->run(theta, grid);

@@ -134,7 +134,7 @@ TEST(AffineWarpDiff, FastMatchesReference) {
       Problem p = random_problem(rng);
       if (p.desc.mode == InterpolationMode::kCubic) p.desc.mode = InterpolationMode::kLinear;
       const Tensor ref = run_whole(p, "ref");
-      for (const std::string& impl : testing::fast_entries(detail::affine_warp_impls())) {
+      for (const std::string& impl : testing::fast_entries(detail::affine_warp_entries())) {
         SCOPED_TRACE(impl);
         const Tensor fast = run_whole(p, impl);
         expect_close(p, fast, ref);

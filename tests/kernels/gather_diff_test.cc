@@ -30,7 +30,7 @@ class GatherDiff : public ::testing::TestWithParam<std::string> {
  protected:
   const char* impl() const { return GetParam().c_str(); }
   void SetUp() override {
-    const auto* e = testing::find_entry(detail::gather_impls(), GetParam());
+    const auto* e = testing::find_entry(detail::gather_entries(), GetParam());
     if (e != nullptr && e->unavailable != nullptr && !e->unavailable().empty()) {
       GTEST_SKIP() << GetParam() << ": " << e->unavailable();
     }
@@ -44,7 +44,7 @@ Status run_impl(GatherDesc desc, const char* impl, const TensorView& data,
   auto plan = make_gather_plan(desc, data.dtype, data.shape, indices.dtype, indices.shape);
   EXPECT_TRUE(plan.ok()) << plan.status().to_string();
   if (!plan.ok()) return plan.status();
-  if (testing::find_entry(detail::gather_impls(), impl) != nullptr) {
+  if (testing::find_entry(detail::gather_entries(), impl) != nullptr) {
     EXPECT_STREQ(plan->impl_name(), impl);
   }
   *out = Tensor(data.dtype, plan->dst_shape());
@@ -358,7 +358,7 @@ TEST(GatherDispatch, NonContiguousViewsFallBackVisibly) {
   const Tensor idx = random_indices(DType::kInt64, {4}, 5, rng);
   Tensor storage;
   const TensorView strided = testing::scrambled_copy(data, storage, true);
-  for (const auto& e : detail::gather_impls()) {
+  for (const auto& e : detail::gather_entries()) {
     const std::string fast = e.name;
     if (fast == "ref" || (e.unavailable != nullptr && !e.unavailable().empty())) continue;
     SCOPED_TRACE(fast);
@@ -445,7 +445,7 @@ TEST(GatherDispatch, VectorGathersDependOnTheCpu) {
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GatherDiff);
 INSTANTIATE_TEST_SUITE_P(FastImpls, GatherDiff,
-                         ::testing::ValuesIn(testing::fast_entries(detail::gather_impls())),
+                         ::testing::ValuesIn(testing::fast_entries(detail::gather_entries())),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param;
                            for (char& c : n) {

@@ -32,7 +32,7 @@ using GP = GridPadding;
 /// The fast implementations to test: every entry of the implementation list but "ref",
 /// then the alias "fast" (testing::fast_entries).
 inline std::vector<std::string> fast_impls() {
-  return testing::fast_entries(detail::grid_sample_impls());
+  return testing::fast_entries(detail::grid_sample_entries());
 }
 
 /// A path's own test runs its entry and the automatic choice ("": what an unforced plan
@@ -271,7 +271,7 @@ inline void random_problems_against_ref(uint64_t seed, int count) {
     }
   }
   // The catch-all fast entry (last before "ref") takes every problem of the generator.
-  const auto list = detail::grid_sample_impls();
+  const auto list = detail::grid_sample_entries();
   const std::string catch_all = list[list.size() - 2].name;
   const auto at = std::find(impls.begin(), impls.end(), catch_all) - impls.begin();
   EXPECT_EQ(taken[static_cast<size_t>(at)], count) << catch_all;

@@ -46,10 +46,10 @@ constexpr const char* kImpl = "grid_sample.u8_few_channels";
 
 TEST(GridSampleU8Diff, EntryIsListed) {
 #ifdef GRIDOPS_HAVE_HWY
-  const auto names = testing::fast_entries(detail::grid_sample_impls());
+  const auto names = testing::fast_entries(detail::grid_sample_entries());
   EXPECT_NE(std::find(names.begin(), names.end(), kImpl), names.end());
 #else
-  EXPECT_EQ(testing::find_entry(detail::grid_sample_impls(), kImpl), nullptr);
+  EXPECT_EQ(testing::find_entry(detail::grid_sample_entries(), kImpl), nullptr);
 #endif
 }
 

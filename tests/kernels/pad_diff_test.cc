@@ -276,7 +276,7 @@ TEST_P(PadDiff, UnevenChunksMatchTheReference) {
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PadDiff);
 INSTANTIATE_TEST_SUITE_P(FastImpls, PadDiff,
-                         ::testing::ValuesIn(testing::fast_entries(detail::pad_impls())),
+                         ::testing::ValuesIn(testing::fast_entries(detail::pad_entries())),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string n = info.param;
                            for (char& c : n) {

@@ -37,7 +37,7 @@ const bool kMeasuredLlc = [] {
 
 /// Whether `name` is an entry of the list (not a family alias).
 inline bool is_entry(const std::string& name) {
-  return testing::find_entry(detail::pad_impls(), name) != nullptr;
+  return testing::find_entry(detail::pad_entries(), name) != nullptr;
 }
 
 /// The tests below run once per fast entry and family alias (the parameter): an entry on

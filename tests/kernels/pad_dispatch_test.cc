@@ -56,7 +56,7 @@ TEST(PadDispatch, NonContiguousViewsFallBackVisibly) {
   desc.pads_end = std::vector<int64_t>{2, 1};
   const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
   int taken = 0;
-  for (const auto& e : detail::pad_impls()) {
+  for (const auto& e : detail::pad_entries()) {
     if (std::string(e.name) == "ref" || !takes(desc, e.name, src.dtype(), src.shape())) continue;
     ++taken;
     SCOPED_TRACE(e.name);

@@ -122,7 +122,7 @@ TEST(AffineGridBackward, Errors) {
 // agree to a few units of 2^-52 relative to the sum of |terms| before the final rounding,
 // i.e. within one unit in the last place of the output type.
 TEST(AffineGridBackward, FastMatchesReferenceAndIsDeterministic) {
-  for (const detail::AffineGridBackwardEntry& entry : detail::affine_grid_backward_impls()) {
+  for (const detail::AffineGridBackwardEntry& entry : detail::affine_grid_backward_entries()) {
     const std::string impl = entry.name;
     if (impl == "ref") continue;
     SCOPED_TRACE(impl);
@@ -169,7 +169,7 @@ TEST(AffineGridBackward, FastMatchesReferenceAndIsDeterministic) {
   }
   auto plan = make_affine_grid_backward_plan(AffineGridDesc{}, DType::kFloat32, Dims{1, 2, 3}, Dims{1, 1, 4, 4});
   ASSERT_TRUE(plan.ok());
-  EXPECT_STREQ(plan->impl_name(), detail::affine_grid_backward_impls()[0].name);
+  EXPECT_STREQ(plan->impl_name(), detail::affine_grid_backward_entries()[0].name);
 }
 
 }  // namespace

@@ -248,7 +248,7 @@ TEST(GridSamplePlan, ForcedRefAndPlanReuse) {
     // first fast entry that takes the problem, the automatic choice too.
     EXPECT_STRNE(p2->impl_name(), "ref");
     bool listed = false;
-    for (const detail::GridSampleEntry& impl : detail::grid_sample_impls()) {
+    for (const detail::GridSampleEntry& impl : detail::grid_sample_entries()) {
       listed = listed || std::string(impl.name) == p2->impl_name();
     }
     EXPECT_TRUE(listed) << p2->impl_name();

@@ -37,7 +37,7 @@ using GP = GridPadding;
 /// float64). An entry that declines a windowed problem is skipped (takes_window).
 std::vector<std::string> impls_for(DType src, DType grid) {
   std::vector<std::string> v = {""};
-  for (const detail::GridSampleEntry& impl : detail::grid_sample_impls()) {
+  for (const detail::GridSampleEntry& impl : detail::grid_sample_entries()) {
     const bool ref = std::string(impl.name) == "ref";
     if (ref || (src != DType::kFloat64 && grid != DType::kFloat64)) v.emplace_back(impl.name);
   }
