@@ -157,6 +157,10 @@ HWY_INLINE VI ToWindow(VI i, int64_t origin, int64_t ext) {
   return hn::Min(hn::Max(j, hn::Zero(di)), hn::Set(di, static_cast<int32_t>(ext - 1)));
 }
 
+/// One row range of the fused warp: coordinates, taps and the gather-and-blend of every
+/// channel. Kept in one piece (about 150 lines): each output vector's coordinates, taps,
+/// offsets, masks and weights are computed once and reused by the channel loop; split up,
+/// those arrays would have to be passed between the parts.
 template <int R, bool kNearest, bool kZeros>
 void RunRowsT(const Ctx& c, int64_t begin, int64_t end) {
   const DF df;
