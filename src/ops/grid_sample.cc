@@ -44,7 +44,7 @@ void ref_run(const kernels::GridSampleProblem& p, const void*, const kernels::Gr
 #ifdef GRIDOPS_HAVE_HWY
 std::string blocked_unavailable() {
   return kernels::grid_sample_target_has_blocked() ? std::string()
-                                                   : "the CPU's Highway target has no AVX-512";
+                                                   : "the CPU's Highway target is not x86 AVX2 or AVX-512";
 }
 std::string pairs_unavailable() {
   return kernels::grid_sample_target_has_pairs()

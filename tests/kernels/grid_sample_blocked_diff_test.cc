@@ -155,7 +155,7 @@ TEST(GridSampleDiff, FusedLargeChannelsFirstDst) {
 
 // NOTE [ GridSample Transpose16 ] (grid_sample_blocked_hwy.cc): the portable 16 x 16
 // transpose against a scalar transpose on every Highway target this CPU runs, and against
-// the AVX-512 Transpose16 where the target has it; bits are copied unchanged (NaN payloads,
+// the target's own transpose where it has one; bits are copied unchanged (NaN payloads,
 // signed zeros, subnormals).
 TEST(GridSampleDiff, Transpose16PortableMatchesIntrinsic) {
 #ifdef GRIDOPS_HAVE_HWY
@@ -200,7 +200,7 @@ TEST(GridSampleDiff, Transpose16PortableMatchesIntrinsic) {
 TEST(GridSampleDiff, ChannelBlockedPathCopyCap) {
 #ifdef GRIDOPS_HAVE_HWY
   if (!kernels::grid_sample_target_has_blocked()) {
-    GTEST_SKIP() << "the CPU's Highway target has no AVX-512: no grid_sample.blocked";
+    GTEST_SKIP() << "the CPU's Highway target is not x86 AVX2 or AVX-512: no grid_sample.blocked";
   }
   auto impl_of = [](IM mode, const Dims& src, const Dims& grid) {
     GridSampleDesc desc;
@@ -233,14 +233,14 @@ TEST(GridSampleDiff, ChannelBlockedPathCopyCap) {
 #endif
 }
 
-// The channel-blocked path with the portable transpose in place of the AVX-512 one (its
+// The channel-blocked path with the portable transpose in place of the target's own (its
 // test-only twin grid_sample.blocked_portable_transpose; NOTE [ GridSample Transpose16 ]):
 // the same bits, every mode, 2-D and 3-D, a partial
 // channel block, both the per-thread and the shared copies (1 and 2 threads).
 TEST(GridSampleDiff, ChannelBlockedPathPortableTranspose) {
 #ifdef GRIDOPS_HAVE_HWY
   if (!kernels::grid_sample_target_has_blocked()) {
-    GTEST_SKIP() << "the CPU's Highway target has no AVX-512: no grid_sample.blocked";
+    GTEST_SKIP() << "the CPU's Highway target is not x86 AVX2 or AVX-512: no grid_sample.blocked";
   }
   std::mt19937_64 rng(testing::test_seed() + 6);
   for (int i = 0; i < 12; ++i) {

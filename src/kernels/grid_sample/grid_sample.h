@@ -73,15 +73,16 @@ std::string grid_sample_fast_declines(const GridSampleProblem& p);
 // one translation unit each: grid_sample_<path>_hwy.cc, with their shared parts in
 // grid_sample_fast.h and grid_sample_hwy-inl.h (docs/ops/grid_sample.md, "Fast path").
 
-/// Whether the CPU's Highway target has the channel-blocked path (AVX-512) and the pair
-/// gathers (AVX2 and up).
+/// Whether the CPU's Highway target has the channel-blocked path (x86 AVX2 and AVX-512) and
+/// the pair gathers (AVX2 and up).
 bool grid_sample_target_has_blocked();
 bool grid_sample_target_has_pairs();
 
 /// The 16 x 16 float32 tile `in` transposed into `out` (both 64-byte aligned):
-/// out[k * 16 + i] = in[i * 16 + k], with Transpose16Portable (portable) or Transpose16 on
-/// the CPU's Highway target (NOTE [ GridSample Transpose16 ] in grid_sample_blocked_hwy.cc);
-/// false (nothing written) when that target has no Transpose16. Tested directly.
+/// out[k * 16 + i] = in[i * 16 + k], with Transpose16Portable (portable) or the blocked
+/// path's transpose on the CPU's Highway target (Transpose16 on AVX-512, four Transpose8 on
+/// AVX2: NOTE [ GridSample Transpose16 ] in grid_sample_blocked_hwy.cc); false (nothing
+/// written) when that target has no blocked path. Tested directly.
 bool grid_sample_transpose16(bool portable, const float* in, float* out);
 /// The pairs at the 16 element offsets o of plane read into out[2i], out[2i + 1] with the
 /// portable GatherPairsPortable (portable) or the AVX-512 GatherPairs on the CPU's Highway

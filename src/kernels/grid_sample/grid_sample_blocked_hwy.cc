@@ -1,4 +1,4 @@
-// grid_sample.blocked: channels-first float32 with >= 8 channels on AVX-512, NOTE
+// grid_sample.blocked: channels-first float32 with >= 8 channels on AVX2 and AVX-512, NOTE
 // [ GridSample channel blocks ]: steps 1-3 of NOTE [ GridSample fast path ]
 // (grid_sample_hwy-inl.h) on a channel-blocked copy of src, step 4 16 channels at a time.
 #include <algorithm>
@@ -52,13 +52,16 @@ namespace HWY_NAMESPACE {
 // Highway has no 16 x 16 transpose, so on AVX-512 it is Transpose16 below: raw unpack and
 // 128-bit lane shuffles in registers, the only raw intrinsics of the path (the rest is
 // Highway ops on FixedTag<float, 16>: Load/LoadU/MaskedLoad, MulAdd, IfThenElseZero,
-// Store/StoreU/BlendedStore/Stream, which compile to the same AVX-512 instructions). Its
-// portable form, Transpose16Portable, uses
-// Highway ops only (gathers of a column per output row), on every target; the tests run it
-// against Transpose16 and a scalar transpose on every Highway target
-// (grid_sample_transpose16), and the whole blocked path with it in place of
-// Transpose16 (the test-only entry grid_sample.blocked_portable_transpose): the same bits.
-// The blocked path itself stays AVX-512 only: its tiles are one 16-lane vector per row.
+// Store/StoreU/BlendedStore/Stream, which compile to the same AVX-512 instructions). On
+// AVX2 the tile is four 8 x 8 tiles, each transposed by Transpose8 in Highway ops
+// (InterleaveLower/Upper as floats and as doubles, ConcatLowerLower/UpperUpper). The
+// portable form, Transpose16Portable, uses Highway ops only (gathers of a column per
+// output row), on every target; the tests run it against the target's transpose and a
+// scalar transpose on every Highway target (grid_sample_transpose16), and the whole
+// blocked path with it in place of the target's (the test-only entry
+// grid_sample.blocked_portable_transpose): the same bits. The blocked path runs on the
+// x86 targets from AVX2 up (NOTE [ GridSample channel-block vectors ]); elsewhere the
+// gather paths take its problems.
 
 /// Portable 16 x 16 float transpose of a tile in memory: out[k * 16 + i] = in[i * 16 + k];
 /// in and out 64-byte aligned and distinct. Bits are copied unchanged (NaN payloads too).
@@ -74,15 +77,64 @@ HWY_INLINE void Transpose16Portable(const float* HWY_RESTRICT in, float* HWY_RES
   }
 }
 
-#if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
 constexpr bool kHaveBlocked = true;
 
-using D16 = hn::FixedTag<float, 16>;  // one 64-byte vector: 16 channels, or a tile row
-using V16 = hn::Vec<D16>;
+// NOTE [ GridSample channel-block vectors ]
+// A 16-channel pixel of the copy (one 64-byte line) and a row of a 16 x 16 tile are one
+// Row: kV vectors of kN float lanes, one 16-lane vector on AVX-512 and two 8-lane vectors
+// on AVX2. Step 4 then reads a tap's 16 channels with kV aligned loads of the same line
+// (no gathers: AVX2 CPUs that run vgatherdps in microcode, AMD Zen 2 among them, read
+// the taps as fast as AVX-512 ones do) and accumulates each lane with the same MulAdd
+// sequence, so the bits are those of the other paths whatever kN.
+#if HWY_TARGET <= HWY_AVX3
+constexpr size_t kN = 16;
+#else
+constexpr size_t kN = 8;
+#endif
+constexpr int kV = static_cast<int>(kCB) / static_cast<int>(kN);
+using DB = hn::FixedTag<float, kN>;
+using VB = hn::Vec<DB>;
+struct Row {
+  VB v[kV];
+};
 
+HWY_INLINE Row LoadRowU(const float* p) {
+  const DB d;
+  Row r;
+  for (int h = 0; h < kV; ++h) r.v[h] = hn::LoadU(d, p + h * kN);
+  return r;
+}
+
+/// Lanes [0, m) of the row at p (0 <= m <= 16), zeros past them; lanes past m are neither
+/// read nor faulted on (AVX2 and AVX-512 masked loads).
+HWY_INLINE Row LoadRowFirst(const float* p, int64_t m) {
+  const DB d;
+  Row r;
+  for (int h = 0; h < kV; ++h) {
+    const int64_t n = std::clamp<int64_t>(m - h * static_cast<int64_t>(kN), 0, kN);
+    r.v[h] = hn::MaskedLoad(hn::FirstN(d, static_cast<size_t>(n)), d, p + h * kN);
+  }
+  return r;
+}
+
+/// Keeps GCC from turning a loop of vector stores into a memcpy call (an empty asm that
+/// claims to change v in its register).
+HWY_INLINE void KeepInRegister(VB& v) { asm("" : "+v"(v.raw)); }
+
+/// Stores the row at p (64-byte aligned), each vector kept in its register.
+HWY_INLINE void StoreRow(Row r, float* p) {
+  const DB d;
+  for (int h = 0; h < kV; ++h) {
+    KeepInRegister(r.v[h]);
+    hn::Store(r.v[h], d, p + h * kN);
+  }
+}
+
+#if HWY_TARGET <= HWY_AVX3
 /// In-register transpose of a 16 x 16 float tile: out[k] lane i = in[i] lane k.
 /// NOTE [ GridSample Transpose16 ]: the only raw intrinsics of this file.
-HWY_INLINE void Transpose16(const V16* in, V16* out) {
+HWY_INLINE void Transpose16(const VB* in, VB* out) {
   __m512 t[16], u[16];
   for (int i = 0; i < 8; ++i) {
     t[2 * i] = _mm512_unpacklo_ps(in[2 * i].raw, in[2 * i + 1].raw);
@@ -106,30 +158,74 @@ HWY_INLINE void Transpose16(const V16* in, V16* out) {
     t[12 + k] = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], 0xdd);
   }
   for (int k = 0; k < 4; ++k) {
-    out[k] = V16{_mm512_shuffle_f32x4(t[k], t[8 + k], 0x88)};
-    out[8 + k] = V16{_mm512_shuffle_f32x4(t[k], t[8 + k], 0xdd)};
-    out[4 + k] = V16{_mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0x88)};
-    out[12 + k] = V16{_mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0xdd)};
+    out[k] = VB{_mm512_shuffle_f32x4(t[k], t[8 + k], 0x88)};
+    out[8 + k] = VB{_mm512_shuffle_f32x4(t[k], t[8 + k], 0xdd)};
+    out[4 + k] = VB{_mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0x88)};
+    out[12 + k] = VB{_mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0xdd)};
   }
 }
 
-/// Transpose16, or (kPortable: the tests' switch) Transpose16Portable through memory.
+/// The 16 x 16 tile transposed in registers: out[k] lane i = in[i] lane k.
+HWY_INLINE void TransposeRows(const Row* in, Row* out) {
+  VB a[16], b[16];
+  for (int i = 0; i < 16; ++i) a[i] = in[i].v[0];
+  Transpose16(a, b);
+  for (int i = 0; i < 16; ++i) out[i].v[0] = b[i];
+}
+#else
+/// In-register transpose of an 8 x 8 float tile in Highway ops (unpack within 128-bit
+/// blocks as floats, then as doubles, then swap 128-bit halves): out[k] lane i = in[i]
+/// lane k.
+HWY_INLINE void Transpose8(const VB* in, VB* out) {
+  const DB d;
+  const hn::Repartition<double, DB> dd;
+  VB u[8];
+  for (int g = 0; g < 2; ++g) {  // rows 4g..4g+3
+    const VB* r = in + 4 * g;
+    const auto t0 = hn::BitCast(dd, hn::InterleaveLower(d, r[0], r[1]));
+    const auto t1 = hn::BitCast(dd, hn::InterleaveUpper(d, r[0], r[1]));
+    const auto t2 = hn::BitCast(dd, hn::InterleaveLower(d, r[2], r[3]));
+    const auto t3 = hn::BitCast(dd, hn::InterleaveUpper(d, r[2], r[3]));
+    // u[4g + k]: rows 4g..4g+3 at column k (lower half) and column 4 + k (upper half).
+    u[4 * g + 0] = hn::BitCast(d, hn::InterleaveLower(dd, t0, t2));
+    u[4 * g + 1] = hn::BitCast(d, hn::InterleaveUpper(dd, t0, t2));
+    u[4 * g + 2] = hn::BitCast(d, hn::InterleaveLower(dd, t1, t3));
+    u[4 * g + 3] = hn::BitCast(d, hn::InterleaveUpper(dd, t1, t3));
+  }
+  for (int k = 0; k < 4; ++k) {
+    out[k] = hn::ConcatLowerLower(d, u[4 + k], u[k]);
+    out[4 + k] = hn::ConcatUpperUpper(d, u[4 + k], u[k]);
+  }
+}
+
+/// The 16 x 16 tile transposed as four 8 x 8 tiles: out[k] lane i = in[i] lane k.
+HWY_INLINE void TransposeRows(const Row* in, Row* out) {
+  for (int bi = 0; bi < 2; ++bi) {
+    for (int bj = 0; bj < 2; ++bj) {
+      VB a[8], b[8];
+      for (int i = 0; i < 8; ++i) a[i] = in[8 * bi + i].v[bj];
+      Transpose8(a, b);
+      for (int k = 0; k < 8; ++k) out[8 * bj + k].v[bi] = b[k];
+    }
+  }
+}
+#endif
+
+/// TransposeRows, or (kPortable: the tests' switch) Transpose16Portable through memory.
 template <bool kPortable>
-HWY_INLINE void TransposeTile(const V16* in, V16* out) {
+HWY_INLINE void TransposeTile(const Row* in, Row* out) {
   if constexpr (kPortable) {
-    const D16 d;
+    const DB d;
     HWY_ALIGN float a[256], b[256];
-    for (int i = 0; i < 16; ++i) hn::Store(in[i], d, a + 16 * i);
+    for (int i = 0; i < 16; ++i) StoreRow(in[i], a + 16 * i);
     Transpose16Portable(a, b);
-    for (int i = 0; i < 16; ++i) out[i] = hn::Load(d, b + 16 * i);
+    for (int i = 0; i < 16; ++i) {
+      for (int h = 0; h < kV; ++h) out[i].v[h] = hn::Load(d, b + 16 * i + h * kN);
+    }
   } else {
-    Transpose16(in, out);
+    TransposeRows(in, out);
   }
 }
-
-/// Keeps GCC from turning a loop of vector stores into a memcpy call (an empty asm that
-/// claims to change v in its register).
-HWY_INLINE void KeepInRegister(V16& v) { asm("" : "+v"(v.raw)); }
 
 /// The channel-blocked copy of channels [cb * 16, cb * 16 + 16) of batch n (channels
 /// past C are zeros): pixel q (dense, innermost axis fastest) at out[q * 16].
@@ -156,33 +252,24 @@ void BlockedCopy(const Ctx& c, int64_t n, int64_t cb, float* HWY_RESTRICT out, i
     float* orow = out + row * W * kCB;
     const float* srow = sbase + roff;
     if (sx == 1) {
-      const D16 d;
       int64_t x = 0;
       if (nch == kCB) {
         for (; x + kCB <= W; x += kCB) {
-          V16 v[16], tr[16];
-          for (int i = 0; i < 16; ++i) v[i] = hn::LoadU(d, srow + i * c.s_channel + x);
+          Row v[16], tr[16];
+          for (int i = 0; i < 16; ++i) v[i] = LoadRowU(srow + i * c.s_channel + x);
           TransposeTile<kPortable>(v, tr);
           float* o16 = orow + x * kCB;
-          for (int q = 0; q < 16; ++q) {
-            KeepInRegister(tr[q]);
-            hn::Store(tr[q], d, o16 + q * kCB);
-          }
+          for (int q = 0; q < 16; ++q) StoreRow(tr[q], o16 + q * kCB);
         }
       }
       for (; x < W; x += kCB) {
         const int64_t m = std::min(kCB, W - x);
-        // Lanes past m are neither read nor faulted on (AVX-512 masked loads).
-        const auto mask = hn::FirstN(d, static_cast<size_t>(m));
-        V16 v[16], tr[16];
+        Row v[16], tr[16];
         for (int i = 0; i < 16; ++i) {
-          v[i] = i < nch ? hn::MaskedLoad(mask, d, srow + i * c.s_channel + x) : hn::Zero(d);
+          v[i] = LoadRowFirst(srow + i * c.s_channel + x, i < nch ? m : 0);
         }
         TransposeTile<kPortable>(v, tr);
-        for (int64_t q = 0; q < m; ++q) {
-          KeepInRegister(tr[q]);
-          hn::Store(tr[q], d, orow + (x + q) * kCB);
-        }
+        for (int64_t q = 0; q < m; ++q) StoreRow(tr[q], orow + (x + q) * kCB);
       }
     } else {
       for (int64_t x = 0; x < W; ++x) {
@@ -203,7 +290,7 @@ void BlockedCopy(const Ctx& c, int64_t n, int64_t cb, float* HWY_RESTRICT out, i
 template <int NT, bool kPortable>
 void BlockedChannels(const Ctx& c, const Work& wk, const float* HWY_RESTRICT plane, int64_t n,
                      int64_t cb, int64_t p0, int64_t t0, int64_t cnt) {
-  const D16 df;
+  const DB df;
   const auto P = static_cast<size_t>(c.P);
   const bool nearest = c.mode == InterpolationMode::kNearest;
   const int64_t nt = NT > 0 ? NT : c.NT;
@@ -234,24 +321,31 @@ void BlockedChannels(const Ctx& c, const Work& wk, const float* HWY_RESTRICT pla
     for (int64_t jj = 0; jj < vn; jj += 16) {
       const int64_t q0 = v0 + jj - shift;
       const bool edge = q0 < 0 || q0 + 16 > cnt;
-      V16 acc[16], col[16];
+      Row acc[16], col[16];
       for (int l = 0; l < 16; ++l) {
         const auto p = static_cast<size_t>(edge ? std::min(std::max<int64_t>(q0 + l, 0), cnt - 1)
                                                 : q0 + l);
         if (nearest) {
-          const V16 v = hn::Load(df, plane + off[p]);
-          acc[l] = hn::IfThenElseZero(hn::FirstN(df, w[p] > 0.0f ? size_t{16} : size_t{0}), v);
+          const auto take = hn::FirstN(df, w[p] > 0.0f ? kN : size_t{0});
+          for (int h = 0; h < kV; ++h) {
+            acc[l].v[h] = hn::IfThenElseZero(take, hn::Load(df, plane + off[p] + h * kN));
+          }
         } else {
-          V16 a = hn::Zero(df);
+          Row a;
+          for (int h = 0; h < kV; ++h) a.v[h] = hn::Zero(df);
           for (int64_t k = 0; k < nt; ++k) {
             const size_t at = static_cast<size_t>(k) * P + p;
-            a = hn::MulAdd(hn::Set(df, w[at]), hn::Load(df, plane + off[at]), a);
+            const VB wk = hn::Set(df, w[at]);
+            const float* tap = plane + off[at];
+            for (int h = 0; h < kV; ++h) a.v[h] = hn::MulAdd(wk, hn::Load(df, tap + h * kN), a.v[h]);
           }
           acc[l] = a;
         }
       }
       TransposeTile<kPortable>(acc, col);
-      for (int i = 0; i < 16; ++i) hn::Store(col[i], df, stage + i * kRow + jj);
+      for (int i = 0; i < 16; ++i) {
+        for (int h = 0; h < kV; ++h) hn::Store(col[i].v[h], df, stage + i * kRow + jj + h * kN);
+      }
     }
     for (int64_t i = 0; i < nch; ++i) {
       const float* srow = stage + i * kRow;
@@ -261,20 +355,22 @@ void BlockedChannels(const Ctx& c, const Work& wk, const float* HWY_RESTRICT pla
         continue;
       }
       float* d = dbase + i * c.d_channel + p0 - shift + v0;  // virtual position v0
-      for (int64_t jj = 0; jj < vn; jj += 16) {
+      for (int64_t jj = 0; jj < vn; jj += static_cast<int64_t>(kN)) {
+        const auto n = static_cast<int64_t>(kN);
         const int64_t lo = std::max(v0 + jj, shift) - v0 - jj;
-        const int64_t hi = std::min(v0 + jj + 16, vend) - v0 - jj;
-        V16 x = hn::Load(df, srow + jj);
+        const int64_t hi = std::min(v0 + jj + n, vend) - v0 - jj;
+        VB x = hn::Load(df, srow + jj);
         KeepInRegister(x);
-        if (lo == 0 && hi == 16) {
+        if (lo <= 0 && hi >= n) {
           if (stream) {
             hn::Stream(x, df, d + jj);
           } else {
             hn::StoreU(x, df, d + jj);
           }
-        } else if (lo < hi) {  // lanes [lo, hi)
-          const auto mask = hn::AndNot(hn::FirstN(df, static_cast<size_t>(lo)),
-                                       hn::FirstN(df, static_cast<size_t>(hi)));
+        } else if (std::max<int64_t>(lo, 0) < std::min(hi, n)) {  // lanes [lo, hi)
+          const auto mask =
+              hn::AndNot(hn::FirstN(df, static_cast<size_t>(std::max<int64_t>(lo, 0))),
+                         hn::FirstN(df, static_cast<size_t>(std::min(hi, n))));
           hn::BlendedStore(x, mask, df, d + jj);
         }
       }
@@ -386,21 +482,22 @@ bool Transpose16Tile(bool portable, const float* in, float* out) {
     Transpose16Portable(in, out);
     return true;
   }
-  const D16 d;
-  V16 v[16], t[16];
-  for (int i = 0; i < 16; ++i) v[i] = hn::Load(d, in + 16 * i);
-  Transpose16(v, t);
-  for (int i = 0; i < 16; ++i) hn::Store(t[i], d, out + 16 * i);
+  const DB d;
+  Row v[16], t[16];
+  for (int i = 0; i < 16; ++i) v[i] = LoadRowU(in + 16 * i);
+  TransposeRows(v, t);
+  for (int i = 0; i < 16; ++i) StoreRow(t[i], out + 16 * i);
+  (void)d;
   return true;
 }
 #else
 constexpr bool kHaveBlocked = false;
 void RunBlocked(const Ctx&, int64_t, int64_t) {
-  HWY_ABORT("grid_sample.blocked on a Highway target without AVX-512 (its declines and "
+  HWY_ABORT("grid_sample.blocked on a Highway target below AVX2 (its declines and "
             "declines_views decline it)");
 }
 void CopyBlocked(const Ctx&, int64_t, int64_t) {
-  HWY_ABORT("grid_sample.blocked on a Highway target without AVX-512");
+  HWY_ABORT("grid_sample.blocked on a Highway target below AVX2");
 }
 bool Transpose16Tile(bool portable, const float* in, float* out) {
   if (!portable) return false;
@@ -434,7 +531,7 @@ namespace {
 /// Why the path cannot take the views (none) or (should the target have changed since
 /// the plan) the CPU's Highway target.
 std::string ViewDeclines(const grid_sample_simd::Ctx&) {
-  if (!grid_sample_target_has_blocked()) return "the CPU's Highway target has no AVX-512";
+  if (!grid_sample_target_has_blocked()) return "the CPU's Highway target is not x86 AVX2 or AVX-512";
   return {};
 }
 
@@ -459,7 +556,7 @@ std::string grid_sample_blocked_declines(const GridSampleProblem& p) {
   }
   if (r < 2) return "spatial rank 2 or 3 only";
   if (p.channels < 8) return "fewer than 8 channels";
-  if (!grid_sample_target_has_blocked()) return "the CPU's Highway target has no AVX-512";
+  if (!grid_sample_target_has_blocked()) return "the CPU's Highway target is not x86 AVX2 or AVX-512";
   // Its copy spans the full input: with an input window the other paths run (the same
   // bits).
   if (!p.window_origin.empty()) return "an input window";

@@ -66,7 +66,7 @@ namespace grid_sample_simd {
 /// Points per sub-block of the tap computation (a multiple of every vector length).
 constexpr int64_t kSub = 512;
 
-/// Channels per block of the channel-blocked copy (one AVX-512 vector of float32).
+/// Channels per block of the channel-blocked copy (one 64-byte line of float32).
 constexpr int64_t kCB = 16;
 
 /// Everything a block needs: the plan's tables, copied, and what each run adds (pointers,
