@@ -107,12 +107,64 @@ TEST(PadDispatch, TargetWithoutTheLineWriterRunsTheRows) {
     const std::string log = ::testing::internal::GetCapturedStderr();
     unsetenv("GRIDOPS_VERBOSE");
     ASSERT_TRUE(st.ok()) << st.to_string();
+    // The next entry in list order, pad.lines_vec, declines the lowest target too (the
+    // emulated one; elsewhere its line differs from the plan's): pad.rows writes the rows.
     EXPECT_NE(log.find("pad: 'pad.lines' declines these views at run time (the dispatched Highway "
-                       "target has no AVX-512 BW): running 'pad.rows'"),
+                       "target has no AVX-512 BW): running '"),
               std::string::npos)
         << log;
+    EXPECT_NE(log.find("): running 'pad.rows'"), std::string::npos) << log;
   }
   EXPECT_TRUE(testing::bitwise_equal(got, want));
+}
+
+// A plan made for pad.lines_vec and run after Highway's target changed to one whose vector
+// is not the plan's line (its pieces were cut for that line) hands the run to pad.rows:
+// logged, the same bytes. Every target with a line of another size is tried.
+TEST(PadDispatch, LinesVecOnATargetWithAnotherLineRunsTheRows) {
+  const std::vector<int64_t> targets = testing::hwy_targets();
+  PadDesc desc;
+  desc.mode = PadMode::kReflect;
+  desc.pads_begin = std::vector<int64_t>{1, 3};
+  desc.pads_end = std::vector<int64_t>{2, 5};
+  const Dims shape{9, 100};
+  std::string why;
+  if (targets.empty() || !takes(desc, "pad.lines_vec", DType::kFloat32, shape, &why)) {
+    GTEST_SKIP() << "no pad.lines_vec on this CPU's Highway target: " << why;
+  }
+  desc.impl = "pad.lines_vec";
+  auto plan = make_pad_plan(desc, DType::kFloat32, shape);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  const int64_t planned = kernels::pad_lines_vec_bytes();
+  std::mt19937_64 rng(testing::test_seed());
+  Tensor src(DType::kFloat32, shape);
+  testing::fill_random_bytes(src, rng);
+  const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
+  int other = 0;
+  for (int64_t target : targets) {
+    testing::ScopedHwyTarget only(target);
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(target));
+    const int64_t line = kernels::pad_lines_vec_bytes();
+    Tensor got(DType::kFloat32, plan->dst_shape());
+    ASSERT_EQ(setenv("GRIDOPS_VERBOSE", "dispatch", 1), 0);
+    ::testing::internal::CaptureStderr();
+    const Status st = plan->run(src.view(), got.mutable_view());
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    unsetenv("GRIDOPS_VERBOSE");
+    ASSERT_TRUE(st.ok()) << st.to_string();
+    EXPECT_TRUE(testing::bitwise_equal(got, want));
+    const std::string handoff = "pad: 'pad.lines_vec' declines these views at run time (the "
+                                "dispatched Highway target's vector is " +
+                                std::to_string(line) + " bytes, the plan's lines " +
+                                std::to_string(planned) + "): running 'pad.rows'";
+    if (line == planned) {
+      EXPECT_EQ(log.find("declines"), std::string::npos) << log;
+    } else {
+      ++other;
+      EXPECT_NE(log.find(handoff), std::string::npos) << log;
+    }
+  }
+  if (other == 0) GTEST_SKIP() << "every Highway target of this CPU has " << planned << "-byte lines";
 }
 
 // NOTE [ Pad Permute16 ] (pad_hwy.cc): the portable 16-bit lane permutation against the
