@@ -113,7 +113,8 @@ std::string pad_lines_vec_declines_views(const PadProblem& problem, const void* 
 /// Runs pad.lines_vec on views and a target it takes; `tables` from pad_lines_vec_prepare.
 void pad_lines_vec(const PadProblem& problem, const void* tables, const PadArgs& args);
 /// pad.rows' schedule plus the line bytes and the lane permutation of the window pieces
-/// (`line=32B permute=lanes32`; `permute=none` where every pad cell is inserted or copied).
+/// (`stores=streaming, line=32B, permute=lanes32`; `permute=none` where every pad cell is
+/// inserted or copied).
 std::string pad_lines_vec_schedule(const PadProblem& problem, const void* tables);
 #endif
 

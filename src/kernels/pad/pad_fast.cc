@@ -15,8 +15,8 @@
 // reflect, symmetric, wrap) or with the pad value (constant). Each output row is written by
 // exactly one thread (parallel_for over rows), so results never depend on the split.
 //
-// Two row kernels, two entries of the implementation list (src/ops/pad.cc), write the same
-// bytes:
+// Three row kernels, three entries of the implementation list (src/ops/pad.cc), write the
+// same bytes:
 // - pad.lines, the line writer (pad_hwy.cc, AVX-512 BW targets, rows of >= kLinesMinRowBytes
 //   with few single-cell insertions; declined at plan time otherwise): the rows
 //   of a chunk are one contiguous byte stream, assembled 64-byte line by line in a vector
@@ -25,6 +25,11 @@
 //   source runs, small pieces made by one window load + lane permutation, and single
 //   cells inserted into the register. A chunk's first and last partial lines are written
 //   with byte-masked stores, so chunks never write each other's bytes.
+// - pad.lines_vec, the same line writer in Highway ops only (pad_vec_hwy.cc, every target
+//   but the scalar and emulated ones; chosen where pad.lines declines for want of AVX-512
+//   BW): lines of the target's vector (16 or 32 bytes), full-vector loads kept inside the
+//   source buffer, 32-bit lane permutations, partial lines stored byte by byte; the pieces
+//   are cut for its line (cut_pad_pieces, pad_pieces.cc).
 // - pad.rows, the portable kernel (rows_kernel below): left pad, one memcpy, right pad per
 //   row; for large outputs short rows go through an L1 staging buffer and out with streaming
 //   stores.
@@ -330,6 +335,7 @@ std::shared_ptr<PadTables> build_tables(const PadProblem& p, int64_t vec, bool o
   for (int64_t j = t->j1; j < in.m; ++j) {
     t->right[static_cast<size_t>(j - t->j1)] = source_of(p.mode, j, in);
   }
+  if (vec != 0) t->vec = vec;  // every mode: the run checks the target's line against it
   if (vec != 0 && p.mode != PadMode::kConstant) {
     // Window pieces permute lanes of min(cell, 8) bytes on 64-byte lines (AVX-512's
     // vpermw/d/q), of 4 bytes on narrower ones (32-bit TableLookupLanes, the one lane
@@ -538,9 +544,9 @@ std::string pad_lines_vec_schedule(const PadProblem& p, const void* tables) {
   const PadTables& t = *static_cast<const PadTables*>(tables);
   std::string s = pad_rows_schedule(p, tables);
   if (t.empty) return s;
-  s += " line=" + std::to_string(t.vec) + "B";
+  s += ", line=" + std::to_string(t.vec) + "B";
   if (t.mode != PadMode::kConstant) {
-    s += t.perm_lane != 0 ? " permute=lanes" + std::to_string(8 * t.perm_lane) : " permute=none";
+    s += t.perm_lane != 0 ? ", permute=lanes" + std::to_string(8 * t.perm_lane) : ", permute=none";
   }
   return s;
 }

@@ -311,28 +311,21 @@ void RowsPermSides(const PadTables& t, const Bounds& b, char* dst, int64_t r0, i
   w.Finish();
 }
 
+/// The rows of a constant-mode problem: the pad value (a pattern in phase with the output
+/// addresses), the middle run, the pad value; border rows all pad value. A loop of its
+/// own: inside the general one (RowsT) the line register of W7a's rows was spilled, 15 %
+/// slower in the cache (docs/perf/pad.md).
 template <bool kStream>
-void RowsT(const PadTables& t, const char* src, char* dst, const unsigned char* value, int64_t r0,
-           int64_t r1) {
-  const Bounds b{reinterpret_cast<uintptr_t>(src), reinterpret_cast<uintptr_t>(src) +
-                                                       static_cast<uintptr_t>(t.src_bytes)};
-  // Window pieces rotate by whole 4-byte lanes (their cells are multiples of 4 bytes):
-  // the output must be aligned to 4 bytes. Cells inserted one by one must not straddle a
-  // line: 1, 2, 4 or 8 bytes with the output aligned to their size.
-  const uintptr_t at = reinterpret_cast<uintptr_t>(dst);
-  const bool perm_ok = at % 4 == 0;
-  const bool cells_ok = (t.cell == 1 || t.cell == 2 || t.cell == 4 || t.cell == 8) &&
-                        at % static_cast<uintptr_t>(t.cell) == 0;
-  if (t.perm_sides && perm_ok) return RowsPermSides<kStream>(t, b, dst, r0, r1);
+void RowsConstant(const PadTables& t, const Bounds& b, char* dst, const unsigned char* value,
+                  int64_t r0, int64_t r1) {
   PadOuterWalk walk(t, r0);
   const int64_t cell = t.cell;
   const int64_t row_bytes = t.m * cell;
   const int64_t left_bytes = t.j0 * cell;
   const int64_t mid_bytes = (t.j1 - t.j0) * cell;
   const int64_t right_bytes = (t.m - t.j1) * cell;
-  const bool constant = t.mode == PadMode::kConstant;
-  // The pad value repeated, in phase with the output addresses: byte i of a line belongs
-  // to the element that starts (i - dst) mod es bytes earlier.
+  const uintptr_t mid_src = static_cast<uintptr_t>(t.c0 * cell);
+  // Byte i of a line belongs to the element that starts (i - dst) mod es bytes earlier.
   const D8 d;
   const size_t line = hn::Lanes(d);
   HWY_ALIGN unsigned char pat_bytes[kMaxLine];
@@ -344,20 +337,42 @@ void RowsT(const PadTables& t, const char* src, char* dst, const unsigned char* 
   Lines<kStream> w(dst + r0 * row_bytes);
   for (int64_t row = r0; row < r1; ++row) {
     const PadOuterWalk::Source from = walk.source();
-    const uintptr_t in = b.lo + static_cast<uintptr_t>(from.offset);
-    if (constant) {
-      if (from.border) {
-        w.Fill(pat, row_bytes);
-      } else {
-        w.Fill(pat, left_bytes);
-        w.Copy(b, in + static_cast<uintptr_t>(t.c0 * cell), mid_bytes);
-        w.Fill(pat, right_bytes);
-      }
+    if (from.border) {
+      w.Fill(pat, row_bytes);
     } else {
-      Pieces<kStream>(w, t, t.left_pieces, t.left.data(), b, in, perm_ok, cells_ok);
-      w.Copy(b, in + static_cast<uintptr_t>(t.c0 * cell), mid_bytes);
-      Pieces<kStream>(w, t, t.right_pieces, t.right.data(), b, in, perm_ok, cells_ok);
+      w.Fill(pat, left_bytes);
+      w.Copy(b, b.lo + static_cast<uintptr_t>(from.offset) + mid_src, mid_bytes);
+      w.Fill(pat, right_bytes);
     }
+    walk.next();
+  }
+  w.Finish();
+}
+
+/// The rows of the other modes: each pad side's pieces around the middle run.
+template <bool kStream>
+void RowsT(const PadTables& t, const char* src, char* dst, const unsigned char* value, int64_t r0,
+           int64_t r1) {
+  const Bounds b{reinterpret_cast<uintptr_t>(src), reinterpret_cast<uintptr_t>(src) +
+                                                       static_cast<uintptr_t>(t.src_bytes)};
+  if (t.mode == PadMode::kConstant) return RowsConstant<kStream>(t, b, dst, value, r0, r1);
+  // Window pieces rotate by whole 4-byte lanes (their cells are multiples of 4 bytes):
+  // the output must be aligned to 4 bytes. Cells inserted one by one must not straddle a
+  // line: 1, 2, 4 or 8 bytes with the output aligned to their size.
+  const uintptr_t at = reinterpret_cast<uintptr_t>(dst);
+  const bool perm_ok = at % 4 == 0;
+  const bool cells_ok = (t.cell == 1 || t.cell == 2 || t.cell == 4 || t.cell == 8) &&
+                        at % static_cast<uintptr_t>(t.cell) == 0;
+  if (t.perm_sides && perm_ok) return RowsPermSides<kStream>(t, b, dst, r0, r1);
+  PadOuterWalk walk(t, r0);
+  const uintptr_t mid_src = static_cast<uintptr_t>(t.c0 * t.cell);
+  const int64_t mid_bytes = (t.j1 - t.j0) * t.cell;
+  Lines<kStream> w(dst + r0 * t.m * t.cell);
+  for (int64_t row = r0; row < r1; ++row) {
+    const uintptr_t in = b.lo + static_cast<uintptr_t>(walk.source().offset);
+    Pieces<kStream>(w, t, t.left_pieces, t.left.data(), b, in, perm_ok, cells_ok);
+    w.Copy(b, in + mid_src, mid_bytes);
+    Pieces<kStream>(w, t, t.right_pieces, t.right.data(), b, in, perm_ok, cells_ok);
     walk.next();
   }
   w.Finish();
