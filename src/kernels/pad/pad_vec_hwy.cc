@@ -312,9 +312,8 @@ void RowsPermSides(const PadTables& t, const Bounds& b, char* dst, int64_t r0, i
 }
 
 /// The rows of a constant-mode problem: the pad value (a pattern in phase with the output
-/// addresses), the middle run, the pad value; border rows all pad value. A loop of its
-/// own: inside the general one (RowsT) the line register of W7a's rows was spilled, 15 %
-/// slower in the cache (docs/perf/pad.md).
+/// addresses), the middle run, the pad value; border rows all pad value (a loop of its
+/// own, with no walk over pad pieces).
 template <bool kStream>
 void RowsConstant(const PadTables& t, const Bounds& b, char* dst, const unsigned char* value,
                   int64_t r0, int64_t r1) {
