@@ -1,7 +1,8 @@
 // Pad probe (2026-11-30): constant, edge and symmetric pads of W7's shape ((8,64,128,128)
 // float32 by 3 on both sides of H and W) on the same source and destination buffers, each
 // run 3 times in turn for 20 rounds; medians and minima. Argument 1: threads; argument 2:
-// the destination's offset from a 4 KiB boundary, in floats.
+// the destination's offset from a 4 KiB boundary, in floats; argument 3 (optional): the
+// entry to force (PadDesc::impl, e.g. pad.lines_vec; default: the automatic choice).
 // Build (from the repository root, after scripts/bench.sh built build/bench):
 //   g++ -O2 -std=c++20 -Iinclude -Ibuild/bench/include -o /tmp/pad_modes_probe \
 //     bench/probes/pad_modes_probe.cc build/bench/libgridops.a \
@@ -27,7 +28,8 @@ int main(int argc,char**argv){
   gridops::MutableTensorView dv(gridops::DType::kFloat32,d,ds);
   std::vector<gridops::PadMode> modes={gridops::PadMode::kConstant,gridops::PadMode::kEdge,gridops::PadMode::kSymmetric};
   std::vector<gridops::PadPlan> plans;
-  for(auto m:modes){gridops::PadDesc desc; desc.mode=m; desc.pads_begin={0,0,3,3}; desc.pads_end={0,0,3,3}; plans.push_back(*gridops::make_pad_plan(desc,gridops::DType::kFloat32,ss));}
+  const char* impl=argc>3?argv[3]:"";
+  for(auto m:modes){gridops::PadDesc desc; desc.mode=m; desc.impl=impl; desc.pads_begin={0,0,3,3}; desc.pads_end={0,0,3,3}; plans.push_back(*gridops::make_pad_plan(desc,gridops::DType::kFloat32,ss));}
   std::vector<std::vector<double>> t(modes.size());
   for(int r=0;r<20;r++) for(size_t m=0;m<modes.size();m++) for(int q=0;q<3;q++){double a=now(); if(!plans[m].run(sv,dv,nullptr).ok())abort(); t[m].push_back(now()-a);}
   const char* nm[]={"constant","edge","symmetric"};

@@ -29,7 +29,10 @@ void ref_run(const kernels::PadProblem& p, const void*, const kernels::PadArgs& 
 /// Fast kernels go before the reference; the reference accepts everything. pad.lines takes
 /// a subset of pad.rows' problems (views or a target pad.lines cannot take go to pad.rows,
 /// whose tables the plan builds too); pad.lines_portable_permute is pad.lines with the
-/// portable 16-bit permutation, for the tests only. See docs/ops/pad.md, "Fast path".
+/// portable 16-bit permutation, for the tests only; pad.lines_vec is the line writer in
+/// Highway ops on the target's vector (AVX2, SSE4, NEON, SVE: where pad.lines declines for
+/// want of AVX-512 BW), faster there than pad.rows (docs/perf/pad.md). See
+/// docs/ops/pad.md, "Fast path".
 constexpr PadEntry kPadImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
     {.name = "pad.lines",
@@ -46,6 +49,13 @@ constexpr PadEntry kPadImpls[] = {
      .run = &kernels::pad_lines_portable_permute,
      .schedule = &kernels::pad_rows_schedule,
      .test_only = true},
+    {.name = "pad.lines_vec",
+     .alias = "fast",
+     .declines = &kernels::pad_lines_vec_declines,
+     .prepare = &kernels::pad_lines_vec_prepare,
+     .declines_views = &kernels::pad_lines_vec_declines_views,
+     .run = &kernels::pad_lines_vec,
+     .schedule = &kernels::pad_lines_vec_schedule},
 #endif
     {.name = "pad.rows",
      .alias = "fast",

@@ -2,6 +2,11 @@
 // line writer's pieces (helpers in pad_diff_util.h).
 #include "kernels/pad_diff_util.h"
 
+#ifdef __linux__
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
 namespace gridops {
 namespace {
 
@@ -107,13 +112,74 @@ TEST(PadDispatch, TargetWithoutTheLineWriterRunsTheRows) {
     const std::string log = ::testing::internal::GetCapturedStderr();
     unsetenv("GRIDOPS_VERBOSE");
     ASSERT_TRUE(st.ok()) << st.to_string();
+    // The next entry in list order, pad.lines_vec, declines the lowest target too (the
+    // emulated one; elsewhere its line differs from the plan's): pad.rows writes the rows.
     EXPECT_NE(log.find("pad: 'pad.lines' declines these views at run time (the dispatched Highway "
-                       "target has no AVX-512 BW): running 'pad.rows'"),
+                       "target has no AVX-512 BW): running '"),
               std::string::npos)
         << log;
+    EXPECT_NE(log.find("): running 'pad.rows'"), std::string::npos) << log;
   }
   EXPECT_TRUE(testing::bitwise_equal(got, want));
 }
+
+// A plan made for pad.lines_vec and run after Highway's target changed to one whose vector
+// is not the plan's line (its pieces were cut for that line) hands the run to pad.rows:
+// logged, the same bytes. Every target with a line of another size is tried.
+// Constant mode (no pad pieces) and reflect (window pieces) both.
+class PadLinesVecTargets : public ::testing::TestWithParam<PadMode> {};
+
+TEST_P(PadLinesVecTargets, OnATargetWithAnotherLineRunsTheRows) {
+  const std::vector<int64_t> targets = testing::hwy_targets();
+  PadDesc desc;
+  desc.mode = GetParam();
+  desc.pads_begin = std::vector<int64_t>{1, 3};
+  desc.pads_end = std::vector<int64_t>{2, 5};
+  const Dims shape{9, 100};
+  std::string why;
+  if (targets.empty() || !takes(desc, "pad.lines_vec", DType::kFloat32, shape, &why)) {
+    GTEST_SKIP() << "no pad.lines_vec on this CPU's Highway target: " << why;
+  }
+  desc.impl = "pad.lines_vec";
+  auto plan = make_pad_plan(desc, DType::kFloat32, shape);
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  const int64_t planned = kernels::pad_lines_vec_bytes();
+  std::mt19937_64 rng(testing::test_seed());
+  Tensor src(DType::kFloat32, shape);
+  testing::fill_random_bytes(src, rng);
+  const Tensor want = run_impl(desc, "ref", src.view(), nullptr);
+  int other = 0;
+  for (int64_t target : targets) {
+    testing::ScopedHwyTarget only(target);
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(target));
+    const int64_t line = kernels::pad_lines_vec_bytes();
+    Tensor got(DType::kFloat32, plan->dst_shape());
+    ASSERT_EQ(setenv("GRIDOPS_VERBOSE", "dispatch", 1), 0);
+    ::testing::internal::CaptureStderr();
+    const Status st = plan->run(src.view(), got.mutable_view());
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    unsetenv("GRIDOPS_VERBOSE");
+    ASSERT_TRUE(st.ok()) << st.to_string();
+    EXPECT_TRUE(testing::bitwise_equal(got, want));
+    const std::string handoff = "pad: 'pad.lines_vec' declines these views at run time (the "
+                                "dispatched Highway target's vector is " +
+                                std::to_string(line) + " bytes, the plan's lines " +
+                                std::to_string(planned) + "): running 'pad.rows'";
+    if (line == planned) {
+      EXPECT_EQ(log.find("declines"), std::string::npos) << log;
+    } else {
+      ++other;
+      EXPECT_NE(log.find(handoff), std::string::npos) << log;
+    }
+  }
+  if (other == 0) GTEST_SKIP() << "every Highway target of this CPU has " << planned << "-byte lines";
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, PadLinesVecTargets,
+                         ::testing::Values(PadMode::kConstant, PadMode::kReflect),
+                         [](const ::testing::TestParamInfo<PadMode>& info) {
+                           return std::string(to_string(info.param));
+                         });
 
 // NOTE [ Pad Permute16 ] (pad_hwy.cc): the portable 16-bit lane permutation against the
 // AVX-512 one and a scalar lookup, on every Highway target that has the line writer; bits
@@ -250,6 +316,122 @@ TEST(PadLines, WidePadsShareLaneTables) {
   EXPECT_GT(taken, 0);
 #else
   GTEST_SKIP() << "built without Highway: no line writer";
+#endif
+}
+// pad.lines_vec (pad_vec_hwy.cc) on every Highway target of this CPU: cells of 1, 2, 3, 4,
+// 8, 12 and 16 bytes (3 and 12: folded trailing axes, no lane permutation), odd row
+// lengths, pads from one cell to more than one line, every mode, against the reference
+// bit for bit; and the dispatch log names the line and the permutation.
+TEST(PadLines, LinesVecEveryCellWidthOnEveryTarget) {
+#ifdef GRIDOPS_HAVE_HWY
+  struct CellKind {
+    DType dtype;
+    int64_t fold;  // a trailing unpadded axis of this length (1: none)
+  };
+  const CellKind kinds[] = {{DType::kUInt8, 1}, {DType::kInt16, 1},     {DType::kUInt8, 3},
+                            {DType::kFloat32, 1}, {DType::kFloat64, 1}, {DType::kFloat32, 3},
+                            {DType::kComplex128, 1}};
+  const int64_t pads[][2] = {{1, 2}, {3, 3}, {7, 5}, {13, 17}, {31, 33}};
+  std::mt19937_64 rng(testing::test_seed());
+  int with_line = 0;
+  for (int64_t target : testing::hwy_targets()) {
+    testing::ScopedHwyTarget only(target);
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(target));
+    if (kernels::pad_lines_vec_bytes() == 0) continue;
+    ++with_line;
+    int taken = 0;
+    // Every run on the plan's own target is pad.lines_vec's (no hand-off to pad.rows).
+    ASSERT_EQ(setenv("GRIDOPS_VERBOSE", "dispatch", 1), 0);
+    ::testing::internal::CaptureStderr();
+    for (const CellKind& k : kinds) {
+      for (PadMode mode : kModes) {
+        for (const auto& pad : pads) {
+          for (int64_t w : {41, 64, 99}) {
+            PadDesc desc;
+            desc.mode = mode;
+            desc.pads_begin = std::vector<int64_t>{1, pad[0], 0};
+            desc.pads_end = std::vector<int64_t>{0, pad[1], 0};
+            const Dims shape{3, w, k.fold};
+            SCOPED_TRACE(std::string(to_string(k.dtype)) + " x" + std::to_string(k.fold) + " " +
+                         to_string(mode) + " pads " + std::to_string(pad[0]) + "/" +
+                         std::to_string(pad[1]) + " width " + std::to_string(w));
+            if (!takes(desc, "pad.lines_vec", k.dtype, shape)) continue;
+            ++taken;
+            expect_lines_match_ref(desc, k.dtype, shape, rng, "pad.lines_vec");
+          }
+        }
+      }
+    }
+    const std::string sweep_log = ::testing::internal::GetCapturedStderr();
+    unsetenv("GRIDOPS_VERBOSE");
+    EXPECT_EQ(sweep_log.find("declines these views at run time"), std::string::npos)
+        << sweep_log.substr(0, 2000);
+    EXPECT_GT(taken, 100);
+  }
+  if (with_line == 0) GTEST_SKIP() << "no Highway target of this CPU has pad.lines_vec";
+  // The log of a W7c-like plan (reflect, float32 rows) on the best target.
+  PadDesc desc;
+  desc.mode = PadMode::kReflect;
+  desc.pads_begin = std::vector<int64_t>{0, 3, 3};
+  desc.pads_end = std::vector<int64_t>{0, 3, 3};
+  desc.impl = "pad.lines_vec";
+  ASSERT_EQ(setenv("GRIDOPS_VERBOSE", "dispatch", 1), 0);
+  ::testing::internal::CaptureStderr();
+  auto plan = make_pad_plan(desc, DType::kFloat32, Dims{2, 16, 128});
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  unsetenv("GRIDOPS_VERBOSE");
+  ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+  EXPECT_NE(log.find("line=" + std::to_string(kernels::pad_lines_vec_bytes()) +
+                     "B, permute=lanes32"),
+            std::string::npos)
+      << log;
+#else
+  GTEST_SKIP() << "built without Highway: no line writer";
+#endif
+}
+// pad.lines_vec reads only the source's bytes (its vector loads are bounded by the source
+// buffer, NOTE in pad_vec_hwy.cc): a source that starts right after and ends right before
+// an inaccessible page pads without a fault, on every Highway target, in every mode.
+TEST(PadLines, LinesVecReadsNoByteOutsideTheSource) {
+#if defined(GRIDOPS_HAVE_HWY) && defined(__linux__)
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::mt19937_64 rng(testing::test_seed());
+  int taken = 0;
+  for (DType dt : {DType::kFloat32, DType::kUInt8, DType::kFloat64}) {
+    const Dims shape{5, 167};
+    const size_t bytes = 5 * 167 * dtype_size(dt);
+    const size_t span = (bytes + page - 1) / page * page;
+    // guard page | data pages | guard page; the source at the start or the end of the data.
+    void* map = mmap(nullptr, span + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(map, MAP_FAILED);
+    auto* base = static_cast<unsigned char*>(map);
+    ASSERT_EQ(mprotect(base, page, PROT_NONE), 0);
+    ASSERT_EQ(mprotect(base + page + span, page, PROT_NONE), 0);
+    for (unsigned char* at : {base + page, base + page + span - bytes}) {
+      for (size_t i = 0; i < bytes; ++i) at[i] = static_cast<unsigned char>(rng());
+      const TensorView sv(dt, at, shape);
+      for (int64_t target : testing::hwy_targets()) {
+        testing::ScopedHwyTarget only(target);
+        for (PadMode mode : kModes) {
+          SCOPED_TRACE(std::string(to_string(dt)) + " " + to_string(mode) + " target " +
+                       testing::hwy_target_name(target));
+          PadDesc desc;
+          desc.mode = mode;
+          desc.pads_begin = std::vector<int64_t>{2, 5};
+          desc.pads_end = std::vector<int64_t>{1, 7};
+          if (!takes(desc, "pad.lines_vec", dt, shape)) continue;
+          ++taken;
+          const Tensor want = run_impl(desc, "ref", sv, nullptr);
+          const Tensor got = run_impl(desc, "pad.lines_vec", sv, nullptr);
+          EXPECT_TRUE(testing::bitwise_equal(got, want));
+        }
+      }
+    }
+    ASSERT_EQ(munmap(map, span + 2 * page), 0);
+  }
+  if (taken == 0) GTEST_SKIP() << "no Highway target of this CPU has pad.lines_vec";
+#else
+  GTEST_SKIP() << "needs Highway and Linux (mmap guard pages)";
 #endif
 }
 }  // namespace

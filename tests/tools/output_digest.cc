@@ -262,7 +262,7 @@ void run_gather(Driver& drv) {
 
 // --- Pad ----------------------------------------------------------------------------------
 
-const std::vector<std::string> kPadEntries = {"pad.lines", "pad.rows", "ref"};
+const std::vector<std::string> kPadEntries = {"pad.lines", "pad.lines_vec", "pad.rows", "ref"};
 
 void run_pad(Driver& drv) {
   const std::string op = "pad";

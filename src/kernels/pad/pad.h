@@ -97,6 +97,25 @@ void pad_lines(const PadProblem& problem, const void* tables, const PadArgs& arg
 /// place of the AVX-512 Permute16 (NOTE [ Pad Permute16 ] in pad_hwy.cc), the same bytes.
 void pad_lines_portable_permute(const PadProblem& problem, const void* tables,
                                 const PadArgs& args);
+
+/// pad.lines_vec, the portable line writer (pad_vec_hwy.cc; Highway ops only): pad.lines'
+/// design on lines of the dispatched target's vector (32 bytes on AVX2 and AVX-512, 16 on
+/// SSE4 and NEON, up to 32 on SVE), for CPUs without AVX-512 BW. Declines at plan time
+/// what pad.lines declines for its row shape and insertions (the same rules, pieces cut for
+/// the shorter lines) and the scalar and emulated targets.
+std::string pad_lines_vec_declines(const PadProblem& problem);
+/// pad.rows' tables plus the pad pieces cut for the dispatched target's line bytes.
+std::shared_ptr<const void> pad_lines_vec_prepare(const PadProblem& problem);
+/// Run time: pad_rows_declines_views, and a dispatched target whose vector is no longer
+/// the plan's line (tests switch targets; pad.rows then writes the same bytes).
+std::string pad_lines_vec_declines_views(const PadProblem& problem, const void* tables,
+                                         const PadArgs& args);
+/// Runs pad.lines_vec on views and a target it takes; `tables` from pad_lines_vec_prepare.
+void pad_lines_vec(const PadProblem& problem, const void* tables, const PadArgs& args);
+/// pad.rows' schedule plus the line bytes and the lane permutation of the window pieces
+/// (`stores=streaming, line=32B, permute=lanes32`; `permute=none` where every pad cell is
+/// inserted or copied).
+std::string pad_lines_vec_schedule(const PadProblem& problem, const void* tables);
 #endif
 
 }  // namespace gridops::kernels

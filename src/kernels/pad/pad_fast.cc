@@ -15,8 +15,8 @@
 // reflect, symmetric, wrap) or with the pad value (constant). Each output row is written by
 // exactly one thread (parallel_for over rows), so results never depend on the split.
 //
-// Two row kernels, two entries of the implementation list (src/ops/pad.cc), write the same
-// bytes:
+// Three row kernels, three entries of the implementation list (src/ops/pad.cc), write the
+// same bytes:
 // - pad.lines, the line writer (pad_hwy.cc, AVX-512 BW targets, rows of >= kLinesMinRowBytes
 //   with few single-cell insertions; declined at plan time otherwise): the rows
 //   of a chunk are one contiguous byte stream, assembled 64-byte line by line in a vector
@@ -25,6 +25,11 @@
 //   source runs, small pieces made by one window load + lane permutation, and single
 //   cells inserted into the register. A chunk's first and last partial lines are written
 //   with byte-masked stores, so chunks never write each other's bytes.
+// - pad.lines_vec, the same line writer in Highway ops only (pad_vec_hwy.cc, every target
+//   but the scalar and emulated ones; chosen where pad.lines declines for want of AVX-512
+//   BW): lines of the target's vector (16 or 32 bytes), full-vector loads kept inside the
+//   source buffer, 32-bit lane permutations, partial lines stored byte by byte; the pieces
+//   are cut for its line (cut_pad_pieces, pad_pieces.cc).
 // - pad.rows, the portable kernel (rows_kernel below): left pad, one memcpy, right pad per
 //   row; for large outputs short rows go through an L1 staging buffer and out with streaming
 //   stores.
@@ -32,7 +37,6 @@
 #include <array>
 #include <cassert>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -257,102 +261,36 @@ void rows_kernel(const PadTables& t, const char* src, char* dst, const unsigned 
 /// Rows shorter than this go to the portable row kernel (pad.lines declines them).
 constexpr int64_t kLinesMinRowBytes = 128;
 
-/// Lane tables already in t.perm_idx, by their unrotated form: the index of the first of
-/// their rotations. Pieces with the same table share its rotations.
-using PermTables = std::map<std::array<uint8_t, 64>, int32_t>;
-
-/// Cuts one pad side of the innermost axis (output cells mapped to source cells `map`)
-/// into the line writer's pieces (see PadPiece).
-void build_pieces(PadTables& t, const std::vector<int64_t>& map, std::vector<PadPiece>* out,
-                  PermTables* seen) {
-  const int64_t cell = t.cell;
-  const int64_t lane = t.perm_lane;
-  const int64_t k = static_cast<int64_t>(map.size());
-  const int64_t per_vec = 64 / cell;  // cells per 64 bytes (kPerm)
-  for (int64_t i = 0; i < k;) {
-    int64_t run = 1;
-    while (i + run < k && map[static_cast<size_t>(i + run)] == map[static_cast<size_t>(i + run - 1)] + 1) ++run;
-    PadPiece pc;
-    pc.first = i;
-    if (lane == 0 ? (run >= 2 || cell >= 32) : run * cell >= 64) {
-      pc.kind = PadPiece::kCopy;
-      pc.count = run;
-      pc.src = map[static_cast<size_t>(i)];
-    } else if (lane != 0) {
-      int64_t lo = map[static_cast<size_t>(i)], hi = lo, c = 1;
-      while (i + c < k && c < per_vec) {
-        const int64_t s = map[static_cast<size_t>(i + c)];
-        const int64_t nlo = std::min(lo, s), nhi = std::max(hi, s);
-        if (nhi - nlo + 1 > per_vec) break;
-        lo = nlo;
-        hi = nhi;
-        ++c;
-      }
-      if (c <= 2 && cell <= 8) {  // one or two cells: inserted one by one (cheaper)
-        pc.kind = PadPiece::kGather;
-        pc.count = c;
-        i += pc.count;
-        out->push_back(pc);
-        continue;
-      }
-      const int64_t lpc = cell / lane;   // lanes per cell
-      const int64_t lanes = 64 / lane;  // lanes per vector
-      pc.kind = PadPiece::kPerm;
-      pc.count = c;
-      pc.src = lo;
-      pc.wlanes = std::min(lanes, (t.n - lo) * lpc);
-      std::array<uint8_t, 64> table{};
-      for (int64_t q = 0; q < c * lpc; ++q) {
-        const uint64_t v = static_cast<uint64_t>((map[static_cast<size_t>(i + q / lpc)] - lo) * lpc + q % lpc);
-        std::memcpy(table.data() + q * lane, &v, static_cast<size_t>(lane));  // little endian
-      }
-      // One table per line position of the piece's first byte (s lanes in): lane q takes
-      // what lane (q - s) mod lanes of the unrotated table names. Shared by every piece
-      // with the same table (a long edge pad is thousands of identical pieces).
-      const auto [it, added] = seen->try_emplace(table, static_cast<int32_t>(t.perm_idx.size()));
-      pc.perm = it->second;
-      for (int64_t s = 0; added && s < lanes; ++s) {
-        std::array<uint8_t, 64> rotated{};
-        for (int64_t q = 0; q < lanes; ++q) {
-          std::memcpy(rotated.data() + q * lane, table.data() + ((q - s) & (lanes - 1)) * lane,
-                      static_cast<size_t>(lane));
-        }
-        t.perm_idx.push_back(rotated);
-      }
-    } else {
-      int64_t c = 1;
-      while (i + c < k && (c + 1) * cell <= 1024 &&
-             !(i + c + 1 < k && map[static_cast<size_t>(i + c + 1)] == map[static_cast<size_t>(i + c)] + 1)) {
-        ++c;
-      }
-      pc.kind = PadPiece::kGather;
-      pc.count = c;
-    }
-    i += pc.count;
-    out->push_back(pc);
-  }
-}
-
 // NOTE [ Pad stores by thread count ]
 // Decision (same bytes either way): at one thread outputs of scale_to_llc(kStreamMinBytes)
 // bytes and more are written with streaming stores; at two or more threads outputs of
 // kStreamMinBytesThreaded (32 MiB) and more. The plan fixes the choice in its tables
 // (PadTables::stream, printed as stores=streaming|cached by the entry's schedule).
 // Measurements: docs/perf/pad.md.
-/// Writes every output row with the line writer (`lines`, pad.lines; `portable`:
-/// pad.lines_portable_permute) or the portable row kernel (pad.rows).
+/// The row kernel of an entry.
+enum class Writer {
+  kRows,           // pad.rows: rows_kernel
+  kLines,          // pad.lines: pad_rows_lines
+  kLinesPortable,  // pad.lines_portable_permute: pad_rows_lines with Permute16Portable
+  kLinesVec,       // pad.lines_vec: pad_rows_lines_vec
+};
+
+/// Writes every output row with the entry's row kernel.
 template <class Cell>
 void run_rows(const PadTables& t, const char* src, char* dst, const unsigned char* value, bool zero,
-              [[maybe_unused]] bool lines, [[maybe_unused]] bool portable) {
+              Writer writer) {
   const int64_t row_bytes = std::max<int64_t>(t.m * t.cell, 1);
   // Chunks of at least ~64 KiB so that thread start-up stays negligible.
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / row_bytes);
   const bool stream = t.stream;
   parallel_for(t.rows, grain, [&](int64_t r0, int64_t r1) {
 #ifdef GRIDOPS_HAVE_HWY
-    if (lines) {
-      // The plan and the run checked the target (pad_lines_declines, _declines_views).
-      [[maybe_unused]] const bool written = pad_rows_lines(t, src, dst, value, portable, r0, r1);
+    if (writer != Writer::kRows) {
+      // The plan and the run checked the target (pad_lines*_declines, _declines_views).
+      [[maybe_unused]] const bool written =
+          writer == Writer::kLinesVec
+              ? pad_rows_lines_vec(t, src, dst, value, r0, r1)
+              : pad_rows_lines(t, src, dst, value, writer == Writer::kLinesPortable, r0, r1);
       assert(written);
     } else
 #endif
@@ -373,10 +311,10 @@ bool stream_output(int64_t out_bytes) {
                                : out_bytes >= kStreamMinBytesThreaded;
 }
 
-/// The tables of both entries (pad.lines' with the line writer's pieces; without `outer`
-/// only the innermost axis's, enough to decide); an empty output gets none. Throws
-/// std::bad_alloc.
-std::shared_ptr<PadTables> build_tables(const PadProblem& p, bool pieces, bool outer = true) {
+/// The tables of the entries (a line writer's with its pieces cut for lines of `vec`
+/// bytes, pad.rows' with vec = 0; without `outer` only the innermost axis's, enough to
+/// decide); an empty output gets none. Throws std::bad_alloc.
+std::shared_ptr<PadTables> build_tables(const PadProblem& p, int64_t vec, bool outer = true) {
   auto t = std::make_shared<PadTables>();
   t->mode = p.mode;
   t->es = static_cast<int64_t>(dtype_size(p.dtype));
@@ -397,18 +335,19 @@ std::shared_ptr<PadTables> build_tables(const PadProblem& p, bool pieces, bool o
   for (int64_t j = t->j1; j < in.m; ++j) {
     t->right[static_cast<size_t>(j - t->j1)] = source_of(p.mode, j, in);
   }
-  if (pieces && p.mode != PadMode::kConstant) {
-    if (t->cell == 2 || t->cell == 4 || t->cell == 8 || t->cell == 16) {
-      t->perm_lane = std::min<int64_t>(t->cell, 8);
+  if (vec != 0) t->vec = vec;  // every mode: the run checks the target's line against it
+  if (vec != 0 && p.mode != PadMode::kConstant) {
+    // Window pieces permute lanes of min(cell, 8) bytes on 64-byte lines (AVX-512's
+    // vpermw/d/q), of 4 bytes on narrower ones (32-bit TableLookupLanes, the one lane
+    // permutation across a whole vector on every target; 2-byte cells are inserted one by
+    // one there).
+    int64_t lane = 0;
+    if (vec == 64 && (t->cell == 2 || t->cell == 4 || t->cell == 8 || t->cell == 16)) {
+      lane = std::min<int64_t>(t->cell, 8);
+    } else if (vec < 64 && (t->cell == 4 || t->cell == 8 || t->cell == 16)) {
+      lane = 4;
     }
-    PermTables seen;
-    build_pieces(*t, t->left, &t->left_pieces, &seen);
-    build_pieces(*t, t->right, &t->right_pieces, &seen);
-    t->perm_sides = t->perm_lane != 0;
-    for (const auto* side : {&t->left_pieces, &t->right_pieces}) {
-      t->perm_sides = t->perm_sides && side->size() <= 1 &&
-                      (side->empty() || side->front().kind == PadPiece::kPerm);
-    }
+    cut_pad_pieces(*t, vec, lane);
   }
   if (!outer) return t;
   t->nouter = static_cast<int>(g.axes.size()) - 1;
@@ -428,6 +367,7 @@ std::shared_ptr<PadTables> build_tables(const PadProblem& p, bool pieces, bool o
     t->rows *= a.m;
     stride *= a.n;
   }
+  t->src_bytes = stride;
   t->stream = stream_output(t->rows * t->m * t->cell);
   return t;
 }
@@ -459,7 +399,7 @@ std::string lines_declines(const PadTables& t) {
 #endif
 
 /// Runs the rows of a problem whose views the entry takes.
-void run_entry(const void* tables, const PadArgs& a, bool lines, bool portable) {
+void run_entry(const void* tables, const PadArgs& a, Writer writer) {
   assert(tables != nullptr);
   const PadTables& t = *static_cast<const PadTables*>(tables);
   if (t.empty) return;
@@ -472,17 +412,17 @@ void run_entry(const void* tables, const PadArgs& a, bool lines, bool portable) 
   char* dst = static_cast<char*>(a.dst);
   switch (t.cell) {
     case 1:
-      return run_rows<uint8_t>(t, src, dst, value, zero, lines, portable);
+      return run_rows<uint8_t>(t, src, dst, value, zero, writer);
     case 2:
-      return run_rows<uint16_t>(t, src, dst, value, zero, lines, portable);
+      return run_rows<uint16_t>(t, src, dst, value, zero, writer);
     case 4:
-      return run_rows<uint32_t>(t, src, dst, value, zero, lines, portable);
+      return run_rows<uint32_t>(t, src, dst, value, zero, writer);
     case 8:
-      return run_rows<uint64_t>(t, src, dst, value, zero, lines, portable);
+      return run_rows<uint64_t>(t, src, dst, value, zero, writer);
     case 16:
-      return run_rows<Bytes16>(t, src, dst, value, zero, lines, portable);
+      return run_rows<Bytes16>(t, src, dst, value, zero, writer);
     default:
-      return run_rows<void>(t, src, dst, value, zero, lines, portable);
+      return run_rows<void>(t, src, dst, value, zero, writer);
   }
 }
 
@@ -511,7 +451,7 @@ std::string pad_rows_declines(const PadProblem& p) {
 }
 
 std::shared_ptr<const void> pad_rows_prepare(const PadProblem& p) {
-  return build_tables(p, /*pieces=*/false);
+  return build_tables(p, /*vec=*/0);
 }
 
 std::string pad_rows_declines_views(const PadProblem& p, const void*, const PadArgs& a) {
@@ -528,7 +468,7 @@ std::string pad_rows_declines_views(const PadProblem& p, const void*, const PadA
 
 void pad_rows([[maybe_unused]] const PadProblem& p, const void* tables, const PadArgs& a) {
   assert(pad_rows_declines_views(p, tables, a).empty());
-  run_entry(tables, a, /*lines=*/false, /*portable=*/false);
+  run_entry(tables, a, Writer::kRows);
 }
 
 std::string pad_rows_schedule(const PadProblem&, const void* tables) {
@@ -542,7 +482,7 @@ std::string pad_lines_declines(const PadProblem& p) {
   std::string why = pad_rows_declines(p);
   if (!why.empty()) return why;
   if (!pad_lines_available()) return "the dispatched Highway target has no AVX-512 BW";
-  return lines_declines(*build_tables(p, /*pieces=*/true, /*outer=*/false));
+  return lines_declines(*build_tables(p, /*vec=*/64, /*outer=*/false));
 }
 
 std::string pad_lines_declines_views(const PadProblem& p, const void* tables, const PadArgs& a) {
@@ -553,19 +493,62 @@ std::string pad_lines_declines_views(const PadProblem& p, const void* tables, co
 }
 
 std::shared_ptr<const void> pad_lines_prepare(const PadProblem& p) {
-  std::shared_ptr<PadTables> t = build_tables(p, /*pieces=*/true);
+  std::shared_ptr<PadTables> t = build_tables(p, /*vec=*/64);
   assert(lines_declines(*t).empty());
   return t;
 }
 
 void pad_lines([[maybe_unused]] const PadProblem& p, const void* tables, const PadArgs& a) {
   assert(pad_lines_declines_views(p, tables, a).empty());
-  run_entry(tables, a, /*lines=*/true, /*portable=*/false);
+  run_entry(tables, a, Writer::kLines);
 }
 
 void pad_lines_portable_permute([[maybe_unused]] const PadProblem& p, const void* tables, const PadArgs& a) {
   assert(pad_lines_declines_views(p, tables, a).empty());
-  run_entry(tables, a, /*lines=*/true, /*portable=*/true);
+  run_entry(tables, a, Writer::kLinesPortable);
+}
+
+std::string pad_lines_vec_declines(const PadProblem& p) {
+  std::string why = pad_rows_declines(p);
+  if (!why.empty()) return why;
+  const int64_t vec = pad_lines_vec_bytes();
+  if (vec == 0) return "the dispatched Highway target is scalar or emulated";
+  return lines_declines(*build_tables(p, vec, /*outer=*/false));
+}
+
+std::shared_ptr<const void> pad_lines_vec_prepare(const PadProblem& p) {
+  std::shared_ptr<PadTables> t = build_tables(p, pad_lines_vec_bytes());
+  assert(lines_declines(*t).empty());
+  return t;
+}
+
+std::string pad_lines_vec_declines_views(const PadProblem& p, const void* tables,
+                                         const PadArgs& a) {
+  std::string why = pad_rows_declines_views(p, tables, a);
+  if (!why.empty()) return why;
+  const int64_t vec = pad_lines_vec_bytes();
+  const int64_t planned = static_cast<const PadTables*>(tables)->vec;
+  if (vec != planned) {
+    return "the dispatched Highway target's vector is " + std::to_string(vec) +
+           " bytes, the plan's lines " + std::to_string(planned);
+  }
+  return {};
+}
+
+void pad_lines_vec([[maybe_unused]] const PadProblem& p, const void* tables, const PadArgs& a) {
+  assert(pad_lines_vec_declines_views(p, tables, a).empty());
+  run_entry(tables, a, Writer::kLinesVec);
+}
+
+std::string pad_lines_vec_schedule(const PadProblem& p, const void* tables) {
+  const PadTables& t = *static_cast<const PadTables*>(tables);
+  std::string s = pad_rows_schedule(p, tables);
+  if (t.empty) return s;
+  s += ", line=" + std::to_string(t.vec) + "B";
+  if (t.mode != PadMode::kConstant) {
+    s += t.perm_lane != 0 ? ", permute=lanes" + std::to_string(8 * t.perm_lane) : ", permute=none";
+  }
+  return s;
 }
 #endif
 

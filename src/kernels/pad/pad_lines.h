@@ -1,6 +1,6 @@
-// Internal to the fast Pad entries: the tables pad_rows_prepare and pad_lines_prepare build
-// (shared by pad_fast.cc and the AVX-512 line writer in pad_hwy.cc). See NOTE [ Fast Pad ] in
-// pad_fast.cc.
+// Internal to the fast Pad entries: the tables pad_rows_prepare, pad_lines_prepare and
+// pad_lines_vec_prepare build (shared by pad_fast.cc, pad_pieces.cc and the line writers in
+// pad_hwy.cc and pad_vec_hwy.cc). See NOTE [ Fast Pad ] in pad_fast.cc.
 #pragma once
 
 #include <array>
@@ -18,8 +18,9 @@ namespace gridops::kernels {
 struct PadPiece {
   enum Kind : int32_t {
     kCopy,    // source cells src, src + 1, ...: one contiguous run of the source row
-    kPerm,    // at most 64 bytes, every source cell inside one 64-byte window of the row:
-              // one (masked) load of the window and one lane permutation
+    kPerm,    // at most one line (PadTables::vec bytes), every source cell inside one
+              // line-sized window of the row: one load of the window and one lane
+              // permutation
     kGather,  // anything else: cells of 1, 2, 4 or 8 bytes inserted one by one into the
               // line register; other cells (or a misaligned output) copied one by one
               // through a small buffer
@@ -42,10 +43,14 @@ struct PadTables {
   // cells c0.. .
   int64_t n = 0, m = 0, j0 = 0, j1 = 0, c0 = 0;
   std::vector<int64_t> left, right;  // source cell of output cells [0, j0) and [j1, m)
-  // The same two sides cut into pieces for the line writer (pad.lines' tables only,
-  // non-constant modes).
+  // The same two sides cut into pieces for the line writer (the line writers' tables only,
+  // non-constant modes: cut_pad_pieces).
   std::vector<PadPiece> left_pieces, right_pieces;
-  // kPerm lane tables, 64 bytes each, 64 / perm_lane per piece (from PadPiece::perm on):
+  // Bytes of the line the pieces were cut for: 64 (pad.lines), or the vector of the
+  // Highway target the plan was made on (pad.lines_vec: 16 or 32).
+  int64_t vec = 64;
+  // kPerm lane tables, the first `vec` bytes of each used, vec / perm_lane per piece (from
+  // PadPiece::perm on):
   // table perm + s serves the piece when its first byte lands on lane s of the output line
   // (lanes of perm_lane bytes); its lane q names the window lane that output lane q takes
   // (the piece's table rotated by s lanes: the writer permutes once per piece, not twice).
@@ -59,6 +64,7 @@ struct PadTables {
   std::array<int64_t, kMaxRank> outer_m{};
   std::vector<std::vector<int64_t>> outer_off;  // src byte offset per output position, -1: border
   int64_t rows = 0;
+  int64_t src_bytes = 0;  // bytes of the (contiguous) source: the bounds of every load
   // Streaming stores for the whole output (NOTE [ Pad stores by thread count ]), fixed
   // when the plan is made (the thread count and last-level cache then); the same bytes.
   bool stream = false;
@@ -124,6 +130,27 @@ bool pad_rows_lines(const PadTables& t, const char* src, char* dst, const unsign
 /// plan is made (pad.lines declines without it) and again when it runs (the target can
 /// change in between, as the tests do: the run then hands over to pad.rows, logged).
 bool pad_lines_available();
+
+/// Cuts t.left and t.right into t.left_pieces / t.right_pieces for lines of `vec` bytes
+/// (a power of two, 16 to 64) with window pieces permuted in lanes of `lane` bytes (2, 4
+/// or 8; 0: no window pieces) and sets t.vec, t.perm_lane, t.perm_idx and t.perm_sides
+/// (pad_pieces.cc).
+void cut_pad_pieces(PadTables& t, int64_t vec, int64_t lane);
+
+/// The portable line writer of pad.lines_vec (pad_vec_hwy.cc; Highway ops only, every
+/// Highway target but the scalar and emulated ones): writes output rows [r0, r1) as
+/// pad_rows_lines does, line by line in lines of the dispatched target's vector (16 or 32
+/// bytes), and returns true. Loads stay inside [src, src + t.src_bytes) (a load that would
+/// cross a bound is assembled byte by byte); the partial lines at both ends of the range
+/// are stored byte by byte, so neighbouring ranges never write each other's bytes (even
+/// where Highway's BlendedStore would load and store the whole vector). Window pieces
+/// permute 32-bit lanes (TableLookupLanes). Issues no fence. Writes nothing and returns
+/// false where the dispatched target's vector is not t.vec bytes.
+bool pad_rows_lines_vec(const PadTables& t, const char* src, char* dst,
+                        const unsigned char* value, int64_t r0, int64_t r1);
+/// The line bytes of pad.lines_vec on the dispatched Highway target (16 or 32; 0: none,
+/// the scalar and emulated targets).
+int64_t pad_lines_vec_bytes();
 
 /// Tests (a pure function, no state): out[i] = v[idx[i]] (32 lanes of 16 bits, idx in [0, 32)) with Permute16Portable
 /// (portable) or Permute16 on the CPU's Highway target; false (nothing written) when that
