@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "core/cache_size.h"
 #include "gridops/dtype.h"
 #include "gridops/ops/resample.h"
 #include "ops/resample_impls.h"
@@ -314,6 +315,13 @@ void add_opencv(const std::string& wname, const Workload& w, MemoryFormat f, DTy
 #endif
 
 void register_all() {
+  // GRIDOPS_BENCH_LLC_MIB=<n>: the plans choose their stores as on a host whose last-level
+  // cache is n MiB (core/cache_size.h), e.g. 16 for an AMD Zen 2 part on a host whose C
+  // library reports a larger one (a VM reporting the whole package's L3).
+  if (const char* llc = std::getenv("GRIDOPS_BENCH_LLC_MIB"); llc != nullptr) {
+    gridops::kernels::set_last_level_cache_bytes_override(std::atoll(llc) * (int64_t{1} << 20));
+    std::fprintf(stderr, "note: last-level cache taken as %s MiB\n", llc);
+  }
   for (const Workload& w : kWorkloads) {
     const int r = static_cast<int>(w.src.size()) - 2;
     for (DType dt : {DType::kFloat32, DType::kBFloat16}) {

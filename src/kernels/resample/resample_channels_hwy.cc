@@ -77,6 +77,8 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
   // so a group's chunks at one pixel form one run of G * L elements.
   const bool flat_layout =
       S.block == 1 && Dl.block == 1 && S.c_block_stride == 1 && Dl.c_block_stride == 1;
+  // Chunks a pixel's run holds on both sides (NOTE [ Whole pixel blocks per output ]).
+  const int64_t chunk_run = ChunkRun(S, Dl, L, nq);
   parallel_for(tasks, GrainFor(Ow * G * L), [&](int64_t begin, int64_t end) {
     // Everything the loops use is a local here, not a closure member: vector stores may
     // alias anything, so values read through the closure would be reloaded after each store.
@@ -88,6 +90,7 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
     const T* const s_base = src;
     T* const d_base = dst;
     const bool strm = stream, fuse_l = fuse, flat_l = flat_layout;
+    const int64_t brun = chunk_run;
     // The scratch row, unused when every group is computed directly.
     std::vector<float> v(fuse_l && whole_chunks ? 0 : static_cast<size_t>(iw_n * G * lanes));
     std::vector<int64_t> qreal(static_cast<size_t>(G)), qs(qreal.size()), qd(qreal.size());
@@ -124,15 +127,18 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
       if (fuse_l && q1 * lanes <= p.c) {
         auto fused = [&](auto st) {
           constexpr bool kStream = decltype(st)::value;
-          const int64_t runs = flat ? 1 : nql;  // runs of contiguous chunks
-          const int64_t run_len = flat ? GL : lanes;
+          // Runs of cr contiguous chunks, each output pixel's run written whole (NOTE
+          // [ Whole pixel blocks per output ]).
+          const int64_t cr = flat ? nql : (q0 % brun == 0 && nql % brun == 0 ? brun : 1);
+          const int64_t runs = nql / cr;
+          const int64_t run_len = cr * lanes;
           for (int64_t j = 0; j < runs; ++j) {
-            const T* sb = s_base + qs[j];
+            const T* sb = s_base + qs[j * cr];
             const T* r0 = sb + so[0];
             const T* r1 = sb + so[1];
             const T* r2 = sb + so[2];
             const T* r3 = sb + so[3];
-            T* db = d_base + qd[j];
+            T* db = d_base + qd[j * cr];
             auto at = [&](int64_t off) {
               if constexpr (R == 1) {
                 return LoadF(d, r0 + off);
@@ -144,15 +150,20 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
                 return Lerp<DV>(vb0, vb1, lo, hi);
               }
             };
+            // Up to four vectors per output: four per step, their loads in flight
+            // together (docs/perf/resample.md, "Four outputs per step").
+            auto px = [&](int64_t ow, int64_t k) {
+              const auto w0 = hn::Set(d, t_w0[ow]), w1 = hn::Set(d, t_w1[ow]);
+              return Lerp<DV>(w0, w1, at(t_i0[ow] * s_w + k * lanes),
+                              at(t_i1[ow] * s_w + k * lanes));
+            };
             int64_t ow0 = 0;
-            if (run_len == lanes) {
-              // One vector per output (blocked chunks): four outputs per step, their loads
-              // in flight together (docs/perf/resample.md, "Four outputs per step").
-              auto px = [&](int64_t ow) {
-                const auto w0 = hn::Set(d, t_w0[ow]), w1 = hn::Set(d, t_w1[ow]);
-                return Lerp<DV>(w0, w1, at(t_i0[ow] * s_w), at(t_i1[ow] * s_w));
-              };
-              ow0 = StoreFourPerStep(d, px, db, d_w, ow_n, kStream);
+            if (cr == 1) {
+              ow0 = StoreFourPerStep<1>(d, px, db, d_w, ow_n, kStream);
+            } else if (cr == 2) {
+              ow0 = StoreFourPerStep<2>(d, px, db, d_w, ow_n, kStream);
+            } else if (cr == 4) {
+              ow0 = StoreFourPerStep<4>(d, px, db, d_w, ow_n, kStream);
             }
             for (int64_t ow = ow0; ow < ow_n; ++ow) {
               const int64_t o0 = t_i0[ow] * s_w, o1 = t_i1[ow] * s_w;
@@ -284,31 +295,43 @@ void FwdLinearC(const ResampleProblem& p, const Tables& tb, const T* src, T* dst
           }
           return;
         }
-        for (int64_t j = 0; j < nql; ++j) {
+        for (int64_t j = 0; j < nql;) {
           const int64_t real = qreal[j];
           const float* vj = vp + j * lanes;
           T* db = d_base + qd[j];
-          if (real >= lanes || Dl.block > 1) {
+          // A run of cr full chunks, each output pixel's written whole (NOTE [ Whole pixel
+          // blocks per output ]).
+          const int64_t cr = (q0 + j) % brun == 0 && j + brun <= nql &&
+                                     (q0 + j + brun) * lanes <= p.c && (brun == 2 || brun == 4)
+                                 ? brun
+                                 : 1;
+          if (cr > 1 || real >= lanes || Dl.block > 1) {
             // Blocked source: this chunk's row, a line per output pixel from the first.
             const char* pfj =
                 pf_row && S.block > 1 ? pf_row + qs[j] * static_cast<int64_t>(sizeof(T)) : nullptr;
             const int64_t pfl = pf_lines;
-            auto px = [&](int64_t ow) {
-              if (pfj != nullptr && ow < pfl) hwy::Prefetch(pfj + 64 * ow);
+            auto px = [&](int64_t ow, int64_t k) {
+              if (k == 0 && pfj != nullptr && ow < pfl) hwy::Prefetch(pfj + 64 * ow);
               return Lerp<DV>(hn::Set(d, t_w0[ow]), hn::Set(d, t_w1[ow]),
-                              hn::LoadU(d, vj + t_i0[ow] * GL), hn::LoadU(d, vj + t_i1[ow] * GL));
+                              hn::LoadU(d, vj + t_i0[ow] * GL + k * lanes),
+                              hn::LoadU(d, vj + t_i1[ow] * GL + k * lanes));
             };
-            // Four outputs per step, as the fused loop (docs/perf/resample.md).
-            for (int64_t ow = StoreFourPerStep(d, px, db, d_w, ow_n, kStream); ow < ow_n; ++ow) {
-              StoreOut(d, px(ow), db + ow * d_w, kStream);
+            // Four vectors per step, as the fused loop (docs/perf/resample.md).
+            int64_t ow = cr == 1   ? StoreFourPerStep<1>(d, px, db, d_w, ow_n, kStream)
+                         : cr == 2 ? StoreFourPerStep<2>(d, px, db, d_w, ow_n, kStream)
+                                   : StoreFourPerStep<4>(d, px, db, d_w, ow_n, kStream);
+            for (; ow < ow_n; ++ow) {
+              for (int64_t k = 0; k < cr; ++k) StoreOut(d, px(ow, k), db + ow * d_w + k * lanes, kStream);
             }
-          } else {
-            for (int64_t ow = 0; ow < ow_n; ++ow) {
-              const auto r = Lerp<DV>(hn::Set(d, t_w0[ow]), hn::Set(d, t_w1[ow]),
-                                      hn::LoadU(d, vj + t_i0[ow] * GL), hn::LoadU(d, vj + t_i1[ow] * GL));
-              StorePartialF(d, r, db + ow * d_w, real);
-            }
+            j += cr;
+            continue;
           }
+          for (int64_t ow = 0; ow < ow_n; ++ow) {
+            const auto r = Lerp<DV>(hn::Set(d, t_w0[ow]), hn::Set(d, t_w1[ow]),
+                                    hn::LoadU(d, vj + t_i0[ow] * GL), hn::LoadU(d, vj + t_i1[ow] * GL));
+            StorePartialF(d, r, db + ow * d_w, real);
+          }
+          ++j;
         }
       };
       if (strm) {
@@ -342,6 +365,8 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
   // (NOTE [ Nearest forward store policy ]).
   const bool stream = StreamOK(p, Dl, dst, L, kCap, /*working_set=*/S.block == 1 && Dl.block == 1);
   const bool pixel_copy = S.block == 1 && Dl.block == 1 && kCap > 1 && !stream;
+  // Chunks a pixel's run holds on both sides (NOTE [ Whole pixel blocks per output ]).
+  const int64_t chunk_run = ChunkRun(S, Dl, L, nq);
   const U* s = reinterpret_cast<const U*>(src);
   U* o = reinterpret_cast<U*>(dst);
   parallel_for(tasks, GrainFor(Ow * Dl.padded_c), [&](int64_t begin, int64_t end) {
@@ -394,6 +419,25 @@ void FwdNearestC(const ResampleProblem& p, const Tables& tb, const T* src, T* ds
       for (int64_t q = 0; q < nq; ++q) {
         const int64_t c0 = q * L;
         const int64_t real = std::min(L, p.c - c0);
+        if (chunk_run > 1 && q % chunk_run == 0 && (q + chunk_run) * L <= p.c) {
+          // A run of full chunks, each output pixel's copied whole (NOTE [ Whole pixel blocks
+          // per output ]); locals, as below.
+          const U* sq = s + n * S.n_stride + ChanOff(S, c0) + so;
+          U* dq = o + n * Dl.n_stride + ChanOff(Dl, c0) + doff;
+          const int32_t* const i0 = aw.i0.data();
+          const int64_t s_w = ssw, d_w = dsw, ow_n = Ow, lanes = L, run = chunk_run * L;
+          for (int64_t ow = 0; ow < ow_n; ++ow) {
+            const U* a = sq + i0[ow] * s_w;
+            U* b = dq + ow * d_w;
+            if (stream) {
+              for (int64_t k = 0; k < run; k += lanes) StreamVec(du, hn::LoadU(du, a + k), b + k);
+            } else {
+              for (int64_t k = 0; k < run; k += lanes) hn::StoreU(hn::LoadU(du, a + k), du, b + k);
+            }
+          }
+          q += chunk_run - 1;
+          continue;
+        }
         U* dq = o + n * Dl.n_stride + ChanOff(Dl, c0) + doff;
         if (real <= 0) {
           for (int64_t ow = 0; ow < Ow; ++ow) hn::StoreU(hn::Zero(du), du, dq + ow * dsw);

@@ -139,20 +139,47 @@ HWY_INLINE void StoreOut(D d, hn::Vec<D> v, bfloat16* p, bool stream) {
             reinterpret_cast<uint16_t*>(p));
 }
 
-/// Outputs ow in [0, 4 * floor(n / 4)) of a row: px(ow) stored (StoreOut) at db + ow * d_w,
-/// four per step so that their loads are in flight together. Returns the first ow it did
-/// not store; the caller finishes the row.
-template <class D, class Px, class T>
+/// NOTE [ Whole pixel blocks per output ]
+/// An output pixel's run of kV vectors (a blocked pixel of 16 channels is two float32
+/// vectors on AVX2, four on SSE4, one on AVX-512) is written whole, vector after vector,
+/// before the next pixel: each output cache line is then written in one go. Chunk by chunk
+/// (every pixel's first vector, then every pixel's second), a streamed output left its
+/// write-combining buffers with half lines, each flushed as a partial write
+/// (docs/perf/resample.md, "Whole pixel blocks"). A fact of the layouts and the vector
+/// width, not a schedule: every element's operations are the same either way.
+///
+/// Outputs ow in [0, P * floor(n / P)), P = 4 / kV, of a row whose output pixels are runs
+/// of kV vectors: px(ow, k) (vector k of output ow) stored (StoreOut) at
+/// db + ow * d_w + k * L, four vectors per step so that their loads are in flight
+/// together. Returns the first ow it did not store; the caller finishes the row.
+template <int kV, class D, class Px, class T>
 HWY_INLINE int64_t StoreFourPerStep(D d, const Px& px, T* db, int64_t d_w, int64_t n, bool stream) {
+  static_assert(kV == 1 || kV == 2 || kV == 4, "four vectors per step");
+  constexpr int64_t kP = 4 / kV;
+  const auto L = static_cast<int64_t>(hn::Lanes(d));
   int64_t ow = 0;
-  for (; ow + 4 <= n; ow += 4) {
-    const auto x0 = px(ow), x1 = px(ow + 1), x2 = px(ow + 2), x3 = px(ow + 3);
+  for (; ow + kP <= n; ow += kP) {
+    const auto x0 = px(ow, 0), x1 = px(ow + 1 / kV, 1 % kV);
+    const auto x2 = px(ow + 2 / kV, 2 % kV), x3 = px(ow + 3 / kV, 3 % kV);
     StoreOut(d, x0, db + ow * d_w, stream);
-    StoreOut(d, x1, db + (ow + 1) * d_w, stream);
-    StoreOut(d, x2, db + (ow + 2) * d_w, stream);
-    StoreOut(d, x3, db + (ow + 3) * d_w, stream);
+    StoreOut(d, x1, db + (ow + 1 / kV) * d_w + (1 % kV) * L, stream);
+    StoreOut(d, x2, db + (ow + 2 / kV) * d_w + (2 % kV) * L, stream);
+    StoreOut(d, x3, db + (ow + 3 / kV) * d_w + (3 % kV) * L, stream);
   }
   return ow;
+}
+
+/// How many consecutive chunks of L channels, starting at a multiple of the count, lie
+/// contiguously at every pixel of both layouts (both channels-last: nq, all of them;
+/// blocked by B with contiguous channels: B / L; else 1). NOTE [ Whole pixel blocks per
+/// output ].
+inline int64_t ChunkRun(const ResampleLayout& a, const ResampleLayout& b, int64_t L,
+                        int64_t nq) {
+  auto run = [&](const ResampleLayout& l) -> int64_t {
+    if (l.block == 1) return l.c_block_stride == 1 ? nq : 1;
+    return l.c_inner_stride == 1 && l.block % L == 0 ? l.block / L : 1;
+  };
+  return std::max<int64_t>(std::min(run(a), run(b)), 1);
 }
 
 /// Copies n elements of a scratch row to p: whole vectors streamed when `stream` and p is
