@@ -220,6 +220,7 @@ int main(int argc, char** argv) {
     register_dtype(w, DType::kBFloat16, "bf16");
     register_dtype(w, DType::kFloat64, "f64");
   }
+  gridops::bench::add_isa_context();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_context.h"
 #include "gridops/parallel.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -165,10 +166,11 @@ inline std::vector<float> random_floats(size_t n, float lo, float hi, uint64_t s
   return v;
 }
 
-/// The body of every benchmark binary's main(): register, then run what the command line
-/// selects.
+/// The body of every benchmark binary's main(): register, record the ISA level of every side
+/// in the JSON context (bench_context.h), then run what the command line selects.
 inline int run_main(int argc, char** argv, void (*register_all)()) {
   register_all();
+  add_isa_context();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

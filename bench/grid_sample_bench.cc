@@ -1,6 +1,7 @@
 // GridSample workloads W1-W3 (../shared/bench/WORKLOADS.md): gridops against PyTorch
 // (at::grid_sampler_2d / 3d) and OpenCV (cv::remap per plane, on the interleaved image,
-// and with fixed-point maps) in one binary. Names: <workload>/<impl>/threads:<n>; the
+// and with fixed-point maps; planes or images one after another, and in a cv::parallel_for_
+// for the *_pfor rows) in one binary. Names: <workload>/<impl>/threads:<n>; the
 // layout and type rows <workload>/<nchw|nhwc>/<f32|u8>/<impl>/threads:<n>. The f32
 // channels-first rows have impl "gridops" (the automatic choice) and one per entry of the
 // implementation list that takes the workload ("ref" included).
@@ -147,9 +148,15 @@ void add_torch(const std::string& id, const std::shared_ptr<Data>& d, int mode, 
 #ifdef GRIDOPS_BENCH_OPENCV
 
 /// OpenCV remap on (N, C, H, W): per plane (impl opencv_remap[_fixed]) and on the
-/// interleaved (N, H, W, C) image (impl opencv_remap_nhwc).
+/// interleaved (N, H, W, C) image (impl opencv_remap_nhwc). One remap call threads its
+/// output rows in stripes of about 64 Ki pixels, so a call on a W1 plane or image (128 x 128)
+/// runs on one thread: the planes and images are then spread over OpenCV's threads with a
+/// cv::parallel_for_, as its users thread many small images (impl suffix _pfor; the calls
+/// inside run serially, as OpenCV runs a nested loop). `serial_too` also registers the
+/// planes one after another (W2: 3 large planes, each call threaded, which was as fast as
+/// the parallel loop or faster for some modes); a single image is one call (no _pfor).
 void add_opencv(const std::string& id, const std::shared_ptr<Data>& d, InterpolationMode m,
-                GridPadding p, bool fixed_too, bool nhwc_too) {
+                GridPadding p, bool fixed_too, bool nhwc_too, bool serial_too) {
   const int n = static_cast<int>(d->src_shape[0]), c = static_cast<int>(d->src_shape[1]);
   const int h = static_cast<int>(d->src_shape[2]), w = static_cast<int>(d->src_shape[3]);
   const int ho = static_cast<int>(d->grid_shape[1]), wo = static_cast<int>(d->grid_shape[2]);
@@ -175,42 +182,47 @@ void add_opencv(const std::string& id, const std::shared_ptr<Data>& d, Interpola
   float* src = d->src.data();
   const size_t plane_in = static_cast<size_t>(h) * w, plane_out = static_cast<size_t>(ho) * wo;
   auto out = std::make_shared<std::vector<float>>(d->dst.size());
-  auto run_planes = [=](const std::vector<std::pair<cv::Mat, cv::Mat>>& mp) {
-    for (int b = 0; b < n; ++b) {
-      for (int ch = 0; ch < c; ++ch) {
-        const size_t k = static_cast<size_t>(b) * c + static_cast<size_t>(ch);
-        cv::Mat s(h, w, CV_32FC1, src + k * plane_in);
-        cv::Mat o(ho, wo, CV_32FC1, out->data() + k * plane_out);
-        cv::remap(s, o, mp[static_cast<size_t>(b)].first, mp[static_cast<size_t>(b)].second,
-                  interp, border, cv::Scalar(0));
-      }
+  // Planes [lo, hi) of the N * C, each one remap call.
+  auto remap_planes = [=](const std::vector<std::pair<cv::Mat, cv::Mat>>& mp, int lo, int hi) {
+    for (int k = lo; k < hi; ++k) {
+      const size_t b = static_cast<size_t>(k / c);
+      cv::Mat s(h, w, CV_32FC1, src + static_cast<size_t>(k) * plane_in);
+      cv::Mat o(ho, wo, CV_32FC1, out->data() + static_cast<size_t>(k) * plane_out);
+      cv::remap(s, o, mp[b].first, mp[b].second, interp, border, cv::Scalar(0));
     }
+  };
+  // One plane after another, or the planes in a cv::parallel_for_ (impl *_pfor).
+  auto run_planes = [=](const std::vector<std::pair<cv::Mat, cv::Mat>>& mp, bool pfor) {
+    if (!pfor) {
+      remap_planes(mp, 0, n * c);
+      return;
+    }
+    cv::parallel_for_(cv::Range(0, n * c),
+                      [&](const cv::Range& r) { remap_planes(mp, r.start, r.end); });
   };
   const int64_t bytes = bytes_of(*d);
   gridops::bench::set_threads(2);
   // OpenCV interpolates with 5-bit fixed-point weights (INTER_BITS): it differs from the
   // float result by up to ~1/32 of the local value range.
-  run_planes(*maps);
-  report(id + "/opencv_remap", compare(out->data(), d->dst.data(), numel(d->dst_shape)), 2e-2,
-         0.5);
-  gridops::bench::add(id, "opencv_remap", bytes, [=](benchmark::State& st) {
-    (void)d;  // keeps the workload's buffers alive
-    for (auto _ : st) {
-      run_planes(*maps);
-      benchmark::DoNotOptimize(out->data());
+  for (const bool fx : {false, true}) {
+    if (fx && !fixed_too) continue;
+    for (const bool pfor : serial_too ? std::vector<bool>{false, true} : std::vector<bool>{true}) {
+      const std::string impl =
+          std::string("opencv_remap") + (fx ? "_fixed" : "") + (pfor ? "_pfor" : "");
+      const auto* mp = fx ? fixed.get() : maps.get();
+      std::fill(out->begin(), out->end(), 0.0f);
+      run_planes(*mp, pfor);
+      report(id + "/" + impl, compare(out->data(), d->dst.data(), numel(d->dst_shape)), 2e-2,
+             0.5);
+      gridops::bench::add(id, impl, bytes, [=](benchmark::State& st) {
+        (void)d;  // keeps the workload's buffers alive
+        const auto& m = fx ? *fixed : *maps;
+        for (auto _ : st) {
+          run_planes(m, pfor);
+          benchmark::DoNotOptimize(out->data());
+        }
+      });
     }
-  });
-  if (fixed_too) {
-    run_planes(*fixed);
-    report(id + "/opencv_remap_fixed", compare(out->data(), d->dst.data(), numel(d->dst_shape)),
-           2e-2, 0.5);
-    gridops::bench::add(id, "opencv_remap_fixed", bytes, [=](benchmark::State& st) {
-    (void)d;  // keeps the workload's buffers alive
-      for (auto _ : st) {
-        run_planes(*fixed);
-        benchmark::DoNotOptimize(out->data());
-      }
-    });
   }
   if (nhwc_too && c <= CV_CN_MAX) {
     // Interleaved copy of src (not timed).
@@ -221,45 +233,62 @@ void add_opencv(const std::string& id, const std::shared_ptr<Data>& d, Interpola
         for (size_t q = 0; q < plane_in; ++q)
           (*s_nhwc)[(static_cast<size_t>(b) * plane_in + q) * c + static_cast<size_t>(ch)] =
               src[(static_cast<size_t>(b) * c + static_cast<size_t>(ch)) * plane_in + q];
-    auto run_nhwc = [=]() {
-      for (int b = 0; b < n; ++b) {
+    // Images [lo, hi), each one remap call on the interleaved image.
+    auto remap_images = [=](int lo, int hi) {
+      for (int b = lo; b < hi; ++b) {
         cv::Mat s(h, w, CV_32FC(c), s_nhwc->data() + static_cast<size_t>(b) * plane_in * c);
         cv::Mat o(ho, wo, CV_32FC(c), o_nhwc->data() + static_cast<size_t>(b) * plane_out * c);
         cv::remap(s, o, (*maps)[static_cast<size_t>(b)].first,
                   (*maps)[static_cast<size_t>(b)].second, interp, border, cv::Scalar::all(0));
       }
     };
+    // One image after another, or (several images, impl *_pfor) spread over OpenCV's threads.
+    auto run_nhwc = [=](bool pfor) {
+      if (!pfor) {
+        remap_images(0, n);
+        return;
+      }
+      cv::parallel_for_(cv::Range(0, n), [&](const cv::Range& r) { remap_images(r.start, r.end); });
+    };
     try {
-      run_nhwc();
+      run_nhwc(false);
     } catch (const cv::Exception& e) {
       std::fprintf(stderr, "%s/opencv_remap_nhwc: not supported (%s)\n", id.c_str(), e.what());
       return;
     }
-    // Compare in NCHW order.
-    double max_abs = 0, mean_abs = 0;
-    for (int b = 0; b < n; ++b)
-      for (int ch = 0; ch < c; ++ch)
-        for (size_t q = 0; q < plane_out; ++q) {
-          const double dd = std::fabs(
-              static_cast<double>((*o_nhwc)[(static_cast<size_t>(b) * plane_out + q) * c +
-                                            static_cast<size_t>(ch)]) -
-              static_cast<double>(
-                  d->dst[(static_cast<size_t>(b) * c + static_cast<size_t>(ch)) * plane_out + q]));
-          max_abs = std::max(max_abs, dd);
-          mean_abs += dd;
-        }
-    report(id + "/opencv_remap_nhwc",
-           Compare{max_abs, mean_abs / static_cast<double>(numel(d->dst_shape))}, 2e-2, 0.5);
-    for (const std::string& name : {id + "|opencv_remap_nhwc", id + "/nhwc/f32|opencv_remap"}) {
-      const size_t bar = name.find('|');
-      gridops::bench::add(name.substr(0, bar), name.substr(bar + 1), bytes,
-                          [=](benchmark::State& st) {
-                            (void)d;  // keeps the workload's buffers alive
-                            for (auto _ : st) {
-                              run_nhwc();
-                              benchmark::DoNotOptimize(o_nhwc->data());
-                            }
-                          });
+    // Several images: in the parallel loop; one: the single (threaded) call.
+    {
+      const bool pfor = n > 1;
+      const std::string suffix = pfor ? "_pfor" : "";
+      std::fill(o_nhwc->begin(), o_nhwc->end(), 0.0f);
+      run_nhwc(pfor);
+      // Compare in NCHW order.
+      double max_abs = 0, mean_abs = 0;
+      for (int b = 0; b < n; ++b)
+        for (int ch = 0; ch < c; ++ch)
+          for (size_t q = 0; q < plane_out; ++q) {
+            const double dd = std::fabs(
+                static_cast<double>((*o_nhwc)[(static_cast<size_t>(b) * plane_out + q) * c +
+                                              static_cast<size_t>(ch)]) -
+                static_cast<double>(
+                    d->dst[(static_cast<size_t>(b) * c + static_cast<size_t>(ch)) * plane_out + q]));
+            max_abs = std::max(max_abs, dd);
+            mean_abs += dd;
+          }
+      report(id + "/opencv_remap_nhwc" + suffix,
+             Compare{max_abs, mean_abs / static_cast<double>(numel(d->dst_shape))}, 2e-2, 0.5);
+      for (const std::string& name :
+           {id + "|opencv_remap_nhwc" + suffix, id + "/nhwc/f32|opencv_remap" + suffix}) {
+        const size_t bar = name.find('|');
+        gridops::bench::add(name.substr(0, bar), name.substr(bar + 1), bytes,
+                            [=](benchmark::State& st) {
+                              (void)d;  // keeps the workload's buffers alive
+                              for (auto _ : st) {
+                                run_nhwc(pfor);
+                                benchmark::DoNotOptimize(o_nhwc->data());
+                              }
+                            });
+      }
     }
   }
 }
@@ -287,7 +316,7 @@ void register_all() {
                 static_cast<int>(k.padding));
 #endif
 #ifdef GRIDOPS_BENCH_OPENCV
-      add_opencv(k.id, dk, k.mode, k.padding, false, true);
+      add_opencv(k.id, dk, k.mode, k.padding, false, true, false);
 #endif
     }
   }
@@ -309,7 +338,7 @@ void register_all() {
                 0);
 #endif
 #ifdef GRIDOPS_BENCH_OPENCV
-      add_opencv(k.id, dk, k.mode, k.padding, true, true);
+      add_opencv(k.id, dk, k.mode, k.padding, true, true, true);
 #endif
     }
   }

@@ -2,7 +2,8 @@
 // gridops Resize (plan built once, run timed) against PyTorch (upsample_bicubic2d,
 // _upsample_bilinear2d_aa, upsample_trilinear3d _out variants on contiguous or
 // channels-last tensors) and OpenCV cv::resize (INTER_CUBIC, INTER_AREA, INTER_LINEAR; per
-// plane for nchw, per image for nhwc; 2-D only). Names: <workload>/<layout>/<impl>/threads:<n>.
+// plane for nchw, per image for nhwc, in a cv::parallel_for_ (*_pfor), and for nhwc also one
+// image after another; 2-D only). Names: <workload>/<layout>/<impl>/threads:<n>.
 // Before timing, each peer's output is compared with gridops' and the largest difference
 // printed (a note, not a failure: OpenCV's INTER_AREA is a box filter, not the tent).
 #include <algorithm>
@@ -154,6 +155,12 @@ void add_torch(const std::string& wname, const Workload& w, bool cl, int64_t byt
 #endif
 
 #ifdef GRIDOPS_BENCH_OPENCV
+/// cv::resize per plane (nchw) or per interleaved image (nhwc), the planes or images spread
+/// over OpenCV's threads with a cv::parallel_for_ (impl `<impl>_pfor`): one resize call
+/// threads its output in stripes of about 64 Ki pixels and ran a W8 call mostly or wholly
+/// on one thread, so the loop over planes is how a user with many images threads it.
+/// nhwc also registers one image after another (impl `<impl>`), as each of those larger calls'
+/// own threads came close to the parallel loop.
 void add_opencv(const std::string& wname, const Workload& w, bool cl, int64_t bytes, std::shared_ptr<Data> data,
                 int interpolation, const char* impl) {
   if (w.src.size() != 4) return;  // cv::resize is 2-D
@@ -163,26 +170,34 @@ void add_opencv(const std::string& wname, const Workload& w, bool cl, int64_t by
   const int depth = w.dtype == DType::kUInt8 ? CV_8U : CV_32F;
   const size_t es = gridops::dtype_size(w.dtype);
   auto out = std::make_shared<gridops::Tensor>(w.dtype, data->out.shape());
-  auto fn = [=]() {
-    if (cl) {
-      for (int n = 0; n < N; ++n) {
-        cv::Mat s(H, W, CV_MAKETYPE(depth, C), static_cast<char*>(data->in.data()) + static_cast<size_t>(n) * H * W * C * es);
-        cv::Mat d(OH, OW, CV_MAKETYPE(depth, C), static_cast<char*>(out->data()) + static_cast<size_t>(n) * OH * OW * C * es);
-        cv::resize(s, d, d.size(), 0, 0, interpolation);
-      }
-    } else {
-      for (int p = 0; p < N * C; ++p) {
-        cv::Mat s(H, W, depth, static_cast<char*>(data->in.data()) + static_cast<size_t>(p) * H * W * es);
-        cv::Mat d(OH, OW, depth, static_cast<char*>(out->data()) + static_cast<size_t>(p) * OH * OW * es);
-        cv::resize(s, d, d.size(), 0, 0, interpolation);
-      }
+  // Images (nhwc) or planes (nchw) [lo, hi), one resize call each.
+  auto some = [=](int lo, int hi) {
+    for (int k = lo; k < hi; ++k) {
+      const int type = cl ? CV_MAKETYPE(depth, C) : depth;
+      const size_t in_px = static_cast<size_t>(H) * W * (cl ? C : 1);
+      const size_t out_px = static_cast<size_t>(OH) * OW * (cl ? C : 1);
+      cv::Mat s(H, W, type, static_cast<char*>(data->in.data()) + static_cast<size_t>(k) * in_px * es);
+      cv::Mat d(OH, OW, type, static_cast<char*>(out->data()) + static_cast<size_t>(k) * out_px * es);
+      cv::resize(s, d, d.size(), 0, 0, interpolation);
     }
   };
-  fn();
-  note(wname + "/" + impl, *out, data->ref);
-  gridops::bench::add(wname, impl, bytes, [=](benchmark::State& st) {
-    for (auto _ : st) fn();
-  });
+  const int count = cl ? N : N * C;
+  for (const bool pfor : cl ? std::vector<bool>{false, true} : std::vector<bool>{true}) {
+    auto fn = [=]() {
+      if (pfor) {
+        cv::parallel_for_(cv::Range(0, count), [&](const cv::Range& r) { some(r.start, r.end); });
+      } else {
+        some(0, count);
+      }
+    };
+    const std::string name = std::string(impl) + (pfor ? "_pfor" : "");
+    std::memset(out->data(), 0, out->nbytes());
+    fn();
+    note(wname + "/" + name, *out, data->ref);
+    gridops::bench::add(wname, name, bytes, [=](benchmark::State& st) {
+      for (auto _ : st) fn();
+    });
+  }
 }
 #endif
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Best-peer summary: for each workload and thread count, gridops time, the fastest peer
 (bandwidth references memcpy/memset/memcpy_output/write_output excluded) and the ratio peer/gridops;
-also gridops' own 2-thread speed-up. Input: Google Benchmark JSON files."""
+also gridops' own 2-thread speed-up. Input: Google Benchmark JSON files. The first line says
+at which instruction-set level each side ran (scripts/bench_isa.py)."""
 import sys
+from bench_isa import header as isa_header  # noqa: E402 (same folder)
 from bench_targets import REFS, load as load_with_bytes  # noqa: E402 (same folder)
 
 
@@ -12,6 +14,8 @@ def load(paths):
 
 def main(paths):
     rows = load(paths)
+    for h in isa_header(paths):
+        print(h + "\n")
     print("| workload | threads | gridops ms | best peer | peer ms | peer / gridops | gridops 1T / 2T |")
     print("|---|---|---|---|---|---|---|")
     for (w, t), impls in sorted(rows.items()):

@@ -2,12 +2,14 @@
 """Pairs gridops with every peer in Google Benchmark JSON output and prints a markdown table.
 
 Benchmark names are <workload>[/<layout>/<type>]/<impl>/threads:<n>; the median of the
-repetitions is used (GRIDOPS_BENCH_STAT=min: the fastest, as scripts/bench_targets.py). Ratio = peer time / gridops time (> 1: gridops is faster)."""
+repetitions is used (GRIDOPS_BENCH_STAT=min: the fastest, as scripts/bench_targets.py). Ratio = peer time / gridops time (> 1: gridops is faster).
+The header says at which instruction-set level each side ran (scripts/bench_isa.py)."""
 import json
 import os
 import sys
 from collections import defaultdict
 
+from bench_isa import header as isa_header  # noqa: E402 (same folder)
 from bench_targets import check_stat  # noqa: E402 (same folder)
 
 STAT = os.environ.get("GRIDOPS_BENCH_STAT", "median")
@@ -37,6 +39,8 @@ def main(paths):
     if context:
         print(f"Machine: {context.get('num_cpus')} CPUs at {context.get('mhz_per_cpu')} MHz, "
               f"date {context.get('date')}, library build {context.get('library_build_type')}\n")
+    for line in isa_header(paths):
+        print(line + "\n")
     print("| workload | threads | gridops ms | gridops GB/s | peer | peer ms | peer GB/s | peer / gridops |")
     print("|---|---|---|---|---|---|---|---|")
     for (workload, threads), impls in sorted(rows.items()):

@@ -24,12 +24,17 @@ Ratios are best peer time / gridops time from the same files (bandwidth referenc
 memcpy, memset, memcpy_output and write_output are not peers). Rows without a peer are listed only where
 a target does not need one (W3d against gridops' own W3a, W4 against ONNX Runtime's
 published figures and the copy bandwidth, W7 against memcpy_output).
+
+The first lines say at which instruction-set level each side ran: native, or every side
+capped at one level by scripts/bench.sh's GRIDOPS_BENCH_ISA (scripts/bench_isa.py).
 """
 import json
 import os
 import re
 import sys
 from collections import defaultdict
+
+from bench_isa import header as isa_header  # noqa: E402 (same folder)
 
 REFS = {"memcpy", "memset", "memcpy_output", "write_output"}
 STAT = os.environ.get("GRIDOPS_BENCH_STAT", "median")
@@ -120,6 +125,8 @@ def verdict(ok):
 
 
 def main(paths):
+    for h in isa_header(paths):
+        print(h + "\n")
     times, nbytes = load(paths)
     out = []
 
