@@ -33,7 +33,9 @@ namespace gridops::kernels::pad_vec_simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-#if HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+// Not on the scalable (SVE) targets: the writer keeps its line vector in a class member,
+// which sizeless SVE vector types cannot be; there the NEON target's writer or pad.rows runs.
+#if HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128 && !HWY_HAVE_SCALABLE
 
 constexpr size_t kMaxLine = 32;  // the cap of the line tag
 using D8 = hn::CappedTag<uint8_t, kMaxLine>;
@@ -390,7 +392,7 @@ bool Rows(const PadTables& t, const char* src, char* dst, const unsigned char* v
 
 int64_t LineBytes() { return static_cast<int64_t>(hn::Lanes(D8())); }
 
-#else  // scalar or emulated target: pad.lines_vec declines (pad.rows writes the rows)
+#else  // scalar, emulated or SVE target: pad.lines_vec declines (pad.rows writes the rows)
 
 bool Rows(const PadTables&, const char*, char*, const unsigned char*, int64_t, int64_t) {
   return false;
