@@ -10,6 +10,7 @@
 #include "core/checked.h"
 #include "core/overlap.h"
 #include "kernels/pad/pad.h"
+#include "kernels/pad/pad_lines.h"
 #include "ops/dispatch.h"
 #include "ops/pad_impls.h"
 
@@ -30,9 +31,19 @@ void ref_run(const kernels::PadProblem& p, const void*, const kernels::PadArgs& 
 /// a subset of pad.rows' problems (views or a target pad.lines cannot take go to pad.rows,
 /// whose tables the plan builds too); pad.lines_portable_permute is pad.lines with the
 /// portable 16-bit permutation, for the tests only; pad.lines_vec is the line writer in
-/// Highway ops on the target's vector (AVX2, SSE4, NEON, SVE: where pad.lines declines for
+/// Highway ops on the target's vector (AVX2, SSE4, NEON: where pad.lines declines for
 /// want of AVX-512 BW), faster there than pad.rows (docs/perf/pad.md). See
 /// docs/ops/pad.md, "Fast path".
+#ifdef GRIDOPS_HAVE_HWY
+/// pad.lines_vec needs a line vector on the dispatched target (none on scalar, emulated
+/// and SVE targets).
+std::string lines_vec_unavailable() {
+  return kernels::pad_lines_vec_bytes() > 0
+             ? std::string()
+             : "the dispatched Highway target has no line vector (scalar, emulated or SVE)";
+}
+#endif
+
 constexpr PadEntry kPadImpls[] = {
 #ifdef GRIDOPS_HAVE_HWY
     {.name = "pad.lines",
@@ -55,7 +66,8 @@ constexpr PadEntry kPadImpls[] = {
      .prepare = &kernels::pad_lines_vec_prepare,
      .declines_views = &kernels::pad_lines_vec_declines_views,
      .run = &kernels::pad_lines_vec,
-     .schedule = &kernels::pad_lines_vec_schedule},
+     .schedule = &kernels::pad_lines_vec_schedule,
+     .unavailable = &lines_vec_unavailable},
 #endif
     {.name = "pad.rows",
      .alias = "fast",

@@ -512,7 +512,7 @@ std::string pad_lines_vec_declines(const PadProblem& p) {
   std::string why = pad_rows_declines(p);
   if (!why.empty()) return why;
   const int64_t vec = pad_lines_vec_bytes();
-  if (vec == 0) return "the dispatched Highway target is scalar or emulated";
+  if (vec == 0) return "the dispatched Highway target has no line vector (scalar, emulated or SVE)";
   return lines_declines(*build_tables(p, vec, /*outer=*/false));
 }
 
