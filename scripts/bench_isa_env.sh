@@ -18,6 +18,11 @@ set -euo pipefail
 build=${1:?usage: GRIDOPS_BENCH_ISA=LEVEL $0 BUILD_DIR}
 isa=${GRIDOPS_BENCH_ISA:-native}
 vars=(GRIDOPS_MAX_ISA ATEN_CPU_CAPABILITY ONEDNN_MAX_CPU_ISA DNNL_MAX_CPU_ISA OPENCV_CPU_DISABLE)
+case $isa in
+  native | avx512_bf16 | avx512 | avx2 | sse4) ;;
+  *) echo "GRIDOPS_BENCH_ISA: expected one of native, avx512_bf16, avx512, avx2, sse4; got '$isa'" >&2
+     exit 1 ;;
+esac
 echo "export GRIDOPS_BENCH_ISA=$isa"
 if [[ "$isa" == native ]]; then
   echo "unset ${vars[*]}"
