@@ -28,9 +28,12 @@ import warnings
 import torch
 
 from . import _gridops
+from ._torch_enable import (covered_operators, disable, enable, enabled, fallback_counts,
+                            is_enabled, reset_fallback_counts, served_counts)
 
-__all__ = ["AffineGrid", "GridSample", "OnnxExportError", "affine_grid", "export_onnx", "grid_sample",
-           "upgrade_onnx"]
+__all__ = ["AffineGrid", "GridSample", "OnnxExportError", "affine_grid", "covered_operators",
+           "disable", "enable", "enabled", "export_onnx", "fallback_counts", "grid_sample",
+           "is_enabled", "reset_fallback_counts", "served_counts", "upgrade_onnx"]
 
 # The bindings, looked up here at call time (the tests count the calls).
 _grid_sample = _gridops.grid_sample

@@ -1,0 +1,470 @@
+"""gridops.torch.enable(): gridops as the kernel of PyTorch's own CPU operators.
+
+How it is registered: through ``torch.library`` at the ``BackendSelect`` dispatch key of the
+``aten`` operators below. That key sits after autograd and before the backend kernels, so
+PyTorch's autograd formulas, ``torch.jit`` graphs and C++ callers all reach it, and PyTorch's
+own CPU kernel stays registered underneath: a call gridops cannot serve exactly is handed to
+it (``OpOverload._op_dk`` with the backend's key), named in ``fallback_counts()`` and, under
+``GRIDOPS_VERBOSE=dispatch``, logged with the reason. A kernel here either computes what
+PyTorch's kernel computes (bit-exact for data movement and nearest, within the operator
+page's float tolerance for interpolation) or declines; it never approximates.
+
+Every declined case, and every tensor that is not a dense CPU tensor (CUDA, meta, sparse,
+quantized), runs PyTorch's kernel for that backend, so PyTorch's own errors are raised for
+invalid arguments.
+"""
+
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import collections
+import contextlib
+import functools
+import math
+import os
+import sys
+import threading
+import warnings
+
+import numpy as np
+import torch
+from torch._C import DispatchKey
+
+from . import _api
+from . import _gridops
+
+__all__ = ["covered_operators", "disable", "enable", "enabled", "fallback_counts", "is_enabled",
+           "reset_fallback_counts", "served_counts"]
+
+_FLOAT = (torch.float32, torch.float64)
+_PAD_DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+               torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.complex64,
+               torch.complex128)
+
+
+# The dtypes PyTorch's reflection and replication pads are tested with (its OpInfo).
+_PAD_MODE_DTYPES = (torch.float32, torch.float64, torch.complex64, torch.complex128)
+
+
+class _Decline(str):
+    """A kernel's reason to hand the call to PyTorch's kernel."""
+
+
+def _verbose() -> bool:
+    return "dispatch" in os.environ.get("GRIDOPS_VERBOSE", "")
+
+
+_counts: "collections.Counter[Tuple[str, str]]" = collections.Counter()
+_served: "collections.Counter[str]" = collections.Counter()
+_counts_lock = threading.Lock()
+
+
+def fallback_counts() -> Dict[Tuple[str, str], int]:
+    """How many calls each (operator, reason) handed to PyTorch's kernel since the last reset."""
+    with _counts_lock:
+        return dict(_counts)
+
+
+def served_counts() -> Dict[str, int]:
+    """How many calls of each operator gridops computed since the last reset."""
+    with _counts_lock:
+        return dict(_served)
+
+
+def reset_fallback_counts() -> None:
+    with _counts_lock:
+        _counts.clear()
+        _served.clear()
+
+
+def _dense_cpu(*tensors: Any) -> bool:
+    return all(t.device.type == "cpu" and t.layout == torch.strided and not t.is_quantized
+               for t in tensors)
+
+
+def _backend_key(op_name: str, tensors: Sequence[Any]) -> Any:
+    """The dispatch key whose kernel PyTorch would run next for these tensors."""
+    t = tensors[0]
+    if t.is_quantized:
+        name = "QuantizedCPU" if t.device.type == "cpu" else "Quantized" + t.device.type.upper()
+    elif t.layout == torch.sparse_coo:
+        name = "SparseCPU" if t.device.type == "cpu" else "Sparse" + t.device.type.upper()
+    elif t.device.type == "meta":
+        name = "Meta"
+    else:
+        name = {"cpu": "CPU", "cuda": "CUDA", "xpu": "XPU", "mps": "MPS"}.get(t.device.type, "")
+    for key in (name, "CompositeExplicitAutograd"):
+        if key and torch._C._dispatch_has_kernel_for_dispatch_key(op_name, key):
+            return getattr(DispatchKey, key)
+    raise RuntimeError(f"gridops.torch.enable: no PyTorch kernel of {op_name} for a tensor on "
+                       f"device '{t.device}' with layout {t.layout} (the call cannot be handed on)")
+
+
+def _run_pytorch(op: Any, op_name: str, reason: str, args: Tuple[Any, ...]) -> Any:
+    with _counts_lock:
+        _counts[(op_name, str(reason))] += 1
+    if _verbose():
+        print(f"[gridops] torch: {op_name}: running PyTorch's kernel ({reason})", file=sys.stderr)
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    return op._op_dk(_backend_key(op_name, tensors), *args)
+
+
+def _threads() -> Any:
+    return _gridops._ThreadScope(min(max(torch.get_num_threads(), 0), 1024))
+
+
+# --- GridSample and AffineGrid ---------------------------------------------------------------
+
+_GS_MODES = {0: "bilinear", 1: "nearest", 2: "bicubic"}
+_GS_PADDING = {0: "zeros", 1: "border", 2: "reflection"}
+
+
+def _grid_sampler_decline(input: Any, grid: Any, interp: int, padding: int, rank: int) -> str:
+    if not isinstance(input, torch.Tensor) or not isinstance(grid, torch.Tensor):
+        return _Decline("an argument is not a tensor")
+    if not _dense_cpu(input, grid):
+        return _Decline("not a dense CPU tensor")
+    if input.dtype not in _FLOAT or grid.dtype != input.dtype:
+        return _Decline(f"dtype {input.dtype} / {grid.dtype}: PyTorch's CPU kernel takes "
+                        "float32 and float64, the same for both")
+    if input.dim() != rank or grid.dim() != rank or grid.shape[-1] != rank - 2 \
+            or grid.shape[0] != input.shape[0] or input.shape[0] == 0:
+        return _Decline("shapes PyTorch checks (or an empty batch)")
+    if input.numel() == 0 or grid.numel() == 0:
+        return _Decline("an empty tensor")
+    if interp not in _GS_MODES or padding not in _GS_PADDING or (rank == 5 and interp == 2):
+        return _Decline(f"interpolation_mode {interp}, padding_mode {padding}")
+    return ""
+
+
+def _grid_sampler(rank: int) -> Callable[..., Any]:
+    def forward(input: Any, grid: Any, interp: int, padding: int, align_corners: bool) -> Any:
+        why = _grid_sampler_decline(input, grid, interp, padding, rank)
+        if why:
+            return why
+        with _threads():
+            out = _api.grid_sample(input, grid, _GS_MODES[interp], _GS_PADDING[padding],
+                                   bool(align_corners))
+        return out.contiguous()  # PyTorch's output is contiguous (N, C, spatial...)
+    return forward
+
+
+def _grid_sampler_backward(rank: int) -> Callable[..., Any]:
+    def backward(grad_output: Any, input: Any, grid: Any, interp: int, padding: int,
+                 align_corners: bool, output_mask: Sequence[bool]) -> Any:
+        why = _grid_sampler_decline(input, grid, interp, padding, rank)
+        if why:
+            return why
+        if not isinstance(grad_output, torch.Tensor) or not _dense_cpu(grad_output) \
+                or grad_output.dtype != input.dtype:
+            return _Decline("grad_output not a dense CPU tensor of input's dtype")
+        want_input, want_grid = bool(output_mask[0]), bool(output_mask[1])
+        with _threads():
+            gi, gg = _api.grid_sample_backward(
+                grad_output, input, grid, _GS_MODES[interp], _GS_PADDING[padding],
+                bool(align_corners), input_grad=want_input, grid_grad=want_grid)
+        # PyTorch's kernel gives a contiguous grad_input (or an undefined tensor when the
+        # mask leaves it out) and a contiguous grad_grid (zeros for nearest).
+        gi = gi.contiguous() if gi is not None else None
+        if gg is None:
+            gg = torch.zeros_like(grid, memory_format=torch.contiguous_format) if want_grid \
+                else None
+        else:
+            gg = gg.contiguous()
+        return gi, gg
+    return backward
+
+
+def _affine_grid_generator(theta: Any, size: Sequence[int], align_corners: bool) -> Any:
+    if not isinstance(theta, torch.Tensor) or not _dense_cpu(theta):
+        return _Decline("not a dense CPU tensor")
+    if theta.dtype not in _FLOAT:
+        return _Decline(f"dtype {theta.dtype}")
+    size = list(size)
+    if len(size) not in (4, 5) or theta.dim() != 3 or theta.shape[0] != size[0] \
+            or tuple(theta.shape[1:]) != ((2, 3) if len(size) == 4 else (3, 4)) \
+            or any(s <= 0 for s in size):
+        return _Decline("shapes PyTorch checks (or an empty size)")
+    with _threads():
+        return _api.affine_grid(theta, size, bool(align_corners))
+
+
+# --- Pad ---------------------------------------------------------------------------------------
+
+def _exact_fill(value: Any, dtype: Any) -> bool:
+    """Whether gridops' fill of `value` in `dtype` is PyTorch's (integers: an exactly
+    representable integral value; bool: 0 or 1; floats and complex: any real)."""
+    if isinstance(value, complex):
+        return False
+    v = float(value)
+    if dtype.is_floating_point or dtype.is_complex:
+        return True
+    if not math.isfinite(v) or v != int(v):
+        return False
+    if dtype == torch.bool:
+        return v in (0.0, 1.0)
+    info = torch.iinfo(dtype)
+    return info.min <= v <= info.max and abs(v) < 2 ** 53
+
+
+def _constant_pad_nd(self: Any, pad: Sequence[int], value: Any = 0) -> Any:
+    if not isinstance(self, torch.Tensor) or not _dense_cpu(self):
+        return _Decline("not a dense CPU tensor")
+    pad = list(pad)
+    if self.dtype not in _PAD_DTYPES:
+        return _Decline(f"dtype {self.dtype}")
+    if len(pad) % 2 or len(pad) > 2 * self.dim() or self.dim() == 0:
+        return _Decline("a pad length PyTorch checks")
+    new_shape = list(self.shape)
+    for k in range(len(pad) // 2):
+        new_shape[self.dim() - 1 - k] += pad[2 * k] + pad[2 * k + 1]
+    if any(n <= 0 for n in new_shape):
+        return _Decline("an output size of 0 or less (PyTorch's error)")
+    if all(p <= 0 for p in pad):
+        return _Decline("no positive pad (PyTorch returns a narrowed copy with its strides)")
+    if not _exact_fill(value, self.dtype):
+        return _Decline(f"value {value!r} is not exact in {self.dtype}")
+    with _threads():
+        return _api.pad(self, pad, "constant", value, order="torch")
+
+
+def _pad_mode(mode: str, dims: int) -> Callable[..., Any]:
+    def kernel(self: Any, padding: Sequence[int]) -> Any:
+        if not isinstance(self, torch.Tensor) or not _dense_cpu(self):
+            return _Decline("not a dense CPU tensor")
+        padding = list(padding)
+        if self.dtype not in _PAD_MODE_DTYPES:
+            return _Decline(f"dtype {self.dtype}")
+        if self.dim() not in (dims + 1, dims + 2) or len(padding) != 2 * dims \
+                or self.numel() == 0:
+            return _Decline("shapes PyTorch checks (or an empty tensor)")
+        for k in range(dims):
+            n = self.shape[self.dim() - 1 - k]
+            lo, hi = padding[2 * k], padding[2 * k + 1]
+            if lo < 0 or hi < 0 or (mode == "reflect" and (lo >= n or hi >= n)):
+                return _Decline("pads PyTorch checks (negative, or reflect's pad >= size)")
+        with _threads():
+            out = _api.pad(self, padding, mode, order="torch")
+        return out.contiguous()  # PyTorch's reflection/replication pads are contiguous
+    return kernel
+
+
+# --- index_select --------------------------------------------------------------------------------
+
+def _index_select(self: Any, dim: int, index: Any) -> Any:
+    if not isinstance(self, torch.Tensor) or not isinstance(index, torch.Tensor) \
+            or not _dense_cpu(self, index):
+        return _Decline("not a dense CPU tensor")
+    if index.dtype not in (torch.int32, torch.int64) or index.dim() > 1:
+        return _Decline(f"index dtype {index.dtype}, rank {index.dim()}")
+    if self.dtype not in _PAD_DTYPES:
+        return _Decline(f"dtype {self.dtype}")
+    if self.dim() == 0:
+        return _Decline("a 0-d tensor")
+    if not -self.dim() <= dim < self.dim():
+        return _Decline("dim out of range")
+    index = index.reshape(-1)
+    n = self.shape[dim]
+    if index.numel() and (int(index.min()) < 0 or int(index.max()) >= n):
+        return _Decline("an index out of range (PyTorch's error)")  # gridops reads negatives
+    with _threads():
+        return _api.gather(self, index, dim).contiguous()
+
+
+# --- Upsample ------------------------------------------------------------------------------------
+
+def _scales_for(in_sizes: Sequence[int], out_sizes: Sequence[int],
+                scales: Sequence[Optional[float]]) -> Optional[List[float]]:
+    """Resize's scales when PyTorch was given them (its coordinates then use 1/scale), or None
+    (they use in/out; Resize with sizes= does the same). A scale whose floor(in * scale) is not
+    the output size means the caller passed both inconsistently: declined by the caller."""
+    if all(s is None or s <= 0 for s in scales):
+        return None
+    return [float(s) if s is not None and s > 0 else o / i
+            for s, i, o in zip(scales, in_sizes, out_sizes)]
+
+
+def _torch_nearest_index(in_size: int, out_size: int, scale: Optional[float],
+                         exact: bool) -> np.ndarray:
+    """PyTorch's CPU nearest source indices (UpSample.h: nearest_idx, nearest_exact_idx),
+    computed in float32 as it does."""
+    dst = np.arange(out_size, dtype=np.int64)
+    if not exact and out_size == in_size:
+        return dst
+    if not exact and out_size == 2 * in_size:
+        return dst >> 1
+    s = np.float32(1.0 / scale) if scale is not None and scale > 0 \
+        else np.float32(in_size) / np.float32(out_size)
+    pos = (dst.astype(np.float32) + np.float32(0.5)) * s if exact else dst.astype(np.float32) * s
+    return np.minimum(np.floor(pos).astype(np.int64), in_size - 1)
+
+
+@functools.lru_cache(maxsize=256)
+def _nearest_agrees(in_size: int, out_size: int, scale: Optional[float], exact: bool) -> bool:
+    """Whether gridops' Resize, with the attributes _upsample uses, picks PyTorch's source
+    index for every output position of this axis (checked by resizing an iota)."""
+    iota = np.arange(in_size, dtype=np.float64).reshape(1, in_size)
+    kw = _nearest_attrs(exact)
+    if scale is not None:
+        got = _api.resize(iota, scales=[scale], axes=[1], mode="nearest", **kw)
+    else:
+        got = _api.resize(iota, sizes=[out_size], axes=[1], mode="nearest", **kw)
+    got = np.asarray(got).reshape(-1)
+    return got.shape == (out_size,) and bool(np.array_equal(
+        got.astype(np.int64), _torch_nearest_index(in_size, out_size, scale, exact)))
+
+
+def _nearest_attrs(exact: bool) -> Dict[str, Any]:
+    # legacy nearest: floor(dst * in/out); nearest-exact: floor((dst + 0.5) * in/out)
+    if exact:
+        return dict(coordinate_transformation_mode="half_pixel", nearest_mode="round_prefer_ceil")
+    return dict(coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+
+
+def _upsample(dims: int, mode: str, exact: bool = False, aa: bool = False) -> Callable[..., Any]:
+    interp = mode != "nearest"
+
+    def kernel(self: Any, output_size: Sequence[int], *rest: Any) -> Any:
+        if interp:
+            align_corners, scales = bool(rest[0]), list(rest[1:])
+        else:
+            align_corners, scales = False, list(rest)
+        if not isinstance(self, torch.Tensor) or not _dense_cpu(self):
+            return _Decline("not a dense CPU tensor")
+        # bfloat16 interpolation: PyTorch rounds its intermediate sums to bfloat16 (errors of
+        # several ulp against the float result), which gridops does not reproduce.
+        dtypes = _FLOAT if interp else (torch.uint8, torch.bfloat16, torch.float32, torch.float64)
+        if self.dtype not in dtypes:
+            return _Decline(f"dtype {self.dtype}")
+        output_size = [int(s) for s in output_size]
+        if self.dim() != dims + 2 or len(output_size) != dims or self.numel() == 0 \
+                or any(s <= 0 for s in output_size):
+            return _Decline("shapes PyTorch checks (or an empty tensor)")
+        scales = (scales + [None] * dims)[:dims]
+        in_sizes = list(self.shape[2:])
+        rs = None if align_corners else _scales_for(in_sizes, output_size, scales)
+        if rs is not None and [math.floor(i * s) for i, s in zip(in_sizes, rs)] != output_size:
+            return _Decline("scales whose output size is not output_size")
+        axes = list(range(2, 2 + dims))
+        if not interp:
+            for k in range(dims):
+                if not _nearest_agrees(in_sizes[k], output_size[k],
+                                       None if rs is None else rs[k], exact):
+                    return _Decline("a nearest index where gridops' rounding is not PyTorch's "
+                                    "float32 one")
+            kw = _nearest_attrs(exact)
+        else:
+            kw = dict(coordinate_transformation_mode="align_corners" if align_corners
+                      else "half_pixel")
+            if mode == "cubic":
+                kw.update(cubic_coeff_a=-0.75 if not aa else -0.5)
+            if aa:
+                kw.update(antialias=True, exclude_outside=True)
+        with _threads():
+            if rs is None:
+                return _api.resize(self, sizes=output_size, axes=axes, mode=mode, **kw)
+            return _api.resize(self, scales=rs, axes=axes, mode=mode, **kw)
+    return kernel
+
+
+# --- registration ------------------------------------------------------------------------------
+
+def _kernels() -> Dict[str, Callable[..., Any]]:
+    k: Dict[str, Callable[..., Any]] = {
+        "grid_sampler_2d": _grid_sampler(4),
+        "grid_sampler_3d": _grid_sampler(5),
+        "grid_sampler_2d_backward": _grid_sampler_backward(4),
+        "grid_sampler_3d_backward": _grid_sampler_backward(5),
+        "affine_grid_generator": _affine_grid_generator,
+        "constant_pad_nd": _constant_pad_nd,
+        "index_select": _index_select,
+    }
+    for d in (1, 2, 3):
+        k[f"reflection_pad{d}d"] = _pad_mode("reflect", d)
+        k[f"replication_pad{d}d"] = _pad_mode("edge", d)
+        k[f"upsample_nearest{d}d"] = _upsample(d, "nearest")
+        k[f"_upsample_nearest_exact{d}d"] = _upsample(d, "nearest", exact=True)
+    k["upsample_linear1d"] = _upsample(1, "linear")
+    k["upsample_bilinear2d"] = _upsample(2, "linear")
+    k["upsample_trilinear3d"] = _upsample(3, "linear")
+    k["upsample_bicubic2d"] = _upsample(2, "cubic")
+    k["_upsample_bilinear2d_aa"] = _upsample(2, "linear", aa=True)
+    k["_upsample_bicubic2d_aa"] = _upsample(2, "cubic", aa=True)
+    return k
+
+
+def _wrap(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
+    op = getattr(torch.ops.aten, name).default
+    op_name = "aten::" + name
+
+    def run(*args: Any) -> Any:
+        # The tensors reach this key still marked requires_grad (autograd has run above):
+        # gridops gets detached views, PyTorch's kernel (a fallback) the arguments as given.
+        plain = tuple(a.detach() if isinstance(a, torch.Tensor) and a.requires_grad else a
+                      for a in args)
+        try:
+            res = kernel(*plain)
+        except (ValueError, TypeError) as e:  # gridops refused what its gate let through
+            res = _Decline(f"gridops: {e}")
+        if isinstance(res, _Decline):
+            return _run_pytorch(op, op_name, res, args)
+        with _counts_lock:
+            _served[op_name] += 1
+        return res
+    run.__name__ = "gridops_" + name
+    return run
+
+
+_state_lock = threading.RLock()
+_library: Optional[Any] = None
+_depth = 0
+
+
+def covered_operators() -> List[str]:
+    """The aten operators enable() registers, sorted."""
+    return sorted("aten::" + n for n in _kernels())
+
+
+def enable() -> None:
+    """Makes gridops the kernel of PyTorch's CPU operators listed by covered_operators()
+    (process-wide, every thread, until disable()). Calls nest: each enable() needs a
+    disable()."""
+    global _library, _depth
+    with _state_lock:
+        _depth += 1
+        if _library is not None:
+            return
+        lib = torch.library.Library("aten", "IMPL")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "Overriding a previously registered kernel"
+            for name, kernel in _kernels().items():
+                lib.impl(name, _wrap(name, kernel), "BackendSelect")
+        _library = lib
+
+
+def disable() -> None:
+    """Undoes one enable(); the last one gives PyTorch's kernels back."""
+    global _library, _depth
+    with _state_lock:
+        if _depth == 0:
+            return
+        _depth -= 1
+        if _depth == 0 and _library is not None:
+            lib, _library = _library, None
+            lib.__del__()  # removes the registrations now, not at garbage collection
+            # Library.__del__ ran; keep it from running twice when `lib` is collected.
+            lib._op_impls = set()
+
+
+def is_enabled() -> bool:
+    with _state_lock:
+        return _library is not None
+
+
+@contextlib.contextmanager
+def enabled() -> Any:
+    """``with gridops.torch.enabled():`` enable() for the block."""
+    enable()
+    try:
+        yield
+    finally:
+        disable()
