@@ -28,6 +28,7 @@ import warnings
 import torch
 
 from . import _gridops
+from . import _torch_ops  # noqa: F401  (defines torch.ops.gridops.*)
 from ._torch_enable import (covered_operators, disable, enable, enabled, fallback_counts,
                             is_enabled, reset_fallback_counts, served_counts)
 
