@@ -108,6 +108,17 @@ def _run_pytorch(op: Any, op_name: str, reason: str, args: Tuple[Any, ...]) -> A
     return op._op_dk(_backend_key(op_name, tensors), *args)
 
 
+def _memory_format(t: Any) -> Any:
+    """The memory format PyTorch's kernels give their results for input `t`
+    (suggest_memory_format, which Python does not expose)."""
+    if t.dim() == 4 and not t.is_contiguous() and t.is_contiguous(memory_format=torch.channels_last):
+        return torch.channels_last
+    if t.dim() == 5 and not t.is_contiguous() \
+            and t.is_contiguous(memory_format=torch.channels_last_3d):
+        return torch.channels_last_3d
+    return torch.contiguous_format
+
+
 def _threads() -> Any:
     return _gridops._ThreadScope(min(max(torch.get_num_threads(), 0), 1024))
 
@@ -366,6 +377,60 @@ def _upsample(dims: int, mode: str, exact: bool = False, aa: bool = False) -> Ca
     return kernel
 
 
+def _scale_is_ratio(scale: Optional[float], in_size: int, out_size: int) -> bool:
+    """Whether PyTorch's coordinate scale (1/scale when given, else in/out) is in/out, in
+    float32 and in float64 (Resample's backward uses in/out)."""
+    if scale is None or scale <= 0:
+        return True
+    return 1.0 / scale == in_size / out_size and \
+        np.float32(1.0 / scale) == np.float32(in_size) / np.float32(out_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _resample_nearest_agrees(in_size: int, out_size: int) -> bool:
+    """Whether Resample's nearest picks PyTorch's nearest-exact source index (float32) for
+    every output position of this axis (checked by resampling an iota)."""
+    iota = np.arange(in_size, dtype=np.float64).reshape(1, 1, in_size)
+    got = np.asarray(_api.resample(iota, [out_size], None, "nearest")).reshape(-1)
+    return got.shape == (out_size,) and bool(np.array_equal(
+        got.astype(np.int64), _torch_nearest_index(in_size, out_size, None, True)))
+
+
+def _upsample_backward(dims: int, mode: str) -> Callable[..., Any]:
+    interp = mode == "linear"
+
+    def kernel(grad_output: Any, output_size: Sequence[int], input_size: Sequence[int],
+               *rest: Any) -> Any:
+        if interp:
+            align_corners, scales = bool(rest[0]), list(rest[1:])
+        else:
+            align_corners, scales = False, list(rest)
+        if not isinstance(grad_output, torch.Tensor) or not _dense_cpu(grad_output):
+            return _Decline("not a dense CPU tensor")
+        if grad_output.dtype not in _FLOAT:
+            return _Decline(f"dtype {grad_output.dtype}")
+        if align_corners:
+            return _Decline("align_corners=True (Resample's backward has half-pixel "
+                            "coordinates only)")
+        output_size = [int(s) for s in output_size]
+        input_size = [int(s) for s in input_size]
+        if len(output_size) != dims or len(input_size) != dims + 2 \
+                or list(grad_output.shape) != input_size[:2] + output_size \
+                or grad_output.numel() == 0 or any(s <= 0 for s in input_size):
+            return _Decline("shapes PyTorch checks (or an empty tensor)")
+        scales = (scales + [None] * dims)[:dims]
+        for k in range(dims):
+            i, o = input_size[2 + k], output_size[k]
+            if not _scale_is_ratio(scales[k], i, o):
+                return _Decline("a scale that is not output/input size")
+            if not interp and not _resample_nearest_agrees(i, o):
+                return _Decline("a nearest index where Resample's rounding is not PyTorch's")
+        with _threads():
+            res = _api.resample_backward(grad_output, input_size, mode)
+        return res.contiguous(memory_format=_memory_format(grad_output))  # as PyTorch's
+    return kernel
+
+
 # --- registration ------------------------------------------------------------------------------
 
 def _kernels() -> Dict[str, Callable[..., Any]]:
@@ -383,6 +448,10 @@ def _kernels() -> Dict[str, Callable[..., Any]]:
         k[f"replication_pad{d}d"] = _pad_mode("edge", d)
         k[f"upsample_nearest{d}d"] = _upsample(d, "nearest")
         k[f"_upsample_nearest_exact{d}d"] = _upsample(d, "nearest", exact=True)
+        k[f"_upsample_nearest_exact{d}d_backward"] = _upsample_backward(d, "nearest")
+    k["upsample_linear1d_backward"] = _upsample_backward(1, "linear")
+    k["upsample_bilinear2d_backward"] = _upsample_backward(2, "linear")
+    k["upsample_trilinear3d_backward"] = _upsample_backward(3, "linear")
     k["upsample_linear1d"] = _upsample(1, "linear")
     k["upsample_bilinear2d"] = _upsample(2, "linear")
     k["upsample_trilinear3d"] = _upsample(3, "linear")

@@ -307,3 +307,23 @@ def test_expanded_and_strided_inputs_are_read_in_place():
             assert want.stride() == got.stride(), i
             assert torch.allclose(want, got, rtol=1e-5, atol=1e-6), i
     assert not gt.fallback_counts()
+
+
+def test_upsample_gradients_keep_the_memory_format():
+    gen = torch.Generator().manual_seed(13)
+    for x in (torch.rand(2, 3, 6, 7, dtype=torch.float64, generator=gen)
+              .contiguous(memory_format=torch.channels_last),
+              torch.rand(1, 2, 4, 5, 3, dtype=torch.float64, generator=gen)
+              .contiguous(memory_format=torch.channels_last_3d)):
+        for mode in ("bilinear" if x.dim() == 4 else "trilinear", "nearest-exact"):
+            a = x.clone().requires_grad_()
+            size = [9, 4] if x.dim() == 4 else [5, 3, 7]
+            y = F.interpolate(a, size=size, mode=mode)
+            w = torch.rand(y.shape, dtype=y.dtype, generator=gen)
+            want, = torch.autograd.grad(y, a, w)
+            gt.reset_fallback_counts()
+            with gt.enabled():
+                got, = torch.autograd.grad(F.interpolate(a, size=size, mode=mode), a, w)
+            assert sum(gt.served_counts().values()) == 2 and not gt.fallback_counts()
+            assert want.stride() == got.stride()
+            assert torch.allclose(want, got, rtol=0, atol=1e-12)
