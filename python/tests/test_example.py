@@ -23,3 +23,12 @@ def test_warp_image_example(tmp_path):
     # the first column is the input itself; the warped columns differ from it
     np.testing.assert_array_equal(sheet[:48, :64], np.asarray(PIL.open(src)))
     assert (sheet[:48, 64:128] != sheet[:48, :64]).any()
+
+
+def test_torch_dropin_example():
+    pytest.importorskip("torch")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "python", "torch_dropin.py"),
+                        "--queries", "50", "--repeat", "2"], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "'aten::grid_sampler_2d': 8" in r.stdout, r.stdout  # 4 levels x 2 calls
