@@ -70,11 +70,19 @@ def volume_interpolate(vol):
 
 
 def unet_decoder_step(x, skip):
-    """UNet decoder: upsample, pad to the skip's size, concatenate."""
+    """UNet decoder (as the common PyTorch UNet writes it): upsample, pad to the skip's
+    size, concatenate (the concatenation is PyTorch's in both rows)."""
     up = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)
     dy, dx = skip.shape[2] - up.shape[2], skip.shape[3] - up.shape[3]
     up = F.pad(up, [dx // 2, dx - dx // 2, dy // 2, dy - dy // 2])
     return torch.cat([skip, up], dim=1)
+
+
+def unet_upsample_pad(x, skip):
+    """The decoder step's interpolate + pad alone."""
+    up = F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False)
+    dy, dx = skip.shape[2] - up.shape[2], skip.shape[3] - up.shape[3]
+    return F.pad(up, [dx // 2, dx - dx // 2, dy // 2, dy - dy // 2])
 
 
 # --- cases ----------------------------------------------------------------------------------
@@ -104,6 +112,10 @@ def cases(batch, gen):
     x = r(batch, 64, 63, 63)
     skip = r(batch, 32, 127, 127)
     yield "unet_decoder", (lambda: unet_decoder_step(x, skip)), False
+    yield "unet_upsample_pad", (lambda: unet_upsample_pad(x, skip)), False
+    tiny = r(batch, 3, 8, 8)
+    tiny_grid = r(batch, 8, 8, 2) * 2 - 1
+    yield "tiny_grid_sample_8x8", (lambda: F.grid_sample(tiny, tiny_grid, align_corners=False)), False
     fx = r(batch, 64, 96, 128).requires_grad_()
     ff = ((r(batch, 2, 96, 128) - 0.5) * 8).requires_grad_()
     yield "raft_warp+backward", (lambda: raft_backward_warp(fx, ff).sum().backward()), True

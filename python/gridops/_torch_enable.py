@@ -203,10 +203,13 @@ def _affine_grid_generator(theta: Any, size: Sequence[int], align_corners: bool)
 
 def _exact_fill(value: Any, dtype: Any) -> bool:
     """Whether gridops' fill of `value` in `dtype` is PyTorch's (integers: an exactly
-    representable integral value; bool: 0 or 1; floats and complex: any real)."""
+    representable integral value; bool: 0 or 1; float16/bfloat16: a value they hold
+    exactly; float32/64 and complex: any real, rounded once as PyTorch does)."""
     if isinstance(value, complex):
         return False
     v = float(value)
+    if dtype in (torch.float16, torch.bfloat16):  # exactly representable: no rounding to match
+        return math.isnan(v) or float(torch.tensor(v, dtype=torch.float64).to(dtype)) == v
     if dtype.is_floating_point or dtype.is_complex:
         return True
     if not math.isfinite(v) or v != int(v):
