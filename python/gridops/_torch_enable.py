@@ -49,6 +49,43 @@ class _Decline(str):
     """A kernel's reason to hand the call to PyTorch's kernel."""
 
 
+class _Serve:
+    """A call gridops can compute exactly: `elements` output elements, computed by `run()`
+    (or declined by the size policy, see _MIN_ELEMENTS)."""
+    __slots__ = ("elements", "run", "channels")
+
+    def __init__(self, elements: int, run: Callable[[], Any], channels: int = 0) -> None:
+        self.elements, self.run, self.channels = elements, run, channels
+
+
+# The serving policy of enable()'s defaults: the smallest call (output elements) at which
+# gridops' kernel was measured faster than PyTorch's, one thread, through this Python
+# registration (each call crosses into Python: about 3 us, plus about 10 us of the checks
+# here and 15-20 us of gridops' binding); None: slower at every measured size, so not
+# registered unless asked for (docs/perf/torch-enable-crossover.md has the measurements).
+_MIN_ELEMENTS: Dict[str, Optional[int]] = {
+    "grid_sampler_2d": 16384, "grid_sampler_3d": 4096,
+    "grid_sampler_2d_backward": 16384, "grid_sampler_3d_backward": 16384,
+    "affine_grid_generator": 512,
+    "constant_pad_nd": None,
+    "reflection_pad1d": 65536, "reflection_pad2d": 65536, "reflection_pad3d": 32768,
+    "replication_pad1d": 65536, "replication_pad2d": 65536, "replication_pad3d": 65536,
+    "index_select": 65536,
+    "upsample_nearest1d": None, "upsample_nearest2d": None, "upsample_nearest3d": None,
+    "_upsample_nearest_exact1d": None, "_upsample_nearest_exact2d": None,
+    "_upsample_nearest_exact3d": None,
+    "upsample_linear1d": None, "upsample_bilinear2d": 262144, "upsample_trilinear3d": 32768,
+    "upsample_bicubic2d": 16384, "_upsample_bilinear2d_aa": 16384,
+    "_upsample_bicubic2d_aa": 16384,
+    "upsample_linear1d_backward": None, "upsample_bilinear2d_backward": None,
+    "upsample_trilinear3d_backward": None,
+    "_upsample_nearest_exact1d_backward": None, "_upsample_nearest_exact2d_backward": None,
+    "_upsample_nearest_exact3d_backward": None,
+}
+# GridSample's backward below this many channels: PyTorch's kernel was faster at every size.
+_MIN_BACKWARD_CHANNELS = 16
+
+
 def _verbose() -> bool:
     return "dispatch" in os.environ.get("GRIDOPS_VERBOSE", "")
 
@@ -77,13 +114,23 @@ def reset_fallback_counts() -> None:
 
 
 def _dense_cpu(*tensors: Any) -> bool:
-    return all(t.device.type == "cpu" and t.layout == torch.strided and not t.is_quantized
-               for t in tensors)
+    for t in tensors:
+        if t.device.type != "cpu" or t.layout != torch.strided or t.is_quantized:
+            return False
+    return True
+
+
+_backend_keys: Dict[Tuple[str, str, Any, bool], Any] = {}
 
 
 def _backend_key(op_name: str, tensors: Sequence[Any]) -> Any:
-    """The dispatch key whose kernel PyTorch would run next for these tensors."""
+    """The dispatch key whose kernel PyTorch would run next for these tensors (cached per
+    operator, device type, layout and quantization)."""
     t = tensors[0]
+    cache_key = (op_name, t.device.type, t.layout, t.is_quantized)
+    key = _backend_keys.get(cache_key)
+    if key is not None:
+        return key
     if t.is_quantized:
         name = "QuantizedCPU" if t.device.type == "cpu" else "Quantized" + t.device.type.upper()
     elif t.layout == torch.sparse_coo:
@@ -92,9 +139,11 @@ def _backend_key(op_name: str, tensors: Sequence[Any]) -> Any:
         name = "Meta"
     else:
         name = {"cpu": "CPU", "cuda": "CUDA", "xpu": "XPU", "mps": "MPS"}.get(t.device.type, "")
-    for key in (name, "CompositeExplicitAutograd"):
-        if key and torch._C._dispatch_has_kernel_for_dispatch_key(op_name, key):
-            return getattr(DispatchKey, key)
+    for candidate in (name, "CompositeExplicitAutograd"):
+        if candidate and torch._C._dispatch_has_kernel_for_dispatch_key(op_name, candidate):
+            key = getattr(DispatchKey, candidate)
+            _backend_keys[cache_key] = key
+            return key
     raise RuntimeError(f"gridops.torch.enable: no PyTorch kernel of {op_name} for a tensor on "
                        f"device '{t.device}' with layout {t.layout} (the call cannot be handed on)")
 
@@ -152,10 +201,11 @@ def _grid_sampler(rank: int) -> Callable[..., Any]:
         why = _grid_sampler_decline(input, grid, interp, padding, rank)
         if why:
             return why
-        with _threads():
-            out = _api.grid_sample(input, grid, _GS_MODES[interp], _GS_PADDING[padding],
-                                   bool(align_corners))
-        return out.contiguous()  # PyTorch's output is contiguous (N, C, spatial...)
+        def run() -> Any:  # PyTorch's output is contiguous (N, C, spatial...)
+            return _api.grid_sample(input, grid, _GS_MODES[interp], _GS_PADDING[padding],
+                                    bool(align_corners)).contiguous()
+        n = input.shape[0] * input.shape[1] * math.prod(grid.shape[1:-1])
+        return _Serve(n, run)
     return forward
 
 
@@ -169,19 +219,21 @@ def _grid_sampler_backward(rank: int) -> Callable[..., Any]:
                 or grad_output.dtype != input.dtype:
             return _Decline("grad_output not a dense CPU tensor of input's dtype")
         want_input, want_grid = bool(output_mask[0]), bool(output_mask[1])
-        with _threads():
+
+        def run() -> Any:
             gi, gg = _api.grid_sample_backward(
                 grad_output, input, grid, _GS_MODES[interp], _GS_PADDING[padding],
                 bool(align_corners), input_grad=want_input, grid_grad=want_grid)
-        # PyTorch's kernel gives a contiguous grad_input (or an undefined tensor when the
-        # mask leaves it out) and a contiguous grad_grid (zeros for nearest).
-        gi = gi.contiguous() if gi is not None else None
-        if gg is None:
-            gg = torch.zeros_like(grid, memory_format=torch.contiguous_format) if want_grid \
-                else None
-        else:
-            gg = gg.contiguous()
-        return gi, gg
+            # PyTorch's kernel gives a contiguous grad_input (or an undefined tensor when the
+            # mask leaves it out) and a contiguous grad_grid (zeros for nearest).
+            gi = gi.contiguous() if gi is not None else None
+            if gg is None:
+                gg = torch.zeros_like(grid, memory_format=torch.contiguous_format) \
+                    if want_grid else None
+            else:
+                gg = gg.contiguous()
+            return gi, gg
+        return _Serve(grad_output.numel(), run, channels=input.shape[1])
     return backward
 
 
@@ -195,8 +247,8 @@ def _affine_grid_generator(theta: Any, size: Sequence[int], align_corners: bool)
             or tuple(theta.shape[1:]) != ((2, 3) if len(size) == 4 else (3, 4)) \
             or any(s <= 0 for s in size):
         return _Decline("shapes PyTorch checks (or an empty size)")
-    with _threads():
-        return _api.affine_grid(theta, size, bool(align_corners))
+    return _Serve(size[0] * math.prod(size[2:]) * (len(size) - 2),
+                  lambda: _api.affine_grid(theta, size, bool(align_corners)))
 
 
 # --- Pad ---------------------------------------------------------------------------------------
@@ -237,8 +289,8 @@ def _constant_pad_nd(self: Any, pad: Sequence[int], value: Any = 0) -> Any:
         return _Decline("no positive pad (PyTorch returns a narrowed copy with its strides)")
     if not _exact_fill(value, self.dtype):
         return _Decline(f"value {value!r} is not exact in {self.dtype}")
-    with _threads():
-        return _api.pad(self, pad, "constant", value, order="torch")
+    return _Serve(math.prod(new_shape), lambda: _api.pad(self, pad, "constant", value,
+                                                         order="torch"))
 
 
 def _pad_mode(mode: str, dims: int) -> Callable[..., Any]:
@@ -256,9 +308,11 @@ def _pad_mode(mode: str, dims: int) -> Callable[..., Any]:
             lo, hi = padding[2 * k], padding[2 * k + 1]
             if lo < 0 or hi < 0 or (mode == "reflect" and (lo >= n or hi >= n)):
                 return _Decline("pads PyTorch checks (negative, or reflect's pad >= size)")
-        with _threads():
-            out = _api.pad(self, padding, mode, order="torch")
-        return out.contiguous()  # PyTorch's reflection/replication pads are contiguous
+        out_elems = self.numel() // max(1, math.prod(self.shape[-dims:])) * math.prod(
+            self.shape[self.dim() - 1 - k] + padding[2 * k] + padding[2 * k + 1]
+            for k in range(dims))
+        # PyTorch's reflection/replication pads are contiguous
+        return _Serve(out_elems, lambda: _api.pad(self, padding, mode, order="torch").contiguous())
     return kernel
 
 
@@ -280,8 +334,8 @@ def _index_select(self: Any, dim: int, index: Any) -> Any:
     n = self.shape[dim]
     if index.numel() and (int(index.min()) < 0 or int(index.max()) >= n):
         return _Decline("an index out of range (PyTorch's error)")  # gridops reads negatives
-    with _threads():
-        return _api.gather(self, index, dim).contiguous()
+    return _Serve(self.numel() // max(1, n) * index.numel(),
+                  lambda: _api.gather(self, index, dim).contiguous())
 
 
 # --- Upsample ------------------------------------------------------------------------------------
@@ -373,10 +427,11 @@ def _upsample(dims: int, mode: str, exact: bool = False, aa: bool = False) -> Ca
                 kw.update(cubic_coeff_a=-0.75 if not aa else -0.5)
             if aa:
                 kw.update(antialias=True, exclude_outside=True)
-        with _threads():
-            if rs is None:
-                return _api.resize(self, sizes=output_size, axes=axes, mode=mode, **kw)
-            return _api.resize(self, scales=rs, axes=axes, mode=mode, **kw)
+        n = self.shape[0] * self.shape[1] * math.prod(output_size)
+        if rs is None:
+            return _Serve(n, lambda: _api.resize(self, sizes=output_size, axes=axes, mode=mode,
+                                                 **kw))
+        return _Serve(n, lambda: _api.resize(self, scales=rs, axes=axes, mode=mode, **kw))
     return kernel
 
 
@@ -428,9 +483,9 @@ def _upsample_backward(dims: int, mode: str) -> Callable[..., Any]:
                 return _Decline("a scale that is not output/input size")
             if not interp and not _resample_nearest_agrees(i, o):
                 return _Decline("a nearest index where Resample's rounding is not PyTorch's")
-        with _threads():
-            res = _api.resample_backward(grad_output, input_size, mode)
-        return res.contiguous(memory_format=_memory_format(grad_output))  # as PyTorch's
+        return _Serve(grad_output.numel(), lambda: _api.resample_backward(
+            grad_output, input_size, mode).contiguous(
+                memory_format=_memory_format(grad_output)))  # as PyTorch's
     return kernel
 
 
@@ -464,7 +519,8 @@ def _kernels() -> Dict[str, Callable[..., Any]]:
     return k
 
 
-def _wrap(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
+def _wrap(name: str, kernel: Callable[..., Any], min_elements: int,
+          min_channels: int) -> Callable[..., Any]:
     op = getattr(torch.ops.aten, name).default
     op_name = "aten::" + name
 
@@ -475,6 +531,16 @@ def _wrap(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
                       for a in args)
         try:
             res = kernel(*plain)
+            if isinstance(res, _Serve):
+                if res.elements < min_elements:
+                    res = _Decline(f"a small call ({res.elements} output elements < "
+                                   f"{min_elements}), where PyTorch's kernel is faster")
+                elif res.channels and res.channels < min_channels:
+                    res = _Decline(f"{res.channels} channels < {min_channels}, where PyTorch's "
+                                   "kernel is faster")
+                else:
+                    with _threads():
+                        res = res.run()
         except (ValueError, TypeError) as e:  # gridops refused what its gate let through
             res = _Decline(f"gridops: {e}")
         if isinstance(res, _Decline):
@@ -489,39 +555,76 @@ def _wrap(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
 _state_lock = threading.RLock()
 _library: Optional[Any] = None
 _depth = 0
+_settings: Optional[Tuple[Any, Any]] = None
 
 
-def covered_operators() -> List[str]:
-    """The aten operators enable() registers, sorted."""
-    return sorted("aten::" + n for n in _kernels())
+def covered_operators(ops: Any = None) -> List[str]:
+    """The aten operators enable(ops) registers, sorted: by default those where gridops
+    was measured faster than PyTorch for large enough calls; ops="all": every operator
+    gridops can serve."""
+    return sorted("aten::" + n for n in _selected(ops))
 
 
-def enable() -> None:
-    """Makes gridops the kernel of PyTorch's CPU operators listed by covered_operators()
-    (process-wide, every thread, until disable()). Calls nest: each enable() needs a
-    disable()."""
-    global _library, _depth
+def _selected(ops: Any) -> List[str]:
+    every = _kernels()
+    if ops is None:
+        return [n for n in every if _MIN_ELEMENTS.get(n) is not None]
+    if isinstance(ops, str) and ops == "all":
+        return list(every)
+    if isinstance(ops, str) or not all(isinstance(n, str) for n in ops):
+        raise ValueError(f"gridops.torch.enable: ops must be None, 'all' or a sequence of "
+                         f"operator names, got {ops!r}")
+    names = [n[len("aten::"):] if n.startswith("aten::") else n for n in ops]
+    unknown = sorted(set(names) - set(every))
+    if unknown:
+        raise ValueError(f"gridops.torch.enable: ops names operators gridops does not cover: "
+                         f"{unknown} (covered: {sorted(every)})")
+    return names
+
+
+def enable(ops: Any = None, min_elements: Optional[int] = None) -> None:
+    """Makes gridops the kernel of PyTorch's CPU operators covered_operators(ops) lists
+    (process-wide, every thread, until disable()).
+
+    ops: None (the operators where gridops was measured faster), "all", or a sequence of
+      aten operator names. min_elements: None, the measured per-operator size below which
+      calls stay PyTorch's (also GridSample's backward under 16 channels); 0 serves every
+      call gridops can compute exactly; an int, that size for every operator.
+    Calls nest (each enable() needs a disable()); a nested call must ask for the same."""
+    global _library, _depth, _settings
+    if min_elements is not None and (isinstance(min_elements, bool)
+                                     or not isinstance(min_elements, int) or min_elements < 0):
+        raise ValueError(f"gridops.torch.enable: min_elements must be None or an int >= 0, "
+                         f"got {min_elements!r}")
+    names = _selected(ops)
+    settings = (tuple(sorted(names)), min_elements)
     with _state_lock:
-        _depth += 1
         if _library is not None:
+            if settings != _settings:
+                raise ValueError("gridops.torch.enable: already enabled with other settings "
+                                 f"(ops, min_elements) = {_settings}; disable() first")
+            _depth += 1
             return
+        kernels = _kernels()
         lib = torch.library.Library("aten", "IMPL")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "Overriding a previously registered kernel"
-            for name, kernel in _kernels().items():
-                lib.impl(name, _wrap(name, kernel), "BackendSelect")
-        _library = lib
+            for name in names:
+                lo = (_MIN_ELEMENTS.get(name) or 0) if min_elements is None else min_elements
+                ch = _MIN_BACKWARD_CHANNELS if min_elements is None else 0
+                lib.impl(name, _wrap(name, kernels[name], lo, ch), "BackendSelect")
+        _library, _settings, _depth = lib, settings, 1
 
 
 def disable() -> None:
     """Undoes one enable(); the last one gives PyTorch's kernels back."""
-    global _library, _depth
+    global _library, _depth, _settings
     with _state_lock:
         if _depth == 0:
             return
         _depth -= 1
         if _depth == 0 and _library is not None:
-            lib, _library = _library, None
+            lib, _library, _settings = _library, None, None
             lib.__del__()  # removes the registrations now, not at garbage collection
             # Library.__del__ ran; keep it from running twice when `lib` is collected.
             lib._op_impls = set()
@@ -533,9 +636,9 @@ def is_enabled() -> bool:
 
 
 @contextlib.contextmanager
-def enabled() -> Any:
-    """``with gridops.torch.enabled():`` enable() for the block."""
-    enable()
+def enabled(ops: Any = None, min_elements: Optional[int] = None) -> Any:
+    """``with gridops.torch.enabled():`` enable(ops, min_elements) for the block."""
+    enable(ops, min_elements)
     try:
         yield
     finally:

@@ -75,6 +75,11 @@ def _compare(want, got, exact, dtype, what):
             assert err <= _TOL[dtype] * scale, f"{what}: max error {err} > {_TOL[dtype]} x {scale}"
 
 
+# Every covered operator, every size (the default policy leaves small calls and the
+# operators where PyTorch is faster to PyTorch; test_default_policy checks it).
+ALL = dict(ops="all", min_elements=0)
+
+
 @pytest.fixture
 def counts():
     gt.reset_fallback_counts()
@@ -104,10 +109,10 @@ def test_every_opinfo_sample_forward_matches_pytorch(op, counts):
             try:
                 want = _call(op, sample)
             except Exception as e:  # noqa: BLE001 - the same error must come with enable()
-                with gt.enabled(), pytest.raises(type(e)):
+                with gt.enabled(**ALL), pytest.raises(type(e)):
                     _call(op, sample)
                 continue
-            with gt.enabled():
+            with gt.enabled(**ALL):
                 got = _call(op, sample)
             _compare(want, got, _exact(op) or not (dtype.is_floating_point or dtype.is_complex),
                      dtype, what)
@@ -134,7 +139,7 @@ def test_every_opinfo_sample_gradient_matches_pytorch(op, counts):
         out = _call(op, sample)
         weight = torch.rand(out.shape, dtype=out.dtype, generator=gen)
         want = torch.autograd.grad((out * weight).sum(), leaves, allow_unused=True)
-        with gt.enabled():
+        with gt.enabled(**ALL):
             out2 = _call(op, sample)
             got = torch.autograd.grad((out2 * weight).sum(), leaves, allow_unused=True)
         for w, g in zip(want, got):
@@ -154,7 +159,7 @@ def test_gradcheck_with_enable():
     v = torch.rand(1, 2, 3, 4, 3, dtype=torch.float64, generator=gen, requires_grad=True)
     g3 = (torch.rand(1, 2, 2, 2, 3, dtype=torch.float64, generator=gen) * 2 - 1).requires_grad_()
     gt.reset_fallback_counts()
-    with gt.enabled():
+    with gt.enabled(**ALL):
         for mode in ("bilinear", "bicubic", "nearest"):
             for pad in ("zeros", "border", "reflection"):
                 assert torch.autograd.gradcheck(
@@ -183,8 +188,10 @@ def test_enable_nests_and_disable_gives_pytorch_back():
     g = torch.zeros(1, 2, 2, 2)
     gt.reset_fallback_counts()
     assert not gt.is_enabled()
-    gt.enable()
-    gt.enable()
+    gt.enable(**ALL)
+    gt.enable(**ALL)
+    with pytest.raises(ValueError, match="other settings"):
+        gt.enable()
     gt.disable()
     assert gt.is_enabled()
     F.grid_sample(x, g, align_corners=False)
@@ -193,7 +200,7 @@ def test_enable_nests_and_disable_gives_pytorch_back():
     F.grid_sample(x, g, align_corners=False)
     assert gt.served_counts() == {"aten::grid_sampler_2d": 1}
     gt.disable()  # an extra disable() is harmless
-    with gt.enabled():
+    with gt.enabled(**ALL):
         assert gt.is_enabled()
     assert not gt.is_enabled()
 
@@ -208,7 +215,7 @@ def test_scripted_and_traced_code_reaches_gridops():
     traced = torch.jit.trace(lambda a: F.interpolate(a, scale_factor=2.0, mode="nearest"), (x,))
     want = (warp(x, g), traced(x))
     gt.reset_fallback_counts()
-    with gt.enabled():
+    with gt.enabled(**ALL):
         got = (warp(x, g), traced(x))
     assert torch.allclose(want[0], got[0], atol=1e-6) and torch.equal(want[1], got[1])
     served = gt.served_counts()
@@ -220,7 +227,7 @@ def test_declined_calls_run_pytorch_and_are_named(capfd, monkeypatch):
     monkeypatch.setenv("GRIDOPS_VERBOSE", "dispatch")
     gt.reset_fallback_counts()
     x = torch.rand(1, 1, 4, 4)
-    with gt.enabled():
+    with gt.enabled(**ALL):
         with pytest.raises(RuntimeError):  # PyTorch's own error: dtypes differ
             F.grid_sample(x, torch.zeros(1, 2, 2, 2, dtype=torch.float64), align_corners=False)
         z = F.pad(torch.arange(6).reshape(2, 3), (1, 1), value=2.5)  # not exact in int64
@@ -253,7 +260,7 @@ def test_channels_last_and_non_contiguous_keep_pytorch_layout():
     ]
     for i, case in enumerate(cases):
         want = case()
-        with gt.enabled():
+        with gt.enabled(**ALL):
             got = case()
         assert want.stride() == got.stride(), i
         assert torch.allclose(want, got, atol=1e-6), i
@@ -273,7 +280,7 @@ def test_results_do_not_depend_on_the_thread_count():
 
     before = torch.get_num_threads()
     try:
-        with gt.enabled():
+        with gt.enabled(**ALL):
             torch.set_num_threads(1)
             one = step()
             torch.set_num_threads(2)
@@ -302,7 +309,7 @@ def test_expanded_and_strided_inputs_are_read_in_place():
     for t in (wide, step):
         for i, case in enumerate(cases):
             want = case(t)
-            with gt.enabled():
+            with gt.enabled(**ALL):
                 got = case(t)
             assert want.stride() == got.stride(), i
             assert torch.allclose(want, got, rtol=1e-5, atol=1e-6), i
@@ -322,8 +329,32 @@ def test_upsample_gradients_keep_the_memory_format():
             w = torch.rand(y.shape, dtype=y.dtype, generator=gen)
             want, = torch.autograd.grad(y, a, w)
             gt.reset_fallback_counts()
-            with gt.enabled():
+            with gt.enabled(**ALL):
                 got, = torch.autograd.grad(F.interpolate(a, size=size, mode=mode), a, w)
             assert sum(gt.served_counts().values()) == 2 and not gt.fallback_counts()
             assert want.stride() == got.stride()
             assert torch.allclose(want, got, rtol=0, atol=1e-12)
+
+
+def test_default_policy_serves_large_calls_of_the_measured_operators():
+    default = set(gt.covered_operators())
+    assert {"aten::grid_sampler_2d", "aten::upsample_bicubic2d", "aten::index_select"} <= default
+    assert "aten::constant_pad_nd" not in default and "aten::upsample_nearest2d" not in default
+    assert set(gt.covered_operators("all")) > default
+    gen = torch.Generator().manual_seed(14)
+    small = torch.rand(1, 1, 4, 4, generator=gen)
+    big = torch.rand(1, 16, 64, 64, generator=gen)
+    grid = torch.rand(1, 64, 64, 2, generator=gen) * 2 - 1
+    gt.reset_fallback_counts()
+    with gt.enabled():
+        F.grid_sample(small, torch.zeros(1, 2, 2, 2), align_corners=False)
+        F.grid_sample(big, grid, align_corners=False)
+        F.pad(big, (1, 1))  # constant_pad_nd: not registered by default
+    assert gt.served_counts() == {"aten::grid_sampler_2d": 1}
+    (name, why), = gt.fallback_counts()
+    assert name == "aten::grid_sampler_2d" and "a small call (4 output elements < 16384)" in why
+    with pytest.raises(ValueError, match="min_elements"):
+        gt.enable(min_elements=-1)
+    with pytest.raises(ValueError, match="does not cover"):
+        gt.enable(ops=["aten::conv2d"])
+    assert not gt.is_enabled()
