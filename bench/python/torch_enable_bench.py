@@ -5,8 +5,9 @@ off and on, in one process, at batch 1 and 8 and 1 and 2 threads (issue 50's cas
     PYTHONPATH=build/release/python /usr/bin/python3 bench/python/torch_enable_bench.py \
         [--filter msda] [--budget 1.0] [--json out.json]
 
-Each row: the median of repeated calls (after a warm-up) off and on, interleaved in rounds
-so that a change of the host's load hits both; speed-up = off / on. Forward only, under
+Each row: the median over 5 rounds of the median of repeated calls (after a warm-up), off
+and on interleaved in each round, in alternating order, so that a change of the host's
+load or of the heap's state hits both; speed-up = off / on. Forward only, under
 torch.no_grad() (inference), except the rows named "+backward" (a training step's
 forward and backward through the covered operators).
 """
@@ -139,12 +140,16 @@ def measure(fn, grad, budget):
         t0 = time.perf_counter()
         fn()
         one = max(time.perf_counter() - t0, 1e-6)
-        reps = max(3, min(50, int(budget / 2 / one / 3)))
+        reps = max(3, min(50, int(budget / 2 / one / 5)))
         off, on = [], []
-        for _ in range(3):  # interleaved rounds
-            off.append(median_time(fn, reps))
-            with gt.enabled():
-                on.append(median_time(fn, reps))
+        for r in range(5):  # interleaved rounds, the order alternating (the heap's state
+            # after one side's calls favours the side that runs next)
+            for side in ((0, 1) if r % 2 == 0 else (1, 0)):
+                if side == 0:
+                    off.append(median_time(fn, reps))
+                else:
+                    with gt.enabled():
+                        on.append(median_time(fn, reps))
     return statistics.median(off), statistics.median(on)
 
 

@@ -201,10 +201,12 @@ def _grid_sampler(rank: int) -> Callable[..., Any]:
         why = _grid_sampler_decline(input, grid, interp, padding, rank)
         if why:
             return why
+        shape = (*input.shape[:2], *grid.shape[1:-1])
+
         def run() -> Any:  # PyTorch's output is contiguous (N, C, spatial...)
             return _api.grid_sample(input, grid, _GS_MODES[interp], _GS_PADDING[padding],
-                                    bool(align_corners)).contiguous()
-        n = input.shape[0] * input.shape[1] * math.prod(grid.shape[1:-1])
+                                    bool(align_corners), out=torch.empty(shape, dtype=input.dtype))
+        n = math.prod(shape)
         return _Serve(n, run)
     return forward
 
@@ -221,17 +223,16 @@ def _grid_sampler_backward(rank: int) -> Callable[..., Any]:
         want_input, want_grid = bool(output_mask[0]), bool(output_mask[1])
 
         def run() -> Any:
-            gi, gg = _api.grid_sample_backward(
-                grad_output, input, grid, _GS_MODES[interp], _GS_PADDING[padding],
-                bool(align_corners), input_grad=want_input, grid_grad=want_grid)
             # PyTorch's kernel gives a contiguous grad_input (or an undefined tensor when the
             # mask leaves it out) and a contiguous grad_grid (zeros for nearest).
-            gi = gi.contiguous() if gi is not None else None
-            if gg is None:
-                gg = torch.zeros_like(grid, memory_format=torch.contiguous_format) \
-                    if want_grid else None
-            else:
-                gg = gg.contiguous()
+            gi_out = torch.empty(input.shape, dtype=input.dtype) if want_input else None
+            gg_out = torch.empty(grid.shape, dtype=grid.dtype) if want_grid else None
+            gi, gg = _api.grid_sample_backward(
+                grad_output, input, grid, _GS_MODES[interp], _GS_PADDING[padding],
+                bool(align_corners), input_grad=want_input, grid_grad=want_grid,
+                grad_input_out=gi_out, grad_grid_out=gg_out)
+            if gg is None and want_grid:
+                gg = torch.zeros(grid.shape, dtype=grid.dtype)
             return gi, gg
         return _Serve(grad_output.numel(), run, channels=input.shape[1])
     return backward
@@ -247,8 +248,9 @@ def _affine_grid_generator(theta: Any, size: Sequence[int], align_corners: bool)
             or tuple(theta.shape[1:]) != ((2, 3) if len(size) == 4 else (3, 4)) \
             or any(s <= 0 for s in size):
         return _Decline("shapes PyTorch checks (or an empty size)")
-    return _Serve(size[0] * math.prod(size[2:]) * (len(size) - 2),
-                  lambda: _api.affine_grid(theta, size, bool(align_corners)))
+    shape = (size[0], *size[2:], len(size) - 2)
+    return _Serve(math.prod(shape), lambda: _api.affine_grid(
+        theta, size, bool(align_corners), out=torch.empty(shape, dtype=theta.dtype)))
 
 
 # --- Pad ---------------------------------------------------------------------------------------
@@ -289,8 +291,10 @@ def _constant_pad_nd(self: Any, pad: Sequence[int], value: Any = 0) -> Any:
         return _Decline("no positive pad (PyTorch returns a narrowed copy with its strides)")
     if not _exact_fill(value, self.dtype):
         return _Decline(f"value {value!r} is not exact in {self.dtype}")
-    return _Serve(math.prod(new_shape), lambda: _api.pad(self, pad, "constant", value,
-                                                         order="torch"))
+    fmt = _memory_format(self)  # PyTorch's constant pad keeps channels_last
+    return _Serve(math.prod(new_shape), lambda: _api.pad(
+        self, pad, "constant", value, order="torch",
+        out=torch.empty(new_shape, dtype=self.dtype, memory_format=fmt)))
 
 
 def _pad_mode(mode: str, dims: int) -> Callable[..., Any]:
@@ -308,11 +312,12 @@ def _pad_mode(mode: str, dims: int) -> Callable[..., Any]:
             lo, hi = padding[2 * k], padding[2 * k + 1]
             if lo < 0 or hi < 0 or (mode == "reflect" and (lo >= n or hi >= n)):
                 return _Decline("pads PyTorch checks (negative, or reflect's pad >= size)")
-        out_elems = self.numel() // max(1, math.prod(self.shape[-dims:])) * math.prod(
-            self.shape[self.dim() - 1 - k] + padding[2 * k] + padding[2 * k + 1]
-            for k in range(dims))
+        shape = list(self.shape)
+        for k in range(dims):
+            shape[self.dim() - 1 - k] += padding[2 * k] + padding[2 * k + 1]
         # PyTorch's reflection/replication pads are contiguous
-        return _Serve(out_elems, lambda: _api.pad(self, padding, mode, order="torch").contiguous())
+        return _Serve(math.prod(shape), lambda: _api.pad(
+            self, padding, mode, order="torch", out=torch.empty(shape, dtype=self.dtype)))
     return kernel
 
 
@@ -334,8 +339,10 @@ def _index_select(self: Any, dim: int, index: Any) -> Any:
     n = self.shape[dim]
     if index.numel() and (int(index.min()) < 0 or int(index.max()) >= n):
         return _Decline("an index out of range (PyTorch's error)")  # gridops reads negatives
-    return _Serve(self.numel() // max(1, n) * index.numel(),
-                  lambda: _api.gather(self, index, dim).contiguous())
+    shape = list(self.shape)
+    shape[dim] = index.numel()
+    return _Serve(math.prod(shape), lambda: _api.gather(
+        self, index, dim, out=torch.empty(shape, dtype=self.dtype)))
 
 
 # --- Upsample ------------------------------------------------------------------------------------
@@ -427,11 +434,15 @@ def _upsample(dims: int, mode: str, exact: bool = False, aa: bool = False) -> Ca
                 kw.update(cubic_coeff_a=-0.75 if not aa else -0.5)
             if aa:
                 kw.update(antialias=True, exclude_outside=True)
-        n = self.shape[0] * self.shape[1] * math.prod(output_size)
-        if rs is None:
-            return _Serve(n, lambda: _api.resize(self, sizes=output_size, axes=axes, mode=mode,
-                                                 **kw))
-        return _Serve(n, lambda: _api.resize(self, scales=rs, axes=axes, mode=mode, **kw))
+        shape = (*self.shape[:2], *output_size)
+        fmt = _memory_format(self)  # PyTorch's upsamples keep channels_last
+
+        def run() -> Any:
+            out = torch.empty(shape, dtype=self.dtype, memory_format=fmt)
+            if rs is None:
+                return _api.resize(self, sizes=output_size, axes=axes, mode=mode, out=out, **kw)
+            return _api.resize(self, scales=rs, axes=axes, mode=mode, out=out, **kw)
+        return _Serve(math.prod(shape), run)
     return kernel
 
 
@@ -483,9 +494,10 @@ def _upsample_backward(dims: int, mode: str) -> Callable[..., Any]:
                 return _Decline("a scale that is not output/input size")
             if not interp and not _resample_nearest_agrees(i, o):
                 return _Decline("a nearest index where Resample's rounding is not PyTorch's")
+        fmt = _memory_format(grad_output)  # PyTorch's: grad_output's memory format
         return _Serve(grad_output.numel(), lambda: _api.resample_backward(
-            grad_output, input_size, mode).contiguous(
-                memory_format=_memory_format(grad_output)))  # as PyTorch's
+            grad_output, input_size, mode,
+            out=torch.empty(input_size, dtype=grad_output.dtype, memory_format=fmt)))
     return kernel
 
 
