@@ -52,10 +52,12 @@ class _Decline(str):
 class _Serve:
     """A call gridops can compute exactly: `elements` output elements, computed by `run()`
     (or declined by the size policy, see _MIN_ELEMENTS)."""
-    __slots__ = ("elements", "run", "channels")
+    __slots__ = ("elements", "run", "channels", "kind")
 
-    def __init__(self, elements: int, run: Callable[[], Any], channels: int = 0) -> None:
-        self.elements, self.run, self.channels = elements, run, channels
+    def __init__(self, elements: int, run: Callable[[], Any], channels: int = 0,
+                 kind: str = "") -> None:
+        # kind: a path with its own entry in _MIN_ELEMENTS (else the operator's)
+        self.elements, self.run, self.channels, self.kind = elements, run, channels, kind
 
 
 # The serving policy of enable()'s defaults: the smallest call (output elements) at which
@@ -71,9 +73,11 @@ _MIN_ELEMENTS: Dict[str, Optional[int]] = {
     "reflection_pad1d": 65536, "reflection_pad2d": 65536, "reflection_pad3d": 32768,
     "replication_pad1d": 65536, "replication_pad2d": 65536, "replication_pad3d": 65536,
     "index_select": 65536,
-    "upsample_nearest1d": None, "upsample_nearest2d": None, "upsample_nearest3d": None,
-    "_upsample_nearest_exact1d": None, "_upsample_nearest_exact2d": None,
-    "_upsample_nearest_exact3d": None,
+    # nearest on Resample's path; on Resize's (an index map Resample does not share) PyTorch
+    # stays faster at every size measured
+    "upsample_nearest1d": 131072, "upsample_nearest2d": 131072, "upsample_nearest3d": 131072,
+    "_upsample_nearest_exact1d": 131072, "_upsample_nearest_exact2d": 131072,
+    "_upsample_nearest_exact3d": 131072, "nearest on Resize": None,
     "upsample_linear1d": None, "upsample_bilinear2d": 262144, "upsample_trilinear3d": 32768,
     "upsample_bicubic2d": 16384, "_upsample_bilinear2d_aa": 16384,
     "_upsample_bicubic2d_aa": 16384,
@@ -361,15 +365,15 @@ def _scales_for(in_sizes: Sequence[int], out_sizes: Sequence[int],
 def _torch_nearest_index(in_size: int, out_size: int, scale: Optional[float],
                          exact: bool) -> np.ndarray:
     """PyTorch's CPU nearest source indices (UpSample.h: nearest_idx, nearest_exact_idx),
-    computed in float32 as it does."""
+    computed in float32 as it does for float32 input."""
     dst = np.arange(out_size, dtype=np.int64)
     if not exact and out_size == in_size:
         return dst
     if not exact and out_size == 2 * in_size:
         return dst >> 1
-    s = np.float32(1.0 / scale) if scale is not None and scale > 0 \
-        else np.float32(in_size) / np.float32(out_size)
-    pos = (dst.astype(np.float32) + np.float32(0.5)) * s if exact else dst.astype(np.float32) * s
+    f = np.float32
+    s = f(1.0 / scale) if scale is not None and scale > 0 else f(in_size) / f(out_size)
+    pos = (dst.astype(f) + f(0.5)) * s if exact else dst.astype(f) * s
     return np.minimum(np.floor(pos).astype(np.int64), in_size - 1)
 
 
@@ -407,7 +411,9 @@ def _upsample(dims: int, mode: str, exact: bool = False, aa: bool = False) -> Ca
             return _Decline("not a dense CPU tensor")
         # bfloat16 interpolation: PyTorch rounds its intermediate sums to bfloat16 (errors of
         # several ulp against the float result), which gridops does not reproduce.
-        dtypes = _FLOAT if interp else (torch.uint8, torch.bfloat16, torch.float32, torch.float64)
+        # bfloat16 nearest: PyTorch 1.13 computes the source index in bfloat16 on some paths
+        # and in float on others (nearest-exact has no bfloat16 kernel at all).
+        dtypes = _FLOAT if interp else (torch.uint8, torch.float32, torch.float64)
         if self.dtype not in dtypes:
             return _Decline(f"dtype {self.dtype}")
         output_size = [int(s) for s in output_size]
@@ -420,6 +426,20 @@ def _upsample(dims: int, mode: str, exact: bool = False, aa: bool = False) -> Ca
         if rs is not None and [math.floor(i * s) for i, s in zip(in_sizes, rs)] != output_size:
             return _Decline("scales whose output size is not output_size")
         axes = list(range(2, 2 + dims))
+        shape = (*self.shape[:2], *output_size)
+        fmt = _memory_format(self)  # PyTorch's upsamples keep channels_last
+        if not interp and self.dtype != torch.uint8 and all(
+                _resample_nearest_agrees(in_sizes[k], output_size[k],
+                                         None if rs is None else rs[k], exact)
+                for k in range(dims)):
+            # Resample's nearest (a copy per output row, several times Resize's speed)
+            # picks PyTorch's source index on every axis here.
+            def resample() -> Any:
+                if fmt != torch.contiguous_format:  # channels_last in and out
+                    return _api.resample(self, output_size, None, "nearest")
+                return _api.resample(self, output_size, None, "nearest",
+                                     out=torch.empty(shape, dtype=self.dtype))
+            return _Serve(math.prod(shape), resample)
         if not interp:
             for k in range(dims):
                 if not _nearest_agrees(in_sizes[k], output_size[k],
@@ -434,15 +454,12 @@ def _upsample(dims: int, mode: str, exact: bool = False, aa: bool = False) -> Ca
                 kw.update(cubic_coeff_a=-0.75 if not aa else -0.5)
             if aa:
                 kw.update(antialias=True, exclude_outside=True)
-        shape = (*self.shape[:2], *output_size)
-        fmt = _memory_format(self)  # PyTorch's upsamples keep channels_last
-
         def run() -> Any:
             out = torch.empty(shape, dtype=self.dtype, memory_format=fmt)
             if rs is None:
                 return _api.resize(self, sizes=output_size, axes=axes, mode=mode, out=out, **kw)
             return _api.resize(self, scales=rs, axes=axes, mode=mode, out=out, **kw)
-        return _Serve(math.prod(shape), run)
+        return _Serve(math.prod(shape), run, kind="" if interp else "nearest on Resize")
     return kernel
 
 
@@ -456,13 +473,15 @@ def _scale_is_ratio(scale: Optional[float], in_size: int, out_size: int) -> bool
 
 
 @functools.lru_cache(maxsize=256)
-def _resample_nearest_agrees(in_size: int, out_size: int) -> bool:
-    """Whether Resample's nearest picks PyTorch's nearest-exact source index (float32) for
-    every output position of this axis (checked by resampling an iota)."""
+def _resample_nearest_agrees(in_size: int, out_size: int, scale: Optional[float],
+                             exact: bool) -> bool:
+    """Whether Resample's nearest (its index map depends on the sizes only) picks PyTorch's
+    source index (float32; legacy nearest or nearest-exact, with the scale PyTorch was given)
+    for every output position of this axis (checked by resampling an iota)."""
     iota = np.arange(in_size, dtype=np.float64).reshape(1, 1, in_size)
     got = np.asarray(_api.resample(iota, [out_size], None, "nearest")).reshape(-1)
     return got.shape == (out_size,) and bool(np.array_equal(
-        got.astype(np.int64), _torch_nearest_index(in_size, out_size, None, True)))
+        got.astype(np.int64), _torch_nearest_index(in_size, out_size, scale, exact)))
 
 
 def _upsample_backward(dims: int, mode: str) -> Callable[..., Any]:
@@ -492,7 +511,7 @@ def _upsample_backward(dims: int, mode: str) -> Callable[..., Any]:
             i, o = input_size[2 + k], output_size[k]
             if not _scale_is_ratio(scales[k], i, o):
                 return _Decline("a scale that is not output/input size")
-            if not interp and not _resample_nearest_agrees(i, o):
+            if not interp and not _resample_nearest_agrees(i, o, scales[k], True):
                 return _Decline("a nearest index where Resample's rounding is not PyTorch's")
         fmt = _memory_format(grad_output)  # PyTorch's: grad_output's memory format
         return _Serve(grad_output.numel(), lambda: _api.resample_backward(
@@ -531,8 +550,7 @@ def _kernels() -> Dict[str, Callable[..., Any]]:
     return k
 
 
-def _wrap(name: str, kernel: Callable[..., Any], min_elements: int,
-          min_channels: int) -> Callable[..., Any]:
+def _wrap(name: str, kernel: Callable[..., Any], min_elements: Optional[int]) -> Callable[..., Any]:
     op = getattr(torch.ops.aten, name).default
     op_name = "aten::" + name
 
@@ -544,12 +562,19 @@ def _wrap(name: str, kernel: Callable[..., Any], min_elements: int,
         try:
             res = kernel(*plain)
             if isinstance(res, _Serve):
-                if res.elements < min_elements:
+                least = min_elements
+                if least is None:  # the measured policy
+                    least = _MIN_ELEMENTS.get(res.kind or name)
+                if least is None:
+                    res = _Decline(f"{res.kind or name}: PyTorch's kernel is faster at every "
+                                   "size measured")
+                elif res.elements < least:
                     res = _Decline(f"a small call ({res.elements} output elements < "
-                                   f"{min_elements}), where PyTorch's kernel is faster")
-                elif res.channels and res.channels < min_channels:
-                    res = _Decline(f"{res.channels} channels < {min_channels}, where PyTorch's "
-                                   "kernel is faster")
+                                   f"{least}), where PyTorch's kernel is faster")
+                elif min_elements is None and res.channels and \
+                        res.channels < _MIN_BACKWARD_CHANNELS:
+                    res = _Decline(f"{res.channels} channels < {_MIN_BACKWARD_CHANNELS}, where "
+                                   "PyTorch's kernel is faster")
                 else:
                     with _threads():
                         res = res.run()
@@ -622,9 +647,7 @@ def enable(ops: Any = None, min_elements: Optional[int] = None) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "Overriding a previously registered kernel"
             for name in names:
-                lo = (_MIN_ELEMENTS.get(name) or 0) if min_elements is None else min_elements
-                ch = _MIN_BACKWARD_CHANNELS if min_elements is None else 0
-                lib.impl(name, _wrap(name, kernels[name], lo, ch), "BackendSelect")
+                lib.impl(name, _wrap(name, kernels[name], min_elements), "BackendSelect")
         _library, _settings, _depth = lib, settings, 1
 
 

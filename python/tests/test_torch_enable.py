@@ -339,7 +339,7 @@ def test_upsample_gradients_keep_the_memory_format():
 def test_default_policy_serves_large_calls_of_the_measured_operators():
     default = set(gt.covered_operators())
     assert {"aten::grid_sampler_2d", "aten::upsample_bicubic2d", "aten::index_select"} <= default
-    assert "aten::constant_pad_nd" not in default and "aten::upsample_nearest2d" not in default
+    assert "aten::constant_pad_nd" not in default and "aten::upsample_linear1d" not in default
     assert set(gt.covered_operators("all")) > default
     gen = torch.Generator().manual_seed(14)
     small = torch.rand(1, 1, 4, 4, generator=gen)
@@ -353,8 +353,44 @@ def test_default_policy_serves_large_calls_of_the_measured_operators():
     assert gt.served_counts() == {"aten::grid_sampler_2d": 1}
     (name, why), = gt.fallback_counts()
     assert name == "aten::grid_sampler_2d" and "a small call (4 output elements < 16384)" in why
+    # nearest: served on Resample's path (x2: its index map is PyTorch's), not on Resize's
+    img = torch.rand(1, 4, 256, 256, generator=gen)
+    gt.reset_fallback_counts()
+    with gt.enabled():
+        F.interpolate(img, scale_factor=2.0, mode="nearest")
+        F.interpolate(img, size=(384, 384), mode="nearest")  # legacy x1.5: Resize's path
+    assert gt.served_counts() == {"aten::upsample_nearest2d": 1}
+    (name, why), = gt.fallback_counts()
+    assert why == "nearest on Resize: PyTorch's kernel is faster at every size measured"
     with pytest.raises(ValueError, match="min_elements"):
         gt.enable(min_elements=-1)
     with pytest.raises(ValueError, match="does not cover"):
         gt.enable(ops=["aten::conv2d"])
     assert not gt.is_enabled()
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+def test_nearest_is_bit_identical_for_every_size_and_scale(mode):
+    """Sizes and scale factors where float32 rounding decides the source index: each axis
+    either runs gridops' Resample or Resize (whose index map is checked against PyTorch's
+    rule first) or is declined; the result is always PyTorch's, bit for bit."""
+    gen = torch.Generator().manual_seed(15)
+    gt.reset_fallback_counts()
+    for n_in in (1, 3, 5, 7, 10, 13):
+        x = torch.rand(2, 3, n_in, n_in + 2, generator=gen)
+        for spec in (dict(size=(n_in * 2, 11)), dict(size=(3, 2 * n_in + 1)),
+                     dict(scale_factor=(1.7, 0.6)), dict(scale_factor=(3.0, 2.5)),
+                     dict(scale_factor=1 / 3)):
+            for t in (x, x.contiguous(memory_format=torch.channels_last), x.bfloat16(),
+                      x.bfloat16().contiguous(memory_format=torch.channels_last)):
+                try:
+                    want = F.interpolate(t, mode=mode, **spec)
+                except RuntimeError as e:  # an empty output; bfloat16 channels_last
+                    with gt.enabled(**ALL), pytest.raises(RuntimeError, match=str(e)[:30]):
+                        F.interpolate(t, mode=mode, **spec)
+                    continue
+                with gt.enabled(**ALL):
+                    got = F.interpolate(t, mode=mode, **spec)
+                assert want.stride() == got.stride(), (n_in, spec)
+                assert torch.equal(want, got), (n_in, spec, t.dtype)
+    assert sum(gt.served_counts().values()) > 0
