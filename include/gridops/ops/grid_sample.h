@@ -7,31 +7,20 @@
 #include <utility>
 #include <vector>
 
+#include "gridops/ops/modes.h"
 #include "gridops/status.h"
 #include "gridops/tensor.h"
 
 namespace gridops {
 
-/// Interpolation mode. ONNX spells these linear/bilinear, nearest, cubic/bicubic.
-enum class InterpolationMode { kLinear, kNearest, kCubic };
-/// How taps outside the input are read.
-enum class GridPadding { kZeros, kBorder, kReflection };
 /// Where the channel axis of src and dst sits. The grid is always (N, D1_out..Dr_out, r).
 enum class ChannelLayout {
   kChannelsFirst,  ///< (N, C, D1, ..., Dr): ONNX and PyTorch
   kChannelsLast,   ///< (N, D1, ..., Dr, C)
 };
 
-/// "linear", "nearest", "cubic".
-const char* to_string(InterpolationMode m) noexcept;
-/// "zeros", "border", "reflection".
-const char* to_string(GridPadding p) noexcept;
 /// "channels_first", "channels_last".
 const char* to_string(ChannelLayout l) noexcept;
-/// Accepts linear/bilinear, nearest, cubic/bicubic (ERRATA GridSample 1).
-StatusOr<InterpolationMode> parse_interpolation_mode(std::string_view s);
-/// Accepts zeros, border, reflection.
-StatusOr<GridPadding> parse_grid_padding(std::string_view s);
 
 /// What to compute. Shape-independent.
 struct GridSampleDesc {

@@ -6,18 +6,11 @@
 #include <string>
 #include <string_view>
 
+#include "gridops/ops/modes.h"
 #include "gridops/status.h"
 #include "gridops/tensor.h"
 
 namespace gridops {
-
-/// How new elements are generated (ERRATA Pad 1, 5).
-enum class PadMode { kConstant, kEdge, kReflect, kSymmetric, kWrap };
-
-/// "constant", "edge", "reflect", "symmetric", "wrap".
-const char* to_string(PadMode m) noexcept;
-/// Parses the names printed by to_string.
-StatusOr<PadMode> parse_pad_mode(std::string_view s);
 
 /// What to compute.
 struct PadDesc {

@@ -8,13 +8,11 @@
 #include <utility>
 #include <vector>
 
+#include "gridops/ops/modes.h"
 #include "gridops/status.h"
 #include "gridops/tensor.h"
 
 namespace gridops {
-
-/// Interpolation for resampling.
-enum class ResampleAlgorithm { kNearest, kLinear };
 
 /// Memory formats, as oneDNN's format tags. Logical dims are always (N, C, D1..Dr).
 enum class MemoryFormat {
@@ -24,10 +22,6 @@ enum class MemoryFormat {
   kBlocked16,     ///< nCw16c / nChw16c / nCdhw16c
 };
 
-/// "nearest", "linear".
-const char* to_string(ResampleAlgorithm a) noexcept;
-/// Accepts nearest, linear (and bilinear/trilinear as aliases of linear).
-StatusOr<ResampleAlgorithm> parse_resample_algorithm(std::string_view s);
 /// The oneDNN tag for a rank: "nchw", "nhwc", "nChw8c", ...
 std::string format_tag(MemoryFormat f, int spatial_rank);
 /// Parses "nchw", "nhwc", "nChw16c", ... (and "plain", "channels_last", "blocked8",

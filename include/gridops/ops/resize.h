@@ -9,46 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "gridops/ops/modes.h"
 #include "gridops/status.h"
 #include "gridops/tensor.h"
 
 namespace gridops {
 
-/// Interpolation of Resize.
-enum class ResizeMode { kNearest, kLinear, kCubic };
-
-/// ONNX `coordinate_transformation_mode`: how an output index maps to an input coordinate.
-enum class ResizeCoordinateMode {
-  kHalfPixel,
-  kHalfPixelSymmetric,
-  kPytorchHalfPixel,
-  kAlignCorners,
-  kAsymmetric,
-  kTfHalfPixelForNN,
-  kTfCropAndResize,
-};
-
-/// ONNX `nearest_mode`, plus kSimple: the rule of Resize-10 (floor on an axis that is
-/// upsampled or kept, ceil on one that is downsampled), which the ONNX runner uses there.
-enum class ResizeNearestMode { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
-
-/// ONNX `keep_aspect_ratio_policy` (used with sizes only).
-enum class ResizeAspectPolicy { kStretch, kNotLarger, kNotSmaller };
-
-/// "nearest", "linear", "cubic".
-const char* to_string(ResizeMode m) noexcept;
-/// The ONNX spelling ("half_pixel", "tf_crop_and_resize", ...).
-const char* to_string(ResizeCoordinateMode m) noexcept;
-/// The ONNX spelling ("round_prefer_floor", ...); kSimple is "simple".
-const char* to_string(ResizeNearestMode m) noexcept;
-/// "stretch", "not_larger", "not_smaller".
-const char* to_string(ResizeAspectPolicy p) noexcept;
-/// Parse the spellings printed by to_string (linear also as bilinear/trilinear, cubic as
-/// bicubic).
-StatusOr<ResizeMode> parse_resize_mode(std::string_view s);
-StatusOr<ResizeCoordinateMode> parse_resize_coordinate_mode(std::string_view s);
-StatusOr<ResizeNearestMode> parse_resize_nearest_mode(std::string_view s);
-StatusOr<ResizeAspectPolicy> parse_resize_aspect_policy(std::string_view s);
 
 /// What to compute. The attribute names and defaults are ONNX Resize-19's.
 struct ResizeDesc {
