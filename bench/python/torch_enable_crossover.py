@@ -5,9 +5,12 @@ thread, in one process. Prints, per size, "name:output elements:speed-up" (PyTor
 gridops time); the defaults of _torch_enable._MIN_ELEMENTS come from such a run
 (docs/perf/torch-enable-crossover.md).
 
-    PYTHONPATH=build/release/python /usr/bin/python3 bench/python/torch_enable_crossover.py
+    PYTHONPATH=build/release/python /usr/bin/python3 bench/python/torch_enable_crossover.py [NAME...]
+
+(NAMEs: only those cases; the pad backward rows count input elements, the gradient's.)
 """
 
+import sys
 import time
 
 import torch
@@ -47,6 +50,18 @@ def cases(s):
     yield "pad_reflect", lambda: F.pad(x, (1, 2, 1, 2), mode="reflect"), 4 * (s + 3) ** 2
     yield "pad_replicate", lambda: F.pad(x, (1, 2, 1, 2), mode="replicate"), 4 * (s + 3) ** 2
     yield "pad_reflect_3d", lambda: F.pad(v, (1, 1, 1, 1, 1, 1), mode="reflect"), v.numel()
+    # The pad backwards alone (the aten operator autograd calls), input elements
+    gx = torch.rand(1, 4, s + 3, s + 3, generator=gen)
+    gl = torch.rand(1, 4, s * s + 3, generator=gen)
+    gv = torch.rand(*v.shape[:2], *(n + 2 for n in v.shape[2:]), generator=gen)
+    yield "pad_reflect_backward", lambda: torch.ops.aten.reflection_pad2d_backward(
+        gx, x, [1, 2, 1, 2]), x.numel()
+    yield "pad_replicate_backward", lambda: torch.ops.aten.replication_pad2d_backward(
+        gx, x, [1, 2, 1, 2]), x.numel()
+    yield "pad_reflect_1d_backward", lambda: torch.ops.aten.reflection_pad1d_backward(
+        gl, line, [1, 2]), line.numel()
+    yield "pad_replicate_3d_backward", lambda: torch.ops.aten.replication_pad3d_backward(
+        gv, v, [1, 1, 1, 1, 1, 1]), v.numel()
     yield "index_select", lambda: torch.index_select(x, 3, idx), 4 * s * s
     yield "nearest", lambda: F.interpolate(x, scale_factor=2.0, mode="nearest"), 16 * s * s
     yield "nearest_exact", lambda: F.interpolate(x, scale_factor=2.0, mode="nearest-exact"), 16 * s * s
@@ -63,11 +78,15 @@ def cases(s):
 
 
 def main():
+    # Optional arguments: names of cases to run (default: all).
+    only = set(sys.argv[1:])
     torch.set_num_threads(1)
     print("size name:output elements:speed-up ...")
     for s in (8, 16, 32, 64, 128, 256):
         row = []
         for name, fn, n in cases(s):
+            if only and name not in only:
+                continue
             off = per_call_us(fn)
             with gt.enabled(ops="all", min_elements=0):
                 on = per_call_us(fn)

@@ -1,7 +1,7 @@
 """gridops: spatial sampling and data-movement operators for NumPy and PyTorch.
 
 GridSample and AffineGrid (forward and backward), AffineWarp (the two fused), Resample (forward and backward), ONNX
-Resize, Gather and Pad from the gridops
+Resize, Gather and Pad (forward and backward) from the gridops
 C++ library, taking NumPy arrays (any strides), PyTorch CPU tensors (through DLPack,
 bfloat16 included) and anything with the buffer protocol without copying, and releasing the
 GIL while a kernel runs. See help(gridops.grid_sample) and docs/python.md.
@@ -31,6 +31,7 @@ from ._api import (
     max_isa,
     num_threads,
     pad,
+    pad_backward,
     resample,
     resample_backward,
     resample_input_box,
@@ -66,6 +67,7 @@ __all__ = [
     "num_threads",
     "onnx",
     "pad",
+    "pad_backward",
     "resample",
     "resample_backward",
     "resample_input_box",

@@ -345,6 +345,28 @@ def pad(input: Any, pads: Any, mode: str = "constant", value: Any = None, axes: 
     return _g.pad(input, pads, mode, value, axes, out=out)
 
 
+@_doc("pad_backward")
+def pad_backward(grad: Any, input_shape: Any, pads: Any, mode: str = "constant", axes: Any = None,
+                 *, out: Any = None, order: str = "onnx") -> Any:
+    mode = _pad_mode(mode, "pad_backward: mode")
+    order = _str(order, "pad_backward: order")
+    if order == "torch":
+        if axes is not None:
+            raise ValueError("pad_backward: order='torch' gives the axes itself (the last ones): "
+                             "axes= must be None")
+        try:
+            rank = len(input_shape)
+        except TypeError:
+            rank = 0  # the extension names the bad input_shape
+        pads = _torch_pads(pads, rank)
+    elif order != "onnx":
+        raise ValueError(f"pad_backward: order must be 'onnx' or 'torch' (as in gridops.pad), got "
+                         f"{_short(order)}")
+    if out is None:
+        return _g.pad_backward(grad, input_shape, pads, mode, axes)
+    return _g.pad_backward(grad, input_shape, pads, mode, axes, out=out)
+
+
 # --- Resample -------------------------------------------------------------------------------
 
 def _resample_mode(mode: Any, what: str) -> str:

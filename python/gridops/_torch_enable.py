@@ -72,6 +72,9 @@ _MIN_ELEMENTS: Dict[str, Optional[int]] = {
     "constant_pad_nd": None,
     "reflection_pad1d": 65536, "reflection_pad2d": 65536, "reflection_pad3d": 32768,
     "replication_pad1d": 65536, "replication_pad2d": 65536, "replication_pad3d": 65536,
+    "reflection_pad1d_backward": None, "reflection_pad2d_backward": 65536,
+    "reflection_pad3d_backward": 16384, "replication_pad1d_backward": None,
+    "replication_pad2d_backward": 65536, "replication_pad3d_backward": 16384,
     "index_select": 65536,
     # nearest on Resample's path; on Resize's (an index map Resample does not share) PyTorch
     # stays faster at every size measured
@@ -325,6 +328,34 @@ def _pad_mode(mode: str, dims: int) -> Callable[..., Any]:
     return kernel
 
 
+def _pad_mode_backward(mode: str, dims: int) -> Callable[..., Any]:
+    def kernel(grad_output: Any, self: Any, padding: Sequence[int]) -> Any:
+        if not (isinstance(grad_output, torch.Tensor) and isinstance(self, torch.Tensor)) \
+                or not _dense_cpu(grad_output) or self.device.type != "cpu":
+            return _Decline("not dense CPU tensors")
+        padding = list(padding)
+        if grad_output.dtype != self.dtype or self.dtype not in _PAD_MODE_DTYPES:
+            return _Decline(f"dtypes {grad_output.dtype} and {self.dtype}")
+        if self.dim() not in (dims + 1, dims + 2) or len(padding) != 2 * dims \
+                or self.numel() == 0:
+            return _Decline("shapes PyTorch checks (or an empty tensor)")
+        shape = list(self.shape)
+        for k in range(dims):
+            n = shape[self.dim() - 1 - k]
+            lo, hi = padding[2 * k], padding[2 * k + 1]
+            if lo < 0 or hi < 0 or (mode == "reflect" and (lo >= n or hi >= n)):
+                return _Decline("pads PyTorch checks (negative, or reflect's pad >= size)")
+            shape[self.dim() - 1 - k] += lo + hi
+        if list(grad_output.shape) != shape:
+            return _Decline("a grad_output shape PyTorch checks")
+        # The sum over the output elements that copy an input element, in PyTorch's order
+        # (row-major over the output); the result is contiguous, as PyTorch's.
+        return _Serve(self.numel(), lambda: _api.pad_backward(
+            grad_output, list(self.shape), padding, mode, order="torch",
+            out=torch.empty(list(self.shape), dtype=self.dtype)))
+    return kernel
+
+
 # --- index_select --------------------------------------------------------------------------------
 
 def _index_select(self: Any, dim: int, index: Any) -> Any:
@@ -535,6 +566,8 @@ def _kernels() -> Dict[str, Callable[..., Any]]:
     for d in (1, 2, 3):
         k[f"reflection_pad{d}d"] = _pad_mode("reflect", d)
         k[f"replication_pad{d}d"] = _pad_mode("edge", d)
+        k[f"reflection_pad{d}d_backward"] = _pad_mode_backward("reflect", d)
+        k[f"replication_pad{d}d_backward"] = _pad_mode_backward("edge", d)
         k[f"upsample_nearest{d}d"] = _upsample(d, "nearest")
         k[f"_upsample_nearest_exact{d}d"] = _upsample(d, "nearest", exact=True)
         k[f"_upsample_nearest_exact{d}d_backward"] = _upsample_backward(d, "nearest")

@@ -120,14 +120,6 @@ def _pad_cpu(input: torch.Tensor, pad: List[int], mode: str = "constant",
                         order="torch")
 
 
-def _source_index(n: int, lo: int, hi: int, mode: str) -> torch.Tensor:
-    """The input index each output position of one padded axis copies (-1: the constant),
-    from gridops' own pad of an iota, so the adjoint is exact for every mode and pad size."""
-    iota = torch.arange(n, dtype=torch.int64)
-    with _threads():
-        return _api.pad(iota, [lo, hi], mode, -1 if mode == "constant" else None, order="torch")
-
-
 class _PadFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, input: torch.Tensor, pad: List[int], mode: str,
@@ -138,21 +130,25 @@ class _PadFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> Any:
-        return _pad_adjoint(grad, ctx.shape, ctx.pad, ctx.mode), None, None, None
+        return _PadBackwardFunction.apply(grad, ctx.shape, ctx.pad, ctx.mode), None, None, None
 
 
-def _pad_adjoint(grad: torch.Tensor, shape: Sequence[int], pad: List[int], mode: str) -> torch.Tensor:
-    """Differentiable (index_select, index_add), so the adjoint has its own gradient."""
-    g = grad
-    for k in range(len(pad) // 2):
-        axis = len(shape) - 1 - k
-        src = _source_index(shape[axis], pad[2 * k], pad[2 * k + 1], mode)
-        keep = (src >= 0).nonzero().reshape(-1)
-        part = g.index_select(axis, keep)
-        out_shape = list(g.shape)
-        out_shape[axis] = shape[axis]
-        g = torch.zeros(out_shape, dtype=g.dtype).index_add(axis, src[keep], part)
-    return g
+class _PadBackwardFunction(torch.autograd.Function):
+    """gridops.pad_backward (the exact adjoint, summed in row-major output order); its own
+    gradient is the pad again, with a zero fill (the adjoint of the adjoint)."""
+
+    @staticmethod
+    def forward(ctx: Any, grad: torch.Tensor, shape: Sequence[int], pad: List[int],
+                mode: str) -> torch.Tensor:
+        ctx.pad, ctx.mode = list(pad), mode
+        with _threads():
+            out: torch.Tensor = _api.pad_backward(_plain(grad), list(shape), list(pad), mode,
+                                                  order="torch")
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, gg: torch.Tensor) -> Any:
+        return _pad_autograd(gg, ctx.pad, ctx.mode, 0.0), None, None, None
 
 
 def _pad_autograd(input: torch.Tensor, pad: List[int], mode: str = "constant",

@@ -183,6 +183,21 @@ axes: the axes pads apply to (default: all); negative axes count from the end.
 A torch tensor in channels-last memory format gives a channels-last result (as F.pad).
 )";
 
+inline constexpr const char* kPadBackward = R"(pad_backward(grad, input_shape, pads, mode="constant", axes=None, *, out=None, order="onnx")
+
+The gradient of gridops.pad with respect to its input (the adjoint of the data movement):
+grad has the padded output's shape, the result input_shape; element i of the result is
+the sum of grad over the output elements that copy input element i (reflect and wrap
+borders read an element several times; cropped elements and the constant border give or
+take nothing; the pad value gets no gradient). The sum runs in increasing row-major order
+of the output positions, from +0, in float32 (float64 for float64 and complex128 grads;
+complex: each part), rounded once to grad's dtype: the same bits for every implementation
+and thread count.
+
+pads, mode, axes and order: as in gridops.pad (the same pad, PyTorch's mode names too).
+dtypes: float32, float64, float16, bfloat16, complex64, complex128.
+)";
+
 inline constexpr const char* kResample = R"(resample(input, size=None, scale_factor=None, mode="linear", *, layout="channels_first", channels=None, out_layout=None, out=None, window=None)
 
 Resizes the spatial axes (oneDNN resampling forward, 1-D/2-D/3-D): "linear" interpolates

@@ -227,6 +227,39 @@ py::object py_pad(py::object input, py::object pads, const std::string& mode, py
   return finish(std::move(r), src.from_torch);
 }
 
+// plan.backward of grad into out (returned), or into a new array of the plan's input shape.
+py::object run_backward(const PadPlan& plan, DType dtype, const InArray& grad, py::object out,
+                        const std::string& what) {
+  if (!out.is_none()) {
+    InArray dst = get_array(out, what + ": out", true);
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = plan.backward(grad.view, dst.view);
+    }
+    check(s);
+    return out;
+  }
+  Tensor t = value_or_throw(Tensor::create(dtype, plan.src_shape()));
+  Status s;
+  {
+    py::gil_scoped_release nogil;
+    s = plan.backward(grad.view, t.mutable_view());
+  }
+  check(s);
+  return wrap_tensor(std::move(t), grad.from_torch);
+}
+
+// The adjoint of py_pad: grad of the padded output -> grad of an input of input_shape.
+py::object py_pad_backward(py::object grad_in, py::object input_shape, py::object pads,
+                           const std::string& mode, py::object axes, py::object out) {
+  InArray grad = get_array(grad_in, "pad_backward: grad");
+  const Dims shape = int_list(input_shape, "pad_backward: input_shape");
+  const PadDesc d = pad_desc(pads, mode, axes, static_cast<int>(shape.size()));
+  const PadPlan plan = value_or_throw(make_pad_plan(d, grad.view.dtype, shape));
+  return run_backward(plan, grad.view.dtype, grad, std::move(out), "pad_backward");
+}
+
 struct PyPadPlan {
   PadPlan plan;
   DType dtype;
@@ -254,6 +287,10 @@ struct PyPadPlan {
     check(s);
     return wrap_tensor(std::move(t), src.from_torch);
   }
+  py::object backward(py::object grad_in, py::object out) const {
+    InArray grad = get_array(grad_in, "PadPlan.backward: grad");
+    return run_backward(plan, dtype, grad, std::move(out), "PadPlan.backward");
+  }
 };
 
 }  // namespace
@@ -262,6 +299,10 @@ void init_pad(py::module_& m) {
   using py::arg;
   m.def("pad", &py_pad, arg("input"), arg("pads"), arg("mode") = "constant", arg("value") = py::none(),
         arg("axes") = py::none(), py::kw_only(), arg("out") = py::none(), with_arrays(doc::kPad));
+
+  m.def("pad_backward", &py_pad_backward, arg("grad"), arg("input_shape"), arg("pads"),
+        arg("mode") = "constant", arg("axes") = py::none(), py::kw_only(), arg("out") = py::none(),
+        with_arrays(doc::kPadBackward));
 
   py::class_<PyPadPlan>(m, "PadPlan", doc::kPadPlan)
       .def(py::init([](py::object input_shape, py::object pads, py::object dtype, const std::string& mode,
@@ -275,6 +316,11 @@ void init_pad(py::module_& m) {
            arg("axes") = py::none())
       .def("__call__", &PyPadPlan::run, arg("input"), arg("value") = py::none(), py::kw_only(),
            arg("out") = py::none(), "__call__(input, value=None, *, out=None): runs the plan.")
+      .def("backward", &PyPadPlan::backward, arg("grad"), py::kw_only(), arg("out") = py::none(),
+           "backward(grad, *, out=None): the gradient with respect to the input (see "
+           "gridops.pad_backward).")
+      .def_property_readonly("backward_impl_name",
+                             [](const PyPadPlan& p) { return std::string(p.plan.backward_impl_name()); })
       .def_property_readonly("output_shape", [](const PyPadPlan& p) {
         return py::tuple(py::cast(dims_of(p.plan.dst_shape())));
       })

@@ -129,3 +129,63 @@ def test_plans_match_functions(rng):
     np.testing.assert_array_equal(agp(theta), gridops.affine_grid(theta, (1, 1, 4, 6)))
     with pytest.raises(ValueError):  # a plan checks the shapes it was made for
         gsp(x[:, :1], g)
+
+
+# --- pad_backward -------------------------------------------------------------------------------
+
+@given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+       mode=st.sampled_from(["constant", "edge", "reflect", "symmetric", "wrap"]), data=st.data())
+def test_pad_backward_is_the_adjoint(shape, mode, data):
+    """<pad(x), g> == <x, pad_backward(g)>, exact on small integers in float64."""
+    limit = (lambda n: n - 1) if mode == "reflect" else (lambda n: n) if mode == "symmetric" \
+        else (lambda n: 7)
+    pw = [(data.draw(st.integers(-1, limit(n))), data.draw(st.integers(-1, limit(n))))
+          for n in shape]
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1)))
+    x = rng.integers(-8, 9, shape).astype(np.float64)
+    y = gridops.pad(x, pw, mode)
+    g = rng.integers(-8, 9, y.shape).astype(np.float64)
+    gx = gridops.pad_backward(g, shape, pw, mode)
+    assert gx.shape == tuple(shape) and gx.dtype == np.float64
+    assert float((y * g).sum()) == float((x * gx).sum())
+
+
+@pytest.mark.parametrize("mode,torch_mode", [("reflect", "reflect"), ("edge", "replicate"),
+                                             ("constant", "constant")])
+@pytest.mark.parametrize("shape,pads", [((2, 3, 9), (3, 2)), ((2, 3, 9, 11), (2, 3, 1, 4)),
+                                        ((1, 2, 5, 6, 7), (1, 2, 3, 1, 2, 2))])
+def test_pad_backward_is_pytorchs_gradient_bit_for_bit(mode, torch_mode, shape, pads):
+    """PyTorch's CPU pad backwards add in row-major output order too: the same bits."""
+    gen = torch.Generator().manual_seed(1)
+    for dtype in (torch.float32, torch.float64):
+        x = torch.randn(shape, dtype=dtype, generator=gen, requires_grad=True)
+        y = torch.nn.functional.pad(x, pads, mode=torch_mode)
+        g = torch.randn(y.shape, dtype=dtype, generator=gen)
+        (want,) = torch.autograd.grad(y, x, g)
+        got = gridops.pad_backward(g, shape, pads, mode, order="torch")
+        assert isinstance(got, torch.Tensor) and got.dtype == dtype
+        assert torch.equal(got, want)
+
+
+def test_pad_backward_forms_plans_and_errors(rng):
+    g = rng.standard_normal((6, 10)).astype(np.float32)
+    pw = ((1, 0), (2, 2))
+    a = gridops.pad_backward(g, (5, 6), pw, "wrap")
+    assert np.array_equal(a, gridops.pad_backward(g, (5, 6), [1, 2, 0, 2], "circular"))
+    plan = gridops.PadPlan((5, 6), pw, "float32", "wrap")
+    assert plan.backward_impl_name == "pad_backward.rows"
+    out = np.empty((5, 6), np.float32)
+    assert plan.backward(g, out=out) is out
+    assert np.array_equal(out, a)
+    strided = g[:, ::1][::1].T.copy().T  # Fortran order: any strides
+    assert np.array_equal(gridops.pad_backward(strided, (5, 6), pw, "wrap"), a)
+    c = (rng.standard_normal((6, 10)) + 1j * rng.standard_normal((6, 10))).astype(np.complex64)
+    gc = gridops.pad_backward(c, (5, 6), pw, "wrap")
+    assert np.array_equal(gc.real, gridops.pad_backward(np.ascontiguousarray(c.real), (5, 6), pw,
+                                                        "wrap"))
+    with pytest.raises(ValueError, match="grad_dst"):
+        gridops.pad_backward(g[:, :9], (5, 6), pw, "wrap")
+    with pytest.raises(ValueError, match="floating or complex"):
+        gridops.pad_backward(np.zeros((6, 10), np.int32), (5, 6), pw, "wrap")
+    with pytest.raises(ValueError, match="order must be"):
+        gridops.pad_backward(g, (5, 6), pw, "wrap", order="numpy")

@@ -177,8 +177,8 @@ def test_gradcheck_with_enable():
     served = gt.served_counts()
     for name in ("grid_sampler_2d", "grid_sampler_2d_backward", "grid_sampler_3d",
                  "grid_sampler_3d_backward", "affine_grid_generator", "upsample_bilinear2d",
-                 "reflection_pad2d",
-                 "replication_pad2d"):
+                 "reflection_pad2d", "reflection_pad2d_backward",
+                 "replication_pad2d", "replication_pad2d_backward"):
         assert served.get("aten::" + name, 0) > 0, name
     assert not gt.fallback_counts()
 

@@ -2,6 +2,7 @@
 // plans, run-time view checks, one-shot wrappers and the implementation list.
 #include "gridops/ops/pad.h"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <memory>
@@ -18,6 +19,7 @@ namespace gridops {
 namespace {
 
 constexpr std::string_view kOp = "pad";
+constexpr std::string_view kOpBackward = "pad backward";
 
 using detail::PadEntry;
 using PlannedPad = detail::PlannedEntries<PadEntry>;
@@ -79,6 +81,56 @@ constexpr PadEntry kPadImpls[] = {
     {.name = "ref", .declines = &ref_declines, .run = &ref_run},
 };
 
+using detail::PadBackwardEntry;
+using PlannedPadBackward = detail::PlannedEntries<PadBackwardEntry>;
+
+void ref_backward_run(const kernels::PadProblem& p, const void*,
+                      const kernels::PadBackwardArgs& a) {
+  kernels::pad_backward_ref(p, a);
+}
+
+/// The backward's list: the row kernel, then the reference (both any strides).
+constexpr PadBackwardEntry kPadBackwardImpls[] = {
+    {.name = "pad_backward.rows",
+     .alias = "fast",
+     .declines = &kernels::pad_backward_rows_declines,
+     .prepare = &kernels::pad_backward_rows_prepare,
+     .run = &kernels::pad_backward_rows,
+     .schedule = &kernels::pad_backward_rows_schedule},
+    {.name = "ref", .declines = &ref_declines, .run = &ref_backward_run},
+};
+
+/// Whether `name` is an entry's name or alias in `list` (PadDesc::impl forces the list it
+/// names; the other list chooses by itself).
+template <class E>
+bool names_entry(std::span<const E> list, std::string_view name) {
+  for (const E& e : list) {
+    if (name == e.name || (e.alias != nullptr && name == e.alias)) return true;
+  }
+  return false;
+}
+
+/// A view whose elements do not share memory with each other (a written view; zero or
+/// overlapping strides would make one element receive several results).
+Status check_distinct_elements(std::string_view what, const TensorView& v) {
+  std::array<std::pair<int64_t, int64_t>, kMaxRank> axes{};  // (|stride|, size)
+  size_t k = 0;
+  for (size_t d = 0; d < v.shape.size(); ++d) {
+    if (v.shape[d] == 0) return Status();
+    if (v.shape[d] > 1) axes[k++] = {v.strides[d] < 0 ? -v.strides[d] : v.strides[d], v.shape[d]};
+  }
+  std::sort(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(k));
+  int64_t extent = 1;  // elements spanned by the axes of smaller strides
+  for (size_t i = 0; i < k; ++i) {
+    if (axes[i].first < extent) {
+      return invalid_argument(what, ": elements must not share memory (a written view), got shape ",
+                              dims_to_string(v.shape), " with strides ", dims_to_string(v.strides));
+    }
+    extent = axes[i].first * (axes[i].second - 1) + extent;  // fits: validate_view bounds it
+  }
+  return Status();
+}
+
 /// The largest axis length reflect/symmetric may pad: their period (2(n-1), 2n) must fit
 /// in int64. Only reachable with zero-stride views; no real buffer is this long.
 constexpr int64_t kMaxPeriodicLength = (int64_t{1} << 62) - 1;
@@ -129,6 +181,7 @@ Status check_pad_value(PadMode mode, DType dtype, const TensorView* pad_value) {
 
 namespace detail {
 std::span<const PadEntry> pad_entries() noexcept { return kPadImpls; }
+std::span<const PadBackwardEntry> pad_backward_entries() noexcept { return kPadBackwardImpls; }
 }  // namespace detail
 
 const char* to_string(PadMode m) noexcept {
@@ -214,8 +267,8 @@ StatusOr<Dims> pad_output_shape(const PadDesc& desc, std::span<const int64_t> sr
   return dst;
 }
 
-StatusOr<PadPlan> make_pad_plan(const PadDesc& desc, DType dtype,
-                                std::span<const int64_t> src_shape) {
+StatusOr<PadPlan> detail::make_pad_plan(const PadDesc& desc, DType dtype,
+                                        std::span<const int64_t> src_shape, bool with_backward) {
   if (static_cast<int>(dtype) >= kNumDTypes) {
     return invalid_argument(kOp, ": dtype must be a known DType, got code ",
                             static_cast<int>(dtype));
@@ -224,10 +277,26 @@ StatusOr<PadPlan> make_pad_plan(const PadDesc& desc, DType dtype,
   const Dims src(src_shape.begin(), src_shape.end());
   const kernels::PadProblem problem{desc.mode, dtype, src, desc.pads_begin, desc.pads_end,
                                     dst_shape};
+  const std::span<const PadEntry> forward_list(kPadImpls);
+  const std::span<const PadBackwardEntry> backward_list(kPadBackwardImpls);
+  const bool backward_named = !desc.impl.empty() && names_entry(backward_list, desc.impl);
+  const bool forward_named = !desc.impl.empty() && names_entry(forward_list, desc.impl);
   GRIDOPS_ASSIGN_OR_RETURN(
       std::shared_ptr<const PlannedPad> planned,
-      detail::plan_entries(kOp, std::span<const PadEntry>(kPadImpls), problem, desc.impl));
+      detail::plan_entries(kOp, forward_list, problem,
+                           backward_named && !forward_named ? std::string_view() : desc.impl));
   PadPlan plan;
+  if (with_backward && (is_floating(dtype) || is_complex(dtype))) {
+    auto planned_backward =
+        detail::plan_entries(kOpBackward, backward_list, problem,
+                             backward_named ? std::string_view(desc.impl) : std::string_view());
+    if (planned_backward.ok()) {
+      plan.backward_impl_name_ = (*planned_backward)->chosen().name;
+      plan.prepared_backward_ = *std::move(planned_backward);
+    } else {
+      plan.backward_error_ = planned_backward.status();
+    }
+  }
   plan.desc_ = desc;
   plan.dtype_ = dtype;
   plan.src_shape_ = src;
@@ -236,6 +305,11 @@ StatusOr<PadPlan> make_pad_plan(const PadDesc& desc, DType dtype,
   plan.impl_ = &planned->chosen();
   plan.prepared_ = std::move(planned);
   return plan;
+}
+
+StatusOr<PadPlan> make_pad_plan(const PadDesc& desc, DType dtype,
+                                std::span<const int64_t> src_shape) {
+  return detail::make_pad_plan(desc, dtype, src_shape, true);
 }
 
 Status PadPlan::run(const TensorView& src, const MutableTensorView& dst,
@@ -258,16 +332,64 @@ Status PadPlan::run(const TensorView& src, const MutableTensorView& dst,
                              args);
 }
 
+Status PadPlan::backward(const TensorView& grad_dst, const MutableTensorView& grad_src) const {
+  if (impl_ == nullptr) {
+    return invalid_argument(kOpBackward, ": plan must come from make_pad_plan, got an empty plan");
+  }
+  if (prepared_backward_ == nullptr) {
+    if (!backward_error_.ok()) return backward_error_;
+    return invalid_argument(kOpBackward, ": needs a floating or complex dtype (float16, bfloat16, ",
+                            "float32, float64, complex64, complex128), the plan's is ",
+                            to_string(dtype_));
+  }
+  GRIDOPS_RETURN_IF_ERROR(expect_view(grad_dst, "pad backward: grad_dst", dtype_, dst_shape_));
+  GRIDOPS_RETURN_IF_ERROR(expect_view(grad_src, "pad backward: grad_src", dtype_, src_shape_));
+  GRIDOPS_RETURN_IF_ERROR(check_distinct_elements("pad backward: grad_src", grad_src));
+  GRIDOPS_RETURN_IF_ERROR(
+      detail::check_no_overlap(kOpBackward, "grad_src", grad_src, "grad_dst", grad_dst));
+  const kernels::PadProblem problem{desc_.mode,       dtype_,         src_shape_,
+                                    desc_.pads_begin, desc_.pads_end, dst_shape_};
+  const kernels::PadBackwardArgs args{grad_dst.data, grad_dst.strides, grad_src.mutable_data(),
+                                      grad_src.strides};
+  return detail::run_entries(kOpBackward,
+                             *static_cast<const PlannedPadBackward*>(prepared_backward_.get()),
+                             problem, args);
+}
+
+Status pad_backward(const PadDesc& desc, const TensorView& grad_dst,
+                    const MutableTensorView& grad_src) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(grad_src, "pad backward: grad_src"));
+  GRIDOPS_ASSIGN_OR_RETURN(const PadPlan plan,
+                           make_pad_plan(desc, grad_src.dtype, grad_src.shape));
+  return plan.backward(grad_dst, grad_src);
+}
+
+StatusOr<Tensor> pad_backward(const PadDesc& desc, const TensorView& grad_dst,
+                              std::span<const int64_t> src_shape) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(grad_dst, "pad backward: grad_dst"));
+  GRIDOPS_ASSIGN_OR_RETURN(const PadPlan plan, make_pad_plan(desc, grad_dst.dtype, src_shape));
+  GRIDOPS_RETURN_IF_ERROR(
+      expect_view(grad_dst, "pad backward: grad_dst", grad_dst.dtype, plan.dst_shape()));
+  if (!is_floating(grad_dst.dtype) && !is_complex(grad_dst.dtype)) {
+    return invalid_argument(kOpBackward, ": needs a floating or complex dtype (float16, bfloat16, ",
+                            "float32, float64, complex64, complex128), grad_dst's is ",
+                            to_string(grad_dst.dtype));
+  }
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor grad_src, Tensor::create(grad_dst.dtype, plan.src_shape()));
+  GRIDOPS_RETURN_IF_ERROR(plan.backward(grad_dst, grad_src.mutable_view()));
+  return grad_src;
+}
+
 Status pad(const PadDesc& desc, const TensorView& src, const MutableTensorView& dst,
            const TensorView* pad_value) {
   GRIDOPS_RETURN_IF_ERROR(validate_view(src, "pad: src"));
-  GRIDOPS_ASSIGN_OR_RETURN(const PadPlan plan, make_pad_plan(desc, src.dtype, src.shape));
+  GRIDOPS_ASSIGN_OR_RETURN(const PadPlan plan, detail::make_pad_plan(desc, src.dtype, src.shape, false));
   return plan.run(src, dst, pad_value);
 }
 
 StatusOr<Tensor> pad(const PadDesc& desc, const TensorView& src, const TensorView* pad_value) {
   GRIDOPS_RETURN_IF_ERROR(validate_view(src, "pad: src"));
-  GRIDOPS_ASSIGN_OR_RETURN(const PadPlan plan, make_pad_plan(desc, src.dtype, src.shape));
+  GRIDOPS_ASSIGN_OR_RETURN(const PadPlan plan, detail::make_pad_plan(desc, src.dtype, src.shape, false));
   // Checked before allocating so that a bad pad_value never costs a large allocation.
   GRIDOPS_RETURN_IF_ERROR(check_pad_value(desc.mode, src.dtype, pad_value));
   GRIDOPS_ASSIGN_OR_RETURN(Tensor dst, Tensor::create(src.dtype, plan.dst_shape()));

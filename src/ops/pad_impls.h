@@ -5,6 +5,7 @@
 #include <span>
 
 #include "kernels/pad/pad.h"
+#include "kernels/pad/pad_backward.h"
 #include "ops/dispatch.h"
 
 namespace gridops::detail {
@@ -15,5 +16,11 @@ using PadEntry = Entry<kernels::PadProblem, kernels::PadArgs>;
 
 /// The list in dispatch order, the reference "ref" last.
 std::span<const PadEntry> pad_entries() noexcept;
+
+/// One entry of the Pad backward's list (PadPlan::backward), views kernels::PadBackwardArgs.
+using PadBackwardEntry = Entry<kernels::PadProblem, kernels::PadBackwardArgs>;
+
+/// The backward's list in dispatch order, the reference "ref" last.
+std::span<const PadBackwardEntry> pad_backward_entries() noexcept;
 
 }  // namespace gridops::detail

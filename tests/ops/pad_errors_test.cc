@@ -310,4 +310,48 @@ TEST(PadErrors, DstOverlappingInputs) {
   EXPECT_EQ(p[9], 20);
 }
 
+// Pad backward: a floating dtype, grad_dst of the output's shape, grad_src of src's, a
+// grad_src whose elements are distinct and that does not overlap grad_dst; nothing is
+// written on error.
+TEST(PadErrors, Backward) {
+  const PadDesc desc = pad_testing::make_desc(PadMode::kReflect, {1, 2}, {0, 1});
+  auto plan = make_pad_plan(desc, DType::kFloat32, Dims{3, 4});
+  ASSERT_TRUE(plan.ok());
+  Tensor g(DType::kFloat32, {4, 7});
+  Tensor out(DType::kFloat32, {3, 4});
+  static_cast<float*>(out.mutable_view().mutable_data())[0] = 5.0f;
+  auto untouched = [&] { return static_cast<const float*>(out.view().data)[0] == 5.0f; };
+
+  auto ints = make_pad_plan(desc, DType::kInt32, Dims{3, 4});
+  ASSERT_TRUE(ints.ok());
+  Tensor gi(DType::kInt32, {4, 7}), oi(DType::kInt32, {3, 4});
+  EXPECT_INVALID(ints->backward(gi.view(), oi.mutable_view()),
+                 HasSubstr("pad backward: needs a floating or complex dtype"), HasSubstr("int32"));
+  EXPECT_INVALID(pad_backward(desc, gi.view(), Dims{3, 4}).status(),
+                 HasSubstr("needs a floating or complex dtype"), HasSubstr("grad_dst's is int32"));
+
+  Tensor g_bad(DType::kFloat32, {4, 6});
+  EXPECT_INVALID(plan->backward(g_bad.view(), out.mutable_view()), HasSubstr("grad_dst"),
+                 HasSubstr("(4, 7)"), HasSubstr("(4, 6)"));
+  Tensor out_bad(DType::kFloat32, {3, 5});
+  EXPECT_INVALID(plan->backward(g.view(), out_bad.mutable_view()), HasSubstr("grad_src"),
+                 HasSubstr("(3, 4)"), HasSubstr("(3, 5)"));
+  Tensor g64(DType::kFloat64, {4, 7});
+  EXPECT_INVALID(plan->backward(g64.view(), out.mutable_view()), HasSubstr("grad_dst"),
+                 HasSubstr("float32"), HasSubstr("float64"));
+
+  // Zero strides: every element of grad_src would be one float.
+  const MutableTensorView broadcast(DType::kFloat32, out.mutable_view().mutable_data(), {3, 4},
+                                    {0, 0});
+  EXPECT_INVALID(plan->backward(g.view(), broadcast),
+                 HasSubstr("grad_src: elements must not share memory"), HasSubstr("(0, 0)"));
+  // grad_src inside grad_dst's memory.
+  const MutableTensorView inside(DType::kFloat32, g.mutable_view().mutable_data(), {3, 4});
+  EXPECT_INVALID(plan->backward(g.view(), inside),
+                 HasSubstr("grad_src must not overlap grad_dst"));
+  EXPECT_TRUE(untouched());
+  EXPECT_INVALID(PadPlan().backward(g.view(), out.mutable_view()), HasSubstr("empty plan"));
+  EXPECT_TRUE(plan->backward(g.view(), out.mutable_view()).ok());
+}
+
 }  // namespace gridops

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "core/coords.h"
 #include "gridops/dtype.h"
 #include "gridops/ops/pad.h"
 
@@ -52,6 +53,32 @@ struct PadArgs {
   std::span<const int64_t> dst_strides;
   const void* pad_value = nullptr;
 };
+
+/// Marks an output position that lies in the constant border (pad_source_index).
+inline constexpr int64_t kPadBorder = -1;
+
+/// The source index on one axis of length n for output position j, or kPadBorder when the
+/// position takes pad_value (constant mode only). ERRATA Pad 1, 4, 5: c = j - pads_begin,
+/// taken relative to the original (uncropped) data, mapped into [0, n) by the mode. The
+/// one definition of Pad's index map: the reference forward and the backward's tables
+/// (pad_backward.h) use it.
+inline int64_t pad_source_index(PadMode mode, int64_t j, int64_t pad_begin, int64_t n) {
+  const int64_t c = j - pad_begin;  // fits in int64 (precondition)
+  if (c >= 0 && c < n) return c;
+  switch (mode) {
+    case PadMode::kConstant:
+      return kPadBorder;
+    case PadMode::kEdge:
+      return coords::clamp_index(c, n);
+    case PadMode::kReflect:
+      return coords::reflect_index(c, n);
+    case PadMode::kSymmetric:
+      return coords::symmetric_index(c, n);
+    case PadMode::kWrap:
+      return coords::wrap_index(c, n);
+  }
+  return kPadBorder;  // unknown PadMode (rejected by make_pad_plan)
+}
 
 /// The reference kernel: for each output position, the per-axis source index
 /// c = j - pads_begin[d] mapped through the mode (see docs/ops/pad.md), then one element

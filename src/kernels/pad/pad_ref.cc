@@ -10,35 +10,6 @@
 #include "kernels/pad/pad.h"
 
 namespace gridops::kernels {
-namespace {
-
-/// Marks an output position that lies in the constant border.
-constexpr int64_t kBorder = -1;
-
-/// The source index on one axis of length n for output position j, or kBorder when the
-/// position takes pad_value (constant mode only). ERRATA Pad 1, 4, 5: c = j - pads_begin,
-/// taken relative to the original (uncropped) data, mapped into [0, n) by the mode.
-int64_t source_index(PadMode mode, int64_t j, int64_t pad_begin, int64_t n) {
-  const int64_t c = j - pad_begin;  // fits in int64 (precondition)
-  if (c >= 0 && c < n) return c;
-  switch (mode) {
-    case PadMode::kConstant:
-      return kBorder;
-    case PadMode::kEdge:
-      return coords::clamp_index(c, n);
-    case PadMode::kReflect:
-      return coords::reflect_index(c, n);
-    case PadMode::kSymmetric:
-      return coords::symmetric_index(c, n);
-    case PadMode::kWrap:
-      return coords::wrap_index(c, n);
-  }
-  assert(false && "unknown PadMode");
-  return kBorder;
-}
-
-}  // namespace
-
 void pad_ref(const PadProblem& p, const PadArgs& a) {
   const size_t rank = p.dst_shape.size();
   assert(rank <= static_cast<size_t>(kMaxRank));
@@ -70,8 +41,8 @@ void pad_ref(const PadProblem& p, const PadArgs& a) {
     bool border = false;
     for (size_t d = 0; d < rank; ++d) {
       dst_off += j[d] * a.dst_strides[d];
-      const int64_t s = source_index(p.mode, j[d], p.pads_begin[d], p.src_shape[d]);
-      if (s == kBorder) {
+      const int64_t s = pad_source_index(p.mode, j[d], p.pads_begin[d], p.src_shape[d]);
+      if (s == kPadBorder) {
         border = true;
       } else {
         assert(s >= 0 && s < p.src_shape[d]);
