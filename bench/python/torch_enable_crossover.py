@@ -62,6 +62,21 @@ def cases(s):
         gl, line, [1, 2]), line.numel()
     yield "pad_replicate_3d_backward", lambda: torch.ops.aten.replication_pad3d_backward(
         gv, v, [1, 1, 1, 1, 1, 1]), v.numel()
+    # The upsample backwards alone (2x up, antialiased 2x down), grad_output elements
+    up = torch.rand(1, 4, 2 * s, 2 * s, generator=gen)
+    down = torch.rand(1, 4, s // 2, s // 2, generator=gen)
+    size4, out2, half = list(x.shape), [2 * s, 2 * s], [s // 2, s // 2]
+    aten = torch.ops.aten
+    yield "bicubic_backward", lambda: aten.upsample_bicubic2d_backward(
+        up, out2, size4, False, None, None), up.numel()
+    yield "bilinear_align_corners_backward", lambda: aten.upsample_bilinear2d_backward(
+        up, out2, size4, True, None, None), up.numel()
+    yield "nearest_backward", lambda: aten.upsample_nearest2d_backward(
+        up, out2, size4, None, None), up.numel()
+    yield "bilinear_aa_backward", lambda: aten._upsample_bilinear2d_aa_backward(
+        down, half, size4, False, None, None), down.numel()
+    yield "bicubic_aa_backward", lambda: aten._upsample_bicubic2d_aa_backward(
+        down, half, size4, False, None, None), down.numel()
     yield "index_select", lambda: torch.index_select(x, 3, idx), 4 * s * s
     yield "nearest", lambda: F.interpolate(x, scale_factor=2.0, mode="nearest"), 16 * s * s
     yield "nearest_exact", lambda: F.interpolate(x, scale_factor=2.0, mode="nearest-exact"), 16 * s * s

@@ -241,6 +241,38 @@ def resize(input: Any, scales: Any = None, sizes: Any = None, mode: str = "neare
     return result
 
 
+def resize_backward(grad: Any, input_shape: Any, scales: Any = None, sizes: Any = None,
+                    mode: str = "nearest", *, coordinate_transformation_mode: str = "half_pixel",
+                    nearest_mode: str = "round_prefer_floor", cubic_coeff_a: Any = -0.75,
+                    exclude_outside: Any = False, antialias: Any = False,
+                    keep_aspect_ratio_policy: str = "stretch", axes: Any = None, roi: Any = None,
+                    out: Any = None) -> Any:
+    """resize_backward(grad, input_shape, scales=None, sizes=None, mode="nearest", *, ..., out=None)
+
+    The gradient of gridops.resize with respect to its input: the adjoint (transpose) of
+    the Resize of an input of input_shape with these attributes (the same names and
+    meanings as gridops.resize), applied to grad, the gradient with respect to the output.
+    Output points at the extrapolation value (tf_crop_and_resize outside the input) give
+    no gradient. Deterministic (the same bits for any thread count); float32 arithmetic
+    (float64 for float64 and complex128), within the tolerance of docs/ops/resize.md
+    ("Backward") of the reference, which sums in float64. dtypes: float16, bfloat16,
+    float32, float64, complex64, complex128. ResizePlan(...).backward(grad) plans once.
+    """
+    try:
+        rank = len(input_shape)
+    except TypeError:
+        rank = 0  # the extension names the bad input_shape
+    scales, sizes, axes = _resize_axes(rank, scales, sizes, axes)
+    attrs = _resize_attrs("resize_backward", mode, coordinate_transformation_mode, nearest_mode,
+                          cubic_coeff_a, exclude_outside, antialias, keep_aspect_ratio_policy)
+    dtype = getattr(grad, "dtype", None)
+    if dtype is None:
+        raise TypeError(f"resize_backward: grad must be an array or tensor, got {_short(grad)}")
+    plan = _g.ResizePlan(input_shape, dtype, scales, sizes, attrs.pop("mode"), **attrs, axes=axes,
+                         roi=roi)
+    return plan.backward(grad, out=out)
+
+
 @_doc("resize_input_box")
 def resize_input_box(full_input_shape: Any, out_begin: Any, out_end: Any, scales: Any = None,
                      sizes: Any = None, mode: str = "nearest", *,

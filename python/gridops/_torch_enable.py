@@ -88,6 +88,12 @@ _MIN_ELEMENTS: Dict[str, Optional[int]] = {
     "upsample_trilinear3d_backward": None,
     "_upsample_nearest_exact1d_backward": None, "_upsample_nearest_exact2d_backward": None,
     "_upsample_nearest_exact3d_backward": None,
+    "upsample_nearest1d_backward": None, "upsample_nearest2d_backward": None,
+    "upsample_nearest3d_backward": None,
+    # Resize's adjoint (grad_output elements); the linear backwards with align_corners=True
+    # or given scales take it too (about 0.55x PyTorch: their operators stay unregistered)
+    "upsample_bicubic2d_backward": 4096, "_upsample_bilinear2d_aa_backward": 16384,
+    "_upsample_bicubic2d_aa_backward": 16384,
 }
 # GridSample's backward below this many channels: PyTorch's kernel was faster at every size.
 _MIN_BACKWARD_CHANNELS = 16
@@ -430,6 +436,26 @@ def _nearest_attrs(exact: bool) -> Dict[str, Any]:
     return dict(coordinate_transformation_mode="asymmetric", nearest_mode="floor")
 
 
+def _nearest_agrees_all(in_sizes: Sequence[int], out_sizes: Sequence[int],
+                        rs: Optional[Sequence[float]], exact: bool) -> bool:
+    """Whether Resize's nearest (_nearest_attrs) takes PyTorch's source index on every axis."""
+    return all(_nearest_agrees(i, o, None if rs is None else rs[k], exact)
+               for k, (i, o) in enumerate(zip(in_sizes, out_sizes)))
+
+
+def _resize_kw(mode: str, exact: bool, aa: bool, align_corners: bool) -> Dict[str, Any]:
+    """Resize's attributes for PyTorch's upsample of this mode (besides sizes/scales)."""
+    if mode == "nearest":
+        return _nearest_attrs(exact)
+    kw: Dict[str, Any] = dict(coordinate_transformation_mode="align_corners" if align_corners
+                              else "half_pixel")
+    if mode == "cubic":
+        kw.update(cubic_coeff_a=-0.75 if not aa else -0.5)
+    if aa:
+        kw.update(antialias=True, exclude_outside=True)
+    return kw
+
+
 def _upsample(dims: int, mode: str, exact: bool = False, aa: bool = False) -> Callable[..., Any]:
     interp = mode != "nearest"
 
@@ -471,20 +497,9 @@ def _upsample(dims: int, mode: str, exact: bool = False, aa: bool = False) -> Ca
                 return _api.resample(self, output_size, None, "nearest",
                                      out=torch.empty(shape, dtype=self.dtype))
             return _Serve(math.prod(shape), resample)
-        if not interp:
-            for k in range(dims):
-                if not _nearest_agrees(in_sizes[k], output_size[k],
-                                       None if rs is None else rs[k], exact):
-                    return _Decline("a nearest index where gridops' rounding is not PyTorch's "
-                                    "float32 one")
-            kw = _nearest_attrs(exact)
-        else:
-            kw = dict(coordinate_transformation_mode="align_corners" if align_corners
-                      else "half_pixel")
-            if mode == "cubic":
-                kw.update(cubic_coeff_a=-0.75 if not aa else -0.5)
-            if aa:
-                kw.update(antialias=True, exclude_outside=True)
+        if not interp and not _nearest_agrees_all(in_sizes, output_size, rs, exact):
+            return _Decline("a nearest index where gridops' rounding is not PyTorch's float32 one")
+        kw = _resize_kw(mode, exact, aa, align_corners)
         def run() -> Any:
             out = torch.empty(shape, dtype=self.dtype, memory_format=fmt)
             if rs is None:
@@ -515,8 +530,9 @@ def _resample_nearest_agrees(in_size: int, out_size: int, scale: Optional[float]
         got.astype(np.int64), _torch_nearest_index(in_size, out_size, scale, exact)))
 
 
-def _upsample_backward(dims: int, mode: str) -> Callable[..., Any]:
-    interp = mode == "linear"
+def _upsample_backward(dims: int, mode: str, exact: bool = False,
+                       aa: bool = False) -> Callable[..., Any]:
+    interp = mode != "nearest"
 
     def kernel(grad_output: Any, output_size: Sequence[int], input_size: Sequence[int],
                *rest: Any) -> Any:
@@ -528,9 +544,6 @@ def _upsample_backward(dims: int, mode: str) -> Callable[..., Any]:
             return _Decline("not a dense CPU tensor")
         if grad_output.dtype not in _FLOAT:
             return _Decline(f"dtype {grad_output.dtype}")
-        if align_corners:
-            return _Decline("align_corners=True (Resample's backward has half-pixel "
-                            "coordinates only)")
         output_size = [int(s) for s in output_size]
         input_size = [int(s) for s in input_size]
         if len(output_size) != dims or len(input_size) != dims + 2 \
@@ -538,16 +551,35 @@ def _upsample_backward(dims: int, mode: str) -> Callable[..., Any]:
                 or grad_output.numel() == 0 or any(s <= 0 for s in input_size):
             return _Decline("shapes PyTorch checks (or an empty tensor)")
         scales = (scales + [None] * dims)[:dims]
-        for k in range(dims):
-            i, o = input_size[2 + k], output_size[k]
-            if not _scale_is_ratio(scales[k], i, o):
-                return _Decline("a scale that is not output/input size")
-            if not interp and not _resample_nearest_agrees(i, o, scales[k], True):
-                return _Decline("a nearest index where Resample's rounding is not PyTorch's")
+        in_sizes = input_size[2:]
         fmt = _memory_format(grad_output)  # PyTorch's: grad_output's memory format
-        return _Serve(grad_output.numel(), lambda: _api.resample_backward(
-            grad_output, input_size, mode,
-            out=torch.empty(input_size, dtype=grad_output.dtype, memory_format=fmt)))
+
+        def out() -> Any:
+            return torch.empty(input_size, dtype=grad_output.dtype, memory_format=fmt)
+        # Resample's backward (linear, nearest-exact; half-pixel coordinates with scale
+        # in/out) where it computes PyTorch's map; else Resize's adjoint, which has every
+        # mode, align_corners and given scales.
+        if (mode == "linear" or exact) and not aa and not align_corners and all(
+                _scale_is_ratio(scales[k], in_sizes[k], output_size[k]) and
+                (interp or _resample_nearest_agrees(in_sizes[k], output_size[k], scales[k], True))
+                for k in range(dims)):
+            return _Serve(grad_output.numel(), lambda: _api.resample_backward(
+                grad_output, input_size, mode, out=out()))
+        rs = None if align_corners else _scales_for(in_sizes, output_size, scales)
+        if rs is not None and [math.floor(i * s) for i, s in zip(in_sizes, rs)] != output_size:
+            return _Decline("scales whose output size is not output_size")
+        if not interp and not _nearest_agrees_all(in_sizes, output_size, rs, exact):
+            return _Decline("a nearest index where gridops' rounding is not PyTorch's float32 one")
+        kw = _resize_kw(mode, exact, aa, align_corners)
+        axes = list(range(2, 2 + dims))
+
+        def run() -> Any:
+            if rs is None:
+                return _api.resize_backward(grad_output, input_size, sizes=output_size,
+                                            axes=axes, mode=mode, out=out(), **kw)
+            return _api.resize_backward(grad_output, input_size, scales=rs, axes=axes,
+                                        mode=mode, out=out(), **kw)
+        return _Serve(grad_output.numel(), run, kind="" if interp else "nearest on Resize")
     return kernel
 
 
@@ -570,10 +602,14 @@ def _kernels() -> Dict[str, Callable[..., Any]]:
         k[f"replication_pad{d}d_backward"] = _pad_mode_backward("edge", d)
         k[f"upsample_nearest{d}d"] = _upsample(d, "nearest")
         k[f"_upsample_nearest_exact{d}d"] = _upsample(d, "nearest", exact=True)
-        k[f"_upsample_nearest_exact{d}d_backward"] = _upsample_backward(d, "nearest")
+        k[f"_upsample_nearest_exact{d}d_backward"] = _upsample_backward(d, "nearest", exact=True)
+        k[f"upsample_nearest{d}d_backward"] = _upsample_backward(d, "nearest")
     k["upsample_linear1d_backward"] = _upsample_backward(1, "linear")
     k["upsample_bilinear2d_backward"] = _upsample_backward(2, "linear")
     k["upsample_trilinear3d_backward"] = _upsample_backward(3, "linear")
+    k["upsample_bicubic2d_backward"] = _upsample_backward(2, "cubic")
+    k["_upsample_bilinear2d_aa_backward"] = _upsample_backward(2, "linear", aa=True)
+    k["_upsample_bicubic2d_aa_backward"] = _upsample_backward(2, "cubic", aa=True)
     k["upsample_linear1d"] = _upsample(1, "linear")
     k["upsample_bilinear2d"] = _upsample(2, "linear")
     k["upsample_trilinear3d"] = _upsample(3, "linear")

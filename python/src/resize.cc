@@ -105,6 +105,28 @@ struct PyResizePlan {
     const InArray src = get_array(input, "ResizePlan: input");
     return run_resize_plan(plan, src, out, "ResizePlan: out");
   }
+  // plan.backward of grad into out (returned) or into a new array of the input's shape.
+  py::object backward(py::object grad_in, py::object out) const {
+    const InArray grad = get_array(grad_in, "ResizePlan.backward: grad");
+    if (!out.is_none()) {
+      InArray dst = get_array(out, "ResizePlan.backward: out", true);
+      Status s;
+      {
+        py::gil_scoped_release nogil;
+        s = plan.backward(grad.view, dst.view);
+      }
+      check(s);
+      return out;
+    }
+    Tensor t = value_or_throw(Tensor::create(plan.dtype(), plan.src_shape()));
+    Status s;
+    {
+      py::gil_scoped_release nogil;
+      s = plan.backward(grad.view, t.mutable_view());
+    }
+    check(s);
+    return wrap_tensor(std::move(t), grad.from_torch);
+  }
 };
 
 }  // namespace
@@ -170,6 +192,11 @@ void init_resize(py::module_& m) {
       .def_property_readonly("output_shape", [](const PyResizePlan& p) {
         return py::tuple(py::cast(dims_of(p.plan.dst_shape())));
       })
+      .def("backward", &PyResizePlan::backward, arg("grad"), py::kw_only(), arg("out") = py::none(),
+           "backward(grad, *, out=None): the gradient with respect to the input (see "
+           "gridops.resize_backward).")
+      .def_property_readonly("backward_impl_name",
+                             [](const PyResizePlan& p) { return std::string(p.plan.backward_impl_name()); })
       .def_property_readonly("impl_name", [](const PyResizePlan& p) { return std::string(p.plan.impl_name()); });
 }
 

@@ -92,3 +92,47 @@ def test_resize_scales_plan_and_torch(rng):
         gridops.resize(x, scales=[2.0], sizes=[3], axes=[2])
     with pytest.raises(ValueError, match="mode"):
         gridops.resize(x, scales=[2.0], mode="lanczos", axes=[2])
+
+
+@pytest.mark.parametrize("mode,kw,torch_kw", [
+    ("cubic", dict(coordinate_transformation_mode="half_pixel"), dict(mode="bicubic", align_corners=False)),
+    ("cubic", dict(coordinate_transformation_mode="align_corners"), dict(mode="bicubic", align_corners=True)),
+    ("linear", dict(coordinate_transformation_mode="align_corners"), dict(mode="bilinear", align_corners=True)),
+    ("linear", dict(antialias=True, exclude_outside=True), dict(mode="bilinear", antialias=True)),
+    ("cubic", dict(antialias=True, exclude_outside=True, cubic_coeff_a=-0.5),
+     dict(mode="bicubic", antialias=True)),
+    ("nearest", dict(coordinate_transformation_mode="asymmetric", nearest_mode="floor"), dict(mode="nearest")),
+])
+@pytest.mark.parametrize("size", [(13, 5), (4, 4)])
+def test_resize_backward_is_torch_autograd(rng, mode, kw, torch_kw, size):
+    x = torch.from_numpy(rng.standard_normal((2, 3, 7, 9))).requires_grad_()
+    y = F.interpolate(x, size=size, **torch_kw)
+    g = torch.from_numpy(rng.standard_normal(tuple(y.shape)))
+    (want,) = torch.autograd.grad(y, x, g)
+    got = gridops.resize_backward(g, x.shape, sizes=size, axes=(2, 3), mode=mode, **kw)
+    assert isinstance(got, torch.Tensor) and got.shape == x.shape
+    torch.testing.assert_close(got, want, rtol=0, atol=1e-12 * (1 + want.abs().max().item()))
+    g32 = g.float()
+    got32 = gridops.resize_backward(g32, x.shape, sizes=size, axes=(2, 3), mode=mode, **kw)
+    assert got32.dtype == torch.float32
+    torch.testing.assert_close(got32, want.float(), rtol=0, atol=1e-5 * (1 + want.abs().max().item()))
+
+
+def test_resize_backward_plan_numpy_and_errors(rng):
+    g = rng.standard_normal((1, 1, 10, 6)).astype(np.float32)
+    plan = gridops.ResizePlan((1, 1, 5, 3), np.float32, scales=[1, 1, 2, 2], mode="linear")
+    assert plan.backward_impl_name == "resize_backward.passes"
+    out = np.empty((1, 1, 5, 3), np.float32)
+    assert plan.backward(g, out=out) is out
+    np.testing.assert_array_equal(out, gridops.resize_backward(g, (1, 1, 5, 3), [1, 1, 2, 2],
+                                                               mode="linear"))
+    # <resize(x), g> == <x, resize_backward(g)>
+    x = rng.standard_normal((1, 1, 5, 3))
+    y = gridops.resize(x, [1, 1, 2, 2], mode="linear")
+    gx = gridops.resize_backward(g.astype(np.float64), x.shape, [1, 1, 2, 2], mode="linear")
+    assert abs(float((y * g).sum()) - float((x * gx).sum())) < 1e-9
+    with pytest.raises(ValueError, match="floating or complex"):
+        gridops.ResizePlan((1, 1, 5, 3), np.int32, scales=[1, 1, 2, 2]).backward(
+            np.zeros((1, 1, 10, 6), np.int32))
+    with pytest.raises(ValueError, match="grad_dst"):
+        plan.backward(g[:, :, :9])

@@ -394,3 +394,29 @@ def test_nearest_is_bit_identical_for_every_size_and_scale(mode):
                 assert want.stride() == got.stride(), (n_in, spec)
                 assert torch.equal(want, got), (n_in, spec, t.dtype)
     assert sum(gt.served_counts().values()) > 0
+
+
+def test_upsample_backwards_on_resizes_adjoint_pass_gradcheck():
+    """The backwards Resample does not have (bicubic, antialiased, align_corners=True, legacy
+    nearest, given scales) run on Resize's adjoint: gradcheck in float64, every call served."""
+    gen = torch.Generator().manual_seed(5)
+    x = torch.rand(2, 3, 7, 9, dtype=torch.float64, generator=gen).requires_grad_()
+    gt.reset_fallback_counts()
+    with gt.enabled(**ALL):
+        for mode, kw in [("bicubic", dict(align_corners=False)),
+                         ("bicubic", dict(align_corners=True)),
+                         ("bilinear", dict(align_corners=True)),
+                         ("bilinear", dict(antialias=True, align_corners=False)),
+                         ("bicubic", dict(antialias=True, align_corners=False)),
+                         ("nearest", {}), ("nearest-exact", {})]:
+            for size in [(13, 5), (4, 4)]:
+                assert torch.autograd.gradcheck(
+                    lambda a: F.interpolate(a, size=size, mode=mode, **kw), (x,)), (mode, kw, size)
+        assert torch.autograd.gradcheck(lambda a: F.interpolate(
+            a, scale_factor=(1.7, 0.6), mode="bicubic", align_corners=False), (x,))
+    served = gt.served_counts()
+    for name in ("upsample_bicubic2d_backward", "upsample_bilinear2d_backward",
+                 "_upsample_bilinear2d_aa_backward", "_upsample_bicubic2d_aa_backward",
+                 "upsample_nearest2d_backward", "_upsample_nearest_exact2d_backward"):
+        assert served.get("aten::" + name, 0) > 0, name
+    assert not gt.fallback_counts()

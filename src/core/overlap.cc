@@ -1,6 +1,8 @@
 #include "core/overlap.h"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 namespace gridops::detail {
 
@@ -153,6 +155,27 @@ Status check_no_overlap(std::string_view op, std::string_view out_name, const Te
                         std::string_view in_name, const TensorView& in) {
   if (!views_share_memory(out, in)) return Status();
   return check_no_overlap(op, out_name, byte_range(out), in_name, byte_range(in));
+}
+
+// Sufficient, not necessary: the axes sorted by |stride| must each step over the whole
+// extent of the axes of smaller strides (interleaved but disjoint layouts are refused).
+Status check_distinct_elements(std::string_view what, const TensorView& v) {
+  std::array<std::pair<int64_t, int64_t>, kMaxRank> axes{};  // (|stride|, size)
+  size_t k = 0;
+  for (size_t d = 0; d < v.shape.size(); ++d) {
+    if (v.shape[d] == 0) return Status();
+    if (v.shape[d] > 1) axes[k++] = {v.strides[d] < 0 ? -v.strides[d] : v.strides[d], v.shape[d]};
+  }
+  std::sort(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(k));
+  int64_t extent = 1;  // elements spanned by the axes of smaller strides
+  for (size_t i = 0; i < k; ++i) {
+    if (axes[i].first < extent) {
+      return invalid_argument(what, ": elements must not share memory (a written view), got shape ",
+                              dims_to_string(v.shape), " with strides ", dims_to_string(v.strides));
+    }
+    extent = axes[i].first * (axes[i].second - 1) + extent;  // fits: validate_view bounds it
+  }
+  return Status();
 }
 
 }  // namespace gridops::detail

@@ -46,4 +46,10 @@ bool views_share_memory(const TensorView& a, const TensorView& b) noexcept;
 Status check_no_overlap(std::string_view op, std::string_view out_name, const TensorView& out,
                         std::string_view in_name, const TensorView& in);
 
+/// kInvalidArgument "<what>: elements must not share memory (a written view), got shape ..
+/// with strides .." when two elements of a validated view may share memory (zero strides,
+/// or strides too small for the axes inside them); OK otherwise. For outputs whose
+/// elements each receive one result (a sum: backward kernels).
+Status check_distinct_elements(std::string_view what, const TensorView& v);
+
 }  // namespace gridops::detail

@@ -110,26 +110,6 @@ bool names_entry(std::span<const E> list, std::string_view name) {
   return false;
 }
 
-/// A view whose elements do not share memory with each other (a written view; zero or
-/// overlapping strides would make one element receive several results).
-Status check_distinct_elements(std::string_view what, const TensorView& v) {
-  std::array<std::pair<int64_t, int64_t>, kMaxRank> axes{};  // (|stride|, size)
-  size_t k = 0;
-  for (size_t d = 0; d < v.shape.size(); ++d) {
-    if (v.shape[d] == 0) return Status();
-    if (v.shape[d] > 1) axes[k++] = {v.strides[d] < 0 ? -v.strides[d] : v.strides[d], v.shape[d]};
-  }
-  std::sort(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(k));
-  int64_t extent = 1;  // elements spanned by the axes of smaller strides
-  for (size_t i = 0; i < k; ++i) {
-    if (axes[i].first < extent) {
-      return invalid_argument(what, ": elements must not share memory (a written view), got shape ",
-                              dims_to_string(v.shape), " with strides ", dims_to_string(v.strides));
-    }
-    extent = axes[i].first * (axes[i].second - 1) + extent;  // fits: validate_view bounds it
-  }
-  return Status();
-}
 
 /// The largest axis length reflect/symmetric may pad: their period (2(n-1), 2n) must fit
 /// in int64. Only reachable with zero-stride views; no real buffer is this long.
@@ -344,7 +324,7 @@ Status PadPlan::backward(const TensorView& grad_dst, const MutableTensorView& gr
   }
   GRIDOPS_RETURN_IF_ERROR(expect_view(grad_dst, "pad backward: grad_dst", dtype_, dst_shape_));
   GRIDOPS_RETURN_IF_ERROR(expect_view(grad_src, "pad backward: grad_src", dtype_, src_shape_));
-  GRIDOPS_RETURN_IF_ERROR(check_distinct_elements("pad backward: grad_src", grad_src));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_distinct_elements("pad backward: grad_src", grad_src));
   GRIDOPS_RETURN_IF_ERROR(
       detail::check_no_overlap(kOpBackward, "grad_src", grad_src, "grad_dst", grad_dst));
   const kernels::PadProblem problem{desc_.mode,       dtype_,         src_shape_,

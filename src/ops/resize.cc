@@ -16,6 +16,7 @@
 #include "core/coords.h"
 #include "core/overlap.h"
 #include "kernels/resize/resize.h"
+#include "kernels/resize/resize_backward.h"
 #include "kernels/resize/resize_fast.h"
 #include "kernels/resize/resize_taps.h"
 #include "ops/dispatch.h"
@@ -61,6 +62,59 @@ constexpr ResizeEntry kEntries[] = {
     {.name = "ref", .declines = &ref_declines, .run = &ref_run},
 };
 
+using detail::ResizeBackwardEntry;
+using kernels::ResizeBackwardArgs;
+constexpr const char* kOpBackward = "resize backward";
+
+/// The backward's list: the passes (within docs/ops/resize.md's tolerance of the
+/// reference), then the reference.
+constexpr ResizeBackwardEntry kBackwardEntries[] = {
+    {.name = "resize_backward.passes", .alias = "fast",
+     .declines = &kernels::resize_backward_passes_declines,
+     .prepare = &kernels::resize_backward_passes_prepare,
+     .run = &kernels::resize_backward_passes},
+    {.name = "ref", .declines = &ref_declines, .run = &kernels::resize_backward_ref},
+};
+
+/// The backward's plan, made beside the forward's for floating and complex dtypes; a
+/// failure (a forced entry that declines, out of memory) is kept for backward() to report.
+struct PlannedBackward {
+  std::shared_ptr<const void> planned;
+  Status error;
+  const char* name = "";
+};
+
+PlannedBackward plan_backward(const ResizeDesc& desc, const ResizeProblem& problem) {
+  PlannedBackward b;
+  if (!is_floating(problem.dtype) && !is_complex(problem.dtype)) return b;
+  const std::span<const ResizeBackwardEntry> list(kBackwardEntries);
+  bool named = false;
+  for (const ResizeBackwardEntry& e : list) {
+    named = named || desc.impl == e.name || (e.alias != nullptr && desc.impl == e.alias);
+  }
+  auto planned = detail::plan_entries(kOpBackward, list, problem,
+                                      named ? std::string_view(desc.impl) : std::string_view());
+  if (!planned.ok()) {
+    b.error = planned.status();
+    return b;
+  }
+  b.name = (*planned)->chosen().name;
+  b.planned = *std::move(planned);
+  return b;
+}
+
+/// Whether `impl` names a backward entry only (the forward's list then chooses by itself).
+bool names_backward_only(const std::string& impl) {
+  bool backward = false, forward = false;
+  for (const ResizeBackwardEntry& e : kBackwardEntries) {
+    backward = backward || impl == e.name || (e.alias != nullptr && impl == e.alias);
+  }
+  for (const ResizeEntry& e : kEntries) {
+    forward = forward || impl == e.name || (e.alias != nullptr && impl == e.alias);
+  }
+  return backward && !forward;
+}
+
 // --- validation -------------------------------------------------------------------------
 
 Status validate_enums(const ResizeDesc& d) {
@@ -101,6 +155,7 @@ constexpr double kTwo63 = 9223372036854775808.0;
 
 namespace detail {
 std::span<const ResizeEntry> resize_entries() noexcept { return kEntries; }
+std::span<const ResizeBackwardEntry> resize_backward_entries() noexcept { return kBackwardEntries; }
 }  // namespace detail
 
 /// Checks that the boxes fit the full shapes; "what" names the caller.
@@ -394,9 +449,16 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
   }
   // The chosen entry and those a run may hand the views to, with their tables.
   GRIDOPS_ASSIGN_OR_RETURN(
-      auto planned, detail::plan_entries(kOp, std::span<const ResizeEntry>(kEntries), *problem,
-                                         desc.impl));
+      auto planned,
+      detail::plan_entries(kOp, std::span<const ResizeEntry>(kEntries), *problem,
+                           names_backward_only(desc.impl) ? std::string_view() : desc.impl));
   ResizePlan plan;
+  {
+    PlannedBackward b = plan_backward(desc, *problem);
+    plan.prepared_backward_ = std::move(b.planned);
+    plan.backward_error_ = std::move(b.error);
+    plan.backward_impl_name_ = b.name;
+  }
   plan.dtype_ = dtype;
   plan.src_shape_ = problem->src_shape;
   plan.dst_shape_ = problem->dst_shape;
@@ -509,9 +571,16 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
   }
   // The chosen entry and those a run may hand the views to, with their tables.
   GRIDOPS_ASSIGN_OR_RETURN(
-      auto planned, detail::plan_entries(kOp, std::span<const ResizeEntry>(kEntries), *problem,
-                                         desc.impl));
+      auto planned,
+      detail::plan_entries(kOp, std::span<const ResizeEntry>(kEntries), *problem,
+                           names_backward_only(desc.impl) ? std::string_view() : desc.impl));
   ResizePlan plan;
+  {
+    PlannedBackward b = plan_backward(desc, *problem);
+    plan.prepared_backward_ = std::move(b.planned);
+    plan.backward_error_ = std::move(b.error);
+    plan.backward_impl_name_ = b.name;
+  }
   plan.dtype_ = dtype;
   plan.src_shape_ = problem->src_shape;
   plan.dst_shape_ = problem->dst_shape;
@@ -536,7 +605,38 @@ Status ResizePlan::run(const TensorView& src, const MutableTensorView& dst) cons
   return detail::run_entries(kOp, planned, p, views);
 }
 
+Status ResizePlan::backward(const TensorView& grad_dst, const MutableTensorView& grad_src) const {
+  if (impl_ == nullptr) {
+    return invalid_argument(kOpBackward, ": plan is empty (make it with make_resize_plan)");
+  }
+  if (prepared_backward_ == nullptr) {
+    if (!backward_error_.ok()) return backward_error_;
+    return invalid_argument(kOpBackward, ": needs a floating or complex dtype (float16, ",
+                            "bfloat16, float32, float64, complex64, complex128), the plan's is ",
+                            to_string(dtype_));
+  }
+  GRIDOPS_RETURN_IF_ERROR(expect_view(grad_dst, "resize backward: grad_dst", dtype_, dst_shape_));
+  GRIDOPS_RETURN_IF_ERROR(expect_view(grad_src, "resize backward: grad_src", dtype_, src_shape_));
+  GRIDOPS_RETURN_IF_ERROR(detail::check_distinct_elements("resize backward: grad_src", grad_src));
+  GRIDOPS_RETURN_IF_ERROR(
+      detail::check_no_overlap(kOpBackward, "grad_src", grad_src, "grad_dst", grad_dst));
+  if (grad_src.num_elements() == 0) return Status();
+  const auto& p = *static_cast<const ResizeProblem*>(problem_.get());
+  const auto& planned =
+      *static_cast<const PlannedEntries<ResizeBackwardEntry>*>(prepared_backward_.get());
+  return detail::run_entries(kOpBackward, planned, p, ResizeBackwardArgs{grad_dst, grad_src});
+}
+
 // --- one-shot wrappers ------------------------------------------------------------------
+
+StatusOr<Tensor> resize_backward(const ResizeDesc& desc, const TensorView& grad_dst,
+                                 std::span<const int64_t> src_shape) {
+  GRIDOPS_RETURN_IF_ERROR(validate_view(grad_dst, "resize backward: grad_dst"));
+  GRIDOPS_ASSIGN_OR_RETURN(const ResizePlan plan, make_resize_plan(desc, grad_dst.dtype, src_shape));
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor grad_src, Tensor::create(grad_dst.dtype, plan.src_shape()));
+  GRIDOPS_RETURN_IF_ERROR(plan.backward(grad_dst, grad_src.mutable_view()));
+  return grad_src;
+}
 
 Status resize(const ResizeDesc& desc, const TensorView& src, const MutableTensorView& dst) {
   GRIDOPS_RETURN_IF_ERROR(validate_view(src, "resize: src"));

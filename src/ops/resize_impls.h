@@ -5,6 +5,7 @@
 #include <span>
 
 #include "kernels/resize/resize.h"
+#include "kernels/resize/resize_backward.h"
 #include "ops/dispatch.h"
 
 namespace gridops::detail {
@@ -15,5 +16,11 @@ using ResizeEntry = Entry<kernels::ResizeProblem, kernels::ResizeViews>;
 
 /// The list in dispatch order, the reference "ref" last.
 std::span<const ResizeEntry> resize_entries() noexcept;
+
+/// One entry of the backward's list (ResizePlan::backward), views kernels::ResizeBackwardArgs.
+using ResizeBackwardEntry = Entry<kernels::ResizeProblem, kernels::ResizeBackwardArgs>;
+
+/// The backward's list in dispatch order, the reference "ref" last.
+std::span<const ResizeBackwardEntry> resize_backward_entries() noexcept;
 
 }  // namespace gridops::detail

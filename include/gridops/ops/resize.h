@@ -43,7 +43,9 @@ struct ResizeDesc {
   /// normalized input coordinates (finite). Empty: [0, 1] on every axis. Ignored by the
   /// other coordinate modes.
   std::vector<double> roi;
-  /// Forces an implementation by name ("ref", ...); empty: the first that accepts.
+  /// Forces an implementation by name ("ref", ...); empty: the first that accepts. A name
+  /// of the backward's list only ("resize_backward.passes") forces the backward and leaves
+  /// the forward's choice automatic; "ref" and "fast" force both.
   std::string impl;
 };
 
@@ -98,6 +100,19 @@ class ResizePlan {
   /// dst = Resize(src). Views of the plan's dtype and shapes, any strides; dst must not
   /// overlap src. Nothing is written on a validation error.
   Status run(const TensorView& src, const MutableTensorView& dst) const;
+  /// The adjoint of run, for training: grad_src = A^T grad_dst for the linear map A of the
+  /// forward (each output point not at the extrapolation value adds the product of its
+  /// axis weights times grad_dst to every input element its taps read; the extrapolation
+  /// value has no gradient). Floating and complex dtypes (float16, bfloat16, float32,
+  /// float64, complex64, complex128); grad_dst has dst_shape(), grad_src src_shape();
+  /// grad_src does not overlap grad_dst nor itself. Deterministic (the same bits for any
+  /// thread count); the fast entry is within docs/ops/resize.md's tolerance ("Backward") of
+  /// the reference, which sums in double. For a window plan, the adjoint of the window's
+  /// forward.
+  Status backward(const TensorView& grad_dst, const MutableTensorView& grad_src) const;
+  /// The backward's implementation ("" where backward is an error: an integer, bool or
+  /// string dtype, or a forced implementation that declines).
+  const char* backward_impl_name() const noexcept { return backward_impl_name_; }
   const Dims& src_shape() const noexcept { return src_shape_; }
   const Dims& dst_shape() const noexcept { return dst_shape_; }
   DType dtype() const noexcept { return dtype_; }
@@ -115,6 +130,11 @@ class ResizePlan {
   /// detail::PlannedEntries<detail::ResizeEntry>: the chosen entry and those a run may hand
   /// the views to, each with its own tables.
   std::shared_ptr<const void> prepared_;
+  /// The backward's planned entries (null where backward is an error: backward_error_
+  /// says why, or the dtype has no backward).
+  std::shared_ptr<const void> prepared_backward_;
+  Status backward_error_;
+  const char* backward_impl_name_ = "";
 };
 
 /// Validates desc against (dtype, shape), builds the per-axis tap tables once and picks an
@@ -130,5 +150,10 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
 Status resize(const ResizeDesc& desc, const TensorView& src, const MutableTensorView& dst);
 /// One-shot: plan, allocate dst and run.
 StatusOr<Tensor> resize(const ResizeDesc& desc, const TensorView& src);
+
+/// One-shot ResizePlan::backward: plan for an input of src_shape and grad_dst's dtype,
+/// allocate grad_src and run.
+StatusOr<Tensor> resize_backward(const ResizeDesc& desc, const TensorView& grad_dst,
+                                 std::span<const int64_t> src_shape);
 
 }  // namespace gridops

@@ -3,13 +3,12 @@
 // assert the preconditions.
 #pragma once
 
-#include <cassert>
-#include <complex>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 
+#include "core/dtype_visit.h"
 #include "kernels/pad/pad.h"
 
 namespace gridops::kernels {
@@ -26,28 +25,6 @@ struct PadBackwardArgs {
   void* grad_src = nullptr;
   std::span<const int64_t> grad_src_strides;
 };
-
-/// Calls `f(T{})` with the element type of a dtype the backward takes (floating or
-/// complex; any other is a broken precondition and calls nothing).
-template <class Fn>
-void visit_backward_dtype(DType dtype, Fn&& f) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return f(float{});
-    case DType::kFloat64:
-      return f(double{});
-    case DType::kFloat16:
-      return f(float16{});
-    case DType::kBFloat16:
-      return f(bfloat16{});
-    case DType::kComplex64:
-      return f(std::complex<float>{});
-    case DType::kComplex128:
-      return f(std::complex<double>{});
-    default:
-      assert(false && "pad backward: neither floating nor complex");
-  }
-}
 
 /// The contract every backward entry computes (docs/ops/pad.md, "Backward"): for each
 /// input position i, grad_src[i] = the sum of grad_dst[o] over the output positions o whose

@@ -81,7 +81,7 @@ void run(const PadProblem& p, const PadBackwardArgs& a) {
 
 void pad_backward_ref(const PadProblem& p, const PadBackwardArgs& a) {
   assert(p.src_shape.size() <= static_cast<size_t>(kMaxRank));
-  visit_backward_dtype(p.dtype, [&](auto tag) { run<decltype(tag)>(p, a); });
+  detail::visit_float_or_complex(p.dtype, [&](auto tag) { run<decltype(tag)>(p, a); });
 }
 
 }  // namespace gridops::kernels

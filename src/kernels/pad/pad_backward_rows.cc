@@ -193,7 +193,7 @@ std::shared_ptr<const void> pad_backward_rows_prepare(const PadProblem& p) {
 void pad_backward_rows(const PadProblem& p, const void* tables, const PadBackwardArgs& a) {
   const auto& t = *static_cast<const RowsTables*>(tables);
   if (t.rows == 0 || t.n_in == 0) return;
-  visit_backward_dtype(p.dtype, [&](auto tag) { run<decltype(tag)>(t, a); });
+  detail::visit_float_or_complex(p.dtype, [&](auto tag) { run<decltype(tag)>(t, a); });
 }
 
 std::string pad_backward_rows_schedule(const PadProblem&, const void* tables) {
