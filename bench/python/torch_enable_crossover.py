@@ -69,8 +69,18 @@ def cases(s):
     aten = torch.ops.aten
     yield "bicubic_backward", lambda: aten.upsample_bicubic2d_backward(
         up, out2, size4, False, None, None), up.numel()
+    yield "bilinear_backward", lambda: aten.upsample_bilinear2d_backward(
+        up, out2, size4, False, None, None), up.numel()
+    vup = torch.rand(*v.shape[:2], *(2 * n for n in v.shape[2:]), generator=gen)
+    yield "trilinear_backward", lambda: aten.upsample_trilinear3d_backward(
+        vup, list(vup.shape[2:]), list(v.shape), False, None, None, None), vup.numel()
+    lup = torch.rand(1, 4, 2 * s * s, generator=gen)
+    yield "linear_1d_backward", lambda: aten.upsample_linear1d_backward(
+        lup, [2 * s * s], list(line.shape), False, None), lup.numel()
     yield "bilinear_align_corners_backward", lambda: aten.upsample_bilinear2d_backward(
         up, out2, size4, True, None, None), up.numel()
+    yield "nearest_exact_backward", lambda: aten._upsample_nearest_exact2d_backward(
+        up, out2, size4, None, None), up.numel()
     yield "nearest_backward", lambda: aten.upsample_nearest2d_backward(
         up, out2, size4, None, None), up.numel()
     yield "bilinear_aa_backward", lambda: aten._upsample_bilinear2d_aa_backward(

@@ -84,16 +84,18 @@ _MIN_ELEMENTS: Dict[str, Optional[int]] = {
     "upsample_linear1d": None, "upsample_bilinear2d": 262144, "upsample_trilinear3d": 32768,
     "upsample_bicubic2d": 16384, "_upsample_bilinear2d_aa": 16384,
     "_upsample_bicubic2d_aa": 16384,
-    "upsample_linear1d_backward": None, "upsample_bilinear2d_backward": None,
-    "upsample_trilinear3d_backward": None,
-    "_upsample_nearest_exact1d_backward": None, "_upsample_nearest_exact2d_backward": None,
-    "_upsample_nearest_exact3d_backward": None,
+    # the backwards (grad_output elements); linear and nearest-exact on Resample's backward
+    "upsample_linear1d_backward": None, "upsample_bilinear2d_backward": 16384,
+    "upsample_trilinear3d_backward": 16384,
+    "_upsample_nearest_exact1d_backward": 65536, "_upsample_nearest_exact2d_backward": 65536,
+    "_upsample_nearest_exact3d_backward": 65536,
+    "linear backward on Resize": 65536,
     "upsample_nearest1d_backward": None, "upsample_nearest2d_backward": None,
     "upsample_nearest3d_backward": None,
-    # Resize's adjoint (grad_output elements); the linear backwards with align_corners=True
-    # or given scales take it too (about 0.55x PyTorch: their operators stay unregistered)
-    "upsample_bicubic2d_backward": 4096, "_upsample_bilinear2d_aa_backward": 16384,
-    "_upsample_bicubic2d_aa_backward": 16384,
+    # on Resize's adjoint: bicubic, antialiased, legacy nearest ("nearest on Resize"), and
+    # the linear ones with align_corners=True or given scales ("linear backward on Resize")
+    "upsample_bicubic2d_backward": 4096, "_upsample_bilinear2d_aa_backward": 4096,
+    "_upsample_bicubic2d_aa_backward": 4096,
 }
 # GridSample's backward below this many channels: PyTorch's kernel was faster at every size.
 _MIN_BACKWARD_CHANNELS = 16
@@ -354,6 +356,8 @@ def _pad_mode_backward(mode: str, dims: int) -> Callable[..., Any]:
             shape[self.dim() - 1 - k] += lo + hi
         if list(grad_output.shape) != shape:
             return _Decline("a grad_output shape PyTorch checks")
+        if not grad_output.is_contiguous():
+            grad_output = grad_output.contiguous()  # as PyTorch's kernels do
         # The sum over the output elements that copy an input element, in PyTorch's order
         # (row-major over the output); the result is contiguous, as PyTorch's.
         return _Serve(self.numel(), lambda: _api.pad_backward(
@@ -553,6 +557,10 @@ def _upsample_backward(dims: int, mode: str, exact: bool = False,
         scales = (scales + [None] * dims)[:dims]
         in_sizes = input_size[2:]
         fmt = _memory_format(grad_output)  # PyTorch's: grad_output's memory format
+        if not grad_output.is_contiguous(memory_format=fmt):
+            # (the expanded ones of a .sum(), a slice): PyTorch's kernels make it contiguous
+            # too, and its copy is faster than the binding's generic strided one
+            grad_output = grad_output.contiguous(memory_format=fmt)
 
         def out() -> Any:
             return torch.empty(input_size, dtype=grad_output.dtype, memory_format=fmt)
@@ -579,7 +587,9 @@ def _upsample_backward(dims: int, mode: str, exact: bool = False,
                                             axes=axes, mode=mode, out=out(), **kw)
             return _api.resize_backward(grad_output, input_size, scales=rs, axes=axes,
                                         mode=mode, out=out(), **kw)
-        return _Serve(grad_output.numel(), run, kind="" if interp else "nearest on Resize")
+        kind = "nearest on Resize" if not interp else \
+            "linear backward on Resize" if mode == "linear" and not aa else ""
+        return _Serve(grad_output.numel(), run, kind=kind)
     return kernel
 
 

@@ -420,3 +420,21 @@ def test_upsample_backwards_on_resizes_adjoint_pass_gradcheck():
                  "upsample_nearest2d_backward", "_upsample_nearest_exact2d_backward"):
         assert served.get("aten::" + name, 0) > 0, name
     assert not gt.fallback_counts()
+
+
+def test_default_policy_serves_large_backwards_with_expanded_gradients():
+    """The backward of a .sum() gets an expanded (zero-stride) grad_output: served all the
+    same (made contiguous first, as PyTorch's kernels do), with PyTorch's result."""
+    gen = torch.Generator().manual_seed(3)
+    x = torch.rand(1, 8, 96, 96, generator=gen).requires_grad_()  # above both thresholds
+    (want,) = torch.autograd.grad(F.interpolate(x, scale_factor=2.0, mode="bilinear").sum(), x)
+    (want_pad,) = torch.autograd.grad(F.pad(x, (2, 2, 2, 2), mode="reflect").sum(), x)
+    gt.reset_fallback_counts()
+    with gt.enabled():
+        (got,) = torch.autograd.grad(F.interpolate(x, scale_factor=2.0, mode="bilinear").sum(), x)
+        (got_pad,) = torch.autograd.grad(F.pad(x, (2, 2, 2, 2), mode="reflect").sum(), x)
+    served = gt.served_counts()
+    assert served.get("aten::upsample_bilinear2d_backward", 0) == 1
+    assert served.get("aten::reflection_pad2d_backward", 0) == 1
+    torch.testing.assert_close(got, want, rtol=0, atol=1e-5 * (1 + want.abs().max().item()))
+    assert torch.equal(got_pad, want_pad)

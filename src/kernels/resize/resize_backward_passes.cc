@@ -27,6 +27,15 @@ namespace {
 /// bfloat16 and complex64 data), built once per plan.
 struct PassTables {
   std::vector<std::vector<float>> w32;
+  /// Each table transposed, for a pass over the innermost axis (one lane): input i takes
+  /// the terms from[tbegin[i] .. tbegin[i+1]) (output positions, increasing; outside ones
+  /// left out) with weights tw64 / tw32 (the same terms, in the scatter's order).
+  struct Transposed {
+    std::vector<int64_t> tbegin, from;
+    std::vector<double> tw64;
+    std::vector<float> tw32;
+  };
+  std::vector<Transposed> transposed;
 };
 
 /// Runs `row(r, off)` for every row r of a row-major tensor of `shape` (the innermost axis
@@ -86,6 +95,37 @@ void run_typed(const ResizeProblem& p, const PassTables& pt, const ResizeBackwar
     for (size_t d = 0; d < ax; ++d) outer *= shape[d];
     for (size_t d = ax + 1; d < shape.size(); ++d) lanes *= shape[d];
     const int64_t O = tb.out, I = tb.in;
+    if (lanes == 1) {
+      // The innermost axis: a gather per input element over its transposed terms, which
+      // adds the terms the scatter below would, in its order: the same bits, no
+      // read-modify-write.
+      next.resize(static_cast<size_t>(outer * I));
+      const PassTables::Transposed& tt = pt.transposed[kk];
+      parallel_for(outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(1, O + I)),
+                   [&](int64_t u0, int64_t u1) {
+        for (int64_t u = u0; u < u1; ++u) {
+          const A* __restrict src = cur.data() + u * O;
+          A* __restrict dst = next.data() + u * I;
+          for (int64_t i = 0; i < I; ++i) {
+            A acc = A(0);
+            for (int64_t t = tt.tbegin[static_cast<size_t>(i)]; t < tt.tbegin[static_cast<size_t>(i) + 1];
+                 ++t) {
+              F w;
+              if constexpr (std::is_same_v<F, double>) {
+                w = tt.tw64[static_cast<size_t>(t)];
+              } else {
+                w = tt.tw32[static_cast<size_t>(t)];
+              }
+              acc += w * src[tt.from[static_cast<size_t>(t)]];
+            }
+            dst[i] = acc;
+          }
+        }
+      });
+      shape[ax] = I;
+      cur.swap(next);
+      continue;
+    }
     next.assign(static_cast<size_t>(outer * I * lanes), A(0));
     // Slices: (u, a block of lanes); blocks split long lanes when there are few outer rows.
     const int64_t block = outer >= 64 ? lanes : std::max<int64_t>(256, (lanes + 63) / 64);
@@ -140,6 +180,31 @@ std::shared_ptr<const void> resize_backward_passes_prepare(const ResizeProblem& 
   auto t = std::make_shared<PassTables>();
   for (const ResizeAxisTable& tb : p.tables) {
     t->w32.emplace_back(tb.w.begin(), tb.w.end());
+    PassTables::Transposed tt;
+    tt.tbegin.assign(static_cast<size_t>(tb.in) + 1, 0);
+    auto inside = [&](int64_t o) { return tb.outside.empty() || !tb.outside[static_cast<size_t>(o)]; };
+    for (int64_t o = 0; o < tb.out; ++o) {
+      if (!inside(o)) continue;
+      for (int64_t k = tb.begin[static_cast<size_t>(o)]; k < tb.begin[static_cast<size_t>(o) + 1]; ++k) {
+        ++tt.tbegin[static_cast<size_t>(tb.idx[static_cast<size_t>(k)]) + 1];
+      }
+    }
+    for (int64_t i = 0; i < tb.in; ++i) tt.tbegin[static_cast<size_t>(i) + 1] += tt.tbegin[static_cast<size_t>(i)];
+    const size_t n = static_cast<size_t>(tt.tbegin.back());
+    tt.from.resize(n);
+    tt.tw64.resize(n);
+    tt.tw32.resize(n);
+    std::vector<int64_t> fill(tt.tbegin.begin(), tt.tbegin.end() - 1);
+    for (int64_t o = 0; o < tb.out; ++o) {  // o, then taps in table order: the scatter's order
+      if (!inside(o)) continue;
+      for (int64_t k = tb.begin[static_cast<size_t>(o)]; k < tb.begin[static_cast<size_t>(o) + 1]; ++k) {
+        const size_t at = static_cast<size_t>(fill[static_cast<size_t>(tb.idx[static_cast<size_t>(k)])]++);
+        tt.from[at] = o;
+        tt.tw64[at] = tb.w[static_cast<size_t>(k)];
+        tt.tw32[at] = static_cast<float>(tb.w[static_cast<size_t>(k)]);
+      }
+    }
+    t->transposed.push_back(std::move(tt));
   }
   return t;
 }
