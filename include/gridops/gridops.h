@@ -13,6 +13,7 @@
 #include "gridops/ops/gather.h"
 #include "gridops/ops/grid_sample.h"
 #include "gridops/ops/modes.h"
+#include "gridops/ops/ms_deform_attn.h"
 #include "gridops/ops/pad.h"
 #include "gridops/ops/resample.h"
 #include "gridops/ops/resize.h"

@@ -273,6 +273,44 @@ def resize_backward(grad: Any, input_shape: Any, scales: Any = None, sizes: Any 
     return plan.backward(grad, out=out)
 
 
+def _int_list(obj: Any, what: str) -> list:
+    """A flat list of ints from an array, tensor or (nested) sequence of ints."""
+    if hasattr(obj, "tolist"):
+        obj = obj.tolist()
+    out: list = []
+
+    def walk(o: Any) -> None:
+        if isinstance(o, (list, tuple)):
+            for e in o:
+                walk(e)
+        else:
+            out.append(_int(o, what))
+    walk(obj)
+    return out
+
+
+@_doc("ms_deform_attn")
+def ms_deform_attn(value: Any, spatial_shapes: Any, level_start_index: Any,
+                   sampling_locations: Any, attention_weights: Any, *, out: Any = None) -> Any:
+    return _g.ms_deform_attn(value, _int_list(spatial_shapes, "ms_deform_attn: spatial_shapes"),
+                             _int_list(level_start_index, "ms_deform_attn: level_start_index"),
+                             sampling_locations, attention_weights, out=out)
+
+
+@_doc("ms_deform_attn_backward")
+def ms_deform_attn_backward(grad_output: Any, value: Any, spatial_shapes: Any,
+                            level_start_index: Any, sampling_locations: Any,
+                            attention_weights: Any, *, value_grad: Any = True,
+                            locations_grad: Any = True, weights_grad: Any = True) -> Any:
+    what = "ms_deform_attn_backward"
+    return _g.ms_deform_attn_backward(
+        grad_output, value, _int_list(spatial_shapes, what + ": spatial_shapes"),
+        _int_list(level_start_index, what + ": level_start_index"), sampling_locations,
+        attention_weights, value_grad=_flag(value_grad, what + ": value_grad"),
+        locations_grad=_flag(locations_grad, what + ": locations_grad"),
+        weights_grad=_flag(weights_grad, what + ": weights_grad"))
+
+
 @_doc("resize_input_box")
 def resize_input_box(full_input_shape: Any, out_begin: Any, out_end: Any, scales: Any = None,
                      sizes: Any = None, mode: str = "nearest", *,

@@ -72,6 +72,7 @@ void init_resize(py::module_& m);       // resize.cc: ONNX Resize
 void init_gather(py::module_& m);       // gather.cc
 void init_pad(py::module_& m);          // pad.cc
 void init_resample(py::module_& m);     // resample.cc: Resample and its backward
+void init_ms_deform_attn(py::module_& m);  // ms_deform_attn.cc: deformable attention
 void init_onnx(py::module_& m);         // onnx_module.cc (only when built with gridops::onnx)
 
 }  // namespace gridops::py_binding

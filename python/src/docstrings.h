@@ -198,6 +198,28 @@ pads, mode, axes and order: as in gridops.pad (the same pad, PyTorch's mode name
 dtypes: float32, float64, float16, bfloat16, complex64, complex128.
 )";
 
+inline constexpr const char* kMsDeformAttn = R"(ms_deform_attn(value, spatial_shapes, level_start_index, sampling_locations, attention_weights, *, out=None)
+
+Multi-scale deformable attention (Deformable DETR's MSDeformAttn core): for each batch n,
+query q and head m, the sum over levels l and points p of attention_weights[n, q, m, l, p]
+times the bilinear sample of level l of value at sampling_locations[n, q, m, l, p] (x, y in
+[0, 1]: pixel x * W_l - 0.5, y * H_l - 0.5; zeros outside the level, NaN locations sample
+0), as F.grid_sample(value_l, 2 * loc - 1, "bilinear", "zeros", align_corners=False).
+
+value: (N, S, M, D), S = sum of H_l * W_l; spatial_shapes: (L, 2) (H_l, W_l), an array or
+nested sequence of ints; level_start_index: (L,) the first row of each level in value;
+sampling_locations: (N, Lq, M, L, P, 2); attention_weights: (N, Lq, M, L, P).
+Returns (N, Lq, M * D). dtypes: float32, float64 (all tensors the same).
+)";
+
+inline constexpr const char* kMsDeformAttnBackward = R"(ms_deform_attn_backward(grad_output, value, spatial_shapes, level_start_index, sampling_locations, attention_weights, *, value_grad=True, locations_grad=True, weights_grad=True)
+
+The gradients of ms_deform_attn with respect to value, sampling_locations and
+attention_weights, given grad_output (N, Lq, M * D): a tuple of three (None for those not
+asked for). Deterministic: the value gradient adds each head's queries in order, the same
+bits for any thread count. A point outside its level (or NaN) has zero gradient.
+)";
+
 inline constexpr const char* kResample = R"(resample(input, size=None, scale_factor=None, mode="linear", *, layout="channels_first", channels=None, out_layout=None, out=None, window=None)
 
 Resizes the spatial axes (oneDNN resampling forward, 1-D/2-D/3-D): "linear" interpolates

@@ -45,6 +45,7 @@ PYBIND11_MODULE(_gridops, m) {
   init_resize(m);
   init_gather(m);
   init_pad(m);
+  init_ms_deform_attn(m);
   init_resample(m);
 
   m.def(

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""W11: multi-scale deformable attention, gridops.torch.ms_deform_attn against the pure-PyTorch
+core (F.grid_sample per level and the weighted sum, as the model repositories ship it) on
+PyTorch's CPU kernels, forward and forward + backward, at 1 and 2 threads, in one process.
+Deformable-DETR shapes: M = 8 heads, D = 32, L = 4 levels of an 800x1066 image at strides
+8-64, P = 4; encoder Lq = S, decoder Lq = 300; N = 1 and 2. Prints one markdown row per case
+with the medians (ms) and the speed-up.
+
+    PYTHONPATH=build/release/python /usr/bin/python3 bench/python/ms_deform_attn_bench.py [--reps 5]
+"""
+
+import argparse
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+
+import gridops.torch as gt
+
+SHAPES = [(100, 134), (50, 67), (25, 34), (13, 17)]
+
+
+def core(value, spatial_shapes, sampling_locations, attention_weights):
+    n, _, m, d = value.shape
+    _, lq, _, levels, points, _ = sampling_locations.shape
+    value_list = value.split([h * w for h, w in spatial_shapes], dim=1)
+    grids = 2 * sampling_locations - 1
+    samples = []
+    for lid, (h, w) in enumerate(spatial_shapes):
+        value_l = value_list[lid].flatten(2).transpose(1, 2).reshape(n * m, d, h, w)
+        grid_l = grids[:, :, :, lid].transpose(1, 2).flatten(0, 1)
+        samples.append(F.grid_sample(value_l, grid_l, mode="bilinear", padding_mode="zeros",
+                                     align_corners=False))
+    weights = attention_weights.transpose(1, 2).reshape(n * m, 1, lq, levels * points)
+    out = (torch.stack(samples, dim=-2).flatten(-2) * weights).sum(-1).view(n, m * d, lq)
+    return out.transpose(1, 2).contiguous()
+
+
+def timed(fn, reps):
+    fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=5)
+    args = ap.parse_args()
+    s = sum(h * w for h, w in SHAPES)
+    starts = [0]
+    for h, w in SHAPES[:-1]:
+        starts.append(starts[-1] + h * w)
+    print("| case | threads | PyTorch core (ms) | gridops (ms) | speed-up |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for n in (1, 2):
+        for name, lq in (("encoder", s), ("decoder", 300)):
+            gen = torch.Generator().manual_seed(0)
+            value = torch.randn(n, s, 8, 32, generator=gen)
+            loc = torch.rand(n, lq, 8, 4, 4, 2, generator=gen)
+            att = torch.softmax(torch.randn(n, lq, 8, 16, generator=gen), -1).view(n, lq, 8, 4, 4)
+            grad = torch.randn(n, lq, 256, generator=gen)
+            for threads in (1, 2):
+                torch.set_num_threads(threads)
+                for backward in (False, True):
+                    def run(f):
+                        if not backward:
+                            with torch.no_grad():
+                                return lambda: f(value, loc, att)
+                        v, l, a = (t.clone().requires_grad_() for t in (value, loc, att))
+                        return lambda: torch.autograd.grad(f(v, l, a), (v, l, a), grad)
+                    ref = timed(run(lambda v, l, a: core(v, SHAPES, l, a)), args.reps)
+                    ours = timed(run(lambda v, l, a: gt.ms_deform_attn(v, SHAPES, starts, l, a)),
+                                 args.reps)
+                    case = f"N={n} {name} (Lq={lq}){' + backward' if backward else ''}"
+                    print(f"| {case} | {threads} | {ref:.2f} | {ours:.2f} | {ref / ours:.2f}x |",
+                          flush=True)
+
+
+if __name__ == "__main__":
+    main()
