@@ -241,7 +241,7 @@ std::string isa_report() {
     return out;
   };
   s += "highway targets compiled: " + names(HWY_TARGETS) + "\n";
-  s += "highway targets usable: " + names(hwy::SupportedTargets() & HWY_TARGETS) + "\n";
+  s += "highway targets usable: " + names(detail::usable_hwy_targets()) + "\n";
   s += std::string("highway target dispatched: ") + detail::dispatched_target_name() + "\n";
 #else
   s += "highway: not in this build (portable kernels only)\n";
@@ -267,10 +267,23 @@ bool isa_allows_avx512_bf16() noexcept {
   return effective_rank() >= kRankAvx512Bf16;
 }
 
+#ifdef GRIDOPS_HAVE_HWY
+int64_t usable_hwy_targets() noexcept {
+  apply_isa_env_once();
+  // hwy::SupportedTargets() (Highway 1.0.3) re-detects the CPU and points the dispatch
+  // tables at every target it has, disabled ones included, before masking what it
+  // returns: HWY_DYNAMIC_DISPATCH's own caller updates them again with the result. A
+  // direct call must do the same, or the next dispatch ignores GRIDOPS_MAX_ISA (and a test's
+  // ScopedHwyTarget).
+  const int64_t supported = hwy::SupportedTargets();
+  hwy::GetChosenTarget().Update(supported);
+  return supported & HWY_TARGETS;
+}
+#endif
+
 const char* dispatched_target_name() noexcept {
 #ifdef GRIDOPS_HAVE_HWY
-  apply_isa_env_once();
-  const int64_t usable = hwy::SupportedTargets() & HWY_TARGETS;
+  const int64_t usable = usable_hwy_targets();
   return hwy::TargetName(usable == 0 ? HWY_STATIC_TARGET : (usable & -usable));
 #else
   return "none";

@@ -2,6 +2,8 @@
 // dispatch code and the kernels that check a CPU feature themselves ask.
 #pragma once
 
+#include <cstdint>
+
 namespace gridops::detail {
 
 /// Applies GRIDOPS_MAX_ISA the first time it is called (also when the library is loaded);
@@ -16,5 +18,12 @@ bool isa_allows_avx512_bf16() noexcept;
 /// The Highway target SIMD kernels dispatch to now, e.g. "AVX2" ("none" in a build
 /// without Highway).
 const char* dispatched_target_name() noexcept;
+
+#ifdef GRIDOPS_HAVE_HWY
+/// The Highway targets compiled in that this CPU runs under the cap (hwy::SupportedTargets
+/// & HWY_TARGETS), leaving the dispatch tables pointed at them: call this, never
+/// hwy::SupportedTargets() directly (which resets the tables to every target the CPU has).
+int64_t usable_hwy_targets() noexcept;
+#endif
 
 }  // namespace gridops::detail

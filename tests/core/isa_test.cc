@@ -10,6 +10,7 @@
 #include "gridops/isa.h"
 #include "gridops/ops/resample.h"
 #include "gridops/status.h"
+#include "kernels/pad/pad_lines.h"
 #include "kernels/resample/resample_fast.h"
 #include "support/test_util.h"
 
@@ -88,6 +89,25 @@ TEST_F(IsaCap, EachLevelCapsTheHighwayTargets) {
   // "" is "native" too.
   ASSERT_TRUE(set_max_isa("").ok());
   EXPECT_EQ(max_isa(), "native");
+}
+
+// Asking which targets are usable (the dispatch log, isa_report, the tests' target list)
+// leaves the dispatch under the cap: hwy::SupportedTargets() alone would point it at every
+// target of the CPU (core/isa.h, usable_hwy_targets).
+TEST_F(IsaCap, AskingTheTargetsKeepsTheDispatchCapped) {
+#ifdef GRIDOPS_HAVE_HWY
+  for (const std::string& level : kLevels) {
+    SCOPED_TRACE(level);
+    if (!set_max_isa(level).ok()) continue;  // below the baseline
+    const int64_t bytes = kernels::pad_lines_vec_bytes();  // a dynamic dispatch
+    (void)detail::dispatched_target_name();
+    (void)isa_report();
+    (void)testing::hwy_targets();
+    EXPECT_EQ(kernels::pad_lines_vec_bytes(), bytes);
+  }
+#else
+  GTEST_SKIP() << "built without Highway: no dispatch";
+#endif
 }
 
 TEST_F(IsaCap, NativeRestoresTheBestTarget) {

@@ -49,7 +49,11 @@ class SeedPrinter : public ::testing::EmptyTestEventListener {
 std::vector<int64_t> hwy_targets() {
 #ifdef GRIDOPS_HAVE_HWY
   (void)max_isa();  // GRIDOPS_MAX_ISA in force (it removes the targets above the cap)
-  return hwy::SupportedAndGeneratedTargets();
+  std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  // SupportedTargets() leaves the dispatch tables on every target of the CPU, the capped
+  // ones included (core/isa.h, usable_hwy_targets): point them back.
+  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  return targets;
 #else
   return {};
 #endif
