@@ -90,6 +90,16 @@ struct PlannedEntries {
   const void* tables() const noexcept { return steps.front().tables.get(); }
 };
 
+/// Whether `name` is the name or the alias of an entry of `list` (an operator with a
+/// forward and a backward list forces, by a descriptor's impl, the list that has the name).
+template <class E>
+bool names_entry(std::span<const E> list, std::string_view name) noexcept {
+  for (const E& e : list) {
+    if (name == e.name || (e.alias != nullptr && name == e.alias)) return true;
+  }
+  return false;
+}
+
 /// `Impl` has `const char* name` and `std::string (*declines)(const Problem&)` (empty
 /// string: accepts). `forced` (from the operator's descriptor, else GRIDOPS_IMPL) names
 /// one entry; an unknown name in the descriptor is an error, in the environment ignored.

@@ -100,15 +100,6 @@ constexpr PadBackwardEntry kPadBackwardImpls[] = {
     {.name = "ref", .declines = &ref_declines, .run = &ref_backward_run},
 };
 
-/// Whether `name` is an entry's name or alias in `list` (PadDesc::impl forces the list it
-/// names; the other list chooses by itself).
-template <class E>
-bool names_entry(std::span<const E> list, std::string_view name) {
-  for (const E& e : list) {
-    if (name == e.name || (e.alias != nullptr && name == e.alias)) return true;
-  }
-  return false;
-}
 
 
 /// The largest axis length reflect/symmetric may pad: their period (2(n-1), 2n) must fit
@@ -259,8 +250,8 @@ StatusOr<PadPlan> detail::make_pad_plan(const PadDesc& desc, DType dtype,
                                     dst_shape};
   const std::span<const PadEntry> forward_list(kPadImpls);
   const std::span<const PadBackwardEntry> backward_list(kPadBackwardImpls);
-  const bool backward_named = !desc.impl.empty() && names_entry(backward_list, desc.impl);
-  const bool forward_named = !desc.impl.empty() && names_entry(forward_list, desc.impl);
+  const bool backward_named = !desc.impl.empty() && detail::names_entry(backward_list, desc.impl);
+  const bool forward_named = !desc.impl.empty() && detail::names_entry(forward_list, desc.impl);
   GRIDOPS_ASSIGN_OR_RETURN(
       std::shared_ptr<const PlannedPad> planned,
       detail::plan_entries(kOp, forward_list, problem,

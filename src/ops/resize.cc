@@ -88,10 +88,7 @@ PlannedBackward plan_backward(const ResizeDesc& desc, const ResizeProblem& probl
   PlannedBackward b;
   if (!is_floating(problem.dtype) && !is_complex(problem.dtype)) return b;
   const std::span<const ResizeBackwardEntry> list(kBackwardEntries);
-  bool named = false;
-  for (const ResizeBackwardEntry& e : list) {
-    named = named || desc.impl == e.name || (e.alias != nullptr && desc.impl == e.alias);
-  }
+  const bool named = detail::names_entry(list, desc.impl);
   auto planned = detail::plan_entries(kOpBackward, list, problem,
                                       named ? std::string_view(desc.impl) : std::string_view());
   if (!planned.ok()) {
@@ -105,14 +102,8 @@ PlannedBackward plan_backward(const ResizeDesc& desc, const ResizeProblem& probl
 
 /// Whether `impl` names a backward entry only (the forward's list then chooses by itself).
 bool names_backward_only(const std::string& impl) {
-  bool backward = false, forward = false;
-  for (const ResizeBackwardEntry& e : kBackwardEntries) {
-    backward = backward || impl == e.name || (e.alias != nullptr && impl == e.alias);
-  }
-  for (const ResizeEntry& e : kEntries) {
-    forward = forward || impl == e.name || (e.alias != nullptr && impl == e.alias);
-  }
-  return backward && !forward;
+  return detail::names_entry(std::span<const ResizeBackwardEntry>(kBackwardEntries), impl) &&
+         !detail::names_entry(std::span<const ResizeEntry>(kEntries), impl);
 }
 
 // --- validation -------------------------------------------------------------------------
@@ -410,8 +401,9 @@ StatusOr<Dims> resize_output_shape(const ResizeDesc& desc, std::span<const int64
 // --- plan -------------------------------------------------------------------------------
 
 
-StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
-                                      std::span<const int64_t> src_shape) {
+StatusOr<ResizePlan> detail::make_resize_plan(const ResizeDesc& desc, DType dtype,
+                                              std::span<const int64_t> src_shape,
+                                              bool with_backward) {
   if (static_cast<int>(dtype) >= kNumDTypes) {
     return invalid_argument(kOp, ": src dtype code ", static_cast<int>(dtype),
                             " is not a known dtype");
@@ -453,7 +445,7 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
       detail::plan_entries(kOp, std::span<const ResizeEntry>(kEntries), *problem,
                            names_backward_only(desc.impl) ? std::string_view() : desc.impl));
   ResizePlan plan;
-  {
+  if (with_backward) {
     PlannedBackward b = plan_backward(desc, *problem);
     plan.prepared_backward_ = std::move(b.planned);
     plan.backward_error_ = std::move(b.error);
@@ -467,6 +459,11 @@ StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
   plan.problem_ = std::move(problem);
   plan.prepared_ = std::move(planned);
   return plan;
+}
+
+StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
+                                      std::span<const int64_t> src_shape) {
+  return detail::make_resize_plan(desc, dtype, src_shape, true);
 }
 
 StatusOr<std::vector<std::pair<int64_t, int64_t>>> resize_input_box(
@@ -499,7 +496,8 @@ StatusOr<std::vector<std::pair<int64_t, int64_t>>> resize_input_box(
 StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
                                       const ResizeWindow& window) {
   // The full problem validates desc, dtype and the full shape.
-  GRIDOPS_ASSIGN_OR_RETURN(ResizePlan full_plan, make_resize_plan(desc, dtype, window.full_in));
+  GRIDOPS_ASSIGN_OR_RETURN(ResizePlan full_plan,
+                           detail::make_resize_plan(desc, dtype, window.full_in, false));
   GRIDOPS_ASSIGN_OR_RETURN(const std::vector<ResizeAxis> axes, resize_axes(desc, window.full_in));
   const size_t rank = window.full_in.size();
   if (window.in_origin.size() != rank || window.in_shape.size() != rank ||
@@ -640,13 +638,15 @@ StatusOr<Tensor> resize_backward(const ResizeDesc& desc, const TensorView& grad_
 
 Status resize(const ResizeDesc& desc, const TensorView& src, const MutableTensorView& dst) {
   GRIDOPS_RETURN_IF_ERROR(validate_view(src, "resize: src"));
-  GRIDOPS_ASSIGN_OR_RETURN(const ResizePlan plan, make_resize_plan(desc, src.dtype, src.shape));
+  GRIDOPS_ASSIGN_OR_RETURN(const ResizePlan plan,
+                           detail::make_resize_plan(desc, src.dtype, src.shape, false));
   return plan.run(src, dst);
 }
 
 StatusOr<Tensor> resize(const ResizeDesc& desc, const TensorView& src) {
   GRIDOPS_RETURN_IF_ERROR(validate_view(src, "resize: src"));
-  GRIDOPS_ASSIGN_OR_RETURN(const ResizePlan plan, make_resize_plan(desc, src.dtype, src.shape));
+  GRIDOPS_ASSIGN_OR_RETURN(const ResizePlan plan,
+                           detail::make_resize_plan(desc, src.dtype, src.shape, false));
   GRIDOPS_ASSIGN_OR_RETURN(Tensor dst, Tensor::create(src.dtype, plan.dst_shape()));
   GRIDOPS_RETURN_IF_ERROR(plan.run(src, dst.mutable_view()));
   return dst;

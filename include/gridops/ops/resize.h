@@ -84,6 +84,12 @@ struct ResizeWindow {
 };
 
 class ResizePlan;
+namespace detail {
+/// make_resize_plan, planning the backward too only when `with_backward` (the forward
+/// one-shots and a window's full plan do without it).
+StatusOr<ResizePlan> make_resize_plan(const ResizeDesc& desc, DType dtype,
+                                      std::span<const int64_t> src_shape, bool with_backward);
+}  // namespace detail
 
 /// The input box [lo, hi) per axis (every axis of the tensor) that the output box
 /// [out_begin, out_end) of Resize(desc) on a full input of shape full_in reads (every
@@ -119,8 +125,8 @@ class ResizePlan {
   const char* impl_name() const noexcept { return impl_name_; }
 
  private:
-  friend StatusOr<ResizePlan> make_resize_plan(const ResizeDesc&, DType,
-                                               std::span<const int64_t>);
+  friend StatusOr<ResizePlan> detail::make_resize_plan(const ResizeDesc&, DType,
+                                                       std::span<const int64_t>, bool);
   friend StatusOr<ResizePlan> make_resize_plan(const ResizeDesc&, DType, const ResizeWindow&);
   DType dtype_ = DType::kFloat32;
   Dims src_shape_, dst_shape_;
