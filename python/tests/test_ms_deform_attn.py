@@ -114,5 +114,7 @@ def test_errors_name_the_argument():
         gridops.ms_deform_attn(value, [(4, 4), (2, 2)], [0, 16], loc, att[..., :1])
     with pytest.raises(ValueError, match="sampling_locations must be"):
         gridops.ms_deform_attn(value, [(4, 4), (2, 2)], [0, 16], loc[0], att)
+    with pytest.raises(ValueError, match=r"value must be \(N, S, M, D\)"):
+        gridops.ms_deform_attn(value[0], [(4, 4), (2, 2)], [0, 16], loc, att)
     with pytest.raises(ValueError, match="float32 or float64"):
         gridops.ms_deform_attn(value.half(), [(4, 4), (2, 2)], [0, 16], loc.half(), att.half())

@@ -228,6 +228,21 @@ TEST(MsDeformAttnErrors, ShapesLevelsDtypesViews) {
   st = plan->backward(out.view(), value.view(), loc.view(), att.view(), &gvz, nullptr, nullptr);
   EXPECT_NE(st.message().find("grad_value: elements must not share memory"), std::string::npos)
       << st.message();
+  Tensor gl(DType::kFloat32, loc.shape());
+  const MutableTensorView glv = gl.mutable_view();
+  const MutableTensorView gl_in_gv(DType::kFloat32, gv.mutable_view().mutable_data(), loc.shape());
+  const MutableTensorView gvv = gv.mutable_view();
+  st = plan->backward(out.view(), value.view(), loc.view(), att.view(), &gvv, &gl_in_gv, nullptr);
+  EXPECT_NE(st.message().find("grad_locations must not overlap grad_value"), std::string::npos)
+      << st.message();
+  st = plan->backward(value.view(), value.view(), loc.view(), att.view(), nullptr, &glv, nullptr);
+  EXPECT_NE(st.message().find("ms_deform_attn backward: grad_output"), std::string::npos)
+      << st.message();
+  st = MsDeformAttnPlan().forward(value.view(), loc.view(), att.view(), out.mutable_view());
+  EXPECT_NE(st.message().find("plan must come from make_ms_deform_attn_plan"), std::string::npos);
+  st = MsDeformAttnPlan().backward(out.view(), value.view(), loc.view(), att.view(), nullptr,
+                                   nullptr, nullptr);
+  EXPECT_NE(st.message().find("ms_deform_attn backward: plan must come from"), std::string::npos);
   EXPECT_TRUE(plan->forward(value.view(), loc.view(), att.view(), out.mutable_view()).ok());
 }
 

@@ -222,6 +222,13 @@ TEST(ResizeBackwardPlan, ExtrapolationDtypesAndNames) {
   Tensor g_bad(DType::kFloat32, {8});
   const Status bs = forced->backward(g_bad.view(), x32.mutable_view());
   EXPECT_NE(bs.message().find("resize backward: grad_dst"), std::string::npos) << bs.message();
+  Tensor both(DType::kFloat32, {9});  // grad_src inside grad_dst
+  const MutableTensorView in_grad(DType::kFloat32, both.mutable_view().mutable_data(), {4});
+  const Status os = forced->backward(both.view(), in_grad);
+  EXPECT_NE(os.message().find("grad_src must not overlap grad_dst"), std::string::npos)
+      << os.message();
+  const Status es = ResizePlan().backward(g32.view(), x32.mutable_view());
+  EXPECT_NE(es.message().find("resize backward: plan is empty"), std::string::npos) << es.message();
 }
 
 }  // namespace
