@@ -171,6 +171,10 @@ Status check_node(const NodeProto& n, int index, int64_t opset, int64_t* version
     if (!m.ok()) return invalid_argument(label, ": ", m.status().message());
     auto p = parse_grid_padding(pad);
     if (!p.ok()) return invalid_argument(label, ": ", p.status().message());
+    if (*p != GridPadding::kZeros && *p != GridPadding::kBorder && *p != GridPadding::kReflection) {
+      return invalid_argument(label, ": padding_mode must be zeros, border or reflection in ONNX "
+                              "GridSample, got '", pad, "' (a gridops extension)");
+    }
     GRIDOPS_ASSIGN_OR_RETURN(const int64_t ac, at.get_int("align_corners", 0));
     if (ac != 0 && ac != 1) return invalid_argument(label, ": align_corners must be 0 or 1, got ", ac);
     if (n.input_size() != 2) return invalid_argument(label, ": expected 2 inputs, got ", n.input_size());

@@ -100,22 +100,33 @@ def _to_channels_last(t: Any) -> Any:
 @_doc("grid_sample")
 def grid_sample(input: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: Any = False, *, layout: str = "channels_first", out: Any = None,
-                full_size: Any = None, origin: Any = None) -> Any:
+                full_size: Any = None, origin: Any = None, grid_units: str = "normalized",
+                grid_kind: str = "absolute", fill_value: Any = 0.0) -> Any:
     mode = _str(mode, "grid_sample: mode")
     padding_mode = _str(padding_mode, "grid_sample: padding_mode")
     layout = _str(layout, "grid_sample: layout")
-    if out is None and full_size is None and origin is None and layout == "channels_first":
+    if (out is None and full_size is None and origin is None and layout == "channels_first"
+            and grid_units == "normalized" and grid_kind == "absolute"
+            and type(fill_value) in (int, float) and fill_value == 0):
         return _g.grid_sample(input, grid, mode, padding_mode, align_corners)  # no keywords: faster
     return _g.grid_sample(input, grid, mode, padding_mode, align_corners, layout=layout, out=out,
-                          full_size=full_size, origin=origin)
+                          full_size=full_size, origin=origin,
+                          grid_units=_str(grid_units, "grid_sample: grid_units"),
+                          grid_kind=_str(grid_kind, "grid_sample: grid_kind"),
+                          fill_value=_real(fill_value, "grid_sample: fill_value"))
 
 
 @_doc("grid_sample_input_box")
 def grid_sample_input_box(grid: Any, full_size: Any, mode: str = "bilinear",
-                          padding_mode: str = "zeros", align_corners: Any = False) -> Any:
+                          padding_mode: str = "zeros", align_corners: Any = False, *,
+                          grid_units: str = "normalized", grid_kind: str = "absolute",
+                          fill_value: Any = 0.0) -> Any:
     return _g.grid_sample_input_box(grid, full_size, _str(mode, "grid_sample_input_box: mode"),
                                     _str(padding_mode, "grid_sample_input_box: padding_mode"),
-                                    align_corners)
+                                    align_corners,
+                                    grid_units=_str(grid_units, "grid_sample_input_box: grid_units"),
+                                    grid_kind=_str(grid_kind, "grid_sample_input_box: grid_kind"),
+                                    fill_value=_real(fill_value, "grid_sample_input_box: fill_value"))
 
 
 @_doc("grid_sample_backward")
@@ -123,14 +134,18 @@ def grid_sample_backward(grad_output: Any, input: Any, grid: Any, mode: str = "b
                          padding_mode: str = "zeros", align_corners: Any = False, *,
                          layout: str = "channels_first", input_grad: Any = True,
                          grid_grad: Any = True, grad_input_out: Any = None,
-                         grad_grid_out: Any = None) -> Any:
+                         grad_grid_out: Any = None, grid_units: str = "normalized",
+                         grid_kind: str = "absolute", fill_value: Any = 0.0) -> Any:
     return _g.grid_sample_backward(
         grad_output, input, grid, _str(mode, "grid_sample_backward: mode"),
         _str(padding_mode, "grid_sample_backward: padding_mode"), align_corners,
         layout=_str(layout, "grid_sample_backward: layout"),
         input_grad=_flag(input_grad, "grid_sample_backward: input_grad"),
         grid_grad=_flag(grid_grad, "grid_sample_backward: grid_grad"),
-        grad_input_out=grad_input_out, grad_grid_out=grad_grid_out)
+        grad_input_out=grad_input_out, grad_grid_out=grad_grid_out,
+        grid_units=_str(grid_units, "grid_sample_backward: grid_units"),
+        grid_kind=_str(grid_kind, "grid_sample_backward: grid_kind"),
+        fill_value=_real(fill_value, "grid_sample_backward: fill_value"))
 
 
 @_doc("affine_grid")
@@ -577,7 +592,8 @@ def _plan(base: Any, name: str, init_doc_args: str) -> Any:
 GridSamplePlan = _plan(_g.GridSamplePlan, "GridSamplePlan",
                        "input_shape, grid_shape, dtype='float32', grid_dtype=None, "
                        "mode='bilinear', padding_mode='zeros', align_corners=False, "
-                       "layout='channels_first'")
+                       "layout='channels_first', *, grid_units='normalized', "
+                       "grid_kind='absolute', fill_value=0.0")
 AffineGridPlan = _plan(_g.AffineGridPlan, "AffineGridPlan",
                        "theta_shape, size, dtype='float32', align_corners=False")
 GatherPlan = _plan(_g.GatherPlan, "GatherPlan",

@@ -185,8 +185,15 @@ def _op(g: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _grid_sample_symbolic(g: Any, input: Any, grid: Any, mode: str, padding_mode: str,
-                          align_corners: bool, layout: str) -> Any:
+                          align_corners: bool, layout: str, grid_units: str = "normalized",
+                          grid_kind: str = "absolute", fill_value: float = 0.0) -> Any:
     fn = "gridops.torch.grid_sample"
+    if grid_units != "normalized" or grid_kind != "absolute":
+        raise OnnxExportError(f"{fn}: cannot export grid_units={grid_units!r}, grid_kind={grid_kind!r} "
+                              f"to ONNX yet (ONNX GridSample takes normalized absolute grids)")
+    if padding_mode in ("wrap", "constant", "fill"):
+        raise OnnxExportError(f"{fn}: cannot export padding_mode={padding_mode!r} to ONNX yet (a "
+                              f"gridops extension; ONNX GridSample has zeros, border, reflection)")
     opset = _export_opset()
     if mode not in _MODES or padding_mode not in _PADDINGS or layout not in _LAYOUTS:
         raise OnnxExportError(f"{fn}: cannot export mode={mode!r}, padding_mode={padding_mode!r}, "
@@ -230,12 +237,14 @@ class _GridSampleFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, input: torch.Tensor, grid: torch.Tensor, mode: str, padding_mode: str,
-                align_corners: bool, layout: str) -> torch.Tensor:
+                align_corners: bool, layout: str, grid_units: str = "normalized",
+                grid_kind: str = "absolute", fill_value: float = 0.0) -> torch.Tensor:
         with _torch_threads():
             out = _grid_sample(_plain(input), _plain(grid), mode, padding_mode, align_corners,
-                               layout=layout)
+                               layout=layout, grid_units=grid_units, grid_kind=grid_kind,
+                               fill_value=fill_value)
         ctx.save_for_backward(input, grid)
-        ctx.attrs = (mode, padding_mode, align_corners, layout)
+        ctx.attrs = (mode, padding_mode, align_corners, layout, grid_units, grid_kind, fill_value)
         return out
 
     @staticmethod
@@ -245,13 +254,14 @@ class _GridSampleFunction(torch.autograd.Function):
         grad_input = grad_grid = None
         if want_input or want_grid:
             input, grid = ctx.saved_tensors
-            mode, padding_mode, align_corners, layout = ctx.attrs
+            mode, padding_mode, align_corners, layout, grid_units, grid_kind, fill_value = ctx.attrs
             with _torch_threads():
                 grad_input, grad_grid = _grid_sample_backward(
                     _plain(grad_output), _plain(input), _plain(grid), mode, padding_mode,
                     align_corners, layout=layout, input_grad=bool(want_input),
-                    grid_grad=bool(want_grid))
-        return grad_input, grad_grid, None, None, None, None
+                    grid_grad=bool(want_grid), grid_units=grid_units, grid_kind=grid_kind,
+                    fill_value=fill_value)
+        return grad_input, grad_grid, None, None, None, None, None, None, None
 
 
 # AffineGrid is linear in theta and its backward linear in grad_grid: each is the other's
@@ -344,7 +354,8 @@ def ms_deform_attn(value: torch.Tensor, spatial_shapes: Any, level_start_index: 
 
 def grid_sample(input: torch.Tensor, grid: torch.Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: Optional[bool] = None, *,
-                layout: str = "channels_first") -> torch.Tensor:
+                layout: str = "channels_first", grid_units: str = "normalized",
+                grid_kind: str = "absolute", fill_value: float = 0.0) -> torch.Tensor:
     """Samples ``input`` at the normalized positions in ``grid`` with autograd support.
 
     As ``torch.nn.functional.grid_sample`` for CPU tensors, with gradients to ``input`` and
@@ -354,7 +365,12 @@ def grid_sample(input: torch.Tensor, grid: torch.Tensor, mode: str = "bilinear",
       Dr_out); any spatial rank r >= 1 (PyTorch: 2 and 3).
     - mode: "bilinear" (alias "linear": linear along every axis, trilinear in 3-D), "nearest"
       (ties to even), "bicubic" (alias "cubic": Keys' A = -0.75 along every axis, so also in
-      3-D, where PyTorch has none). padding_mode: "zeros", "border", "reflection".
+      3-D, where PyTorch has none). padding_mode: "zeros", "border", "reflection", and the
+      gridops extensions "wrap", "constant" and "fill" (with ``fill_value``).
+    - grid_units="pixels" (grid values are pixel coordinates) and grid_kind="displacement"
+      (the grid holds offsets added to each output point's own coordinate): gridops
+      extensions, differentiated as the composition they replace (docs/ops/grid_sample.md,
+      "Grid conventions"); they do not export to ONNX yet.
     - align_corners: None means False (PyTorch's default, without its warning).
     - layout="channels_last": input (N, D1, ..., Dr, C) and output (N, D1_out, ..., C) (a
       gridops extension; a channels_last-*memory* NCHW tensor needs no option).
@@ -368,11 +384,17 @@ def grid_sample(input: torch.Tensor, grid: torch.Tensor, mode: str = "bilinear",
     fn = "grid_sample"
     _check_tensor(fn, "input", input)
     _check_tensor(fn, "grid", grid)
-    for name, value in (("mode", mode), ("padding_mode", padding_mode), ("layout", layout)):
+    for name, value in (("mode", mode), ("padding_mode", padding_mode), ("layout", layout),
+                        ("grid_units", grid_units), ("grid_kind", grid_kind)):
         if not isinstance(value, str):
             raise TypeError(f"gridops.torch.grid_sample: {name} must be a str, got {type(value).__name__}")
-    out: torch.Tensor = _GridSampleFunction.apply(input, grid, mode, padding_mode, _align(fn, align_corners),
-                                                  layout)
+    if grid_units == "normalized" and grid_kind == "absolute" and padding_mode in _PADDINGS:
+        out: torch.Tensor = _GridSampleFunction.apply(input, grid, mode, padding_mode,
+                                                      _align(fn, align_corners), layout)
+        return out
+    fill = _api._real(fill_value, "gridops.torch.grid_sample: fill_value")
+    out = _GridSampleFunction.apply(input, grid, mode, padding_mode, _align(fn, align_corners),
+                                    layout, grid_units, grid_kind, fill)
     return out
 
 
@@ -395,19 +417,27 @@ class GridSample(torch.nn.Module):
     """``grid_sample`` as a module: ``GridSample(mode, padding_mode, align_corners)(input, grid)``."""
 
     def __init__(self, mode: str = "bilinear", padding_mode: str = "zeros", align_corners: Optional[bool] = None,
-                 *, layout: str = "channels_first") -> None:
+                 *, layout: str = "channels_first", grid_units: str = "normalized",
+                 grid_kind: str = "absolute", fill_value: float = 0.0) -> None:
         super().__init__()
         self.mode = mode
         self.padding_mode = padding_mode
         self.align_corners = align_corners
         self.layout = layout
+        self.grid_units = grid_units
+        self.grid_kind = grid_kind
+        self.fill_value = fill_value
 
     def forward(self, input: torch.Tensor, grid: torch.Tensor) -> torch.Tensor:
-        return grid_sample(input, grid, self.mode, self.padding_mode, self.align_corners, layout=self.layout)
+        return grid_sample(input, grid, self.mode, self.padding_mode, self.align_corners, layout=self.layout,
+                           grid_units=self.grid_units, grid_kind=self.grid_kind, fill_value=self.fill_value)
 
     def extra_repr(self) -> str:
         return (f"mode={self.mode!r}, padding_mode={self.padding_mode!r}, align_corners={self.align_corners}"
-                + (f", layout={self.layout!r}" if self.layout != "channels_first" else ""))
+                + (f", layout={self.layout!r}" if self.layout != "channels_first" else "")
+                + (f", grid_units={self.grid_units!r}" if self.grid_units != "normalized" else "")
+                + (f", grid_kind={self.grid_kind!r}" if self.grid_kind != "absolute" else "")
+                + (f", fill_value={self.fill_value!r}" if self.fill_value != 0.0 else ""))
 
 
 class AffineGrid(torch.nn.Module):

@@ -5,7 +5,8 @@ from typing import IO, Any, ContextManager, Dict, List, Optional, Sequence, Tupl
 import torch
 
 def grid_sample(input: torch.Tensor, grid: torch.Tensor, mode: str = ..., padding_mode: str = ...,
-                align_corners: Optional[bool] = ..., *, layout: str = ...) -> torch.Tensor: ...
+                align_corners: Optional[bool] = ..., *, layout: str = ..., grid_units: str = ...,
+                grid_kind: str = ..., fill_value: float = ...) -> torch.Tensor: ...
 def affine_grid(theta: torch.Tensor, size: Sequence[int], align_corners: Optional[bool] = ...) -> torch.Tensor: ...
 def ms_deform_attn(value: torch.Tensor, spatial_shapes: Any, level_start_index: Any,
                    sampling_locations: torch.Tensor, attention_weights: torch.Tensor) -> torch.Tensor: ...
@@ -15,8 +16,12 @@ class GridSample(torch.nn.Module):
     padding_mode: str
     align_corners: Optional[bool]
     layout: str
+    grid_units: str
+    grid_kind: str
+    fill_value: float
     def __init__(self, mode: str = ..., padding_mode: str = ..., align_corners: Optional[bool] = ..., *,
-                 layout: str = ...) -> None: ...
+                 layout: str = ..., grid_units: str = ..., grid_kind: str = ...,
+                 fill_value: float = ...) -> None: ...
     def forward(self, input: torch.Tensor, grid: torch.Tensor) -> torch.Tensor: ...
 
 class AffineGrid(torch.nn.Module):

@@ -16,7 +16,7 @@ the actual value), gridops.DTypeError (a TypeError and a ValueError) for unsuppo
 dtypes, TypeError for objects that are not arrays, MemoryError when an allocation fails.
 Nothing is written to out= when an error is raised.)";
 
-inline constexpr const char* kGridSample = R"(grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=False, *, layout="channels_first", out=None, full_size=None, origin=None)
+inline constexpr const char* kGridSample = R"(grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=False, *, layout="channels_first", out=None, full_size=None, origin=None, grid_units="normalized", grid_kind="absolute", fill_value=0.0)
 
 Samples input at the normalized positions in grid (ONNX GridSample 16/20/22, any spatial
 rank r >= 1).
@@ -29,9 +29,16 @@ grid: (N, D1_out, ..., Dr_out, r) of float16/bfloat16/float32/float64, the last 
   (x, y, z, ...) order (innermost spatial axis first), values in [-1, 1].
 mode: "bilinear"/"linear", "nearest", "bicubic"/"cubic" (every ONNX spelling; linear and
   cubic apply to any rank).
-padding_mode: "zeros", "border", "reflection".
+padding_mode: "zeros", "border", "reflection", and the gridops extensions "wrap" (index
+  modulo the axis length), "constant" (taps outside read fill_value) and "fill" (a sample
+  outside the input's bounds takes fill_value; inside ones clamp their taps).
 align_corners: False/True (0/1 accepted).
 layout: "channels_first" (PyTorch/ONNX) or "channels_last".
+grid_units: "normalized" ([-1, 1], ONNX) or "pixels" (p is the centre of pixel p).
+grid_kind: "absolute" or "displacement" (grid holds offsets added to each output point's
+  own coordinate, inside the kernel: the same bits as the absolute grid base + d).
+fill_value: the value of "constant" (finite) and "fill" (any, NaN included); 0 otherwise.
+  docs/ops/grid_sample.md, "Grid conventions" and "Padding modes".
 full_size, origin: an input window (both or neither; docs/ops/grid_sample.md, "Input
   window"): input holds only the box at `origin` (one int per spatial axis) of a full
   input of spatial sizes `full_size`; coordinates are computed against the full input and
@@ -44,12 +51,14 @@ bicubic for every rank (torch: 2-D only); integer and bool inputs; the channels-
 layout.
 )";
 
-inline constexpr const char* kGridSampleInputBox = R"(grid_sample_input_box(grid, full_size, mode="bilinear", padding_mode="zeros", align_corners=False) -> list of (lo, hi)
+inline constexpr const char* kGridSampleInputBox = R"(grid_sample_input_box(grid, full_size, mode="bilinear", padding_mode="zeros", align_corners=False, *, grid_units="normalized", grid_kind="absolute", fill_value=0.0) -> list of (lo, hi)
 
 The part of a full input of spatial sizes full_size (D1 first) that grid_sample may read
 for this grid: per spatial axis the half-open range [lo, hi), the taps' range widened by
 K - 1 (K = 1, 2, 4 for nearest, linear, cubic) and clipped to the input. Pass that box with
 full_size= and origin= to grid_sample to run on the box only (gridops.dask does).
+grid_units, grid_kind, fill_value: as grid_sample's (wrap reads the whole axis as soon as a
+tap leaves it).
 )";
 
 inline constexpr const char* kResampleInputBox = R"(resample_input_box(full_input_size, full_output_size, out_begin, out_end, mode="linear") -> list of (lo, hi)
@@ -64,7 +73,7 @@ The input range [lo, hi) per axis that the outputs [out_begin, out_end) of resiz
 a full input of shape full_input_shape read ((0, 0) where they read nothing).
 )";
 
-inline constexpr const char* kGridSampleBackward = R"(grid_sample_backward(grad_output, input, grid, mode="bilinear", padding_mode="zeros", align_corners=False, *, layout="channels_first", input_grad=True, grid_grad=True, grad_input_out=None, grad_grid_out=None)
+inline constexpr const char* kGridSampleBackward = R"(grid_sample_backward(grad_output, input, grid, mode="bilinear", padding_mode="zeros", align_corners=False, *, layout="channels_first", input_grad=True, grid_grad=True, grad_input_out=None, grad_grid_out=None, grid_units="normalized", grid_kind="absolute", fill_value=0.0)
 
 The gradients of grid_sample with respect to input and grid, given grad_output (the
 gradient of a loss with respect to grid_sample's result); PyTorch's grid_sampler backward

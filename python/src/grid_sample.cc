@@ -12,21 +12,34 @@
 namespace gridops::py_binding {
 namespace {
 
+/// The grid conventions and fill value (gridops extensions), as the keyword arguments.
+struct Extensions {
+  std::string grid_units = "normalized";
+  std::string grid_kind = "absolute";
+  double fill_value = 0.0;
+};
+
 GridSampleDesc grid_sample_desc(const std::string& mode, const std::string& padding_mode,
-                                py::handle align_corners, const std::string& layout) {
+                                py::handle align_corners, const std::string& layout,
+                                const Extensions& x = {}) {
   GridSampleDesc d;
   d.mode = value_or_throw(parse_interpolation_mode(mode));
   d.padding = value_or_throw(parse_grid_padding(padding_mode));
   d.align_corners = align_flag(align_corners, "grid_sample");
   d.layout = parse_layout(layout, "grid_sample");
+  d.units = value_or_throw(parse_grid_units(x.grid_units));
+  d.kind = value_or_throw(parse_grid_kind(x.grid_kind));
+  d.fill_value = x.fill_value;
   return d;
 }
 
 py::object py_grid_sample(py::object input, py::object grid, const std::string& mode,
                        const std::string& padding_mode, py::object align_corners,
                        const std::string& layout, py::object out, py::object full_size,
-                       py::object origin) {
-  const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, layout);
+                       py::object origin, const std::string& grid_units,
+                       const std::string& grid_kind, double fill_value) {
+  const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, layout,
+                                            {grid_units, grid_kind, fill_value});
   if (full_size.is_none() != origin.is_none()) {
     throw PyError{PyExc_ValueError,
                   "grid_sample: give both full_size and origin (an input window) or neither"};
@@ -60,8 +73,11 @@ py::object py_grid_sample(py::object input, py::object grid, const std::string& 
 }
 
 py::object py_grid_sample_input_box(py::object grid, py::object full_size, const std::string& mode,
-                                    const std::string& padding_mode, py::object align_corners) {
-  const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, "channels_first");
+                                    const std::string& padding_mode, py::object align_corners,
+                                    const std::string& grid_units, const std::string& grid_kind,
+                                    double fill_value) {
+  const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, "channels_first",
+                                            {grid_units, grid_kind, fill_value});
   const Dims full = int_list(full_size, "grid_sample_input_box: full_size");
   InArray g = get_array(grid, "grid_sample_input_box: grid");
   StatusOr<std::vector<std::pair<int64_t, int64_t>>> r =
@@ -107,8 +123,10 @@ py::object py_grid_sample_backward(py::object grad_output, py::object input, py:
                                    const std::string& mode, const std::string& padding_mode,
                                    py::object align_corners, const std::string& layout,
                                    bool input_grad, bool grid_grad, py::object grad_input_out,
-                                   py::object grad_grid_out) {
-  const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, layout);
+                                   py::object grad_grid_out, const std::string& grid_units,
+                                   const std::string& grid_kind, double fill_value) {
+  const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, layout,
+                                            {grid_units, grid_kind, fill_value});
   InArray gd = get_array(grad_output, "grid_sample_backward: grad_output");
   InArray src = get_array(input, "grid_sample_backward: input");
   InArray g = get_array(grid, "grid_sample_backward: grid");
@@ -166,23 +184,30 @@ void init_grid_sample(py::module_& m) {
   m.def("grid_sample", &py_grid_sample, arg("input"), arg("grid"), arg("mode") = "bilinear",
         arg("padding_mode") = "zeros", arg("align_corners") = false, py::kw_only(),
         arg("layout") = "channels_first", arg("out") = py::none(), arg("full_size") = py::none(),
-        arg("origin") = py::none(), with_arrays(doc::kGridSample));
+        arg("origin") = py::none(), arg("grid_units") = "normalized",
+        arg("grid_kind") = "absolute", arg("fill_value") = 0.0, with_arrays(doc::kGridSample));
 
   m.def("grid_sample_input_box", &py_grid_sample_input_box, arg("grid"), arg("full_size"),
         arg("mode") = "bilinear", arg("padding_mode") = "zeros", arg("align_corners") = false,
-        doc::kGridSampleInputBox);
+        py::kw_only(), arg("grid_units") = "normalized", arg("grid_kind") = "absolute",
+        arg("fill_value") = 0.0, doc::kGridSampleInputBox);
 
   m.def("grid_sample_backward", &py_grid_sample_backward, arg("grad_output"), arg("input"),
         arg("grid"), arg("mode") = "bilinear", arg("padding_mode") = "zeros",
         arg("align_corners") = false, py::kw_only(), arg("layout") = "channels_first",
         arg("input_grad") = true, arg("grid_grad") = true, arg("grad_input_out") = py::none(),
-        arg("grad_grid_out") = py::none(), with_arrays(doc::kGridSampleBackward));
+        arg("grad_grid_out") = py::none(), arg("grid_units") = "normalized",
+        arg("grid_kind") = "absolute", arg("fill_value") = 0.0,
+        with_arrays(doc::kGridSampleBackward));
 
   py::class_<PyGridSamplePlan>(m, "GridSamplePlan", doc::kGridSamplePlan)
       .def(py::init([](py::object input_shape, py::object grid_shape, py::object dtype,
                        py::object grid_dtype, const std::string& mode, const std::string& padding_mode,
-                       py::object align_corners, const std::string& layout) {
-             const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, layout);
+                       py::object align_corners, const std::string& layout,
+                       const std::string& grid_units, const std::string& grid_kind,
+                       double fill_value) {
+             const GridSampleDesc d = grid_sample_desc(mode, padding_mode, align_corners, layout,
+                                                       {grid_units, grid_kind, fill_value});
              const DType dt = dtype_from_py(dtype, "GridSamplePlan: dtype");
              const DType gdt = grid_dtype.is_none() ? dt : dtype_from_py(grid_dtype, "GridSamplePlan: grid_dtype");
              const Dims s = int_list(input_shape, "GridSamplePlan: input_shape");
@@ -191,7 +216,9 @@ void init_grid_sample(py::module_& m) {
            }),
            arg("input_shape"), arg("grid_shape"), arg("dtype") = "float32",
            arg("grid_dtype") = py::none(), arg("mode") = "bilinear", arg("padding_mode") = "zeros",
-           arg("align_corners") = false, arg("layout") = "channels_first")
+           arg("align_corners") = false, arg("layout") = "channels_first", py::kw_only(),
+           arg("grid_units") = "normalized", arg("grid_kind") = "absolute",
+           arg("fill_value") = 0.0)
       .def("__call__", &PyGridSamplePlan::run, arg("input"), arg("grid"), py::kw_only(),
            arg("out") = py::none(), "__call__(input, grid, *, out=None): runs the plan.")
       .def_property_readonly("output_shape", [](const PyGridSamplePlan& p) {

@@ -139,45 +139,69 @@ void cubic_weight_derivatives(F t, F dw[4]) noexcept {
 // coords_hwy-inl.h (GridAxisTapsV and its helpers).
 
 /// Maps tap index i on an axis of length len >= 1 through a GridSample padding mode
-/// (NOTE [ Index padding ]): zeros -> false when outside (ERRATA GridSample 4), border ->
-/// clamp, reflection -> reflect (align_corners) or symmetric.
+/// (NOTE [ Index padding ]): zeros and constant -> false when outside (ERRATA GridSample
+/// 4; constant's caller reads the fill value there), border and fill -> clamp (fill's
+/// samples outside never get here), reflection -> reflect (align_corners) or symmetric,
+/// wrap -> modulo len (whatever align_corners).
 inline bool grid_pad_index(int64_t i, int64_t len, GridPadding padding, bool align_corners,
                            int64_t* out) noexcept {
   switch (padding) {
     case GridPadding::kZeros:
+    case GridPadding::kConstant:
       if (i < 0 || i >= len) return false;
       *out = i;
       return true;
     case GridPadding::kBorder:
+    case GridPadding::kFill:
       *out = clamp_index(i, len);
       return true;
     case GridPadding::kReflection:
       *out = align_corners ? reflect_index(i, len) : symmetric_index(i, len);
       return true;
+    case GridPadding::kWrap:
+      *out = wrap_index(i, len);
+      return true;
   }
   return false;
 }
 
-/// The period of GridSample's reflection map on an axis of length len (2 (len - 1) with
-/// align_corners, 2 len without), used to reduce huge coordinates exactly before they are
-/// converted to int64 (to_index); 0 ("no reduction") for the other paddings.
+/// The period of GridSample's periodic maps on an axis of length len (reflection: 2 (len -
+/// 1) with align_corners, 2 len without; wrap: len), used to reduce huge coordinates
+/// exactly before they are converted to int64 (to_index); 0 ("no reduction") for the
+/// other paddings.
 inline int64_t grid_reflection_period(GridPadding padding, bool align_corners,
                                       int64_t len) noexcept {
+  if (padding == GridPadding::kWrap) return len;
   if (padding != GridPadding::kReflection) return 0;
   return align_corners ? 2 * (len - 1) : 2 * len;
 }
 
+/// Whether padding fill's sample at coordinate x lies inside the input's bounds, the
+/// closed interval [0, len - 1] with align_corners, [-0.5, len - 0.5] without (the
+/// mirrors of reflection); false for NaN and for len 0.
+template <class G>
+bool grid_fill_inside(G x, int64_t len, bool align_corners) noexcept {
+  if (len <= 0) return false;
+  const G lo = align_corners ? G(0) : G(-0.5);
+  const G hi = align_corners ? static_cast<G>(len - 1) : static_cast<G>(len) - G(0.5);
+  return x >= lo && x <= hi;
+}
+
 /// ERRATA GridSample 8: a non-finite unnormalized coordinate never reaches a float-to-int
-/// conversion. Returns false when no tap contributes (zeros padding: outside); else
-/// replaces a NaN by 0, and an infinity by the nearest edge (border) or 0 (reflection of
-/// an infinite distance has no value: like NaN). Finite coordinates are left alone.
+/// conversion. Returns false when no tap contributes (zeros, constant and fill padding:
+/// the sample is outside); else replaces a NaN by 0, and an infinity by the nearest edge
+/// (border) or 0 (reflection or wrap of an infinite distance has no value: like NaN).
+/// Finite coordinates are left alone.
 template <class G>
 bool grid_finite_coordinate(G* x, int64_t len, GridPadding padding) noexcept {
+  const bool outside_reads_nothing = padding == GridPadding::kZeros ||
+                                     padding == GridPadding::kConstant ||
+                                     padding == GridPadding::kFill;
   if (std::isnan(*x)) {
-    if (padding == GridPadding::kZeros) return false;
+    if (outside_reads_nothing) return false;
     *x = G(0);
   } else if (std::isinf(*x)) {
-    if (padding == GridPadding::kZeros) return false;
+    if (outside_reads_nothing) return false;
     *x = padding == GridPadding::kBorder && *x > G(0) ? static_cast<G>(len - 1) : G(0);
   }
   return true;
@@ -187,15 +211,23 @@ bool grid_finite_coordinate(G* x, int64_t len, GridPadding padding) noexcept {
 /// precision G), weights in the compute precision F: calls put(k, index, weight) for each
 /// tap k (0 .. K-1, K = 1, 2, 4 for nearest, linear, cubic) that contributes, with the
 /// index padded; a tap outside under zeros padding, and every tap of a non-finite x under
-/// zeros padding, is not put (ERRATA GridSample 3-8).
+/// zeros padding, is not put (ERRATA GridSample 3-8). Constant padding puts a tap outside
+/// with index -1 (its caller reads the fill value there); fill puts nothing for a sample
+/// outside grid_fill_inside, and border taps otherwise. Nothing put (zeros: value 0;
+/// constant and fill: the fill value) for a non-finite x under those three.
 template <class F, class G, class Put>
 void grid_axis_taps(InterpolationMode mode, GridPadding padding, bool align_corners, G x,
                     int64_t len, Put&& put) {
   if (!grid_finite_coordinate(&x, len, padding)) return;
+  if (padding == GridPadding::kFill && !grid_fill_inside(x, len, align_corners)) return;
   const int64_t period = grid_reflection_period(padding, align_corners, len);
   auto add = [&](int k, int64_t i, F w) {
     int64_t j;
-    if (grid_pad_index(i, len, padding, align_corners, &j)) put(k, j, w);
+    if (grid_pad_index(i, len, padding, align_corners, &j)) {
+      put(k, j, w);
+    } else if (padding == GridPadding::kConstant) {
+      put(k, int64_t{-1}, w);
+    }
   };
   switch (mode) {
     case InterpolationMode::kNearest:

@@ -160,8 +160,39 @@ const char* to_string(GridPadding p) noexcept {
     case GridPadding::kZeros: return "zeros";
     case GridPadding::kBorder: return "border";
     case GridPadding::kReflection: return "reflection";
+    case GridPadding::kWrap: return "wrap";
+    case GridPadding::kConstant: return "constant";
+    case GridPadding::kFill: return "fill";
   }
   return "unknown";
+}
+
+const char* to_string(GridUnits u) noexcept {
+  switch (u) {
+    case GridUnits::kNormalized: return "normalized";
+    case GridUnits::kPixels: return "pixels";
+  }
+  return "unknown";
+}
+
+const char* to_string(GridKind k) noexcept {
+  switch (k) {
+    case GridKind::kAbsolute: return "absolute";
+    case GridKind::kDisplacement: return "displacement";
+  }
+  return "unknown";
+}
+
+StatusOr<GridUnits> parse_grid_units(std::string_view s) {
+  if (s == "normalized") return GridUnits::kNormalized;
+  if (s == "pixels") return GridUnits::kPixels;
+  return invalid_argument(kOp, ": grid_units must be normalized or pixels, got '", s, "'");
+}
+
+StatusOr<GridKind> parse_grid_kind(std::string_view s) {
+  if (s == "absolute") return GridKind::kAbsolute;
+  if (s == "displacement") return GridKind::kDisplacement;
+  return invalid_argument(kOp, ": grid_kind must be absolute or displacement, got '", s, "'");
 }
 
 const char* to_string(ChannelLayout l) noexcept {
@@ -185,8 +216,11 @@ StatusOr<GridPadding> parse_grid_padding(std::string_view s) {
   if (s == "zeros") return GridPadding::kZeros;
   if (s == "border") return GridPadding::kBorder;
   if (s == "reflection") return GridPadding::kReflection;
-  return invalid_argument(kOp, ": padding_mode must be one of zeros, border, reflection, got '", s,
-                          "'");
+  if (s == "wrap") return GridPadding::kWrap;
+  if (s == "constant") return GridPadding::kConstant;
+  if (s == "fill") return GridPadding::kFill;
+  return invalid_argument(kOp, ": padding_mode must be one of zeros, border, reflection, wrap, "
+                          "constant, fill, got '", s, "'");
 }
 
 // --- shapes -------------------------------------------------------------------------------
@@ -244,6 +278,7 @@ StatusOr<Dims> validate_plan(const GridSampleDesc& desc, DType src_dtype,
     return invalid_argument(kOp, ": mode ", to_string(desc.mode),
                             " is not supported for string src (strings support nearest only)");
   }
+  GRIDOPS_RETURN_IF_ERROR(detail::grid_sample_check_fill_value(desc, src_dtype, kOp));
   return grid_sample_output_shape(desc, src_shape, grid_shape);
 }
 

@@ -32,6 +32,9 @@ inline kernels::GridSampleProblem make_problem(const GridSampleDesc& desc, DType
   p.padding = desc.padding;
   p.align_corners = desc.align_corners == 1;
   p.layout = desc.layout;
+  p.units = desc.units;
+  p.kind = desc.kind;
+  p.fill_value = desc.fill_value;
   p.src_dtype = src_dtype;
   p.grid_dtype = grid_dtype;
   const int r = static_cast<int>(src_shape.size()) - 2;
@@ -91,15 +94,17 @@ inline StatusOr<Dims> output_shape(const char* op, const GridSampleDesc& desc,
                            checked_num_elements(dst, std::string(op) + ": dst"));
 
   // ERRATA GridSample 9: an empty input axis has nothing to clamp or reflect to.
-  if (dst_count > 0 && desc.padding != GridPadding::kZeros) {
+  // Constant and fill read nothing from an empty axis either (every sample takes the value).
+  if (dst_count > 0 && desc.padding != GridPadding::kZeros &&
+      desc.padding != GridPadding::kConstant && desc.padding != GridPadding::kFill) {
     for (int d = 0; d < r; ++d) {
       const size_t axis = first_spatial + static_cast<size_t>(d);
       if (src_shape[axis] == 0) {
         return invalid_argument(op, ": src spatial axis ", axis, " has length 0 in shape ",
                                 dims_to_string(src_shape), "; padding_mode ",
                                 to_string(desc.padding),
-                                " needs at least 1 element to sample (only zeros allows an "
-                                "empty input axis with a non-empty output)");
+                                " needs at least 1 element to sample (only zeros, constant and "
+                                "fill allow an empty input axis with a non-empty output)");
       }
     }
   }

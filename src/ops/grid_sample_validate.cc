@@ -16,6 +16,7 @@
 #include "core/convert.h"
 #include "core/coords.h"
 #include "gridops/ops/grid_sample.h"
+#include "kernels/grid_sample/grid_sample_taps.h"
 
 namespace gridops {
 
@@ -43,9 +44,28 @@ Status grid_sample_validate_desc(const GridSampleDesc& desc, const char* op) {
                             mode);
   }
   const int padding = static_cast<int>(desc.padding);
-  if (padding < 0 || padding > static_cast<int>(GridPadding::kReflection)) {
-    return invalid_argument(op, ": padding_mode must be zeros, border or reflection, got enum value ",
-                            padding);
+  if (padding < 0 || padding > static_cast<int>(GridPadding::kFill)) {
+    return invalid_argument(op, ": padding_mode must be zeros, border, reflection, wrap, constant "
+                            "or fill, got enum value ", padding);
+  }
+  const int units = static_cast<int>(desc.units);
+  if (units < 0 || units > static_cast<int>(GridUnits::kPixels)) {
+    return invalid_argument(op, ": grid_units must be normalized or pixels, got enum value ",
+                            units);
+  }
+  const int kind = static_cast<int>(desc.kind);
+  if (kind < 0 || kind > static_cast<int>(GridKind::kDisplacement)) {
+    return invalid_argument(op, ": grid_kind must be absolute or displacement, got enum value ",
+                            kind);
+  }
+  if (desc.padding == GridPadding::kConstant && !std::isfinite(desc.fill_value)) {
+    return invalid_argument(op, ": fill_value must be finite with padding_mode constant (it is "
+                            "weighted like a tap; fill takes any value), got ", desc.fill_value);
+  }
+  if (desc.padding != GridPadding::kConstant && desc.padding != GridPadding::kFill &&
+      desc.fill_value != 0.0) {
+    return invalid_argument(op, ": fill_value is used only by padding_mode constant and fill, got ",
+                            desc.fill_value, " with padding_mode ", to_string(desc.padding));
   }
   const int layout = static_cast<int>(desc.layout);
   if (layout < 0 || layout > static_cast<int>(ChannelLayout::kChannelsLast)) {
@@ -54,6 +74,38 @@ Status grid_sample_validate_desc(const GridSampleDesc& desc, const char* op) {
   }
   if (desc.align_corners != 0 && desc.align_corners != 1) {
     return invalid_argument(op, ": align_corners must be 0 or 1, got ", desc.align_corners);
+  }
+  return Status();
+}
+
+Status grid_sample_check_fill_value(const GridSampleDesc& desc, DType src_dtype, const char* op) {
+  if (desc.padding != GridPadding::kConstant && desc.padding != GridPadding::kFill) {
+    return Status();
+  }
+  if (src_dtype == DType::kString) {
+    return invalid_argument(op, ": padding_mode ", to_string(desc.padding),
+                            " is not supported for string src (it has no fill value)");
+  }
+  const double v = desc.fill_value;
+  if (src_dtype == DType::kBool) {
+    if (v != 0.0 && v != 1.0) {
+      return invalid_argument(op, ": fill_value must be 0 or 1 for bool src, got ", v);
+    }
+    return Status();
+  }
+  if (!is_integer(src_dtype)) return Status();
+  // [lo, hi) of the dtype, both powers of two or zero: exact in double.
+  double lo = 0.0, hi = 0.0;
+  visit_dtype(src_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      lo = static_cast<double>(std::numeric_limits<T>::min());
+      hi = std::ldexp(1.0, std::numeric_limits<T>::digits);
+    }
+  });
+  if (!(v >= lo && v < hi) || std::trunc(v) != v) {
+    return invalid_argument(op, ": fill_value must be an integer in [", lo, ", ", hi, ") for ",
+                            to_string(src_dtype), " src, got ", v);
   }
   return Status();
 }
@@ -92,8 +144,15 @@ std::vector<std::pair<int64_t, int64_t>> input_box_typed(const GridSampleDesc& d
   for (int d = 0; d <= r; ++d) points *= shape[static_cast<size_t>(d)];
   const GridT* base = static_cast<const GridT*>(grid.data);
   const int64_t cstride = st[ur + 1];
+  // A displacement grid: the extremes are those of g + the point's own coordinate (the
+  // kernels' sum, kernels::ref_taps::base_coordinate), taken in the strided pass.
+  const bool displacement = desc.kind == GridKind::kDisplacement;
+  kernels::GridSampleProblem bp;
+  bp.units = desc.units;
+  bp.align_corners = ac;
+  bp.out_sizes.assign(shape.begin() + 1, shape.begin() + 1 + r);
   // A dense grid: one flat, branch-free pass (each point's r coordinates are adjacent).
-  bool dense = true;
+  bool dense = !displacement;
   {
     int64_t expect = 1;
     for (size_t d = ur + 2; d-- > 0;) {
@@ -132,8 +191,9 @@ std::vector<std::pair<int64_t, int64_t>> input_box_typed(const GridSampleDesc& d
   int64_t off = 0;
   for (int64_t q = 0; q < points; ++q) {
     for (int d = 0; d < r; ++d) {
-      const G g = convert::load_real<G>(base[off + static_cast<int64_t>(r - 1 - d) * cstride]);
+      G g = convert::load_real<G>(base[off + static_cast<int64_t>(r - 1 - d) * cstride]);
       const auto i = static_cast<size_t>(d);
+      if (displacement) g = g + kernels::ref_taps::base_coordinate<G>(bp, d, idx[i + 1]);
       if (std::isnan(g)) {
         has_nan[i] = 1;
       } else if (std::isinf(g)) {
@@ -160,11 +220,14 @@ std::vector<std::pair<int64_t, int64_t>> input_box_typed(const GridSampleDesc& d
     // non-finite ones: zeros reads nothing; border takes the nearest edge for inf and 0
     // for NaN; reflection takes 0).
     std::vector<G> xs;
+    const bool pixels = desc.units == GridUnits::kPixels;
     if (gmin[i] <= gmax[i]) {
-      xs.push_back(coords::unnormalize(gmin[i], len, ac));
-      xs.push_back(coords::unnormalize(gmax[i], len, ac));
+      xs.push_back(pixels ? gmin[i] : coords::unnormalize(gmin[i], len, ac));
+      xs.push_back(pixels ? gmax[i] : coords::unnormalize(gmax[i], len, ac));
     }
-    if (desc.padding != GridPadding::kZeros) {
+    // Zeros, constant and fill read nothing for a non-finite coordinate.
+    if (desc.padding == GridPadding::kBorder || desc.padding == GridPadding::kReflection ||
+        desc.padding == GridPadding::kWrap) {
       if (has_nan[i] || has_ninf[i]) xs.push_back(G(0));
       if (has_pinf[i]) {
         xs.push_back(desc.padding == GridPadding::kBorder ? static_cast<G>(len - 1) : G(0));
@@ -187,13 +250,21 @@ std::vector<std::pair<int64_t, int64_t>> input_box_typed(const GridSampleDesc& d
     int64_t lo = raw(xlo, true), hi = raw(xhi, false);
     switch (desc.padding) {
       case GridPadding::kZeros:
+      case GridPadding::kConstant:  // taps outside read the fill value, not src
         lo = std::max<int64_t>(lo, 0);
         hi = std::min<int64_t>(hi, len - 1);
         if (lo > hi) continue;
         break;
       case GridPadding::kBorder:
+      case GridPadding::kFill:  // inside samples clamp (a superset of what they read)
         lo = std::clamp<int64_t>(lo, 0, len - 1);
         hi = std::clamp<int64_t>(hi, 0, len - 1);
+        break;
+      case GridPadding::kWrap:  // any tap beyond the input may wrap anywhere: the whole axis
+        if (nonfinite || lo < 0 || hi > len - 1) {
+          lo = 0;
+          hi = len - 1;
+        }
         break;
       case GridPadding::kReflection: {
         // One fold at most (raw taps within one period around the input): the raw hull's

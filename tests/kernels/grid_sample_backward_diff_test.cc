@@ -60,8 +60,14 @@ Case random_case(std::mt19937_64& rng, int r, int64_t max_in, int64_t max_out, i
   Case k;
   GridSampleDesc& d = k.desc;
   d.mode = static_cast<IM>(rng() % 3);
-  d.padding = static_cast<GP>(rng() % 3);
+  // Every padding the fast backward takes (constant goes to the reference: its own test).
+  const GP pads[] = {GP::kZeros, GP::kBorder, GP::kReflection, GP::kWrap, GP::kFill};
+  d.padding = pads[rng() % 5];
+  if (d.padding == GP::kFill) d.fill_value = 0.5;
   d.align_corners = static_cast<int64_t>(rng() % 2);
+  // The grid conventions: a quarter of the cases each.
+  if (rng() % 4 == 0) d.units = GridUnits::kPixels;
+  if (rng() % 4 == 0) d.kind = GridKind::kDisplacement;
   d.layout = (rng() % 2) ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
   const DType types[] = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};
   const DType sdt = types[rng() % 3], gdt = types[rng() % 3];
@@ -93,6 +99,20 @@ Case random_case(std::mt19937_64& rng, int r, int64_t max_in, int64_t max_out, i
       const double special[] = {std::nan(""), INFINITY, -INFINITY, 1e30, -1e30, 70000.0};
       v = special[rng() % 6];
     }
+    if (std::isfinite(v) && std::fabs(v) < 2.0) {
+      // The same spread in pixels (lattices scaled by 4 or 2 keep hitting the kinks at
+      // integer coordinates) or as a small normalized displacement.
+      const int a = r - 1 - static_cast<int>(i % r);
+      const double len = static_cast<double>(in[static_cast<size_t>(a)]);
+      const bool lattice = style == 1 || style == 2;
+      if (d.units == GridUnits::kPixels && d.kind == GridKind::kAbsolute) {
+        v = lattice ? 4.0 * v : (v + 1.0) * 0.5 * len - 0.5;
+      } else if (d.units == GridUnits::kPixels) {
+        v = 2.0 * v;
+      } else if (d.kind == GridKind::kDisplacement) {
+        v = 0.3 * v;
+      }
+    }
     g64.data_as<double>()[i] = v;
   }
   for (int64_t i = 0; i < g64.num_elements(); ++i) {
@@ -106,6 +126,7 @@ Case random_case(std::mt19937_64& rng, int r, int64_t max_in, int64_t max_out, i
 
 std::string describe(const Case& k) {
   return std::string("mode=") + to_string(k.desc.mode) + " padding=" + to_string(k.desc.padding) +
+         " units=" + to_string(k.desc.units) + " kind=" + to_string(k.desc.kind) +
          " align_corners=" + std::to_string(k.desc.align_corners) + " layout=" + to_string(k.desc.layout) +
          " src=" + dims_to_string(k.src.shape()) + " " + to_string(k.src.dtype()) +
          " grid=" + dims_to_string(k.grid.shape()) + " " + to_string(k.grid.dtype());

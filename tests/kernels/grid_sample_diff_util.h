@@ -72,6 +72,8 @@ inline std::string describe(const Problem& p) {
                   dims_to_string(p.grid_shape) + (p.strided_src ? " strided" : "") +
                   (p.negative ? " negative" : "") + (p.strided_grid ? " strided-grid" : "") +
                   (p.strided_dst ? " strided-dst" : "");
+  if (p.desc.units != GridUnits::kNormalized) s += std::string(" units=") + to_string(p.desc.units);
+  if (p.desc.kind != GridKind::kAbsolute) s += std::string(" kind=") + to_string(p.desc.kind);
   return s;
 }
 
@@ -112,6 +114,9 @@ inline Problem random_problem(std::mt19937_64& rng, int index) {
   p.negative = pick(0, 1) == 1;
   p.strided_grid = pick(0, 4) == 0;
   p.strided_dst = pick(0, 4) == 0;
+  // The grid conventions (gridops extensions), a quarter of the problems each.
+  if (pick(0, 3) == 0) p.desc.units = GridUnits::kPixels;
+  if (pick(0, 3) == 0) p.desc.kind = GridKind::kDisplacement;
   return p;
 }
 
@@ -141,6 +146,21 @@ inline void fill_grid(Tensor& g, std::mt19937_64& rng, const Problem& p) {
                                : (2.0f * k + 1.0f) / len - 1.0f;
     } else {
       v = u(rng);
+    }
+    const bool pixels = p.desc.units == GridUnits::kPixels;
+    const bool displacement = p.desc.kind == GridKind::kDisplacement;
+    if (std::isfinite(v) && std::fabs(v) <= 1.1f && (pixels || displacement)) {
+      // The same spread in the grid's conventions: pixels of this axis (ties stay ties:
+      // style 2 above is k + 0.5 in pixels), or a displacement of a few pixels.
+      const int d = r - 1 - static_cast<int>(i % r);
+      const auto len = static_cast<float>(p.src_shape[first_spatial + static_cast<size_t>(d)]);
+      if (style == 2 && pixels) {
+        v = static_cast<float>(std::uniform_int_distribution<int>(-3, 8)(rng)) + 0.5f;
+      } else if (pixels) {
+        v = displacement ? 2.5f * v : (v + 1.0f) * 0.5f * len - 0.5f;
+      } else {
+        v = 0.3f * v;  // normalized displacement
+      }
     }
     put_float(g, i, v);
   }

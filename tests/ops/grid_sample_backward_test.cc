@@ -22,7 +22,9 @@ using IM = InterpolationMode;
 using GP = GridPadding;
 
 constexpr IM kModes[] = {IM::kLinear, IM::kNearest, IM::kCubic};
-constexpr GP kPads[] = {GP::kZeros, GP::kBorder, GP::kReflection};
+// With the gridops extensions (docs/ops/grid_sample.md, "Padding modes").
+constexpr GP kAllPads[] = {GP::kZeros, GP::kBorder,   GP::kReflection,
+                           GP::kWrap,  GP::kConstant, GP::kFill};
 
 struct Problem {
   GridSampleDesc desc;
@@ -32,7 +34,7 @@ struct Problem {
 std::string describe(const GridSampleDesc& d, int r) {
   return std::string("mode=") + to_string(d.mode) + " padding=" + to_string(d.padding) +
          " align_corners=" + std::to_string(d.align_corners) + " layout=" + to_string(d.layout) +
-         " r=" + std::to_string(r);
+         " units=" + to_string(d.units) + " kind=" + to_string(d.kind) + " r=" + std::to_string(r);
 }
 
 // x (unnormalized) -> g, in double: the inverse of the unnormalization.
@@ -83,7 +85,22 @@ Problem make_problem(std::mt19937_64& rng, const GridSampleDesc& desc, int r, do
     // Integer part from -3 to len + 1: inside, near the edges and in the padded regions.
     const int64_t ip = -3 + static_cast<int64_t>(rng() % static_cast<uint64_t>(len + 5));
     const double x = static_cast<double>(ip) + (margin > 0 ? frac(rng) : std::uniform_real_distribution<double>(0, 1)(rng));
-    g[i] = normalize(x, len, desc.align_corners == 1);
+    const bool ac = desc.align_corners == 1;
+    double v = desc.units == GridUnits::kPixels ? x : normalize(x, len, ac);
+    if (desc.kind == GridKind::kDisplacement) {
+      // Minus the point's own coordinate on this axis (index o of out_len).
+      const size_t a = static_cast<size_t>(r - 1 - k);
+      int64_t o = i / r;
+      for (size_t e = static_cast<size_t>(r) - 1; e > a; --e) o /= out[e];
+      o %= out[a];
+      const double ol = static_cast<double>(out[a]), od = static_cast<double>(o);
+      const double base = desc.units == GridUnits::kPixels ? od
+                          : out[a] == 1 ? 0.0
+                          : ac ? 2.0 * od / (ol - 1.0) - 1.0
+                               : (2.0 * od + 1.0) / ol - 1.0;
+      v -= base;
+    }
+    g[i] = v;
   }
   return p;
 }
@@ -107,7 +124,7 @@ TEST(GridSampleBackward, GradGridMatchesFiniteDifferences) {
   int checked = 0, ties = 0;
   for (int r = 1; r <= 4; ++r) {
     for (IM mode : kModes) {
-      for (GP pad : kPads) {
+      for (GP pad : kAllPads) {
         for (int ac = 0; ac <= 1; ++ac) {
           for (int layout = 0; layout <= 1; ++layout) {
             GridSampleDesc d;
@@ -115,7 +132,11 @@ TEST(GridSampleBackward, GradGridMatchesFiniteDifferences) {
             d.padding = pad;
             d.align_corners = ac;
             d.layout = layout ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
+            if (pad == GP::kConstant || pad == GP::kFill) d.fill_value = 0.7;
             for (int rep = 0; rep < (r == 4 ? 1 : 3); ++rep) {
+              // The grid conventions at random (pixels, displacement: the same points).
+              d.units = rng() % 2 ? GridUnits::kPixels : GridUnits::kNormalized;
+              d.kind = rng() % 2 ? GridKind::kDisplacement : GridKind::kAbsolute;
               Problem p = make_problem(rng, d, r, 0.05);
               auto g = grid_sample_backward(d, p.grad_dst, p.src, p.grid, false, true);
               ASSERT_TRUE(g.ok()) << g.status().to_string();
@@ -164,14 +185,18 @@ TEST(GridSampleBackward, GradSrcIsTheAdjoint) {
   std::mt19937_64 rng(seed + 1);
   for (int r = 1; r <= 4; ++r) {
     for (IM mode : kModes) {
-      for (GP pad : kPads) {
+      for (GP pad : kAllPads) {
         for (int ac = 0; ac <= 1; ++ac) {
           GridSampleDesc d;
           d.mode = mode;
           d.padding = pad;
           d.align_corners = ac;
           d.layout = (rng() & 1) ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
+          // Constant and fill are affine in src, not linear: the adjoint identity holds for
+          // the linear part, so their fill value is 0 here (the value is tested elsewhere).
           for (int rep = 0; rep < 4; ++rep) {
+            d.units = rng() % 2 ? GridUnits::kPixels : GridUnits::kNormalized;
+            d.kind = rng() % 2 ? GridKind::kDisplacement : GridKind::kAbsolute;
             Problem p = make_problem(rng, d, r, 0.0);
             double* g = p.grid.data_as<double>();
             if (rep == 3) {  // ties, integers, non-finite and huge coordinates

@@ -65,9 +65,10 @@ TEST(GridSampleErrors, AlignCornersAndEnums) {
   expect_error(plan_for(m, {1, 1, 2, 2}, {1, 1, 1, 2}),
                "grid_sample: mode must be linear, nearest or cubic, got enum value 7");
   GridSampleDesc p;
-  p.padding = static_cast<GridPadding>(5);
+  p.padding = static_cast<GridPadding>(6);
   expect_error(plan_for(p, {1, 1, 2, 2}, {1, 1, 1, 2}),
-               "grid_sample: padding_mode must be zeros, border or reflection, got enum value 5");
+               "grid_sample: padding_mode must be zeros, border, reflection, wrap, constant or fill, "
+               "got enum value 6");
   GridSampleDesc l;
   l.layout = static_cast<ChannelLayout>(3);
   expect_error(plan_for(l, {1, 1, 2, 2}, {1, 1, 1, 2}),

@@ -29,7 +29,7 @@ using GP = GridPadding;
 // recursion over axes (one axis at a time) instead of a flat sum over tap combinations.
 
 struct RefTap {
-  int64_t index;  // -1: outside under zeros, contributes 0
+  int64_t index;  // -1: outside under zeros, contributes 0; -2: outside under constant
   double weight;
 };
 
@@ -45,6 +45,11 @@ int64_t ref_pad(int64_t i, int64_t len, GP pad, bool ac) {
         while (i < 0 || i > len - 1) i = i < 0 ? -1 - i : 2 * len - 1 - i;  // at -0.5, L-0.5
       }
       return i;
+    case GP::kWrap:
+      while (i < 0) i += len;
+      return i % len;
+    case GP::kConstant: return (i >= 0 && i < len) ? i : -2;
+    case GP::kFill: return std::clamp<int64_t>(i, 0, len - 1);  // samples inside only
   }
   return -1;
 }
@@ -79,11 +84,18 @@ std::vector<RefTap> ref_taps(double x, int64_t len, IM mode, GP pad, bool ac) {
   return taps;
 }
 
+/// The grid conventions of the extensions (units, kind) and the fill value.
+struct Conv {
+  bool pixels = false;
+  bool displacement = false;
+  double fill = 0.0;
+};
+
 /// Expected dst (channels-first, double) for a channels-first double src and a grid of
 /// type G, by separable recursion.
 template <class G>
 std::vector<double> ref_grid_sample(const Tensor& src, const Tensor& grid, IM mode, GP pad,
-                                    bool ac) {
+                                    bool ac, Conv cv = {}) {
   const int r = src.rank() - 2;
   const Dims& ss = src.shape();
   const Dims& gs = grid.shape();
@@ -97,16 +109,36 @@ std::vector<double> ref_grid_sample(const Tensor& src, const Tensor& grid, IM mo
     for (int64_t c = 0; c < ss[1]; ++c) {
       for (int64_t pt = 0; pt < out_points; ++pt) {
         std::vector<std::vector<RefTap>> taps(static_cast<size_t>(r));
+        bool sample_outside = false;  // fill: some coordinate beyond the bounds, or NaN/inf
         for (int d = 0; d < r; ++d) {
-          const G g = gp[(n * out_points + pt) * r + (r - 1 - d)];  // grid[..., 0] is innermost
+          G g = gp[(n * out_points + pt) * r + (r - 1 - d)];  // grid[..., 0] is innermost
           const int64_t len = ss[static_cast<size_t>(d) + 2];
-          taps[static_cast<size_t>(d)] =
-              ref_taps(static_cast<double>(ref_unnormalize<G>(g, len, ac)), len, mode, pad, ac);
+          if (cv.displacement) {  // the output point's own coordinate o_d, in the grid's units
+            int64_t o = pt;
+            for (int e = r - 1; e > d; --e) o /= gs[static_cast<size_t>(e) + 1];
+            const int64_t lo = gs[static_cast<size_t>(d) + 1];
+            o %= lo;
+            const G base = cv.pixels ? static_cast<G>(o)
+                           : lo == 1 ? G(0)
+                           : ac      ? static_cast<G>(2 * o) / static_cast<G>(lo - 1) - G(1)
+                                     : static_cast<G>(2 * o + 1) / static_cast<G>(lo) - G(1);
+            g = g + base;
+          }
+          const double x = cv.pixels ? static_cast<double>(g)
+                                     : static_cast<double>(ref_unnormalize<G>(g, len, ac));
+          const double blo = ac ? 0.0 : -0.5, bhi = ac ? double(len - 1) : double(len) - 0.5;
+          if (!(x >= blo && x <= bhi)) sample_outside = true;
+          taps[static_cast<size_t>(d)] = ref_taps(x, len, mode, pad, ac);
+        }
+        if (pad == GP::kFill && sample_outside) {
+          out.push_back(cv.fill);
+          continue;
         }
         std::function<double(int, int64_t)> eval = [&](int d, int64_t off) -> double {
           if (d == r) return sp[off];
           double acc = 0;
           for (const RefTap& t : taps[static_cast<size_t>(d)]) {
+            if (t.index == -2) acc += t.weight * cv.fill;  // the rest of the axes sum to 1
             if (t.index < 0) continue;
             acc += t.weight * eval(d + 1, off + t.index * sstr[static_cast<size_t>(d) + 2]);
           }
@@ -273,6 +305,80 @@ TEST(GridSampleProperty, MatchesSeparableFormulaFloat) {
       }
     }
   }
+}
+
+// The gridops extensions (docs/ops/grid_sample.md, "Grid conventions", "Padding modes"):
+// pixel and displacement grids, wrap, constant and fill, against the separable formula
+// with its own base coordinates, wrap by repeated shifts and constant as a weighted value.
+constexpr GP kAllPads[] = {GP::kZeros, GP::kBorder,   GP::kReflection,
+                           GP::kWrap,  GP::kConstant, GP::kFill};
+
+template <class SrcT, class G>
+void check_extensions(uint64_t seed, int max_rank, double tol) {
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const DType sdt = std::is_same_v<SrcT, double> ? DType::kFloat64 : DType::kFloat32;
+  const DType gdt = std::is_same_v<G, double> ? DType::kFloat64 : DType::kFloat32;
+  for (int r = 1; r <= max_rank; ++r) {
+    for (int trial = 0; trial < 2; ++trial) {
+      Dims ss, gs;
+      random_shapes(rng, r, &ss, &gs);
+      Tensor src64(DType::kFloat64, ss), src(sdt, ss);
+      testing::fill_random(src64, rng, -1, 1);
+      for (int64_t i = 0; i < src64.num_elements(); ++i) {  // the same values in both
+        const auto v = static_cast<SrcT>(src64.data_as<double>()[i]);
+        src.data_as<SrcT>()[i] = v;
+        src64.data_as<double>()[i] = static_cast<double>(v);
+      }
+      for (int units = 0; units < 2; ++units) {
+        for (int kind = 0; kind < 2; ++kind) {
+          Conv cv;
+          cv.pixels = units == 1;
+          cv.displacement = kind == 1;
+          cv.fill = 0.75;
+          Tensor grid(gdt, gs);
+          if (!cv.pixels) {
+            testing::fill_random(grid, rng, cv.displacement ? -0.5 : -1.4, cv.displacement ? 0.5 : 1.4);
+          } else if (cv.displacement) {
+            testing::fill_random(grid, rng, -1.7, 1.7);
+          } else {
+            testing::fill_random(grid, rng, -1.7, 6.7);  // inputs are 1..5 long
+          }
+          for (IM mode : kModes) {
+            for (GP pad : kAllPads) {
+              for (bool ac : {false, true}) {
+                SCOPED_TRACE(trace(r, mode, pad, ac) + " pixels=" + std::to_string(units) +
+                             " displacement=" + std::to_string(kind) + " src " + dims_to_string(ss));
+                GridSampleDesc d = make_desc(mode, pad, ac);
+                d.units = cv.pixels ? GridUnits::kPixels : GridUnits::kNormalized;
+                d.kind = cv.displacement ? GridKind::kDisplacement : GridKind::kAbsolute;
+                Conv c = cv;
+                if (pad != GP::kConstant && pad != GP::kFill) c.fill = 0.0;
+                d.fill_value = c.fill;
+                Tensor out = run_ok(d, src.view(), grid.view());
+                const std::vector<double> want = ref_grid_sample<G>(src64, grid, mode, pad, ac, c);
+                ASSERT_EQ(static_cast<size_t>(out.num_elements()), want.size());
+                for (size_t i = 0; i < want.size(); ++i) {
+                  ASSERT_NEAR(static_cast<double>(out.data_as<SrcT>()[i]), want[i], tol)
+                      << "element " << i;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GridSampleProperty, ExtensionsMatchSeparableFormulaDouble) {
+  check_extensions<double, double>(testing::test_seed() + 11, 4, 1e-12);
+}
+
+// float32: the fast forward's paths for what they take (pixel and displacement grids with
+// zeros, border, reflection), the reference for the rest.
+TEST(GridSampleProperty, ExtensionsMatchSeparableFormulaFloat) {
+  check_extensions<float, float>(testing::test_seed() + 12, 3, 2e-5);
 }
 
 // Ranks beyond 3-D (ERRATA 6: cubic works for every rank), up to kMaxRank - 2 = 14.

@@ -33,11 +33,23 @@ TEST(GridSampleNames, ParseRejectsUnknownNames) {
   EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(m.status().message(), HasSubstr("grid_sample: mode must be one of linear, bilinear, "
                                               "nearest, cubic, bicubic, got 'trilinear'"));
-  auto p = parse_grid_padding("wrap");
+  auto p = parse_grid_padding("circular");
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(p.status().message(),
-              HasSubstr("grid_sample: padding_mode must be one of zeros, border, reflection, got 'wrap'"));
+              HasSubstr("grid_sample: padding_mode must be one of zeros, border, reflection, wrap, "
+                        "constant, fill, got 'circular'"));
+  for (const char* name : {"wrap", "constant", "fill"}) {
+    auto q = parse_grid_padding(name);
+    ASSERT_TRUE(q.ok()) << name;
+    EXPECT_STREQ(to_string(*q), name);
+  }
+  EXPECT_FALSE(parse_grid_units("pixel").ok());
+  EXPECT_FALSE(parse_grid_kind("relative").ok());
+  EXPECT_EQ(*parse_grid_units("pixels"), GridUnits::kPixels);
+  EXPECT_EQ(*parse_grid_kind("displacement"), GridKind::kDisplacement);
+  EXPECT_STREQ(to_string(GridUnits::kNormalized), "normalized");
+  EXPECT_STREQ(to_string(GridKind::kAbsolute), "absolute");
   EXPECT_FALSE(parse_interpolation_mode("Linear").ok());  // case-sensitive, as ONNX
 }
 

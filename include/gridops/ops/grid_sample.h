@@ -29,6 +29,17 @@ struct GridSampleDesc {
   /// 0 or 1, as the ONNX attribute; any other value is an error.
   int64_t align_corners = 0;
   ChannelLayout layout = ChannelLayout::kChannelsFirst;
+  /// Grid conventions (gridops extensions; docs/ops/grid_sample.md, "Grid conventions"):
+  /// kPixels: a grid value p on an axis is the centre of pixel p (align_corners then only
+  /// sets the bounds of reflection and fill); kDisplacement: the grid holds offsets added,
+  /// in the grid's coordinate precision, to each output point's own coordinate (pixels:
+  /// its index; normalized: the identity AffineGrid's value for align_corners).
+  GridUnits units = GridUnits::kNormalized;
+  GridKind kind = GridKind::kAbsolute;
+  /// The value of padding kConstant (finite) and kFill (any, NaN included); must be 0
+  /// for the other paddings. Converted to src's dtype as a stored result is; for integer
+  /// and bool dtypes it must be an integer the dtype holds.
+  double fill_value = 0.0;
   /// Forces an implementation by name ("ref", ...); empty: the first that accepts.
   std::string impl;
 };

@@ -13,15 +13,34 @@ namespace gridops {
 
 /// Interpolation mode. ONNX spells these linear/bilinear, nearest, cubic/bicubic.
 enum class InterpolationMode { kLinear, kNearest, kCubic };
-/// How taps outside the input are read.
-enum class GridPadding { kZeros, kBorder, kReflection };
+/// How taps outside the input are read. The first three are ONNX's; kWrap, kConstant and
+/// kFill are gridops extensions of GridSample (docs/ops/grid_sample.md, "Padding modes"):
+/// wrap = tap index modulo the axis length; constant = every tap outside reads
+/// GridSampleDesc::fill_value (zeros with a value); fill = a sample whose coordinate lies
+/// outside the input's bounds takes fill_value, inside ones clamp their taps (border).
+enum class GridPadding { kZeros, kBorder, kReflection, kWrap, kConstant, kFill };
+/// How GridSample reads its grid's values (gridops extensions; docs/ops/grid_sample.md,
+/// "Grid conventions"): normalized [-1, 1] coordinates (ONNX) or pixel coordinates
+/// (p is the centre of pixel p).
+enum class GridUnits { kNormalized, kPixels };
+/// Whether the grid holds the sampling positions (ONNX) or displacements added to each
+/// output point's own coordinate.
+enum class GridKind { kAbsolute, kDisplacement };
+/// "normalized", "pixels".
+const char* to_string(GridUnits u) noexcept;
+/// "absolute", "displacement".
+const char* to_string(GridKind k) noexcept;
+/// Accept the names to_string prints.
+StatusOr<GridUnits> parse_grid_units(std::string_view s);
+StatusOr<GridKind> parse_grid_kind(std::string_view s);
 /// "linear", "nearest", "cubic".
 const char* to_string(InterpolationMode m) noexcept;
-/// "zeros", "border", "reflection".
+/// "zeros", "border", "reflection", "wrap", "constant", "fill".
 const char* to_string(GridPadding p) noexcept;
 /// Accepts linear/bilinear, nearest, cubic/bicubic (ERRATA GridSample 1).
 StatusOr<InterpolationMode> parse_interpolation_mode(std::string_view s);
-/// Accepts zeros, border, reflection.
+/// Accepts zeros, border, reflection, wrap, constant, fill (the ONNX runner only the
+/// first three).
 StatusOr<GridPadding> parse_grid_padding(std::string_view s);
 
 // --- Pad ------------------------------------------------------------------------------------

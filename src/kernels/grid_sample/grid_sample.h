@@ -39,6 +39,9 @@ struct GridSampleProblem {
   GridPadding padding = GridPadding::kZeros;
   bool align_corners = false;
   ChannelLayout layout = ChannelLayout::kChannelsFirst;
+  GridUnits units = GridUnits::kNormalized;
+  GridKind kind = GridKind::kAbsolute;
+  double fill_value = 0.0;  ///< kConstant (finite) and kFill; representable in src_dtype
   DType src_dtype = DType::kFloat32;
   DType grid_dtype = DType::kFloat32;
   int spatial_rank = 0;

@@ -22,7 +22,7 @@ namespace gridops::kernels::grid_sample_simd {
 namespace HWY_NAMESPACE {
 
 /// Step 2 for one axis and one vector of points: the K padded tap indices and weights of
-/// grid values g (padded: zeros -> index 0 and weight 0 when outside, border -> clamp,
+/// grid values g (unnormalized first unless the grid is in pixels; padded: zeros -> index 0 and weight 0 when outside, border -> clamp,
 /// reflection -> period reduction in float, exact below 2^24). Lanes whose coordinate is
 /// non-finite or has |x| >= 2^22 are recomputed alone with grid_sample_axis_taps_exact;
 /// every lane's result depends on its own coordinate only, so any grouping of points
@@ -33,6 +33,7 @@ class AxisStep {
       : mode_(c.mode),
         padding_(c.padding),
         align_(c.align_corners),
+        pixels_(c.pixels),
         K_(c.K),
         len_(c.len[d]),
         L_(static_cast<float>(len_)),
@@ -67,7 +68,7 @@ class AxisStep {
   HWY_INLINE void Taps(VF gv, VI4& iv_out, VF4& wv_out) const {
     const DF df;
     const DI di;
-    const VF x = gc::UnnormalizeV(df, gv, L_.Get(), Lm1_.Get(), align_);
+    const VF x = pixels_ ? gv : gc::UnnormalizeV(df, gv, L_.Get(), Lm1_.Get(), align_);
     if (Interior<kK>(x, iv_out, wv_out)) return;
     Vector<kK>(x, iv_out, wv_out);
     const auto nice = hn::Lt(hn::Abs(x), hn::Set(df, 4194304.0f));  // 2^22; false for NaN, inf
@@ -212,6 +213,12 @@ class AxisStep {
         const VI mirrored = align_ ? hn::Sub(per_i, m) : hn::Sub(per_m1_i, m);
         return hn::IfThenElse(hn::Lt(m, len_i_.Get()), m, mirrored);
       }
+      // Not taken by the fast forward (grid_sample_fast_declines): wrap breaks the x
+      // window's K consecutive columns, constant and fill need the fill value.
+      case GridPadding::kWrap:
+      case GridPadding::kConstant:
+      case GridPadding::kFill:
+        break;
     }
     return zero_i;
   }
@@ -219,6 +226,7 @@ class AxisStep {
   InterpolationMode mode_;
   GridPadding padding_;
   bool align_;
+  bool pixels_;  // pixel grid: the values are the coordinates
   int K_;
   int64_t len_;
   VecConst<DF> L_, Lm1_;

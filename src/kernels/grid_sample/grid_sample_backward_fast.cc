@@ -113,6 +113,9 @@ void axis_slots(const GridSampleProblem& p, float x, int64_t len, int K, AxisSlo
   const bool deriv = std::isfinite(x) && p.mode != InterpolationMode::kNearest;
   // ERRATA GridSample 8, as in the reference (coords::grid_axis_taps).
   if (!coords::grid_finite_coordinate(&x, len, p.padding)) return;
+  if (p.padding == GridPadding::kFill && !coords::grid_fill_inside(x, len, p.align_corners)) {
+    return;  // the sample takes the fill value: no taps, no derivative
+  }
   const int64_t period = reflection_period(p, len);
   auto put = [&](int k, int64_t i, float w, float dw) {
     int64_t j;
@@ -259,7 +262,7 @@ void run_typed(const GridSampleProblem& p, const BandsTables& t, const TensorVie
   const int64_t G0 = sc.G0, M = sc.M;
 
   float slope[3] = {0.0f, 0.0f, 0.0f};
-  for (int d = 0; d < r; ++d) slope[d] = unnormalize_slope<float>(p.in_sizes[static_cast<size_t>(d)], p.align_corners);
+  for (int d = 0; d < r; ++d) slope[d] = coordinate_slope<float>(p, d);
   const bool by_batch = sc.by_batch;
   const Dims gsp(gs.begin() + 1, gs.begin() + 1 + r);
   const int64_t coord_stride = gs[static_cast<size_t>(r) + 1];
@@ -331,7 +334,8 @@ void run_typed(const GridSampleProblem& p, const BandsTables& t, const TensorVie
             for (int d = 0; d < r; ++d) {
               const int64_t len = p.in_sizes[static_cast<size_t>(d)];
               const GT gv = grid_base[goff + static_cast<int64_t>(r - 1 - d) * coord_stride];
-              axis_slots(p, coords::unnormalize(convert::load_real<float>(gv), len, p.align_corners), len, K, &sl);
+              axis_slots(p, grid_coordinate(p, convert::load_real<float>(gv), d, od.o[d]), len, K,
+                         &sl);
               int32_t mn = INT32_MAX, mx = -1;
               for (int k = 0; k < K; ++k) {
                 const int64_t at = d * K + k;

@@ -118,6 +118,8 @@ std::string grid_sample_backward_fast_declines(const GridSampleProblem& p) {
              " (fast backward: float32, float16, bfloat16)";
     }
   }
+  // Its bands read src rows only; constant's taps outside read the fill value.
+  if (p.padding == GridPadding::kConstant) return "padding_mode constant (fast backward: not yet)";
   for (int64_t len : p.in_sizes) {
     if (len < 1 || len > (int64_t{1} << 30)) {
       return "input axis of length " + std::to_string(len) + " (fast backward: 1 to 2^30)";

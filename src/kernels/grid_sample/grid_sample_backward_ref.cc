@@ -8,8 +8,9 @@
 //   grad_grid[n, o, r-1-d] = slope_d * sum_c grad_dst[n, c, o] *
 //                            sum_k dw_d[k_d] prod_{e != d} w_e[k_e] * src[n, c, ...]
 //
-// with slope_d = dx/dg of the unnormalization. Products and sums in double; each output
-// element is stored once, converted to its dtype.
+// with slope_d = dx/dg of the unnormalization (1 for pixel grids). Under constant padding
+// a tap outside reads the fill value (grad_grid) and takes no gradient (grad_src). Products
+// and sums in double; each output element is stored once, converted to its dtype.
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -28,7 +29,9 @@ namespace {
 using namespace ref_taps;
 
 /// Visits every combination of one tap per axis: visit(spatial src offset, dense spatial
-/// offset, product of weights in double). `axes[d]` lists axis d's taps.
+/// offset, product of weights in double, outside). `axes[d]` lists axis d's taps;
+/// `outside`: some tap has index -1 (constant padding: the combination reads the fill
+/// value, and the offsets mean nothing).
 template <class F, class Visit>
 void for_each_combination(int r, const AxisTaps<F>* const* axes, const Dims& src_spatial_strides,
                           const Dims& dense_strides, Visit&& visit) {
@@ -39,13 +42,15 @@ void for_each_combination(int r, const AxisTaps<F>* const* axes, const Dims& src
   for (;;) {
     int64_t off = 0, dense = 0;
     double w = 1.0;
+    bool outside = false;
     for (int d = 0; d < r; ++d) {
       const AxisTaps<F>& a = *axes[d];
+      outside = outside || a.index[k[d]] < 0;
       off += a.index[k[d]] * src_spatial_strides[static_cast<size_t>(d)];
       dense += a.index[k[d]] * dense_strides[static_cast<size_t>(d)];
       w *= static_cast<double>(a.weight[k[d]]);
     }
-    visit(off, dense, w);
+    visit(off, dense, w, outside);
     int d = r - 1;
     for (; d >= 0; --d) {
       if (++k[d] < axes[d]->count) break;
@@ -91,6 +96,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
   if (grad_src != nullptr) acc.assign(static_cast<size_t>(p.batch * p.channels * in_points), 0.0);
 
   const bool work = p.batch > 0 && out_points > 0 && p.channels > 0;
+  const double fill = p.fill_value;  // constant padding's taps outside
   std::vector<AxisTaps<F>> fwd(static_cast<size_t>(r)), der(static_cast<size_t>(r));
   std::vector<F> slope(static_cast<size_t>(r));
   std::vector<const AxisTaps<F>*> axes(static_cast<size_t>(r));
@@ -108,10 +114,10 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
         for (int d = 0; d < r; ++d) {
           const GridT gv = grid_base[goff + static_cast<int64_t>(r - 1 - d) * gs[static_cast<size_t>(r) + 1]];
           const int64_t len = p.in_sizes[static_cast<size_t>(d)];
-          const G x = coords::unnormalize(convert::load_real<G>(gv), len, p.align_corners);
+          const G x = grid_coordinate(p, convert::load_real<G>(gv), d, o[static_cast<size_t>(d)]);
           fwd[static_cast<size_t>(d)] = axis_taps<F>(p, x, len);
           der[static_cast<size_t>(d)] = axis_deriv_taps<F>(p, x, len);
-          slope[static_cast<size_t>(d)] = unnormalize_slope<F>(len, p.align_corners);
+          slope[static_cast<size_t>(d)] = coordinate_slope<F>(p, d);
           axes[static_cast<size_t>(d)] = &fwd[static_cast<size_t>(d)];
         }
         for (int64_t c = 0; c < p.channels; ++c) {
@@ -119,7 +125,9 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
           if (grad_src != nullptr) {
             double* a = acc.data() + (n * p.channels + c) * in_points;
             for_each_combination<F>(r, axes.data(), ss.spatial, dense,
-                                    [&](int64_t, int64_t dense_off, double w) { a[dense_off] += w * go; });
+                                    [&](int64_t, int64_t dense_off, double w, bool outside) {
+                                      if (!outside) a[dense_off] += w * go;
+                                    });
           }
           if (grad_grid != nullptr) {
             const T* s = src_base + n * ss.batch + c * ss.channel;
@@ -127,8 +135,8 @@ void run_typed(const GridSampleProblem& p, const TensorView& grad_dst, const Ten
               axes[static_cast<size_t>(d)] = &der[static_cast<size_t>(d)];
               double sum = 0.0;
               for_each_combination<F>(r, axes.data(), ss.spatial, dense,
-                                      [&](int64_t off, int64_t, double w) {
-                                        sum += w * convert::load_real<double>(s[off]);
+                                      [&](int64_t off, int64_t, double w, bool outside) {
+                                        sum += w * (outside ? fill : convert::load_real<double>(s[off]));
                                       });
               ggrad[d] += go * sum;
               axes[static_cast<size_t>(d)] = &fwd[static_cast<size_t>(d)];

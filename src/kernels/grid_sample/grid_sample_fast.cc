@@ -11,11 +11,13 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/coords.h"
 #include "gridops/parallel.h"
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_fast.h"
+#include "kernels/grid_sample/grid_sample_taps.h"
 
 namespace gridops::kernels {
 
@@ -32,6 +34,11 @@ std::string grid_sample_fast_declines(const GridSampleProblem& p) {
       p.grid_dtype != DType::kBFloat16) {
     return std::string("grid dtype ") + to_string(p.grid_dtype) +
            " (fast path: float32, float16, bfloat16)";
+  }
+  if (p.padding == GridPadding::kWrap || p.padding == GridPadding::kConstant ||
+      p.padding == GridPadding::kFill) {
+    return std::string("padding_mode ") + to_string(p.padding) +
+           " (fast path: zeros, border, reflection)";
   }
   for (int64_t len : p.in_sizes) {
     // Tap indices are int32 and reflection reduces them in float (exact below 2^24).
@@ -59,9 +66,15 @@ void grid_sample_axis_taps_exact(InterpolationMode mode, GridPadding padding, bo
 std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p) {
   using grid_sample_simd::kCB;
   using grid_sample_simd::kSub;
-  auto tables = std::make_shared<GridSampleFastTables>();
+  // The tables with the storage of the displacement bases (t.base points into it).
+  struct Owner : GridSampleFastTables {
+    std::vector<float> base_store[3];
+  };
+  auto tables = std::make_shared<Owner>();
   GridSampleFastTables& t = *tables;
   t.mode = p.mode;
+  t.pixels = p.units == GridUnits::kPixels;
+  t.displacement = p.kind == GridKind::kDisplacement;
   t.padding = p.padding;
   t.align_corners = p.align_corners;
   t.channels_last = p.layout == ChannelLayout::kChannelsLast;
@@ -92,6 +105,17 @@ std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p)
     t.out_sizes[d] = p.out_sizes[i];
     t.out_points *= t.out_sizes[d];
     t.in_points *= t.len[d];
+    t.base[d] = nullptr;
+    if (t.displacement) {
+      // The reference's base_coordinate in float (the fast path's grids are float, half
+      // or bfloat16, whose coordinates are float), added in FillGrid.
+      std::vector<float>& b = tables->base_store[d];
+      b.resize(static_cast<size_t>(t.out_sizes[d]));
+      for (int64_t o = 0; o < t.out_sizes[d]; ++o) {
+        b[static_cast<size_t>(o)] = ref_taps::base_coordinate<float>(p, d, o);
+      }
+      t.base[d] = b.data();
+    }
   }
   // Decided on the full sizes, so that a window takes the unwindowed run's path (the box
   // is then at least K wide along x: grid_sample_input_box).

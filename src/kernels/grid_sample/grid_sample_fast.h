@@ -29,6 +29,10 @@ struct GridSampleFastTables {
   InterpolationMode mode;
   GridPadding padding;
   bool align_corners;
+  bool pixels;        // GridUnits::kPixels: AxisStep takes grid values as coordinates
+  bool displacement;  // GridKind::kDisplacement: FillGrid adds base[d][o_d]
+  const float* base[3];  // per axis, out_sizes[d] entries (displacement), owned by the
+                         // plan's tables; else null
   bool channels_last;
   int r;        // spatial rank, 1..3
   int K;        // taps per axis

@@ -545,6 +545,8 @@ std::string grid_sample_fused_small_c_declines(const GridSampleProblem& p) {
   if (p.src_dtype != DType::kFloat32 || p.grid_dtype != DType::kFloat32) {
     return "float32 src and grid only";
   }
+  // Its grid loads are its own (not FillGrid's): no displacement bases yet.
+  if (p.kind == GridKind::kDisplacement) return "displacement grid (absolute only)";
   if (p.channels > 4) return "more than 4 channels";
   // Linear/cubic: the x axis holds the K columns of an x window.
   if (!nearest && p.in_sizes[1] < K) return "an x axis shorter than the taps per axis";

@@ -9,8 +9,10 @@
 // Work is split into items (batch n, block of P consecutive output points). Each item is
 // computed by one thread in a fixed order, so results never depend on the thread count.
 // Per item:
-//   1. grid values of the block, per spatial axis d, into g[d][0..P) as float;
-//   2. per axis and SIMD vector of points: x = unnormalize(g), the K = 1/2/4 tap indices
+//   1. grid values of the block, per spatial axis d, into g[d][0..P) as float (a
+//      displacement plus the point's own coordinate, from the plan's tables);
+//   2. per axis and SIMD vector of points: x = unnormalize(g) (pixel grids: x = g), the
+//      K = 1/2/4 tap indices
 //      (padded: zeros -> index 0 and weight 0 when outside, border -> clamp, reflection ->
 //      period reduction in float, exact below 2^24) and weights. Lanes whose coordinate
 //      is non-finite or has |x| >= 2^22 are recomputed alone with
@@ -149,6 +151,19 @@ HWY_INLINE float LoadF(const T* p, int64_t i) {
   return convert::load_real<float>(p[i]);
 }
 
+/// Step 1's displacement: adds the points' own coordinates (the plan's base tables, the
+/// reference's base_coordinate in float) to the grid values of a run of `run` points
+/// along the innermost output axis starting at output index o, stored at gd[d][p..].
+template <int R>
+HWY_INLINE void AddBase(const Ctx& c, const int64_t* o, int64_t run, float* const* gd, int64_t p) {
+  for (int d = 0; d < R - 1; ++d) {
+    const float b = c.base[d][o[d]];
+    for (int64_t q = 0; q < run; ++q) gd[d][p + q] += b;
+  }
+  const float* bx = c.base[R - 1] + o[R - 1];
+  for (int64_t q = 0; q < run; ++q) gd[R - 1][p + q] += bx[q];
+}
+
 /// Step 1: grid values and dst point offsets of points [p0, p0 + cnt) of batch n; the
 /// rest of the block (up to Pv) gets coordinate 0, which is harmless and never stored.
 /// Walks the points row by row (runs along the innermost output axis), with everything
@@ -187,6 +202,7 @@ void FillGrid(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64_
           for (int d = 0; d < R; ++d) gd[d][p + q] = gp[q * R + (R - 1 - d)];
           doff[p + q] = dof + q * di;
         }
+        if (c.displacement) AddBase<R>(c, o, run, gd, p);
         p += run;
         o[R - 1] += run;
         for (int d = R - 1; d > 0 && o[d] >= osz[d]; --d) {
@@ -200,6 +216,7 @@ void FillGrid(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int64_
       for (int d = 0; d < R; ++d) gd[d][p + q] = LoadF(gp, q * gi + (R - 1 - d) * gc);
       doff[p + q] = dof + q * di;
     }
+    if (c.displacement) AddBase<R>(c, o, run, gd, p);
     p += run;
     o[R - 1] += run;
     for (int d = R - 1; d > 0 && o[d] >= osz[d]; --d) {

@@ -4,11 +4,14 @@
 // For every output point (n, o_1..o_r):
 //   1. read the r grid values; grid[..., r-1-d] is the coordinate of spatial axis d
 //      (axis 0 = D1, the outermost; grid[..., 0] belongs to the innermost axis);
-//   2. unnormalize each to a pixel coordinate x_d (ERRATA GridSample 2);
+//   2. unnormalize each to a pixel coordinate x_d (ERRATA GridSample 2; a displacement
+//      first gets the point's own coordinate added, a pixel grid is taken as it is);
 //   3. per axis, list the taps (1 for nearest, 2 for linear, 4 for cubic) with their
 //      weights, each tap index mapped through the padding mode (ERRATA 3, 4, 8);
-//   4. dst[n, c, o] = sum over all tap combinations of prod_d w_d * src[n, c, i_1..i_r],
-//      computed in float or double and stored once (ERRATA 7).
+//   4. dst[n, c, o] = sum over all tap combinations of prod_d w_d * src[n, c, i_1..i_r]
+//      (constant padding: the fill value for a tap outside), computed in float or double
+//      and stored once (ERRATA 7); a sample with an axis outside is 0 (zeros) or the fill
+//      value (constant, fill).
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -59,6 +62,17 @@ void run_typed(const GridSampleProblem& p, const TensorView& src, const TensorVi
   // Input window: taps are computed against the full sizes (in_sizes) and read at
   // index - origin; the operator layer checked that every listed tap is inside.
   const bool windowed = !p.window_origin.empty();
+  // A sample outside (an axis without taps) is 0 ("" for strings, false), or under
+  // constant and fill exactly the fill value; constant's taps outside read `fill`.
+  const bool has_fill = p.padding == GridPadding::kConstant || p.padding == GridPadding::kFill;
+  T outside_value{};
+  convert::acc_t<T, F> fill{};
+  if constexpr (kNumeric) {
+    if (has_fill) {
+      outside_value = convert::store<T>(convert::acc_t<T, double>(p.fill_value));
+      fill = convert::acc_t<T, F>(static_cast<F>(p.fill_value));
+    }
+  }
   std::vector<AxisTaps<F>> taps(static_cast<size_t>(r));
   Dims o(static_cast<size_t>(r), 0);     // output spatial index
   Dims k(static_cast<size_t>(r), 0);     // tap combination index
@@ -74,7 +88,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& src, const TensorVi
         const GridT gv = grid_base[goff + static_cast<int64_t>(r - 1 - d) * gs[static_cast<size_t>(r) + 1]];
         const G g = convert::load_real<G>(gv);
         const int64_t len = p.in_sizes[static_cast<size_t>(d)];
-        const G x = coords::unnormalize(g, len, p.align_corners);
+        const G x = grid_coordinate(p, g, d, o[static_cast<size_t>(d)]);
         AxisTaps<F>& a = taps[static_cast<size_t>(d)];
         a = axis_taps<F>(p, x, len);
         if (a.count == 0) any_empty = true;
@@ -86,6 +100,7 @@ void run_typed(const GridSampleProblem& p, const TensorView& src, const TensorVi
           const int64_t ext = p.window_extent[static_cast<size_t>(d)];
           if (ext <= 0) a.count = 0;
           for (int k = 0; k < a.count; ++k) {
+            if (a.index[k] < 0) continue;  // constant padding's tap outside: the fill value
             a.index[k] = std::clamp<int64_t>(a.index[k] - p.window_origin[static_cast<size_t>(d)],
                                              0, ext - 1);
           }
@@ -93,22 +108,26 @@ void run_typed(const GridSampleProblem& p, const TensorView& src, const TensorVi
         }
       }
 
-      // Visits every tap combination (k_1..k_r): its src offset (spatial part) and the
-      // product of its weights. Nothing is stored, so 4^r combinations for a high-rank
-      // cubic problem cost time, never memory.
+      // Visits every tap combination (k_1..k_r): its src offset (spatial part), the
+      // product of its weights, and whether it is outside (constant padding: some tap has
+      // index -1, the combination reads the fill value and the offset means nothing).
+      // Nothing is stored, so 4^r combinations for a high-rank cubic problem cost time,
+      // never memory.
       auto for_each_combination = [&](auto&& visit) {
         if (any_empty) return;  // some axis has no tap inside: every combination is outside
         std::fill(k.begin(), k.end(), 0);
         for (;;) {
           int64_t off = 0;
           F w = F(1);
+          bool outside = false;
           for (int d = 0; d < r; ++d) {
             const AxisTaps<F>& a = taps[static_cast<size_t>(d)];
             const int kd = static_cast<int>(k[static_cast<size_t>(d)]);
+            outside = outside || a.index[kd] < 0;
             off += a.index[kd] * ss.spatial[static_cast<size_t>(d)];
             w *= a.weight[kd];
           }
-          visit(off, w);
+          visit(off, w, outside);
           int d = r - 1;
           for (; d >= 0; --d) {
             if (++k[static_cast<size_t>(d)] < taps[static_cast<size_t>(d)].count) break;
@@ -128,12 +147,17 @@ void run_typed(const GridSampleProblem& p, const TensorView& src, const TensorVi
           // A pure selection: the element is copied exactly (no trip through float), and
           // a tap outside under zeros padding gives the zero value ("" for strings). There
           // is exactly one combination unless the point is outside.
-          out = T{};
-          for_each_combination([&](int64_t off, F) { out = s[off]; });
+          out = outside_value;
+          for_each_combination([&](int64_t off, F, bool) { out = s[off]; });
         } else if constexpr (kNumeric) {
+          if (any_empty) {  // the sample is outside: 0, or the fill value
+            out = outside_value;
+            continue;
+          }
           convert::acc_t<T, F> acc{};
-          for_each_combination(
-              [&](int64_t off, F w) { acc += w * convert::load<F>(s[off]); });
+          for_each_combination([&](int64_t off, F w, bool outside) {
+            acc += w * (outside ? fill : convert::load<F>(s[off]));
+          });
           out = convert::store<T>(acc);
         }
       }

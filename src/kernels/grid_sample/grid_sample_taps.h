@@ -15,7 +15,9 @@ namespace gridops::kernels::ref_taps {
 
 /// The taps of one spatial axis: up to 4 source indices (already padded) and weights.
 /// A tap that falls outside the input under zeros padding is simply not listed: it would
-/// contribute value 0.
+/// contribute value 0. Under constant padding it is listed with index -1 (it reads the
+/// fill value). count 0: the sample is outside on this axis (zeros: value 0; constant and
+/// fill: exactly the fill value).
 template <class F>
 struct AxisTaps {
   int count = 0;
@@ -30,7 +32,8 @@ inline bool pad_index(int64_t i, int64_t len, GridPadding padding, bool align_co
   return coords::grid_pad_index(i, len, padding, align_corners, out);
 }
 
-/// The period of the reflection map (coords::grid_reflection_period); 0: no reduction.
+/// The period of the reflection or wrap map (coords::grid_reflection_period); 0: no
+/// reduction.
 inline int64_t reflection_period(const GridSampleProblem& p, int64_t len) {
   return coords::grid_reflection_period(p.padding, p.align_corners, len);
 }
@@ -47,7 +50,31 @@ AxisTaps<F> axis_taps(const GridSampleProblem& p, G x, int64_t len) {
                               a.weight[a.count] = w;
                               ++a.count;
                             });
+  // Constant: a sample whose taps are all outside takes exactly the fill value.
+  bool any_inside = false;
+  for (int k = 0; k < a.count; ++k) any_inside = any_inside || a.index[k] >= 0;
+  if (!any_inside) a.count = 0;
   return a;
+}
+
+/// The coordinate of output index o on spatial axis d itself, in the grid's units
+/// (GridKind::kDisplacement adds the grid value to it): o in pixels, the identity
+/// AffineGrid's value (coords::affine_grid_base, with align_corners) normalized.
+template <class G>
+G base_coordinate(const GridSampleProblem& p, int d, int64_t o) {
+  if (p.units == GridUnits::kPixels) return static_cast<G>(o);
+  return coords::affine_grid_base<G>(o, p.out_sizes[static_cast<size_t>(d)], p.align_corners);
+}
+
+/// The unnormalized (pixel) coordinate of grid value g on spatial axis d at output index
+/// o, in the grid's coordinate precision G (docs/ops/grid_sample.md, "Grid conventions"):
+/// a displacement is added to base_coordinate first (one rounding in G), then normalized
+/// values are unnormalized (ERRATA GridSample 2) and pixel ones taken as they are.
+template <class G>
+G grid_coordinate(const GridSampleProblem& p, G g, int d, int64_t o) {
+  if (p.kind == GridKind::kDisplacement) g = g + base_coordinate<G>(p, d, o);
+  if (p.units == GridUnits::kPixels) return g;
+  return coords::unnormalize(g, p.in_sizes[static_cast<size_t>(d)], p.align_corners);
 }
 
 /// Strides of a view split into batch, channel and spatial parts, for the layout.
@@ -112,8 +139,8 @@ G reflect_clip_coordinate(G x, int64_t len, bool align_corners, int* mult) {
 /// first (border: clip to [0, L-1]; reflection: reflect, then clip) with derivative
 /// m = dx'/dx in {1, -1, 0} (0 where clipped or at the clip limits 0 and L-1, and, for
 /// len 1 with align_corners, everywhere), and takes the right derivative at x'. In x:
-///   zeros:      f = floor(x): the right derivative;
-///   border:     0 where x <= 0 or x >= L-1, else f = floor(x);
+///   zeros, constant, wrap: f = floor(x): the right derivative;
+///   border, fill (inside samples): 0 where x <= 0 or x >= L-1, else f = floor(x);
 ///   reflection: 0 where m == 0; the right derivative where m == 1; where m == -1 (a
 ///               mirrored stretch) the right derivative at x' is the left derivative at x:
 ///               f = x - 1 at integer x, floor(x) elsewhere.
@@ -123,8 +150,11 @@ bool linear_derivative_floor(const GridSampleProblem& p, G x, int64_t len, G* f)
   *f = fl;
   switch (p.padding) {
     case GridPadding::kZeros:
+    case GridPadding::kConstant:
+    case GridPadding::kWrap:
       return true;
     case GridPadding::kBorder:
+    case GridPadding::kFill:  // inside samples clamp their taps like border
       return x > G(0) && x < static_cast<G>(len - 1);
     case GridPadding::kReflection: {
       int m = 0;
@@ -139,7 +169,8 @@ bool linear_derivative_floor(const GridSampleProblem& p, G x, int64_t len, G* f)
 
 /// The derivatives with respect to the unnormalized coordinate x of the forward's taps
 /// of one axis (same AxisTaps layout: `weight` holds dw/dx; padded indices; taps outside
-/// under zeros are not listed). Nearest and non-finite x: no taps (zero derivative).
+/// under zeros are not listed; under constant listed with index -1: they read the fill
+/// value). Nearest, non-finite x and fill's samples outside: no taps (zero derivative).
 /// Linear: -1 and +1 on the taps f and f+1 of linear_derivative_floor (PyTorch's
 /// conventions at the kinks). Cubic is C1: the derivative of Keys' weights at
 /// t = x - floor(x).
@@ -147,10 +178,16 @@ template <class F, class G>
 AxisTaps<F> axis_deriv_taps(const GridSampleProblem& p, G x, int64_t len) {
   AxisTaps<F> a;
   if (p.mode == InterpolationMode::kNearest || !std::isfinite(x)) return a;
+  if (p.padding == GridPadding::kFill && !coords::grid_fill_inside(x, len, p.align_corners)) {
+    return a;
+  }
   const int64_t period = reflection_period(p, len);
   auto add = [&](int64_t i, F w) {
     int64_t j;
-    if (!pad_index(i, len, p.padding, p.align_corners, &j)) return;
+    if (!pad_index(i, len, p.padding, p.align_corners, &j)) {
+      if (p.padding != GridPadding::kConstant) return;
+      j = -1;
+    }
     a.index[a.count] = j;
     a.weight[a.count] = w;
     ++a.count;
@@ -177,6 +214,14 @@ AxisTaps<F> axis_deriv_taps(const GridSampleProblem& p, G x, int64_t len) {
 template <class F>
 F unnormalize_slope(int64_t len, bool align_corners) {
   return align_corners ? static_cast<F>(len - 1) / F(2) : static_cast<F>(len) / F(2);
+}
+
+/// d x / d g of grid_coordinate on axis d: unnormalize_slope for normalized grids, 1 for
+/// pixel grids (a displacement's base does not depend on g).
+template <class F>
+F coordinate_slope(const GridSampleProblem& p, int d) {
+  if (p.units == GridUnits::kPixels) return F(1);
+  return unnormalize_slope<F>(p.in_sizes[static_cast<size_t>(d)], p.align_corners);
 }
 
 }  // namespace gridops::kernels::ref_taps

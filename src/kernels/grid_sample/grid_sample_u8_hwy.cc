@@ -357,6 +357,14 @@ std::string grid_sample_u8_declines(const GridSampleProblem& p) {
     return std::to_string(p.channels) + " channels (uint8 path: 1 to 4)";
   }
   if (p.mode == InterpolationMode::kCubic) return "mode cubic (uint8 path: linear, nearest)";
+  if (p.padding != GridPadding::kZeros && p.padding != GridPadding::kBorder &&
+      p.padding != GridPadding::kReflection) {
+    return std::string("padding_mode ") + to_string(p.padding) +
+           " (uint8 path: zeros, border, reflection)";
+  }
+  if (p.units != GridUnits::kNormalized || p.kind != GridKind::kAbsolute) {
+    return "pixel or displacement grid (uint8 path: normalized absolute grids)";
+  }
   for (int64_t len : p.in_sizes) {
     // Tap indices are int32, computed in float (exact below 2^24).
     if (len < 1 || len >= (int64_t{1} << 22)) {
