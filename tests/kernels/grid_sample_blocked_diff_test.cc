@@ -98,6 +98,7 @@ TEST(GridSampleDiff, FusedLargeChannelsFirstDst) {
       Problem p;
       p.desc.mode = static_cast<IM>(m);
       p.desc.padding = static_cast<GP>(m);
+      p.desc.fill_value = 0.0;
       p.desc.impl = "grid_sample.fused_small_c";
       p.src_shape = {1, 3, 40, 52};
       const int64_t h = (int64_t{8} << 20) / (12 * w) + 1;  // dst: 3 x h x w floats, >= 8 MiB
@@ -247,6 +248,7 @@ TEST(GridSampleDiff, ChannelBlockedPathPortableTranspose) {
     Problem p;
     p.desc.mode = static_cast<IM>(i % 3);
     p.desc.padding = static_cast<GP>((i / 3) % 3);
+    p.desc.fill_value = 0.0;
     p.desc.align_corners = (i / 2) % 2 == 1;
     const int64_t c = i % 2 ? 17 : 16;
     p.src_shape = i % 4 == 3 ? Dims{1, c, 5, 6, 37} : Dims{2, c, 23, 37};

@@ -53,6 +53,7 @@ TEST(GridSampleDiff, OneAndTwoThreadsBitIdentical) {
       const int r = i % 3 == 2 ? 3 : 2;
       p.desc.mode = static_cast<IM>(i % 3);
       p.desc.padding = static_cast<GP>((i / 3) % 3);
+      p.desc.fill_value = 0.0;
       p.desc.layout = i % 2 ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
       const int64_t c = 3;
       const Dims in = r == 2 ? Dims{13, 17} : Dims{5, 6, 7};
@@ -98,6 +99,7 @@ TEST(GridSampleDiff, ChannelBlockedPath) {
       const int r = i % 4 == 3 ? 3 : 2;
       p.desc.mode = static_cast<IM>(i % 3);
       p.desc.padding = static_cast<GP>((i / 3) % 3);
+      p.desc.fill_value = 0.0;
       p.desc.align_corners = (i / 9) % 2 == 1;
       p.desc.layout = ChannelLayout::kChannelsFirst;
       p.src_dtype = DType::kFloat32;
@@ -163,6 +165,7 @@ TEST(GridSampleDiff, FusedSmallChannelPath) {
       Problem p;
       p.desc.mode = static_cast<IM>(i % 3);
       p.desc.padding = static_cast<GP>((i / 3) % 3);
+      p.desc.fill_value = 0.0;
       p.desc.align_corners = (i / 9) % 2;
       p.desc.layout = ChannelLayout::kChannelsFirst;
       const int64_t c = 1 + (i / 2) % 4;
@@ -224,6 +227,7 @@ TEST(GridSampleDiff, OnePlanAnyThreadCount) {
       Problem p;
       p.desc.mode = static_cast<IM>(i % 3);
       p.desc.padding = static_cast<GP>(i % 3);
+      p.desc.fill_value = 0.0;
       p.desc.layout = i % 2 ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
       const int64_t c = i < 3 ? 3 : 17;
       p.src_shape = p.desc.layout == ChannelLayout::kChannelsFirst ? Dims{2, c, 13, 17}

@@ -72,6 +72,7 @@ inline std::string describe(const Problem& p) {
                   dims_to_string(p.grid_shape) + (p.strided_src ? " strided" : "") +
                   (p.negative ? " negative" : "") + (p.strided_grid ? " strided-grid" : "") +
                   (p.strided_dst ? " strided-dst" : "");
+  if (p.desc.fill_value != 0.0) s += " fill_value=" + std::to_string(p.desc.fill_value);
   if (p.desc.units != GridUnits::kNormalized) s += std::string(" units=") + to_string(p.desc.units);
   if (p.desc.kind != GridKind::kAbsolute) s += std::string(" kind=") + to_string(p.desc.kind);
   return s;
@@ -83,12 +84,18 @@ inline Problem random_problem(std::mt19937_64& rng, int index) {
   };
   Problem p;
   p.desc.mode = static_cast<IM>(pick(0, 2));
-  p.desc.padding = static_cast<GP>(pick(0, 2));
+  // Every padding, the gridops extensions (wrap, constant, fill) a quarter of the time.
+  p.desc.padding = static_cast<GP>(pick(0, 3) == 0 ? pick(3, 5) : pick(0, 2));
+  if (p.desc.padding == GP::kConstant || p.desc.padding == GP::kFill) {
+    p.desc.fill_value = static_cast<double>(static_cast<float>(pick(-8, 8)) / 8.0f);
+  }
   p.desc.align_corners = pick(0, 1);
   p.desc.layout = pick(0, 2) == 0 ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
   const DType types[] = {DType::kFloat32, DType::kFloat32, DType::kFloat16, DType::kBFloat16};
   p.src_dtype = types[pick(0, 3)];
   p.grid_dtype = types[pick(0, 3)];
+  // The fast paths take constant padding for float32 src only (grid_sample_fast_declines).
+  if (p.desc.padding == GP::kConstant) p.src_dtype = DType::kFloat32;
   const int r = pick(0, 9) == 0 ? 1 : (pick(0, 2) == 0 ? 3 : 2);
   const int64_t n = pick(1, 2);
   int64_t c = pick(0, 3) == 0 ? 1 : pick(1, 5);

@@ -84,6 +84,7 @@ TEST(GridSampleDiff, FusedSmallChannelPathPortablePairGather) {
     Problem p;
     p.desc.mode = i % 2 ? IM::kCubic : IM::kLinear;
     p.desc.padding = static_cast<GP>((i / 2) % 3);
+    p.desc.fill_value = 0.0;
     p.desc.align_corners = (i / 6) % 2 == 1;
     const int64_t c = 1 + i % 4;
     p.src_shape = i % 3 ? Dims{1, c, 19, 37} : Dims{2, c, 5, 4};
@@ -126,6 +127,7 @@ TEST(GridSampleDiff, FusedChannelsLastPairGather) {
       Problem p;
       p.desc.mode = static_cast<IM>(i % 3);
       p.desc.padding = static_cast<GP>((i / 3) % 3);
+      p.desc.fill_value = 0.0;
       p.desc.align_corners = (i / 9) % 2 == 1;
       const int64_t c = 1 + (i / 2) % 4;
       const Dims in = i % 4 == 3 ? Dims{5, 4} : Dims{19, 37};
@@ -190,6 +192,7 @@ TEST(GridSampleDiff, FusedChannelsLastPixelLoadsAtTheImageEnd) {
       Problem p;
       p.desc.mode = IM::kNearest;
       p.desc.padding = static_cast<GP>(i % 3);
+      p.desc.fill_value = 0.0;
       p.desc.align_corners = (i / 3) % 2 == 1;
       p.desc.layout = ChannelLayout::kChannelsLast;
       const int64_t c = 3 + (i / 6) % 2;
@@ -242,6 +245,7 @@ TEST(GridSampleDiff, FusedNearestTapReuse) {
       Problem p;
       p.desc.mode = IM::kNearest;
       p.desc.padding = static_cast<GP>(i % 3);
+      p.desc.fill_value = 0.0;
       p.desc.align_corners = (i / 3) % 2 == 1;
       p.desc.layout = i % 2 == 0 ? ChannelLayout::kChannelsFirst : ChannelLayout::kChannelsLast;
       const int64_t c = 1 + (i / 2) % 4;

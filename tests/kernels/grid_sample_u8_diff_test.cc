@@ -74,6 +74,7 @@ Problem random_problem(std::mt19937_64& rng, int index) {
   Problem p;
   p.desc.mode = pick(0, 1) == 0 ? IM::kLinear : IM::kNearest;
   p.desc.padding = static_cast<GP>(pick(0, 2));
+  p.desc.fill_value = 0.0;
   p.desc.align_corners = pick(0, 1);
   p.desc.layout = pick(0, 1) == 0 ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
   const int64_t n = pick(1, 2), c = pick(1, 4);
@@ -264,6 +265,7 @@ TEST(GridSampleU8Diff, OneAndTwoThreadsBitIdentical) {
     Problem p;
     p.desc.mode = i % 2 ? IM::kNearest : IM::kLinear;
     p.desc.padding = static_cast<GP>((i / 2) % 3);
+    p.desc.fill_value = 0.0;
     p.desc.layout = (i / 6) % 2 ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
     p.desc.align_corners = (i / 12) % 2;
     const int64_t c = 1 + i % 4;
@@ -306,6 +308,7 @@ TEST(GridSampleU8Diff, ChannelsFirstCopyAndPlanes) {
     Problem p;
     p.desc.mode = i % 2 ? IM::kNearest : IM::kLinear;
     p.desc.padding = static_cast<GP>((i / 2) % 3);
+    p.desc.fill_value = 0.0;
     p.desc.align_corners = (i / 6) % 2;
     const int64_t c = 2 + (i / 12) % 3;
     p.desc.layout = ChannelLayout::kChannelsFirst;

@@ -76,7 +76,8 @@ std::string describe(const Case& k) {
   return std::string(to_string(k.desc.mode)) + " " + to_string(k.desc.padding) +
          " ac=" + std::to_string(k.desc.align_corners) + " " + to_string(k.desc.layout) +
          " src " + to_string(k.src_dtype) + " grid " + to_string(k.grid_dtype) + " full " +
-         dims_to_string(k.full) + " out " + dims_to_string(k.out);
+         dims_to_string(k.full) + " out " + dims_to_string(k.out) + " units " +
+         to_string(k.desc.units) + " kind " + to_string(k.desc.kind);
 }
 
 TEST(GridSampleWindow, ChunkedEqualsWholeBitForBit) {
@@ -87,8 +88,12 @@ TEST(GridSampleWindow, ChunkedEqualsWholeBitForBit) {
   for (int it = 0; it < 100; ++it) {
     Case k;
     k.desc.mode = static_cast<IM>(pick(0, 2));
-    k.desc.padding = static_cast<GP>(pick(0, 2));
+    k.desc.padding = static_cast<GP>(pick(0, 5));  // the extensions wrap, constant, fill too
+    if (k.desc.padding == GP::kConstant || k.desc.padding == GP::kFill) k.desc.fill_value = -0.5;
     k.desc.align_corners = pick(0, 1);
+    // The grid conventions: pixel grids get the same positions (converted below).
+    if (pick(0, 3) == 0) k.desc.units = GridUnits::kPixels;
+    if (pick(0, 3) == 0) k.desc.kind = GridKind::kDisplacement;
     k.desc.layout = pick(0, 3) == 0 ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
     const int sd = pick(0, 5);
     k.src_dtype = sd == 0 ? DType::kFloat16 : sd == 1 ? DType::kFloat64 : DType::kFloat32;
@@ -132,6 +137,23 @@ TEST(GridSampleWindow, ChunkedEqualsWholeBitForBit) {
       if (special == 1) g = std::numeric_limits<double>::infinity();
       if (special == 2) g = -1e9;
       if (special == 3) g = std::round(g * 8.0) / 8.0;
+      if (std::isfinite(g) && std::fabs(g) < 2.0) {
+        const int64_t len = k.full[static_cast<size_t>(r) - 1 - coord];
+        const bool ac = k.desc.align_corners == 1;
+        // The same position in pixels; a displacement: minus the point's own coordinate
+        // (roughly: any offset is valid, the box follows it).
+        if (k.desc.units == GridUnits::kPixels) {
+          g = ac ? (g + 1.0) / 2.0 * static_cast<double>(len - 1)
+                 : ((g + 1.0) * static_cast<double>(len) - 1.0) / 2.0;
+        }
+        if (k.desc.kind == GridKind::kDisplacement) {
+          const int64_t o = (i / r) % k.out[static_cast<size_t>(r) - 1 - coord];
+          g -= k.desc.units == GridUnits::kPixels
+                   ? static_cast<double>(o)
+                   : 2.0 * static_cast<double>(o) /
+                         static_cast<double>(k.out[static_cast<size_t>(r) - 1 - coord]) - 1.0;
+        }
+      }
       put(grid, i, g);
     }
     for (const std::string& impl : impls_for(k.src_dtype, k.grid_dtype)) {
@@ -151,6 +173,12 @@ TEST(GridSampleWindow, ChunkedEqualsWholeBitForBit) {
       // A random chunking of the output (= grid) axes.
       std::vector<std::vector<std::pair<int64_t, int64_t>>> ch(static_cast<size_t>(r));
       for (int d = 0; d < r; ++d) ch[static_cast<size_t>(d)] = random_chunks(rng, k.out[static_cast<size_t>(d)]);
+      // A displacement is relative to the output index of the run: a chunk of the output
+      // is another problem (gridops.dask adds the chunk's bases itself). One chunk, whose
+      // input window is still random.
+      if (k.desc.kind == GridKind::kDisplacement) {
+        for (int d = 0; d < r; ++d) ch[static_cast<size_t>(d)] = {{0, k.out[static_cast<size_t>(d)]}};
+      }
       Dims ci(static_cast<size_t>(r), 0);
       const Dims gst = contiguous_strides(grid.shape());
       const Dims dst_st = contiguous_strides(chunked.shape());

@@ -52,7 +52,9 @@ class AxisStep {
     in_hi_ = VecConst<DF>(static_cast<float>(last - above + (K_ == 1 ? 0 : 1)));
     // Reflection: period and whether the axis degenerates to index 0 (reflect with len 1).
     refl_single_ = padding_ == GridPadding::kReflection && align_ && len_ == 1;
-    const int64_t period = align_ ? 2 * (len_ - 1) : 2 * len_;
+    const int64_t period = padding_ == GridPadding::kWrap ? len_
+                           : align_                       ? 2 * (len_ - 1)
+                                                          : 2 * len_;
     per_f_ = VecConst<DF>(static_cast<float>(period > 0 ? period : 1));
     inv_per_ = VecConst<DF>(1.0f / static_cast<float>(period > 0 ? period : 1));
     per_i_ = VecConst<DI>(static_cast<int32_t>(period > 0 ? period : 1));
@@ -190,8 +192,9 @@ class AxisStep {
   }
 
   // Pads integer tap indices, the vector form of coords::grid_pad_index (int32, |i| < 2^24:
-  // zeros -> index 0 when outside, border -> clamp, reflection -> the period reduction in
-  // float, exact below 2^24); returns the index and sets *inside for zeros padding.
+  // zeros -> index 0 when outside, border -> clamp, reflection and wrap -> the period
+  // reduction in float, exact below 2^24); returns the index and sets *inside for zeros
+  // padding.
   HWY_INLINE VI Pad(VI i, hn::Mask<DI>* inside) const {
     const DF df;
     const DI di;
@@ -213,9 +216,15 @@ class AxisStep {
         const VI mirrored = align_ ? hn::Sub(per_i, m) : hn::Sub(per_m1_i, m);
         return hn::IfThenElse(hn::Lt(m, len_i_.Get()), m, mirrored);
       }
-      // Not taken by the fast forward (grid_sample_fast_declines): wrap breaks the x
-      // window's K consecutive columns, constant and fill need the fill value.
-      case GridPadding::kWrap:
+      case GridPadding::kWrap: {  // the same reduction with period len, no mirror
+        const VF fi = hn::ConvertTo(df, i);
+        const VF q = hn::Floor(hn::Mul(fi, inv_per_.Get()));
+        VI m = hn::ConvertTo(di, hn::Sub(fi, hn::Mul(q, per_f_.Get())));  // exact: |values| < 2^24
+        const VI per_i = per_i_.Get(), per_m1_i = per_m1_i_.Get();
+        m = hn::IfThenElse(hn::Lt(m, zero_i), hn::Add(m, per_i), m);
+        return hn::IfThenElse(hn::Gt(m, per_m1_i), hn::Sub(m, per_i), m);
+      }
+      // The fast paths run constant as zeros and fill as border (grid_sample_fast_prepare).
       case GridPadding::kConstant:
       case GridPadding::kFill:
         break;

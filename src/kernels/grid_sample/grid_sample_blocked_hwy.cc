@@ -640,6 +640,7 @@ void RunBlockedPath(const GridSampleProblem& p, const void* tables, const GridSa
     grain = std::max(grain, c.cblocks);
   }
   parallel_for(planes * c.chunks, grain, [&](int64_t b, int64_t e) { run_blocked(c, b, e); });
+  grid_sample_fast_finish(p, tables, v);
 }
 
 }  // namespace

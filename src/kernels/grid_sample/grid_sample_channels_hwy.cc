@@ -229,6 +229,7 @@ void grid_sample_channels_run(const GridSampleProblem& p, const void* tables,
   if (!grid_sample_path_begin(p, tables, v, &c)) return;
   c.vector_channels = true;
   grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunChannels));
+  grid_sample_fast_finish(p, tables, v);
 }
 
 }  // namespace gridops::kernels

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/convert.h"
 #include "core/coords.h"
 #include "gridops/parallel.h"
 #include "kernels/grid_sample/grid_sample.h"
@@ -35,10 +36,11 @@ std::string grid_sample_fast_declines(const GridSampleProblem& p) {
     return std::string("grid dtype ") + to_string(p.grid_dtype) +
            " (fast path: float32, float16, bfloat16)";
   }
-  if (p.padding == GridPadding::kWrap || p.padding == GridPadding::kConstant ||
-      p.padding == GridPadding::kFill) {
-    return std::string("padding_mode ") + to_string(p.padding) +
-           " (fast path: zeros, border, reflection)";
+  if (p.padding == GridPadding::kConstant && p.src_dtype != DType::kFloat32) {
+    // grid_sample_fast_finish adds the fill value's share to the stored result: a second
+    // rounding, of a value that may be far larger than the result, in a half type.
+    return std::string("padding_mode constant with ") + to_string(p.src_dtype) +
+           " src (fast path: float32)";
   }
   for (int64_t len : p.in_sizes) {
     // Tap indices are int32 and reflection reduces them in float (exact below 2^24).
@@ -73,9 +75,14 @@ std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p)
   auto tables = std::make_shared<Owner>();
   GridSampleFastTables& t = *tables;
   t.mode = p.mode;
+  // Constant runs the kernels with zeros and fill with border; the finishing pass
+  // (grid_sample_fast_finish) then adds the fill value's share or writes it.
+  t.finish = p.padding == GridPadding::kConstant || p.padding == GridPadding::kFill;
   t.pixels = p.units == GridUnits::kPixels;
   t.displacement = p.kind == GridKind::kDisplacement;
-  t.padding = p.padding;
+  t.padding = p.padding == GridPadding::kConstant ? GridPadding::kZeros
+              : p.padding == GridPadding::kFill   ? GridPadding::kBorder
+                                                  : p.padding;
   t.align_corners = p.align_corners;
   t.channels_last = p.layout == ChannelLayout::kChannelsLast;
   t.r = p.spatial_rank;
@@ -119,7 +126,9 @@ std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p)
   }
   // Decided on the full sizes, so that a window takes the unwindowed run's path (the box
   // is then at least K wide along x: grid_sample_input_box).
-  t.window = t.r >= 2 && p.mode != InterpolationMode::kNearest && t.len[t.r - 1] >= t.K;
+  // Not under wrap: its taps at an edge are the axis's two ends, not K adjacent columns.
+  t.window = t.r >= 2 && p.mode != InterpolationMode::kNearest && t.len[t.r - 1] >= t.K &&
+             p.padding != GridPadding::kWrap;
   t.xwin_len = t.ext[t.r - 1];
   // NOTE [ GridSample fused small-channel path ]: items are tiles of 16 x 64 points.
   t.tile_h = 16;
@@ -213,6 +222,107 @@ void grid_sample_fast_run_items(grid_sample_simd::Ctx& c,
   const int64_t work_per_item = c.P * std::max<int64_t>(c.channels, 4) * c.NT;
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / work_per_item);
   parallel_for(items, grain, [&](int64_t b, int64_t e) { item(c, b, e); });
+}
+
+namespace {
+
+/// grid_sample_fast_finish for one dst dtype T and grid dtype GT.
+template <class T, class GT>
+void finish_typed(const GridSampleProblem& p, const GridSampleFastTables& t, const GridSampleViews& v) {
+  const int r = p.spatial_rank;
+  const bool fill_mode = p.padding == GridPadding::kFill;
+  const ref_taps::SplitStrides ds = ref_taps::split_strides(v.dst, r, p.layout);
+  const Dims& gs = v.grid.strides;
+  const GT* gbase = static_cast<const GT*>(v.grid.data);
+  T* dbase = static_cast<T*>(v.dst.mutable_data());
+  const float fill = static_cast<float>(p.fill_value);
+  const T fill_t = convert::store_real<T>(p.fill_value);
+  const int64_t points = t.out_points;
+  constexpr int64_t kChunk = 4096;
+  const int64_t chunks = (points + kChunk - 1) / kChunk;
+  parallel_for(p.batch * chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t item = b; item < e; ++item) {
+      const int64_t n = item / chunks, q0 = item % chunks * kChunk;
+      const int64_t q1 = std::min(points, q0 + kChunk);
+      int64_t o[3] = {0, 0, 0};
+      int64_t rem = q0;
+      for (int d = r - 1; d >= 0; --d) {
+        o[d] = rem % t.out_sizes[d];
+        rem /= t.out_sizes[d];
+      }
+      for (int64_t q = q0; q < q1; ++q) {
+        int64_t goff = n * gs[0], doff = n * ds.batch;
+        for (int d = 0; d < r; ++d) {
+          goff += o[d] * gs[static_cast<size_t>(d) + 1];
+          doff += o[d] * ds.spatial[static_cast<size_t>(d)];
+        }
+        bool outside = false;   // fill: the sample takes the value
+        bool partial = false;   // constant: some tap is outside
+        float inside_weight = 1.0f;  // constant: prod over axes of the inside taps' weights
+        for (int d = 0; d < r; ++d) {
+          const float g = convert::load_real<float>(
+              gbase[goff + static_cast<int64_t>(r - 1 - d) * gs[static_cast<size_t>(r) + 1]]);
+          // FillGrid and AxisStep's arithmetic: base + g in float, then unnormalize.
+          const float gd = t.displacement ? g + t.base[d][o[d]] : g;
+          const float x = t.pixels ? gd : coords::unnormalize(gd, t.len[d], p.align_corners);
+          if (fill_mode) {
+            if (!coords::grid_fill_inside(x, t.len[d], p.align_corners)) outside = true;
+            continue;
+          }
+          float in_w = 0.0f;
+          int listed = 0;
+          coords::grid_axis_taps<float>(p.mode, GridPadding::kConstant, p.align_corners, x,
+                                        t.len[d], [&](int, int64_t i, float w) {
+                                          ++listed;
+                                          if (i >= 0) in_w += w;
+                                          else partial = true;
+                                        });
+          if (listed == 0) partial = true;  // non-finite: every tap outside
+          inside_weight *= in_w;
+        }
+        if (fill_mode) {
+          if (outside) {
+            for (int64_t c = 0; c < p.channels; ++c) dbase[doff + c * ds.channel] = fill_t;
+          }
+        } else if (partial) {
+          // The kernels (zeros) gave the taps inside; the taps outside add fill times their
+          // weight, 1 - the inside weight (exactly the fill value when none is inside).
+          const float add = fill * (1.0f - inside_weight);
+          for (int64_t c = 0; c < p.channels; ++c) {
+            T& out = dbase[doff + c * ds.channel];
+            out = inside_weight == 0.0f ? fill_t
+                                        : convert::store_real<T>(convert::load_real<float>(out) + add);
+          }
+        }
+        for (int d = r - 1; d >= 0; --d) {
+          if (++o[d] < t.out_sizes[d]) break;
+          o[d] = 0;
+        }
+      }
+    }
+  });
+}
+
+template <class T>
+void finish_grid(const GridSampleProblem& p, const GridSampleFastTables& t, const GridSampleViews& v) {
+  switch (p.grid_dtype) {
+    case DType::kFloat16: finish_typed<T, float16>(p, t, v); break;
+    case DType::kBFloat16: finish_typed<T, bfloat16>(p, t, v); break;
+    default: finish_typed<T, float>(p, t, v); break;
+  }
+}
+
+}  // namespace
+
+void grid_sample_fast_finish(const GridSampleProblem& p, const void* tables,
+                             const GridSampleViews& v) {
+  const auto& t = *static_cast<const GridSampleFastTables*>(tables);
+  if (!t.finish || grid_sample_fast_empty(t)) return;
+  switch (p.src_dtype) {
+    case DType::kFloat16: finish_grid<float16>(p, t, v); break;
+    case DType::kBFloat16: finish_grid<bfloat16>(p, t, v); break;
+    default: finish_grid<float>(p, t, v); break;
+  }
 }
 
 std::string grid_sample_path_declines_views(const GridSampleProblem& p, const void* tables,

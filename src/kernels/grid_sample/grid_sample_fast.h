@@ -29,6 +29,8 @@ struct GridSampleFastTables {
   InterpolationMode mode;
   GridPadding padding;
   bool align_corners;
+  bool finish;        // padding constant (the kernels run zeros) or fill (border): the
+                      // run ends with grid_sample_fast_finish
   bool pixels;        // GridUnits::kPixels: AxisStep takes grid values as coordinates
   bool displacement;  // GridKind::kDisplacement: FillGrid adds base[d][o_d]
   const float* base[3];  // per axis, out_sizes[d] entries (displacement), owned by the
@@ -146,6 +148,16 @@ std::string grid_sample_path_declines_views(const GridSampleProblem& p, const vo
 /// element (the run is over), true when the path's kernel is to run on `c`.
 bool grid_sample_path_begin(const GridSampleProblem& p, const void* tables,
                             const GridSampleViews& v, grid_sample_simd::Ctx* c);
+
+/// Every path's run epilogue for padding constant and fill, whose kernels ran zeros and
+/// border (GridSampleFastTables::finish; nothing otherwise): one threaded pass over the
+/// grid that, per output point, writes the fill value (fill: a sample outside the bounds)
+/// or adds fill * (1 - the product over axes of the inside taps' weights) (constant: a
+/// sample with a tap outside; exactly the fill value when an axis has none inside), with
+/// the kernels' coordinate arithmetic. Within the fast path's tolerance of the reference,
+/// which weights each outside tap by the fill value.
+void grid_sample_fast_finish(const GridSampleProblem& p, const void* tables,
+                             const GridSampleViews& v);
 
 /// The test-only twins of two paths (entries grid_sample.blocked_portable_transpose and
 /// grid_sample.fused_small_c_portable_pairs): the same kernel with the portable form of one

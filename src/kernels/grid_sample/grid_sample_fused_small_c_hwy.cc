@@ -548,8 +548,9 @@ std::string grid_sample_fused_small_c_declines(const GridSampleProblem& p) {
   // Its grid loads are its own (not FillGrid's): no displacement bases yet.
   if (p.kind == GridKind::kDisplacement) return "displacement grid (absolute only)";
   if (p.channels > 4) return "more than 4 channels";
-  // Linear/cubic: the x axis holds the K columns of an x window.
+  // Linear/cubic: the x axis holds the K columns of an x window (not under wrap).
   if (!nearest && p.in_sizes[1] < K) return "an x axis shorter than the taps per axis";
+  if (!nearest && p.padding == GridPadding::kWrap) return "linear/cubic wrap (no x window)";
   if (!nearest && !last && !grid_sample_target_has_pairs()) {
     return "channels-first linear/cubic needs the pair gathers (AVX2 and up)";
   }
@@ -571,6 +572,7 @@ void RunFusedPath(const GridSampleProblem& p, const void* tables, const GridSamp
   c.fused = true;
   c.portable_pairs = portable_pairs;
   grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunFused));
+  grid_sample_fast_finish(p, tables, v);
 }
 
 }  // namespace

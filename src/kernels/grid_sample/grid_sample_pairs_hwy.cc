@@ -172,6 +172,7 @@ std::string grid_sample_pairs_declines(const GridSampleProblem& p) {
     return "channels-first float32 only";
   }
   if (!x_window) return "linear/cubic 2-D/3-D with an x axis of at least the taps per axis only";
+  if (p.padding == GridPadding::kWrap) return "wrap (its taps at an edge are no x window)";
   if (!grid_sample_target_has_pairs()) {
     return "the CPU's Highway target has no pair gathers (AVX2 and up)";
   }
@@ -189,6 +190,7 @@ void grid_sample_pairs_run(const GridSampleProblem& p, const void* tables,
   if (!grid_sample_path_begin(p, tables, v, &c)) return;
   c.pairs = true;
   grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunPairs));
+  grid_sample_fast_finish(p, tables, v);
 }
 
 }  // namespace gridops::kernels
