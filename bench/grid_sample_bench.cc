@@ -295,6 +295,201 @@ void add_opencv(const std::string& id, const std::shared_ptr<Data>& d, Interpola
 #endif
 
 
+// --- W10: displacement (flow) warps (issue 51) ----------------------------------------------
+//
+// The W1a, W2a and W3a warps (the same sample points) with the grid given as a pixel
+// displacement d = x - o (x the pixel coordinate of W1a's grid, o the output index), as
+// optical-flow, frame-interpolation and registration code holds it: gridops takes d
+// directly (grid_units=pixels, grid_kind=displacement; impl gridops_displacement), against
+// gridops on the absolute normalized grid (gridops_absolute: the ratio the issue bounds by
+// 1.1) and the ways users compose it today, all per call: PyTorch normalize(base + d) then
+// grid_sampler (torch_compose; base precomputed, align_corners=0 arithmetic), OpenCV
+// map = base + d then remap per plane in a parallel loop (opencv_compose_pfor, 2-D).
+
+/// The pixel displacement of a normalized absolute grid (align_corners=0).
+std::vector<float> displacement_of(const Data& d) {
+  const int r = static_cast<int>(d.grid_shape.size()) - 2;
+  std::vector<float> flow(d.grid.size());
+  const int64_t points = numel(d.grid_shape) / r;
+  const int64_t per_batch = points / d.grid_shape[0];
+  for (int64_t q = 0; q < points; ++q) {
+    int64_t rem = q % per_batch;
+    int64_t o[3] = {0, 0, 0};
+    for (int a = r - 1; a >= 0; --a) {
+      o[a] = rem % d.grid_shape[static_cast<size_t>(a) + 1];
+      rem /= d.grid_shape[static_cast<size_t>(a) + 1];
+    }
+    for (int k = 0; k < r; ++k) {
+      const int a = r - 1 - k;
+      const float len = static_cast<float>(d.src_shape[static_cast<size_t>(a) + 2]);
+      const float g = d.grid[static_cast<size_t>(q * r + k)];
+      flow[static_cast<size_t>(q * r + k)] =
+          ((g + 1.0f) * len - 1.0f) / 2.0f - static_cast<float>(o[a]);
+    }
+  }
+  return flow;
+}
+
+void add_w10(const std::string& id, const std::shared_ptr<Data>& d, InterpolationMode m) {
+  auto flow = std::make_shared<std::vector<float>>(displacement_of(*d));
+  const gridops::TensorView src(DType::kFloat32, d->src.data(), d->src_shape);
+  const gridops::TensorView grid(DType::kFloat32, d->grid.data(), d->grid_shape);
+  const gridops::TensorView fl(DType::kFloat32, flow->data(), d->grid_shape);
+  const gridops::MutableTensorView dst(DType::kFloat32, d->dst.data(), d->dst_shape);
+  gridops::GridSampleDesc abs_desc;
+  abs_desc.mode = m;
+  gridops::GridSampleDesc disp_desc = abs_desc;
+  disp_desc.units = gridops::GridUnits::kPixels;
+  disp_desc.kind = gridops::GridKind::kDisplacement;
+  auto pa = gridops::make_grid_sample_plan(abs_desc, DType::kFloat32, d->src_shape,
+                                           DType::kFloat32, d->grid_shape);
+  auto pd = gridops::make_grid_sample_plan(disp_desc, DType::kFloat32, d->src_shape,
+                                           DType::kFloat32, d->grid_shape);
+  if (!pa.ok() || !pd.ok()) {
+    std::fprintf(stderr, "%s: no plan\n", id.c_str());
+    return;
+  }
+  auto plan_abs = std::make_shared<gridops::GridSamplePlan>(pa.value());
+  auto plan_disp = std::make_shared<gridops::GridSamplePlan>(pd.value());
+  std::fprintf(stderr, "[info] %s: gridops implementations '%s' (absolute), '%s' (displacement)\n",
+               id.c_str(), plan_abs->impl_name(), plan_disp->impl_name());
+  auto other = std::make_shared<std::vector<float>>(d->dst.size());
+  const gridops::MutableTensorView dst2(DType::kFloat32, other->data(), d->dst_shape);
+  if (!plan_abs->run(src, grid, dst).ok() || !plan_disp->run(src, fl, dst2).ok()) return;
+  report(id + "/gridops_displacement (against the absolute grid)",
+         compare(other->data(), d->dst.data(), numel(d->dst_shape)), 1e-4, 1e-2);
+  const int64_t bytes = bytes_of(*d);
+  gridops::bench::add(id, "gridops_absolute", bytes, [=](benchmark::State& st) {
+    (void)d;
+    for (auto _ : st) benchmark::DoNotOptimize(plan_abs->run(src, grid, dst).ok());
+  });
+  gridops::bench::add(id, "gridops_displacement", bytes, [=](benchmark::State& st) {
+    (void)d;
+    (void)flow;
+    (void)other;
+    for (auto _ : st) benchmark::DoNotOptimize(plan_disp->run(src, fl, dst2).ok());
+  });
+  const int r = static_cast<int>(d->grid_shape.size()) - 2;
+#ifdef GRIDOPS_BENCH_TORCH
+  {
+    c10::InferenceMode guard;
+    auto opts = at::TensorOptions().dtype(at::kFloat);
+    at::Tensor x = at::from_blob(d->src.data(), d->src_shape, opts);
+    at::Tensor f = at::from_blob(flow->data(), d->grid_shape, opts);
+    // The base grid (1, D1_out, ..., r) of output indices, and the normalization
+    // g = (x + 0.5) * 2 / L - 1 as a scale and shift per component (align_corners=0).
+    std::vector<at::Tensor> comps;
+    std::vector<int64_t> out(d->grid_shape.begin() + 1, d->grid_shape.end() - 1);
+    std::vector<float> scale, shift;
+    for (int k = 0; k < r; ++k) {
+      const int a = r - 1 - k;
+      std::vector<int64_t> shp(static_cast<size_t>(r), 1);
+      shp[static_cast<size_t>(a)] = out[static_cast<size_t>(a)];
+      comps.push_back(at::arange(out[static_cast<size_t>(a)], opts).view(shp).expand(out));
+      const float len = static_cast<float>(d->src_shape[static_cast<size_t>(a) + 2]);
+      scale.push_back(2.0f / len);
+      shift.push_back(1.0f / len - 1.0f);
+    }
+    at::Tensor base = at::stack(comps, -1).unsqueeze(0).contiguous();
+    at::Tensor sc = at::tensor(scale, opts), sh = at::tensor(shift, opts);
+    const bool is3d = r == 3;
+    const int mode = m == InterpolationMode::kLinear ? 0 : m == InterpolationMode::kNearest ? 1 : 2;
+    auto call = [=]() {
+      at::Tensor g = (f + base) * sc + sh;
+      return is3d ? at::grid_sampler_3d(x, g, mode, 0, false) : at::grid_sampler_2d(x, g, mode, 0, false);
+    };
+    gridops::bench::set_threads(2);
+    at::Tensor y = call();
+    report(id + "/torch_compose", compare(y.data_ptr<float>(), d->dst.data(), numel(d->dst_shape)),
+           1e-4, 1e-2);
+    gridops::bench::add(id, "torch_compose", bytes, [=](benchmark::State& st) {
+      (void)d;
+      (void)flow;
+      c10::InferenceMode g2;
+      for (auto _ : st) {
+        at::Tensor o = call();
+        benchmark::DoNotOptimize(o.data_ptr());
+      }
+    });
+  }
+#endif
+#ifdef GRIDOPS_BENCH_OPENCV
+  if (r == 2) {
+    const int n = static_cast<int>(d->src_shape[0]), c = static_cast<int>(d->src_shape[1]);
+    const int h = static_cast<int>(d->src_shape[2]), w = static_cast<int>(d->src_shape[3]);
+    const int ho = static_cast<int>(d->grid_shape[1]), wo = static_cast<int>(d->grid_shape[2]);
+    // The flow as two planes per batch (how OpenCV code holds it), the base maps, and the
+    // per-call maps base + flow.
+    auto fx = std::make_shared<std::vector<cv::Mat>>(), fy = std::make_shared<std::vector<cv::Mat>>();
+    for (int b = 0; b < n; ++b) {
+      cv::Mat a(ho, wo, CV_32FC1), bb(ho, wo, CV_32FC1);
+      const float* fp = flow->data() + static_cast<size_t>(b) * ho * wo * 2;
+      for (int i = 0; i < ho; ++i)
+        for (int j = 0; j < wo; ++j) {
+          a.at<float>(i, j) = fp[(i * wo + j) * 2];
+          bb.at<float>(i, j) = fp[(i * wo + j) * 2 + 1];
+        }
+      fx->push_back(a);
+      fy->push_back(bb);
+    }
+    cv::Mat bx(ho, wo, CV_32FC1), by(ho, wo, CV_32FC1);
+    for (int i = 0; i < ho; ++i)
+      for (int j = 0; j < wo; ++j) {
+        bx.at<float>(i, j) = static_cast<float>(j);
+        by.at<float>(i, j) = static_cast<float>(i);
+      }
+    auto out = std::make_shared<std::vector<float>>(d->dst.size());
+    float* srcp = d->src.data();
+    const int interp = cv_interp(m);
+    const size_t plane_in = static_cast<size_t>(h) * w, plane_out = static_cast<size_t>(ho) * wo;
+    auto run = [=]() {
+      std::vector<cv::Mat> mx(static_cast<size_t>(n)), my(static_cast<size_t>(n));
+      cv::parallel_for_(cv::Range(0, n), [&](const cv::Range& rg) {
+        for (int b = rg.start; b < rg.end; ++b) {
+          cv::add(bx, (*fx)[static_cast<size_t>(b)], mx[static_cast<size_t>(b)]);
+          cv::add(by, (*fy)[static_cast<size_t>(b)], my[static_cast<size_t>(b)]);
+        }
+      });
+      cv::parallel_for_(cv::Range(0, n * c), [&](const cv::Range& rg) {
+        for (int k = rg.start; k < rg.end; ++k) {
+          const size_t b = static_cast<size_t>(k / c);
+          cv::Mat s(h, w, CV_32FC1, srcp + static_cast<size_t>(k) * plane_in);
+          cv::Mat o(ho, wo, CV_32FC1, out->data() + static_cast<size_t>(k) * plane_out);
+          cv::remap(s, o, mx[b], my[b], interp, cv::BORDER_CONSTANT, cv::Scalar(0));
+        }
+      });
+    };
+    gridops::bench::set_threads(2);
+    run();
+    report(id + "/opencv_compose_pfor", compare(out->data(), d->dst.data(), numel(d->dst_shape)),
+           2e-2, 0.5);
+    gridops::bench::add(id, "opencv_compose_pfor", bytes, [=](benchmark::State& st) {
+      (void)d;
+      for (auto _ : st) {
+        run();
+        benchmark::DoNotOptimize(out->data());
+      }
+    });
+  }
+#endif
+}
+
+void register_w10() {
+  using IM = InterpolationMode;
+  {
+    const Dims gs{4, 128, 128, 2};
+    add_w10("W10a", make_data({4, 64, 128, 128}, gs, random_grid(gs)), IM::kLinear);
+  }
+  {
+    const Dims gs{1, 1024, 1024, 2};
+    add_w10("W10b", make_data({1, 3, 1024, 1024}, gs, smooth_grid(1024, 1024)), IM::kLinear);
+  }
+  {
+    const Dims gs{1, 64, 64, 64, 3};
+    add_w10("W10c", make_data({1, 16, 64, 64, 64}, gs, random_grid(gs)), IM::kLinear);
+  }
+}
+
 void register_all() {
   using IM = InterpolationMode;
   using GP = GridPadding;
@@ -362,6 +557,8 @@ void register_all() {
   }
   // W2 uint8: the same image warps on 8-bit images.
   register_w2_u8();
+  // W10: the W1a, W2a, W3a warps from displacement fields.
+  register_w10();
 }
 
 }  // namespace

@@ -266,6 +266,7 @@ SUMMARIES = {
     "gridops.__version__": "the package version (the CMake project's version).",
     "gridops.DTypeError": "raised for an unsupported or mismatched dtype; a subclass of both TypeError and ValueError.",
     "gridops.grid_sample": "GridSample: sample `input` at the normalized positions of `grid` (as `F.grid_sample`, any spatial rank, either layout; `full_size`/`origin` give an input window).",
+    "gridops.remap": "`cv2.remap` in 2-D and 3-D: GridSample with pixel maps (one array or one map per axis), OpenCV's interpolation and border names.",
     "gridops.grid_sample_input_box": "the box of a full input that `grid_sample` with this grid reads, per spatial axis `(lo, hi)`.",
     "gridops.grid_sample_backward": "the gradients of `grid_sample` with respect to `input` and `grid` from `grad_output`; returns `(grad_input, grad_grid)`, either skippable.",
     "gridops.affine_grid": "AffineGrid: the sampling grid of a batch of affine matrices (as `F.affine_grid`, 2-D and 3-D; `window` a box of the grid).",

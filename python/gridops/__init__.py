@@ -43,6 +43,7 @@ from ._api import (
     set_max_isa,
     set_num_threads,
 )
+from ._remap import remap
 from ._version import __version__
 
 __all__ = [
@@ -73,6 +74,7 @@ __all__ = [
     "onnx",
     "pad",
     "pad_backward",
+    "remap",
     "resample",
     "resample_backward",
     "resample_input_box",

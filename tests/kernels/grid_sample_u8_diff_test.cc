@@ -66,7 +66,8 @@ std::string describe(const Problem& p) {
          " src " + dims_to_string(p.src_shape) + " grid " + dims_to_string(p.grid_shape) +
          (p.strided_src ? (p.negative ? " strided-negative" : " strided") : "") +
          (p.strided_grid ? " strided-grid" : "") + (p.strided_dst ? " strided-dst" : "") +
-         (p.saturated ? " src=255" : "");
+         (p.saturated ? " src=255" : "") + " units=" + to_string(p.desc.units) +
+         " kind=" + to_string(p.desc.kind);
 }
 
 Problem random_problem(std::mt19937_64& rng, int index) {
@@ -91,6 +92,9 @@ Problem random_problem(std::mt19937_64& rng, int index) {
   p.strided_grid = pick(0, 4) == 0;
   p.strided_dst = pick(0, 4) == 0;
   p.saturated = pick(0, 9) == 0;
+  // The grid conventions (fill_grid converts the positions), a quarter each.
+  if (pick(0, 3) == 0) p.desc.units = GridUnits::kPixels;
+  if (pick(0, 3) == 0) p.desc.kind = GridKind::kDisplacement;
   return p;
 }
 
@@ -128,6 +132,23 @@ void fill_grid(Tensor& g, std::mt19937_64& rng, const Problem& p) {
                                   : (2.0f * k + 1.0f) / L - 1.0f;
     } else {
       v[i] = u(rng);
+    }
+    if (std::isfinite(v[i]) && std::fabs(v[i]) < 2.0f) {
+      // The same position in the grid's conventions: pixels of this axis, minus the
+      // point's own coordinate for a displacement.
+      const int axis = i % 2 == 0 ? 1 : 0;
+      const auto L = static_cast<float>(len[axis]);
+      const bool ac = p.desc.align_corners == 1;
+      const int64_t o = axis == 1 ? i / 2 % wo : i / 2 / wo % ho;
+      const auto olen = static_cast<float>(axis == 1 ? wo : ho);
+      if (p.desc.units == GridUnits::kPixels) {
+        v[i] = ac ? (v[i] + 1.0f) / 2.0f * (L - 1.0f) : ((v[i] + 1.0f) * L - 1.0f) / 2.0f;
+        if (p.desc.kind == GridKind::kDisplacement) v[i] -= static_cast<float>(o);
+      } else if (p.desc.kind == GridKind::kDisplacement) {
+        v[i] -= olen == 1.0f ? 0.0f
+                : ac         ? 2.0f * static_cast<float>(o) / (olen - 1.0f) - 1.0f
+                             : (2.0f * static_cast<float>(o) + 1.0f) / olen - 1.0f;
+      }
     }
   }
 }

@@ -116,8 +116,10 @@ std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p)
     if (t.displacement) {
       // The reference's base_coordinate in float (the fast path's grids are float, half
       // or bfloat16, whose coordinates are float), added in FillGrid.
+      // Padded with zeros past the axis: the fused path loads a vector of x bases at a
+      // row's last points (lanes beyond the row are never stored).
       std::vector<float>& b = tables->base_store[d];
-      b.resize(static_cast<size_t>(t.out_sizes[d]));
+      b.assign(static_cast<size_t>(t.out_sizes[d]) + 64, 0.0f);
       for (int64_t o = 0; o < t.out_sizes[d]; ++o) {
         b[static_cast<size_t>(o)] = ref_taps::base_coordinate<float>(p, d, o);
       }

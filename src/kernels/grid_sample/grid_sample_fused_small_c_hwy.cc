@@ -40,11 +40,14 @@ namespace HWY_NAMESPACE {
 // prefetch of NOTE [ GridSample few-channel prefetch ]) is measured: docs/perf/grid_sample.md,
 // "Fused small-channel path".
 
-/// Steps 1-2 of the fused path for the m (<= N) points whose dense (x, y) grid pairs start
-/// at g: the y and x taps (K per axis).
+/// Steps 1-2 of the fused path for the m (<= N) points q, q + 1, ... of one output row
+/// whose dense (x, y) grid pairs start at g: the y and x taps (K per axis). A displacement
+/// gets the points' own coordinates added first, from the plan's base tables (FillGrid's
+/// arithmetic; the x table is padded past the row, for the lanes beyond m).
 template <int K>
-HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, const float* g,
-                              int64_t m, VI4& iy, VF4& wy, VI4& ix, VF4& wx) {
+HWY_INLINE void FusedAxisTaps(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep,
+                              const float* g, int64_t q, int64_t m, VI4& iy, VF4& wy, VI4& ix,
+                              VF4& wx) {
   const DF df;
   VF gx, gy;
   if (m == static_cast<int64_t>(hn::Lanes(df))) {
@@ -53,6 +56,12 @@ HWY_INLINE void FusedAxisTaps(const AxisStep& ystep, const AxisStep& xstep, cons
     HWY_ALIGN float tmp[2 * hn::MaxLanes(df)] = {};
     std::memcpy(tmp, g, static_cast<size_t>(2 * m) * sizeof(float));
     hn::LoadInterleaved2(df, tmp, gx, gy);
+  }
+  if (c.displacement) {
+    const int64_t W = c.out_sizes[1];
+    const int64_t y = q / W, x = q - y * W;
+    gx = hn::Add(gx, hn::LoadU(df, c.base[1] + x));
+    gy = hn::Add(gy, hn::Set(df, c.base[0][y]));
   }
   ystep.Taps<K>(gy, iy, wy);
   xstep.Taps<K>(gx, ix, wx);
@@ -113,7 +122,7 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
         off = hn::LoadU(di, reuse.off + j);
         keep = hn::RebindMask(df, hn::MaskFromVec(hn::LoadU(di, reuse.keep + j)));
       } else {
-        FusedAxisTaps<K>(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
+        FusedAxisTaps<K>(c, ystep, xstep, gbase + 2 * q, q, m, iy, wy, ix, wx);
         off = NearestOffsets(iy[0], wy[0], cols(ix[0]), wx[0], sy, &keep);
       }
       if (ahead > 0 && m == N) {
@@ -122,7 +131,8 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
         // prefetch ], here tested on those points' own rows).
         VI4 pyi, pxi;
         VF4 pwy, pwx;
-        FusedAxisTaps<K>(ystep, xstep, gbase + 2 * (q + ahead), m, pyi, pwy, pxi, pwx);
+        FusedAxisTaps<K>(c, ystep, xstep, gbase + 2 * (q + ahead), q + ahead, m, pyi, pwy, pxi,
+                         pwx);
         hn::Mask<DF> pkeep;
         const VI po = NearestOffsets(pyi[0], pwy[0], cols(pxi[0]), pwx[0], sy, &pkeep);
         if (next.off != nullptr) {
@@ -139,12 +149,13 @@ void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int
         next.ok[j / N] = 0;
       }
     } else {
-      FusedAxisTaps<K>(ystep, xstep, gbase + 2 * q, m, iy, wy, ix, wx);
+      FusedAxisTaps<K>(c, ystep, xstep, gbase + 2 * q, q, m, iy, wy, ix, wx);
       if (ahead > 0 && m == N && SmoothRows(iy[0])) {
         // NOTE [ GridSample few-channel prefetch ]
         VI4 pyi, pxi;
         VF4 pwy, pwx;
-        FusedAxisTaps<K>(ystep, xstep, gbase + 2 * (q + ahead), m, pyi, pwy, pxi, pwx);
+        FusedAxisTaps<K>(c, ystep, xstep, gbase + 2 * (q + ahead), q + ahead, m, pyi, pwy, pxi,
+                         pwx);
         // The K tap rows (each a padded, valid row index) at the first x tap; lanes whose
         // first taps are padded read offset 0.
         const auto pkeep = hn::RebindMask(di, hn::Gt(hn::Mul(pwy[0], pwx[0]), hn::Zero(df)));
@@ -545,8 +556,6 @@ std::string grid_sample_fused_small_c_declines(const GridSampleProblem& p) {
   if (p.src_dtype != DType::kFloat32 || p.grid_dtype != DType::kFloat32) {
     return "float32 src and grid only";
   }
-  // Its grid loads are its own (not FillGrid's): no displacement bases yet.
-  if (p.kind == GridKind::kDisplacement) return "displacement grid (absolute only)";
   if (p.channels > 4) return "more than 4 channels";
   // Linear/cubic: the x axis holds the K columns of an x window (not under wrap).
   if (!nearest && p.in_sizes[1] < K) return "an x axis shorter than the taps per axis";

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kernels/grid_sample/grid_sample.h"
 
@@ -27,6 +28,10 @@ struct GridSampleU8Tables {
   int64_t tile_h, tile_w;
   /// Rows ahead of the source prefetch of dense grids on the whole-pixel reads.
   int prefetch_rows;
+  /// A displacement grid's base coordinates per axis (y, x), the reference's
+  /// base_coordinate in float, padded with zeros past the axis for a vector of x bases at
+  /// a row's end; empty for absolute grids.
+  std::vector<float> base[2];
 };
 
 /// Plan time: the tables of a problem grid_sample_u8_declines accepted.

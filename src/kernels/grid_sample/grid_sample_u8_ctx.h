@@ -45,6 +45,9 @@ struct U8Ctx {
   int64_t Ho, Wo;
   int64_t tile_h, tile_w, tiles_y, tiles_x;  // work items: tiles of tile_h x tile_w points
   int pf_rows;   // rows ahead of the source prefetch of smooth grids (0: none; RowShift)
+  bool pixels;        // pixel grid: the values are the coordinates
+  bool displacement;  // add base[axis] (the plan's tables) to the grid values first
+  const float* base[2];
 };
 
 /// Linear taps of one axis in the pair form of step 2, from the reference's taps: base

@@ -72,15 +72,18 @@ constexpr float kPfAgree = 4.0f;
 
 /// The offset move of row `grow` over c.pf_rows rows into `delta`, or false where the row
 /// is not smooth enough for it (above).
-HWY_INLINE bool RowShift(const U8Ctx& c, const float* grow, int32_t& delta) {
-  const float sx = 0.5f * static_cast<float>(c.len[1]), sy = 0.5f * static_cast<float>(c.len[0]);
+HWY_INLINE bool RowShift(const U8Ctx& c, int64_t oy, const float* grow, int32_t& delta) {
+  const float sx = c.pixels ? 1.0f : 0.5f * static_cast<float>(c.len[1]);
+  const float sy = c.pixels ? 1.0f : 0.5f * static_cast<float>(c.len[0]);
+  // A displacement's rows move by their bases too.
+  const float by = c.displacement ? (c.base[0][oy + c.pf_rows] - c.base[0][oy]) * sy : 0.0f;
   float dx[3], dy[3];
   int k = 0;
   for (int64_t x : {int64_t{0}, c.Wo / 2, c.Wo - 1}) {
     const float* g = grow + x * 2;
     const float* f = g + c.pf_rows * c.gy;
     dx[k] = (f[0] - g[0]) * sx;
-    dy[k] = (f[1] - g[1]) * sy;
+    dy[k] = (f[1] - g[1]) * sy + by;
     if (!(std::abs(dx[k]) < kPfGate && std::abs(dy[k]) < kPfGate)) return false;
     ++k;
   }
@@ -156,7 +159,7 @@ void RunRowsC(const U8Ctx& c, int64_t begin, int64_t end) {
     uint8_t* drow = c.dst + n * c.db + oy * c.dy;
     const VI nb = hn::Set(di, static_cast<int32_t>(c.bias + n * c.sb));
     int32_t shift = 0;
-    const bool pf_row = c.pf_rows > 0 && oy + c.pf_rows < c.Ho && RowShift(c, grow, shift);
+    const bool pf_row = c.pf_rows > 0 && oy + c.pf_rows < c.Ho && RowShift(c, oy, grow, shift);
     const VI vshift = hn::Set(di, shift);
     for (int64_t ox = x_begin; ox < x_end; ox += static_cast<int64_t>(L)) {
       const size_t count = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(L), x_end - ox));
@@ -172,8 +175,12 @@ void RunRowsC(const U8Ctx& c, int64_t begin, int64_t end) {
         gxv = hn::Load(df, tx);
         gyv = hn::Load(df, ty);
       }
-      const VF X = Unnormalize(gxv, c.len[1], c.align_corners);
-      const VF Y = Unnormalize(gyv, c.len[0], c.align_corners);
+      if (c.displacement) {  // FillGrid's arithmetic: g + base in float
+        gxv = hn::Add(gxv, hn::LoadU(df, c.base[1] + ox));
+        gyv = hn::Add(gyv, hn::Set(df, c.base[0][oy]));
+      }
+      const VF X = c.pixels ? gxv : Unnormalize(gxv, c.len[1], c.align_corners);
+      const VF Y = c.pixels ? gyv : Unnormalize(gyv, c.len[0], c.align_corners);
       VI4 out;
       for (int ch = 0; ch < 4; ++ch) out[ch] = hn::Zero(di);
       if (c.nearest) {
@@ -362,9 +369,6 @@ std::string grid_sample_u8_declines(const GridSampleProblem& p) {
     return std::string("padding_mode ") + to_string(p.padding) +
            " (uint8 path: zeros, border, reflection)";
   }
-  if (p.units != GridUnits::kNormalized || p.kind != GridKind::kAbsolute) {
-    return "pixel or displacement grid (uint8 path: normalized absolute grids)";
-  }
   for (int64_t len : p.in_sizes) {
     // Tap indices are int32, computed in float (exact below 2^24).
     if (len < 1 || len >= (int64_t{1} << 22)) {
@@ -407,6 +411,14 @@ std::shared_ptr<const void> grid_sample_u8_prepare(const GridSampleProblem& p) {
   t->tile_h = 1;
   t->tile_w = wo;
   t->prefetch_rows = 4;
+  if (p.kind == GridKind::kDisplacement) {
+    for (int d = 0; d < 2; ++d) {
+      t->base[d].assign(static_cast<size_t>(p.out_sizes[static_cast<size_t>(d)]) + 64, 0.0f);
+      for (int64_t o = 0; o < p.out_sizes[static_cast<size_t>(d)]; ++o) {
+        t->base[d][static_cast<size_t>(o)] = ref_taps::base_coordinate<float>(p, d, o);
+      }
+    }
+  }
   return t;
 }
 
@@ -521,6 +533,10 @@ void grid_sample_u8_run(const GridSampleProblem& p, const void* tables,
   // PrefetchShift picks the lanes; docs/ops/grid_sample.md, "uint8 few-channel path"). The
   // plane paths skip RowShift's grid loads.
   c.pf_rows = c.fetch == Fetch::kPixel && c.grid_dense ? t.prefetch_rows : 0;
+  c.pixels = p.units == GridUnits::kPixels;
+  c.displacement = p.kind == GridKind::kDisplacement;
+  c.base[0] = c.displacement ? t.base[0].data() : nullptr;
+  c.base[1] = c.displacement ? t.base[1].data() : nullptr;
   // About 64 Ki output elements per chunk: small problems stay on one thread.
   const int64_t grain =
       std::max<int64_t>(1, (int64_t{1} << 16) / (c.tile_h * c.tile_w * p.channels));
