@@ -733,22 +733,57 @@ def resize(x: Any, scales: Any = None, sizes: Any = None, mode: str = "nearest",
 
 
 def _gs_task(pieces: Any, rel: Sequence[Sequence[int]], box: Box, grid: np.ndarray, mode: str,
-             padding_mode: str, align_corners: bool, full: Sequence[int], threads: Optional[int]) -> np.ndarray:
+             padding_mode: str, align_corners: bool, full: Sequence[int], threads: Optional[int],
+             units: str = "normalized", fill: float = 0.0) -> np.ndarray:
     _set_threads(threads)
     arr = _box_from_pieces(pieces, rel, box)
     return _g.grid_sample(arr, _aligned(grid), mode, padding_mode, align_corners,
-                          full_size=list(full), origin=[lo for lo, _ in box[2:]])
+                          full_size=list(full), origin=[lo for lo, _ in box[2:]],
+                          grid_units=units, fill_value=fill)
 
 
 def _grid_box(grid: np.ndarray, full: Sequence[int], mode: str, padding_mode: str,
-              align_corners: bool) -> np.ndarray:
-    b = _g.grid_sample_input_box(_aligned(grid), list(full), mode, padding_mode, align_corners)
+              align_corners: bool, units: str = "normalized", fill: float = 0.0) -> np.ndarray:
+    b = _g.grid_sample_input_box(_aligned(grid), list(full), mode, padding_mode, align_corners,
+                                 grid_units=units, fill_value=fill)
     return np.array(b, dtype=np.int64).reshape((1,) * (grid.ndim - 1) + (len(full), 2))
+
+
+def _absolute_block(d: np.ndarray, out_sizes: Sequence[int], pixels: bool, align_corners: bool,
+                    block_info: Any = None) -> np.ndarray:
+    """A displacement grid block plus its points' own coordinates (their indices in the
+    whole output), in the kernels' coordinate precision and operations (float32 for
+    float16/float32 grids, float64 for float64): the absolute grid whose result has the
+    same bits as the displacement's on the whole output (kernels::ref_taps::base_coordinate,
+    docs/ops/grid_sample.md, "Grid conventions")."""
+    ft = np.float64 if d.dtype == np.float64 else np.float32
+    loc = block_info[0]["array-location"] if block_info else [(0, s) for s in d.shape]
+    r = d.shape[-1]
+    g = d.astype(ft, copy=True)
+    for k in range(r):
+        a = r - 1 - k  # grid component k belongs to spatial axis a
+        lo, hi = loc[1 + a]
+        n = int(out_sizes[a])
+        o = np.arange(lo, hi)
+        if pixels:
+            base = o.astype(ft)
+        elif n == 1:
+            base = np.zeros(hi - lo, ft)
+        elif align_corners:
+            base = (2 * o).astype(ft) / ft(n - 1) - ft(1)
+        else:
+            base = (2 * o + 1).astype(ft) / ft(n) - ft(1)
+        shape = [1] * (r + 1)
+        shape[1 + a] = hi - lo
+        g[..., k] = g[..., k] + base.reshape(shape)
+    return g
 
 
 def grid_sample(x: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool = False, *, layout: str = "channels_first",
-                threads: Optional[int] = None, halo_packs: Optional[bool] = None) -> da.Array:
+                threads: Optional[int] = None, halo_packs: Optional[bool] = None,
+                grid_units: str = "normalized", grid_kind: str = "absolute",
+                fill_value: float = 0.0) -> da.Array:
     """gridops.grid_sample with a chunked grid: x (N, C, D1..Dr), grid (N, D1_out..Dr_out, r),
     either a dask or a NumPy array; channels first.
 
@@ -757,8 +792,17 @@ def grid_sample(x: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "
     are computed when the graph is built, by one pass over the grid (a dask grid is read
     twice: once for the boxes, once to sample). Coordinates are computed against the whole
     input (grid_sample(..., full_size=, origin=)): the same bits as the in-memory operator.
+    grid_units, grid_kind, fill_value: as gridops.grid_sample's; a displacement grid is
+    chunked like the output, and each chunk gets its points' own coordinates in the whole
+    output added (in the kernels' precision and operations: the same bits).
     """
     align_corners = _align_flag(align_corners, "grid_sample")
+    units = _api._str(grid_units, "gridops.dask.grid_sample: grid_units")
+    kind = _api._str(grid_kind, "gridops.dask.grid_sample: grid_kind")
+    fill = _api._real(fill_value, "gridops.dask.grid_sample: fill_value")
+    if units not in ("normalized", "pixels") or kind not in ("absolute", "displacement"):
+        raise ValueError(f"gridops.dask.grid_sample: grid_units must be normalized or pixels and "
+                         f"grid_kind absolute or displacement, got {units!r}, {kind!r}")
     _channels_first_only(layout, "grid_sample")
     x = _as_dask(x, "grid_sample")
     grid = _as_dask(grid, "grid_sample")
@@ -768,16 +812,23 @@ def grid_sample(x: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "
                          f"x {x.shape}, grid {grid.shape}")
     if len(grid.chunks[-1]) != 1:
         grid = grid.rechunk({grid.ndim - 1: -1})
+    if kind == "displacement":
+        if grid.dtype not in (np.float16, np.float32, np.float64):
+            raise TypeError(f"gridops.dask.grid_sample: a displacement grid must be float16, float32 "
+                            f"or float64, got {grid.dtype}")
+        grid = grid.map_blocks(_absolute_block, [int(v) for v in grid.shape[1:-1]], units == "pixels",
+                               bool(align_corners),
+                               dtype=np.float64 if grid.dtype == np.float64 else np.float32)
     full = [int(v) for v in x.shape[2:]]
     # The input box of every grid chunk, computed now (small: r pairs per chunk).
-    boxes_arr = grid.map_blocks(_grid_box, full, mode, padding_mode, bool(align_corners),
+    boxes_arr = grid.map_blocks(_grid_box, full, mode, padding_mode, bool(align_corners), units, fill,
                                 dtype=np.int64,
                                 chunks=tuple((1,) * len(c) for c in grid.chunks[:-1]) + ((r,), (2,)),
                                 new_axis=grid.ndim)
     boxes = np.asarray(boxes_arr.compute())  # (nblocks_0, ..., nblocks_r, 1, r, 2)
     out_chunks = (grid.chunks[0], x.chunks[1]) + tuple(grid.chunks[1:-1])
     packs = _several_worker_processes() if halo_packs is None else bool(halo_packs)
-    name = "gridops-grid-sample-" + tokenize(x, grid, mode, padding_mode, align_corners, packs)
+    name = "gridops-grid-sample-" + tokenize(x, grid, mode, padding_mode, align_corners, packs, units, fill)
     gst = [_starts(c) for c in grid.chunks]
     cst = _starts(x.chunks[1])
     dsk = {}
@@ -794,21 +845,23 @@ def grid_sample(x: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "
                 continue
             box = [(n0, n1), (c0, c1)] + [(int(a), int(b)) for a, b in sbox]
             if any(hi <= lo for lo, hi in box[2:]):
-                # An empty input axis (zeros padding only): nothing is read.
+                # An empty input axis (zeros, constant, fill): nothing is read.
                 dsk[key] = (_gs_empty_task, shape, x.dtype, (grid.name,) + gi + (0,), mode,
-                            padding_mode, bool(align_corners), full, threads)
+                            padding_mode, bool(align_corners), full, threads, units, fill)
                 continue
             reads.add(key, _gs_task, box, (grid.name,) + gi + (0,), mode, padding_mode,
-                      bool(align_corners), full, threads)
+                      bool(align_corners), full, threads, units, fill)
     reads.emit(dsk)
     return _new_array(name, dsk, [x, grid], out_chunks, x.dtype)
 
 
 def _gs_empty_task(shape: Tuple[int, ...], dtype: Any, grid: np.ndarray, mode: str, padding_mode: str,
-                   align_corners: bool, full: Sequence[int], threads: Optional[int]) -> np.ndarray:
+                   align_corners: bool, full: Sequence[int], threads: Optional[int],
+                   units: str = "normalized", fill: float = 0.0) -> np.ndarray:
     _set_threads(threads)
     src = np.zeros(shape[:2] + tuple(full), dtype=dtype)  # some axis of full is 0: empty
-    return _g.grid_sample(src, _aligned(grid), mode, padding_mode, align_corners)
+    return _g.grid_sample(src, _aligned(grid), mode, padding_mode, align_corners,
+                          grid_units=units, fill_value=fill)
 
 
 # --- affine_warp -------------------------------------------------------------------------

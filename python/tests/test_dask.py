@@ -139,6 +139,37 @@ def test_grid_sample_random_chunkings():
         same_bits(y.compute(scheduler="sync"), ref)
 
 
+def test_grid_sample_conventions_and_extension_paddings_random_chunkings():
+    """Pixel and displacement grids (a displacement chunked like the output: each chunk adds
+    its points' own coordinates in the whole output), wrap, constant and fill: the same bits
+    as the in-memory operator."""
+    rng = np.random.default_rng(19)
+    for it in range(24):
+        r = int(rng.integers(1, 4))
+        n = int(rng.integers(1, 3))
+        full = tuple(int(rng.integers(1, 8 if r == 3 else 20)) for _ in range(r))
+        out = tuple(int(rng.integers(1, 7 if r == 3 else 15)) for _ in range(r))
+        x = rng.standard_normal((n, int(rng.integers(1, 4))) + full).astype(np.float32)
+        units = ["normalized", "pixels"][it % 2]
+        kind = ["absolute", "displacement", "displacement"][it % 3]
+        dt = [np.float32, np.float64, np.float16][it % 3 if kind == "displacement" else 0]
+        scale = (2.0 if units == "pixels" else 0.3) if kind == "displacement" else 1.0
+        if kind == "absolute" and units == "pixels":
+            grid = rng.uniform(-2, 2, (n,) + out + (r,)) + np.array(full[::-1], float) * rng.uniform(0, 1, r)
+        else:
+            grid = rng.uniform(-1.2, 1.2, (n,) + out + (r,)) * scale
+        grid = grid.astype(dt)
+        mode = ["bilinear", "nearest", "bicubic"][it % 3]
+        pm = ["wrap", "constant", "fill", "zeros", "border", "reflection"][(it // 2) % 6]
+        fill = 0.5 if pm in ("constant", "fill") else 0.0
+        ac = bool((it // 3) % 2)
+        kw = dict(grid_units=units, grid_kind=kind, fill_value=fill)
+        ref = gridops.grid_sample(x, grid, mode, pm, ac, **kw)
+        g = rand_dask(rng, grid) if it % 4 else grid
+        y = gd.grid_sample(rand_dask(rng, x), g, mode, pm, ac, **kw)
+        same_bits(y.compute(scheduler="sync"), ref)
+
+
 def test_affine_grid_points_are_affine_grid():
     rng = np.random.default_rng(18)
     for dt in (np.float32, np.float64):
