@@ -141,10 +141,59 @@ StatusOr<ResizeDesc> resize_desc(const NodeProto& n, int64_t version, const std:
 }
 
 // Static (value-independent) checks of one node: op, domain, opset, attributes.
+StatusOr<GridSampleDesc> gridops_grid_sample_desc(const NodeProto& n, const std::string& label) {
+  Attrs at{n, label};
+  GRIDOPS_RETURN_IF_ERROR(at.only({"align_corners", "mode", "padding_mode", "layout", "grid_units",
+                                   "grid_kind", "fill_value"}));
+  auto bad = [&](const Status& s) { return invalid_argument(label, ": ", s.message()); };
+  GridSampleDesc d;
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string mode, at.get_string("mode", "linear"));
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string pad, at.get_string("padding_mode", "zeros"));
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string layout, at.get_string("layout", "channels_first"));
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string units, at.get_string("grid_units", "normalized"));
+  GRIDOPS_ASSIGN_OR_RETURN(const std::string kind, at.get_string("grid_kind", "absolute"));
+  GRIDOPS_ASSIGN_OR_RETURN(const float fill, at.get_float("fill_value", 0.0f));
+  GRIDOPS_ASSIGN_OR_RETURN(d.align_corners, at.get_int("align_corners", 0));
+  auto m = parse_interpolation_mode(mode);
+  if (!m.ok()) return bad(m.status());
+  d.mode = *m;
+  auto p = parse_grid_padding(pad);
+  if (!p.ok()) return bad(p.status());
+  d.padding = *p;
+  if (layout == "channels_first") {
+    d.layout = ChannelLayout::kChannelsFirst;
+  } else if (layout == "channels_last") {
+    d.layout = ChannelLayout::kChannelsLast;
+  } else {
+    return invalid_argument(label, ": layout must be channels_first or channels_last, got '", layout, "'");
+  }
+  auto u = parse_grid_units(units);
+  if (!u.ok()) return bad(u.status());
+  d.units = *u;
+  auto k = parse_grid_kind(kind);
+  if (!k.ok()) return bad(k.status());
+  d.kind = *k;
+  d.fill_value = static_cast<double>(fill);
+  const Status s = grid_sample_output_shape(d, Dims{1, 1, 1}, Dims{1, 1, 1}).status();
+  if (!s.ok()) return bad(s);  // the descriptor's own checks (align_corners, fill_value)
+  if (n.input_size() != 2) return invalid_argument(label, ": expected 2 inputs, got ", n.input_size());
+  return d;
+}
+
 Status check_node(const NodeProto& n, int index, int64_t opset, int64_t* version) {
   const std::string label = node_label(n, index);
+  if (n.domain() == kGridopsDomain) {
+    // docs/onnx.md, "The custom domain ai.gridops": GridSample with gridops' attributes.
+    if (n.op_type() != "GridSample") {
+      return unimplemented(label, ": op '", n.op_type(), "' of domain '", kGridopsDomain,
+                           "' is not supported (supported: GridSample)");
+    }
+    *version = 1;
+    return gridops_grid_sample_desc(n, label).status();
+  }
   if (!n.domain().empty() && n.domain() != "ai.onnx") {
-    return unimplemented(label, ": domain '", n.domain(), "' is not supported (only the default ONNX domain)");
+    return unimplemented(label, ": domain '", n.domain(), "' is not supported (only the default ONNX domain and ",
+                         kGridopsDomain, ")");
   }
   const OpSpec* spec = nullptr;
   for (const auto& s : kOps)

@@ -92,6 +92,13 @@ StatusOr<ResizeDesc> resize_desc(const NodeProto& n, int64_t version, const std:
 
 /// Static (value-independent) checks of one node: op, domain, opset, attributes; sets
 /// *version to the op's since-version in effect at `opset`.
+/// The custom domain of gridops' own nodes (docs/onnx.md, "The custom domain ai.gridops").
+inline constexpr const char* kGridopsDomain = "ai.gridops";
+
+/// The GridSampleDesc of an ai.gridops::GridSample node (every gridops attribute: layout,
+/// the extension paddings with fill_value, grid_units, grid_kind), checked.
+StatusOr<GridSampleDesc> gridops_grid_sample_desc(const NodeProto& n, const std::string& label);
+
 Status check_node(const NodeProto& n, int index, int64_t opset, int64_t* version);
 
 }  // namespace detail

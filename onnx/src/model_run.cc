@@ -243,6 +243,11 @@ StatusOr<std::vector<Tensor>> run_node(const NodeProto& n, int index, int64_t op
   if (op == "Constant") {
     GRIDOPS_ASSIGN_OR_RETURN(Tensor t, run_constant(n, label));
     out.push_back(std::move(t));
+  } else if (op == "GridSample" && n.domain() == detail::kGridopsDomain) {
+    GRIDOPS_ASSIGN_OR_RETURN(const GridSampleDesc d, detail::gridops_grid_sample_desc(n, label));
+    auto y = grid_sample(d, *in[0], *in[1]);
+    if (!y.ok()) return with_label(y.status(), label);
+    out.push_back(std::move(y).value());
   } else if (op == "GridSample") {
     GridSampleDesc d;
     GRIDOPS_ASSIGN_OR_RETURN(const std::string mode, at.get_string("mode", version >= 20 ? "linear" : "bilinear"));

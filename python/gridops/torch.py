@@ -188,12 +188,21 @@ def _grid_sample_symbolic(g: Any, input: Any, grid: Any, mode: str, padding_mode
                           align_corners: bool, layout: str, grid_units: str = "normalized",
                           grid_kind: str = "absolute", fill_value: float = 0.0) -> Any:
     fn = "gridops.torch.grid_sample"
-    if grid_units != "normalized" or grid_kind != "absolute":
-        raise OnnxExportError(f"{fn}: cannot export grid_units={grid_units!r}, grid_kind={grid_kind!r} "
-                              f"to ONNX yet (ONNX GridSample takes normalized absolute grids)")
-    if padding_mode in ("wrap", "constant", "fill"):
-        raise OnnxExportError(f"{fn}: cannot export padding_mode={padding_mode!r} to ONNX yet (a "
-                              f"gridops extension; ONNX GridSample has zeros, border, reflection)")
+    if grid_units != "normalized" or grid_kind != "absolute" or padding_mode in ("wrap", "constant", "fill"):
+        # gridops extensions (ONNX GridSample has normalized absolute grids and three
+        # paddings): the custom node with every attribute; upgrade_onnx keeps it custom.
+        if mode not in _MODES or layout not in _LAYOUTS:
+            raise OnnxExportError(f"{fn}: cannot export mode={mode!r}, layout={layout!r} to ONNX (not a "
+                                  f"gridops GridSample option)")
+        extra = {}
+        if grid_units != "normalized":
+            extra["grid_units_s"] = grid_units
+        if grid_kind != "absolute":
+            extra["grid_kind_s"] = grid_kind
+        if fill_value != 0.0:
+            extra["fill_value_f"] = float(fill_value)
+        return _op(g, f"{ONNX_DOMAIN}::GridSample", input, grid, mode_s=_MODES[mode], padding_mode_s=padding_mode,
+                   align_corners_i=int(align_corners), layout_s=_LAYOUTS[layout], **extra)
     opset = _export_opset()
     if mode not in _MODES or padding_mode not in _PADDINGS or layout not in _LAYOUTS:
         raise OnnxExportError(f"{fn}: cannot export mode={mode!r}, padding_mode={padding_mode!r}, "
@@ -388,7 +397,8 @@ def grid_sample(input: torch.Tensor, grid: torch.Tensor, mode: str = "bilinear",
                         ("grid_units", grid_units), ("grid_kind", grid_kind)):
         if not isinstance(value, str):
             raise TypeError(f"gridops.torch.grid_sample: {name} must be a str, got {type(value).__name__}")
-    if grid_units == "normalized" and grid_kind == "absolute" and padding_mode in _PADDINGS:
+    if (grid_units == "normalized" and grid_kind == "absolute" and padding_mode in _PADDINGS
+            and type(fill_value) in (int, float) and fill_value == 0):
         out: torch.Tensor = _GridSampleFunction.apply(input, grid, mode, padding_mode,
                                                       _align(fn, align_corners), layout)
         return out
@@ -488,7 +498,8 @@ def upgrade_onnx(model: Any, opset: int = 20, *, check: bool = True) -> Any:
     input), ``ai.gridops::GridSample`` with ``layout="channels_first"`` becomes GridSample-20
     (any spatial rank), and GridSample-16 nodes take the opset-20 mode names (``linear``,
     ``cubic``). Channels-last GridSample stays in ``ai.gridops`` (ONNX has no layout
-    attribute). From opset 18 the reductions with an ``axes`` attribute get it as an input
+    attribute), and so does one with gridops' extensions (grid_units, grid_kind, the
+    wrap, constant and fill paddings). From opset 18 the reductions with an ``axes`` attribute get it as an input
     and Split without a ``split`` input gets ``num_outputs``; a node of an operator whose
     rewrite is not known (DFT at 20) is an error. The ``ai.gridops`` opset import is dropped
     when no custom node is left.
@@ -565,7 +576,10 @@ def upgrade_onnx(model: Any, opset: int = 20, *, check: bool = True) -> Any:
                     nodes.append(helper.make_node("AffineGrid", [n.input[0], size], list(n.output), name=n.name,
                                                   align_corners=int(at.get("align_corners", 0))))
                     continue
-                if n.op_type == "GridSample" and opset >= 20 and at.get("layout", "channels_first") == "channels_first":
+                extension = (at.get("padding_mode", "zeros") in ("wrap", "constant", "fill")
+                             or any(k in at for k in ("grid_units", "grid_kind", "fill_value")))
+                if (n.op_type == "GridSample" and opset >= 20 and not extension
+                        and at.get("layout", "channels_first") == "channels_first"):
                     mode = _MODES.get(str(at.get("mode", "linear")))
                     if mode is None:
                         raise ValueError(f"{where}: unknown mode {at.get('mode')!r}")

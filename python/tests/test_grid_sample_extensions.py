@@ -223,8 +223,5 @@ def test_errors():
         gridops.grid_sample(x, g, padding_mode="fill", fill_value="0")
     with pytest.raises(TypeError, match="grid_units must be a str, got int"):
         gt.grid_sample(torch.from_numpy(x), torch.from_numpy(g), grid_units=1)
-    # The ONNX runner keeps ONNX's three paddings (these are gridops extensions).
-    import io
-    with pytest.raises(gt.OnnxExportError, match="cannot export padding_mode='wrap' to ONNX yet"):
-        gt.export_onnx(gt.GridSample(padding_mode="wrap"), (torch.from_numpy(x), torch.from_numpy(g)),
-                       io.BytesIO(), opset=16, check=False)
+    with pytest.raises(ValueError, match="fill_value is used only by padding_mode constant and fill"):
+        gt.grid_sample(torch.from_numpy(x), torch.from_numpy(g), fill_value=1.0)

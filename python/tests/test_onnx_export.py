@@ -284,6 +284,62 @@ def test_upgrade_rewrites_what_changed_after_opset_17(rng):
     assert gt.upgrade_onnx(dft, 19).graph.node[0].op_type == "DFT"
 
 
+@pytest.mark.parametrize("opset", [16, 20])
+def test_grid_sample_extensions_export_to_the_custom_node(rng, tmp_path, opset):
+    """grid_units, grid_kind and the wrap/constant/fill paddings have no ONNX form: they
+    export as ai.gridops::GridSample (kept by upgrade_onnx), which the gridops runner runs
+    with the module's bits."""
+    x = torch.from_numpy(rng.standard_normal((2, 3, 6, 7)).astype(np.float32))
+    flow = torch.from_numpy(rng.uniform(-2, 2, (2, 5, 4, 2)).astype(np.float32))
+    for kw in (dict(grid_units="pixels", grid_kind="displacement", padding_mode="fill", fill_value=-1.0,
+                    align_corners=True),
+               dict(grid_kind="displacement", padding_mode="wrap", mode="bicubic"),
+               dict(grid_units="pixels", padding_mode="constant", fill_value=0.5, mode="nearest",
+                    layout="channels_first")):
+        module = Sample(**kw)
+        g = flow if kw.get("grid_kind") == "displacement" else flow + 3.0
+        if kw.get("grid_units") != "pixels":
+            g = g * 0.1
+        model = export(module, (x, g), opset, ["x", "grid"])
+        assert op_types(model) == [("ai.gridops", "GridSample")], kw
+        a = attrs(model.graph.node[0])
+        for k in ("grid_units", "grid_kind", "padding_mode"):
+            if k in kw:
+                assert a[k] == kw[k], (k, a)
+        if "fill_value" in kw:
+            assert a["fill_value"] == kw["fill_value"]
+        out = run_in_process(model, tmp_path, {"x": x, "grid": g})["y"]
+        np.testing.assert_array_equal(out, module(x, g).numpy())
+
+
+def test_the_runner_checks_the_custom_nodes_attributes(tmp_path):
+    def model_with(**attrs_):
+        node = onnx.helper.make_node("GridSample", ["x", "grid"], ["y"], domain="ai.gridops", **attrs_)
+        x = onnx.helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 1, 2, 2])
+        g = onnx.helper.make_tensor_value_info("grid", onnx.TensorProto.FLOAT, [1, 1, 1, 2])
+        y = onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)
+        graph = onnx.helper.make_graph([node], "g", [x, g], [y])
+        m = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17),
+                                                         onnx.helper.make_opsetid("ai.gridops", 1)])
+        path = tmp_path / "m.onnx"
+        onnx.save(m, str(path))
+        return go.Model(path)
+
+    with pytest.raises(Exception, match="grid_units must be normalized or pixels, got 'pixel'"):
+        model_with(grid_units="pixel").check_supported()
+    with pytest.raises(Exception, match="fill_value is used only by padding_mode constant and fill"):
+        model_with(fill_value=1.0).check_supported()
+    with pytest.raises(Exception, match="attribute 'antialias'"):
+        model_with(antialias=1).check_supported()
+    with pytest.raises(Exception, match="layout must be channels_first or channels_last, got 'nchw'"):
+        model_with(layout="nchw").check_supported()
+    m = model_with(grid_units="pixels", padding_mode="fill", fill_value=7.0)
+    m.check_supported()
+    y = m.run({"x": np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2),
+               "grid": np.array([[[[1.0, 0.0]]]], np.float32)})["y"]
+    assert y.tolist() == [[[[1.0]]]]
+
+
 def test_export_errors(rng, tmp_path):
     x, grid = torch.randn(1, 2, 5, 6), grid_of(rng, (1, 3, 4, 2))
     with pytest.raises(ValueError, match="opset must be 16 to 20"):
