@@ -95,6 +95,28 @@ bool grid_sample_gather_pairs16(bool portable, const float* plane, const int32_t
                                 float* out);
 #endif
 
+/// What the finishing pass of padding constant and fill needs of a problem (the fast
+/// forward's and the uint8 path's tables give it): output points and sizes, the full input
+/// sizes, the grid conventions and a displacement's base tables (float per output index).
+struct GridSampleFinishGeometry {
+  int64_t out_points = 0;
+  int64_t out_sizes[3] = {0, 0, 0};
+  int64_t len[3] = {0, 0, 0};
+  bool pixels = false;
+  bool displacement = false;
+  const float* base[3] = {nullptr, nullptr, nullptr};
+};
+
+/// The finishing pass (grid_sample_fast.cc) of a kernel that ran padding constant as zeros
+/// and fill as border (nothing for other paddings): one threaded pass over the grid that,
+/// per output point, writes the fill value (fill: a sample outside the bounds) or adds
+/// fill * (1 - the product over axes of the inside taps' weights) to the stored result
+/// (constant: a sample with a tap outside; exactly the fill value when an axis has none
+/// inside), with the kernels' float coordinate arithmetic. dst float32, float16, bfloat16
+/// or uint8 (spatial rank <= 3).
+void grid_sample_finish_pass(const GridSampleProblem& p, const GridSampleFinishGeometry& g,
+                             const GridSampleViews& v);
+
 /// GridSample backward (docs/ops/grid_sample.md, "Backward"). Same problem and
 /// preconditions as the forward, plus: src_dtype is float16, bfloat16, float32 or float64;
 /// grad_dst has dst's shape, layout and src_dtype; grad_src (null: not wanted) src's shape,

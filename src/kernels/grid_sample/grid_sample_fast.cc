@@ -230,7 +230,8 @@ namespace {
 
 /// grid_sample_fast_finish for one dst dtype T and grid dtype GT.
 template <class T, class GT>
-void finish_typed(const GridSampleProblem& p, const GridSampleFastTables& t, const GridSampleViews& v) {
+void finish_typed(const GridSampleProblem& p, const GridSampleFinishGeometry& t,
+                  const GridSampleViews& v) {
   const int r = p.spatial_rank;
   const bool fill_mode = p.padding == GridPadding::kFill;
   const ref_taps::SplitStrides ds = ref_taps::split_strides(v.dst, r, p.layout);
@@ -271,6 +272,9 @@ void finish_typed(const GridSampleProblem& p, const GridSampleFastTables& t, con
             if (!coords::grid_fill_inside(x, t.len[d], p.align_corners)) outside = true;
             continue;
           }
+          // Every tap of every mode inside (floor(x) - 1 >= 0, floor(x) + 2 <= len - 1):
+          // nothing to add on this axis (its inside weight is the whole).
+          if (x >= 1.0f && x < static_cast<float>(t.len[d] - 2)) continue;
           float in_w = 0.0f;
           int listed = 0;
           coords::grid_axis_taps<float>(p.mode, GridPadding::kConstant, p.align_corners, x,
@@ -306,7 +310,8 @@ void finish_typed(const GridSampleProblem& p, const GridSampleFastTables& t, con
 }
 
 template <class T>
-void finish_grid(const GridSampleProblem& p, const GridSampleFastTables& t, const GridSampleViews& v) {
+void finish_grid(const GridSampleProblem& p, const GridSampleFinishGeometry& t,
+                 const GridSampleViews& v) {
   switch (p.grid_dtype) {
     case DType::kFloat16: finish_typed<T, float16>(p, t, v); break;
     case DType::kBFloat16: finish_typed<T, bfloat16>(p, t, v); break;
@@ -316,15 +321,32 @@ void finish_grid(const GridSampleProblem& p, const GridSampleFastTables& t, cons
 
 }  // namespace
 
+void grid_sample_finish_pass(const GridSampleProblem& p, const GridSampleFinishGeometry& g,
+                             const GridSampleViews& v) {
+  if (p.padding != GridPadding::kConstant && p.padding != GridPadding::kFill) return;
+  if (p.batch == 0 || p.channels == 0 || g.out_points == 0) return;
+  switch (p.src_dtype) {
+    case DType::kFloat16: finish_grid<float16>(p, g, v); break;
+    case DType::kBFloat16: finish_grid<bfloat16>(p, g, v); break;
+    case DType::kUInt8: finish_grid<uint8_t>(p, g, v); break;
+    default: finish_grid<float>(p, g, v); break;
+  }
+}
+
 void grid_sample_fast_finish(const GridSampleProblem& p, const void* tables,
                              const GridSampleViews& v) {
   const auto& t = *static_cast<const GridSampleFastTables*>(tables);
   if (!t.finish || grid_sample_fast_empty(t)) return;
-  switch (p.src_dtype) {
-    case DType::kFloat16: finish_grid<float16>(p, t, v); break;
-    case DType::kBFloat16: finish_grid<bfloat16>(p, t, v); break;
-    default: finish_grid<float>(p, t, v); break;
+  GridSampleFinishGeometry g;
+  g.out_points = t.out_points;
+  g.pixels = t.pixels;
+  g.displacement = t.displacement;
+  for (int d = 0; d < 3; ++d) {
+    g.out_sizes[d] = t.out_sizes[d];
+    g.len[d] = t.len[d];
+    g.base[d] = t.base[d];
   }
+  grid_sample_finish_pass(p, g, v);
 }
 
 std::string grid_sample_path_declines_views(const GridSampleProblem& p, const void* tables,

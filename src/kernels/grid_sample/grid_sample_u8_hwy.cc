@@ -364,11 +364,7 @@ std::string grid_sample_u8_declines(const GridSampleProblem& p) {
     return std::to_string(p.channels) + " channels (uint8 path: 1 to 4)";
   }
   if (p.mode == InterpolationMode::kCubic) return "mode cubic (uint8 path: linear, nearest)";
-  if (p.padding != GridPadding::kZeros && p.padding != GridPadding::kBorder &&
-      p.padding != GridPadding::kReflection) {
-    return std::string("padding_mode ") + to_string(p.padding) +
-           " (uint8 path: zeros, border, reflection)";
-  }
+  if (p.padding == GridPadding::kWrap) return "padding_mode wrap (uint8 path: not yet)";
   for (int64_t len : p.in_sizes) {
     // Tap indices are int32, computed in float (exact below 2^24).
     if (len < 1 || len >= (int64_t{1} << 22)) {
@@ -447,10 +443,15 @@ void grid_sample_u8_run(const GridSampleProblem& p, const void* tables,
   const MutableTensorView& dst = v.dst;
   const bool last = p.layout == ChannelLayout::kChannelsLast;
   const size_t ca = last ? 3 : 1, ya = last ? 1 : 2, xa = last ? 2 : 3;
+  // Constant runs the kernel with zeros and fill with border, then the finishing pass
+  // (grid_sample_finish_pass) adds the fill value's share or writes it.
+  GridSampleProblem pk = p;
+  if (p.padding == GridPadding::kConstant) pk.padding = GridPadding::kZeros;
+  if (p.padding == GridPadding::kFill) pk.padding = GridPadding::kBorder;
   grid_sample_simd::U8Ctx c{};
-  c.p = &p;
+  c.p = &pk;
   c.nearest = p.mode == InterpolationMode::kNearest;
-  c.padding = p.padding;
+  c.padding = pk.padding;
   c.align_corners = p.align_corners;
   c.channels_last = last;
   c.C = static_cast<int>(p.channels);
@@ -541,6 +542,16 @@ void grid_sample_u8_run(const GridSampleProblem& p, const void* tables,
   const int64_t grain =
       std::max<int64_t>(1, (int64_t{1} << 16) / (c.tile_h * c.tile_w * p.channels));
   parallel_for(items, grain, [&](int64_t b, int64_t e) { run(c, b, e); });
+  GridSampleFinishGeometry g;
+  g.out_points = c.Ho * c.Wo;
+  g.pixels = c.pixels;
+  g.displacement = c.displacement;
+  for (int d = 0; d < 2; ++d) {
+    g.out_sizes[d] = p.out_sizes[static_cast<size_t>(d)];
+    g.len[d] = p.in_sizes[static_cast<size_t>(d)];
+    g.base[d] = c.base[d];
+  }
+  grid_sample_finish_pass(p, g, v);
 }
 
 }  // namespace gridops::kernels
