@@ -229,10 +229,12 @@ void grid_sample_fast_run_items(grid_sample_simd::Ctx& c,
 namespace {
 
 /// grid_sample_fast_finish for one dst dtype T and grid dtype GT.
-template <class T, class GT>
+template <class T, class GT, int R>
 void finish_typed(const GridSampleProblem& p, const GridSampleFinishGeometry& t,
                   const GridSampleViews& v) {
-  const int r = p.spatial_rank;
+  constexpr int r = R;  // the spatial rank, known at compile time: the axis loops unroll
+  float interior_hi[3] = {0.0f, 0.0f, 0.0f};  // x below it (and >= 1): every tap inside
+  for (int d = 0; d < r; ++d) interior_hi[d] = static_cast<float>(t.len[d] - 2);
   const bool fill_mode = p.padding == GridPadding::kFill;
   const ref_taps::SplitStrides ds = ref_taps::split_strides(v.dst, r, p.layout);
   const Dims& gs = v.grid.strides;
@@ -253,18 +255,24 @@ void finish_typed(const GridSampleProblem& p, const GridSampleFinishGeometry& t,
         o[d] = rem % t.out_sizes[d];
         rem /= t.out_sizes[d];
       }
+      // The strides in locals (the loop below must not reload them through the vectors).
+      int64_t gsp[3] = {0, 0, 0}, dsp[3] = {0, 0, 0};
+      for (int d = 0; d < r; ++d) {
+        gsp[d] = gs[static_cast<size_t>(d) + 1];
+        dsp[d] = ds.spatial[static_cast<size_t>(d)];
+      }
+      const int64_t gcs = gs[static_cast<size_t>(r) + 1], dch = ds.channel;
       for (int64_t q = q0; q < q1; ++q) {
         int64_t goff = n * gs[0], doff = n * ds.batch;
         for (int d = 0; d < r; ++d) {
-          goff += o[d] * gs[static_cast<size_t>(d) + 1];
-          doff += o[d] * ds.spatial[static_cast<size_t>(d)];
+          goff += o[d] * gsp[d];
+          doff += o[d] * dsp[d];
         }
         bool outside = false;   // fill: the sample takes the value
         bool partial = false;   // constant: some tap is outside
         float inside_weight = 1.0f;  // constant: prod over axes of the inside taps' weights
         for (int d = 0; d < r; ++d) {
-          const float g = convert::load_real<float>(
-              gbase[goff + static_cast<int64_t>(r - 1 - d) * gs[static_cast<size_t>(r) + 1]]);
+          const float g = convert::load_real<float>(gbase[goff + static_cast<int64_t>(r - 1 - d) * gcs]);
           // FillGrid and AxisStep's arithmetic: base + g in float, then unnormalize.
           const float gd = t.displacement ? g + t.base[d][o[d]] : g;
           const float x = t.pixels ? gd : coords::unnormalize(gd, t.len[d], p.align_corners);
@@ -274,7 +282,7 @@ void finish_typed(const GridSampleProblem& p, const GridSampleFinishGeometry& t,
           }
           // Every tap of every mode inside (floor(x) - 1 >= 0, floor(x) + 2 <= len - 1):
           // nothing to add on this axis (its inside weight is the whole).
-          if (x >= 1.0f && x < static_cast<float>(t.len[d] - 2)) continue;
+          if (x >= 1.0f && x < interior_hi[d]) continue;
           float in_w = 0.0f;
           int listed = 0;
           coords::grid_axis_taps<float>(p.mode, GridPadding::kConstant, p.align_corners, x,
@@ -288,14 +296,14 @@ void finish_typed(const GridSampleProblem& p, const GridSampleFinishGeometry& t,
         }
         if (fill_mode) {
           if (outside) {
-            for (int64_t c = 0; c < p.channels; ++c) dbase[doff + c * ds.channel] = fill_t;
+            for (int64_t c = 0; c < p.channels; ++c) dbase[doff + c * dch] = fill_t;
           }
         } else if (partial) {
           // The kernels (zeros) gave the taps inside; the taps outside add fill times their
           // weight, 1 - the inside weight (exactly the fill value when none is inside).
           const float add = fill * (1.0f - inside_weight);
           for (int64_t c = 0; c < p.channels; ++c) {
-            T& out = dbase[doff + c * ds.channel];
+            T& out = dbase[doff + c * dch];
             out = inside_weight == 0.0f ? fill_t
                                         : convert::store_real<T>(convert::load_real<float>(out) + add);
           }
@@ -309,13 +317,23 @@ void finish_typed(const GridSampleProblem& p, const GridSampleFinishGeometry& t,
   });
 }
 
+template <class T, class GT>
+void finish_rank(const GridSampleProblem& p, const GridSampleFinishGeometry& t,
+                 const GridSampleViews& v) {
+  switch (p.spatial_rank) {
+    case 1: finish_typed<T, GT, 1>(p, t, v); break;
+    case 2: finish_typed<T, GT, 2>(p, t, v); break;
+    default: finish_typed<T, GT, 3>(p, t, v); break;
+  }
+}
+
 template <class T>
 void finish_grid(const GridSampleProblem& p, const GridSampleFinishGeometry& t,
                  const GridSampleViews& v) {
   switch (p.grid_dtype) {
-    case DType::kFloat16: finish_typed<T, float16>(p, t, v); break;
-    case DType::kBFloat16: finish_typed<T, bfloat16>(p, t, v); break;
-    default: finish_typed<T, float>(p, t, v); break;
+    case DType::kFloat16: finish_rank<T, float16>(p, t, v); break;
+    case DType::kBFloat16: finish_rank<T, bfloat16>(p, t, v); break;
+    default: finish_rank<T, float>(p, t, v); break;
   }
 }
 
