@@ -188,9 +188,6 @@ void RunChannels(const Ctx& c, int64_t begin, int64_t end) {
   }
 }
 
-/// The float32 lanes of this target's vectors (the channels-last row width).
-size_t FloatLanes() { return hn::Lanes(DF()); }
-
 }  // namespace HWY_NAMESPACE
 }  // namespace gridops::kernels::grid_sample_simd
 HWY_AFTER_NAMESPACE();
@@ -201,7 +198,6 @@ GRIDOPS_GRID_SAMPLE_FAST_PATH(channels)
 
 namespace grid_sample_simd {
 HWY_EXPORT(RunChannels);
-HWY_EXPORT(FloatLanes);
 }  // namespace grid_sample_simd
 
 namespace {
@@ -219,14 +215,6 @@ std::string grid_sample_channels_declines(const GridSampleProblem& p) {
   if (!why.empty()) return why;
   // Channels-last: a unit src channel stride, checked when it runs.
   if (p.src_dtype != DType::kFloat32) return "float32 src only";
-  // Channels-last rows of fewer channels than a vector are mostly tail: the generic path
-  // (a scalar channel loop) was 1.8-3.4x faster on them (3 to 8 channels on AVX-512, 3 to
-  // 6 on AVX2; docs/perf/grid_sample.md, "Channels-last channel rows").
-  const auto lanes = static_cast<int64_t>(HWY_DYNAMIC_DISPATCH(grid_sample_simd::FloatLanes)());
-  if (p.layout == ChannelLayout::kChannelsLast && p.channels < lanes) {
-    return "channels-last with fewer channels (" + std::to_string(p.channels) +
-           ") than a vector's float lanes (" + std::to_string(lanes) + ")";
-  }
   return {};
 }
 
