@@ -379,7 +379,7 @@ def grid_sample(input: torch.Tensor, grid: torch.Tensor, mode: str = "bilinear",
     - grid_units="pixels" (grid values are pixel coordinates) and grid_kind="displacement"
       (the grid holds offsets added to each output point's own coordinate): gridops
       extensions, differentiated as the composition they replace (docs/ops/grid_sample.md,
-      "Grid conventions"); they do not export to ONNX yet.
+      "Grid conventions"); they export to ONNX as the custom ai.gridops::GridSample.
     - align_corners: None means False (PyTorch's default, without its warning).
     - layout="channels_last": input (N, D1, ..., Dr, C) and output (N, D1_out, ..., C) (a
       gridops extension; a channels_last-*memory* NCHW tensor needs no option).
