@@ -191,12 +191,24 @@ class AxisStep {
     }
   }
 
+  // i modulo the period (reflection's or wrap's) in [0, period), by the reduction in float
+  // (exact: |values| < 2^24).
+  HWY_INLINE VI ReducePeriod(VI i) const {
+    const DF df;
+    const DI di;
+    const VF fi = hn::ConvertTo(df, i);
+    const VF q = hn::Floor(hn::Mul(fi, inv_per_.Get()));
+    VI m = hn::ConvertTo(di, hn::Sub(fi, hn::Mul(q, per_f_.Get())));
+    const VI per_i = per_i_.Get();
+    m = hn::IfThenElse(hn::Lt(m, hn::Zero(di)), hn::Add(m, per_i), m);
+    return hn::IfThenElse(hn::Gt(m, per_m1_i_.Get()), hn::Sub(m, per_i), m);
+  }
+
   // Pads integer tap indices, the vector form of coords::grid_pad_index (int32, |i| < 2^24:
   // zeros -> index 0 when outside, border -> clamp, reflection and wrap -> the period
   // reduction in float, exact below 2^24); returns the index and sets *inside for zeros
   // padding.
   HWY_INLINE VI Pad(VI i, hn::Mask<DI>* inside) const {
-    const DF df;
     const DI di;
     const VI zero_i = hn::Zero(di);
     switch (padding_) {
@@ -207,23 +219,12 @@ class AxisStep {
       case GridPadding::kBorder: return hn::Min(hn::Max(i, zero_i), lenm1_i_.Get());
       case GridPadding::kReflection: {
         if (refl_single_) return zero_i;
-        const VF fi = hn::ConvertTo(df, i);
-        const VF q = hn::Floor(hn::Mul(fi, inv_per_.Get()));
-        VI m = hn::ConvertTo(di, hn::Sub(fi, hn::Mul(q, per_f_.Get())));  // exact: |values| < 2^24
+        const VI m = ReducePeriod(i);
         const VI per_i = per_i_.Get(), per_m1_i = per_m1_i_.Get();
-        m = hn::IfThenElse(hn::Lt(m, zero_i), hn::Add(m, per_i), m);
-        m = hn::IfThenElse(hn::Gt(m, per_m1_i), hn::Sub(m, per_i), m);
         const VI mirrored = align_ ? hn::Sub(per_i, m) : hn::Sub(per_m1_i, m);
         return hn::IfThenElse(hn::Lt(m, len_i_.Get()), m, mirrored);
       }
-      case GridPadding::kWrap: {  // the same reduction with period len, no mirror
-        const VF fi = hn::ConvertTo(df, i);
-        const VF q = hn::Floor(hn::Mul(fi, inv_per_.Get()));
-        VI m = hn::ConvertTo(di, hn::Sub(fi, hn::Mul(q, per_f_.Get())));  // exact: |values| < 2^24
-        const VI per_i = per_i_.Get(), per_m1_i = per_m1_i_.Get();
-        m = hn::IfThenElse(hn::Lt(m, zero_i), hn::Add(m, per_i), m);
-        return hn::IfThenElse(hn::Gt(m, per_m1_i), hn::Sub(m, per_i), m);
-      }
+      case GridPadding::kWrap: return ReducePeriod(i);  // period len, no mirror
       // The fast paths run constant as zeros and fill as border (grid_sample_fast_prepare).
       case GridPadding::kConstant:
       case GridPadding::kFill:

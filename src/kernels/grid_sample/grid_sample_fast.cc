@@ -118,12 +118,8 @@ std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p)
       // or bfloat16, whose coordinates are float), added in FillGrid.
       // Padded with zeros past the axis: the fused path loads a vector of x bases at a
       // row's last points (lanes beyond the row are never stored).
-      std::vector<float>& b = tables->base_store[d];
-      b.assign(static_cast<size_t>(t.out_sizes[d]) + 64, 0.0f);
-      for (int64_t o = 0; o < t.out_sizes[d]; ++o) {
-        b[static_cast<size_t>(o)] = ref_taps::base_coordinate<float>(p, d, o);
-      }
-      t.base[d] = b.data();
+      tables->base_store[d] = ref_taps::base_table(p, d, 64);
+      t.base[d] = tables->base_store[d].data();
     }
   }
   // Decided on the full sizes, so that a window takes the unwindowed run's path (the box

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "core/coords.h"
 #include "kernels/grid_sample/grid_sample.h"
@@ -64,6 +65,16 @@ template <class G>
 G base_coordinate(const GridSampleProblem& p, int d, int64_t o) {
   if (p.units == GridUnits::kPixels) return static_cast<G>(o);
   return coords::affine_grid_base<G>(o, p.out_sizes[static_cast<size_t>(d)], p.align_corners);
+}
+
+/// base_coordinate<float> of every output index of axis d, padded with zeros by `pad`
+/// entries past the axis (for kernels that load a whole vector of bases at a row's end):
+/// the displacement tables of the fast forward paths.
+inline std::vector<float> base_table(const GridSampleProblem& p, int d, size_t pad) {
+  const int64_t n = p.out_sizes[static_cast<size_t>(d)];
+  std::vector<float> b(static_cast<size_t>(n) + pad, 0.0f);
+  for (int64_t o = 0; o < n; ++o) b[static_cast<size_t>(o)] = base_coordinate<float>(p, d, o);
+  return b;
 }
 
 /// The unnormalized (pixel) coordinate of grid value g on spatial axis d at output index

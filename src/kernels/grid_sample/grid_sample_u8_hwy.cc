@@ -408,12 +408,7 @@ std::shared_ptr<const void> grid_sample_u8_prepare(const GridSampleProblem& p) {
   t->tile_w = wo;
   t->prefetch_rows = 4;
   if (p.kind == GridKind::kDisplacement) {
-    for (int d = 0; d < 2; ++d) {
-      t->base[d].assign(static_cast<size_t>(p.out_sizes[static_cast<size_t>(d)]) + 64, 0.0f);
-      for (int64_t o = 0; o < p.out_sizes[static_cast<size_t>(d)]; ++o) {
-        t->base[d][static_cast<size_t>(o)] = ref_taps::base_coordinate<float>(p, d, o);
-      }
-    }
+    for (int d = 0; d < 2; ++d) t->base[d] = ref_taps::base_table(p, d, 64);
   }
   return t;
 }
