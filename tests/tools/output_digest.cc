@@ -384,6 +384,7 @@ int main(int argc, char** argv) {
   run_resize(drv);
   run_gather(drv);
   run_pad(drv);
+  run_grid_sample_ext(drv);
   std::printf("summary lines=%" PRId64 " ok=%" PRId64 " declined=%" PRId64 " errors=%" PRId64
               " digest=%016" PRIx64 "\n",
               drv.lines, drv.ok, drv.declined, drv.errors, drv.digest);

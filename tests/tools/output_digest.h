@@ -314,6 +314,7 @@ struct Driver {
 // AffineGrid, AffineWarp; output_digest.cc: the rest).
 void run_grid_sample(Driver& drv);
 void run_grid_sample_backward(Driver& drv);
+void run_grid_sample_ext(Driver& drv);
 void run_affine_grid(Driver& drv);
 void run_affine_grid_backward(Driver& drv);
 void run_affine_warp(Driver& drv);

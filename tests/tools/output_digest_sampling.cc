@@ -150,6 +150,72 @@ void run_grid_sample_backward(Driver& drv) {
   }
 }
 
+/// GridSample's extensions (issue 51): wrap, constant and fill paddings, pixel units and
+/// displacement grids, forward and backward, over the same problem shapes as above. Its own
+/// random stream ("grid_sample_ext"), so the lines of the other sets do not move.
+void run_grid_sample_ext(Driver& drv) {
+  const std::string op = "grid_sample_ext";
+  if (!drv.wanted(op)) return;
+  for (int i = 0; i < 96; ++i) {
+    Rng rng = drv.rng_for(op, i);
+    const bool backward = i % 3 == 2;
+    GridSampleCase c = grid_sample_case(rng, i, backward, 0.3);
+    c.desc.padding = rng.pick({gridops::GridPadding::kWrap, gridops::GridPadding::kConstant,
+                               gridops::GridPadding::kFill, gridops::GridPadding::kZeros,
+                               gridops::GridPadding::kReflection});
+    c.desc.units = rng.coin(0.4) ? gridops::GridUnits::kPixels : gridops::GridUnits::kNormalized;
+    c.desc.kind = rng.coin(0.4) ? gridops::GridKind::kDisplacement : gridops::GridKind::kAbsolute;
+    const double fill = c.src_dt == DType::kUInt8 ? static_cast<double>(rng.range(0, 255))
+                                                  : static_cast<double>(rng.range(-8, 8)) * 0.25;
+    if (c.desc.padding == gridops::GridPadding::kConstant ||
+        c.desc.padding == gridops::GridPadding::kFill) {
+      c.desc.fill_value = fill;
+    }
+    const double span = c.desc.units == gridops::GridUnits::kPixels ? 14.0 : 1.25;
+    const double lo = c.desc.kind == gridops::GridKind::kDisplacement ? -span / 3 : -span;
+    const double hi = c.desc.kind == gridops::GridKind::kDisplacement ? span / 3 : span;
+    Input src = make_input(rng, c.src_dt, c.src_shape, random_layout(rng, c.src_shape), -2, 2);
+    Input grid = make_input(rng, c.grid_dt, c.grid_shape, random_layout(rng, c.grid_shape, 0.6),
+                            lo, hi, rng.coin(0.4) ? 32 : 0);
+    const std::string what = c.what.substr(0, c.what.find(" pad=")) +
+                             c.what.substr(c.what.find(" ac=")) + " ext=" + to_string(c.desc.padding) + "," +
+                             to_string(c.desc.units) + "," + to_string(c.desc.kind) +
+                             (backward ? " backward" : "") + " views=" + src.layout.tag + "," +
+                             grid.layout.tag;
+    if (!backward) {
+      const Layout dl = random_layout(rng, c.dst_shape, 0.6);
+      drv.run_problem(op, kGridSampleEntries, i, what + "," + dl.tag,
+                      [&](const std::string& e, std::string* impl) {
+        gridops::GridSampleDesc d = c.desc;
+        d.impl = e;
+        auto plan = gridops::make_grid_sample_plan(d, c.src_dt, c.src_shape, c.grid_dt,
+                                                   c.grid_shape);
+        if (!plan.ok()) return drv.result(plan.status(), {});
+        *impl = plan->impl_name();
+        Output dst = make_output(c.src_dt, plan->dst_shape(), dl);
+        return drv.result(plan->run(src.view, grid.view, dst.view), {&dst.buf});
+      });
+      continue;
+    }
+    Input gdst = make_input(rng, c.src_dt, c.dst_shape, random_layout(rng, c.dst_shape), -1, 1);
+    const Layout gsl = random_layout(rng, c.src_shape, 0.6);
+    const Layout ggl = random_layout(rng, c.grid_shape, 0.6);
+    drv.run_problem(op, kGridSampleBackwardEntries, i, what,
+                    [&](const std::string& e, std::string* impl) {
+      gridops::GridSampleDesc d = c.desc;
+      d.impl = e;
+      auto plan = gridops::make_grid_sample_backward_plan(d, c.src_dt, c.src_shape, c.grid_dt,
+                                                          c.grid_shape);
+      if (!plan.ok()) return drv.result(plan.status(), {});
+      *impl = plan->impl_name();
+      Output gs = make_output(c.src_dt, c.src_shape, gsl);
+      Output gg = make_output(c.grid_dt, c.grid_shape, ggl);
+      Status s = plan->run(gdst.view, src.view, grid.view, &gs.view, &gg.view);
+      return drv.result(s, {&gs.buf, &gg.buf});
+    });
+  }
+}
+
 // --- AffineGrid ---------------------------------------------------------------------------
 
 const std::vector<std::string> kAffineGridEntries = {"affine_grid.rows", "ref"};
