@@ -88,22 +88,25 @@ constexpr GridSampleEntry kImpls[] = {
      .declines_views = kernels::grid_sample_u8_declines_views,
      .run = kernels::grid_sample_u8_run,
      .schedule = kernels::grid_sample_u8_schedule},
-#define GRIDOPS_GRID_SAMPLE_PATH(path, kernel, ...)                    \
+#define GRIDOPS_GRID_SAMPLE_PATH(path, kernel, sched, ...)             \
   {.name = "grid_sample." #path,                                       \
    .alias = "fast",                                                    \
    .declines = kernels::grid_sample_##kernel##_declines,               \
    .prepare = kernels::grid_sample_fast_prepare,                       \
    .declines_views = kernels::grid_sample_##kernel##_declines_views,   \
    .run = kernels::grid_sample_##path##_run,                           \
-   .schedule = kernels::grid_sample_fast_schedule __VA_OPT__(, ) __VA_ARGS__}
-    GRIDOPS_GRID_SAMPLE_PATH(blocked, blocked, .unavailable = blocked_unavailable),
-    GRIDOPS_GRID_SAMPLE_PATH(blocked_portable_transpose, blocked,
+   .schedule = kernels::sched __VA_OPT__(, ) __VA_ARGS__}
+    GRIDOPS_GRID_SAMPLE_PATH(blocked, blocked, grid_sample_fast_schedule,
+                             .unavailable = blocked_unavailable),
+    GRIDOPS_GRID_SAMPLE_PATH(blocked_portable_transpose, blocked, grid_sample_fast_schedule,
                              .unavailable = blocked_unavailable, .test_only = true),
-    GRIDOPS_GRID_SAMPLE_PATH(fused_small_c, fused_small_c),
-    GRIDOPS_GRID_SAMPLE_PATH(fused_small_c_portable_pairs, fused_small_c, .test_only = true),
-    GRIDOPS_GRID_SAMPLE_PATH(pairs, pairs, .unavailable = pairs_unavailable),
-    GRIDOPS_GRID_SAMPLE_PATH(channels, channels),
-    GRIDOPS_GRID_SAMPLE_PATH(generic, generic),
+    GRIDOPS_GRID_SAMPLE_PATH(fused_small_c, fused_small_c, grid_sample_fused_small_c_schedule),
+    GRIDOPS_GRID_SAMPLE_PATH(fused_small_c_portable_pairs, fused_small_c,
+                             grid_sample_fused_small_c_schedule, .test_only = true),
+    GRIDOPS_GRID_SAMPLE_PATH(pairs, pairs, grid_sample_fast_schedule,
+                             .unavailable = pairs_unavailable),
+    GRIDOPS_GRID_SAMPLE_PATH(channels, channels, grid_sample_fast_schedule),
+    GRIDOPS_GRID_SAMPLE_PATH(generic, generic, grid_sample_fast_schedule),
 #undef GRIDOPS_GRID_SAMPLE_PATH
 #endif
     {.name = "ref", .declines = ref_declines, .run = ref_run},

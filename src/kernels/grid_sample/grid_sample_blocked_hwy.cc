@@ -11,6 +11,24 @@
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_fast.h"
 
+#ifndef GRIDOPS_GRID_SAMPLE_BLOCKED_RUN_DEFINED
+#define GRIDOPS_GRID_SAMPLE_BLOCKED_RUN_DEFINED
+namespace gridops::kernels::grid_sample_simd {
+/// The path's run (NOTE [ GridSample channel blocks ]): the common context, whose sstride
+/// holds the strides of the blocked copy (dense spatial strides times kCB), and the split
+/// into items (batch item, channel block, chunk of output points).
+struct BlockedRun : Ctx {
+  int64_t cblocks;      // channel blocks of kCB
+  int64_t chunks;       // point chunks per (batch, channel block) item
+  int64_t chunk_pts;    // points per chunk (multiple of kSub)
+  int64_t s_spatial[3];  // src spatial strides (elements)
+  float* shared;        // copies of all (n, cb) made before the items run, or null
+  int64_t copy_parts;   // row ranges per copy (shared copies)
+  bool portable_transpose;  // tests: Transpose16Portable in place of Transpose16
+};
+}  // namespace gridops::kernels::grid_sample_simd
+#endif
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/grid_sample/grid_sample_blocked_hwy.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -231,7 +249,7 @@ HWY_INLINE void TransposeTile(const Row* in, Row* out) {
 /// past C are zeros): pixel q (dense, innermost axis fastest) at out[q * 16].
 /// Rows (runs along the innermost input axis) [row0, row1) only.
 template <bool kPortable>
-void BlockedCopy(const Ctx& c, int64_t n, int64_t cb, float* HWY_RESTRICT out, int64_t row0,
+void BlockedCopy(const BlockedRun& c, int64_t n, int64_t cb, float* HWY_RESTRICT out, int64_t row0,
                  int64_t row1) {
   const float* sbase = reinterpret_cast<const float*>(c.src) + n * c.s_batch +
                        cb * kCB * c.s_channel;
@@ -288,7 +306,7 @@ void BlockedCopy(const Ctx& c, int64_t n, int64_t cb, float* HWY_RESTRICT out, i
 /// Step 4 in channel-blocked mode for points [p0, p0 + cnt) of block cb, whose taps are
 /// at [t0, t0 + cnt) of the tap arrays.
 template <int NT, bool kPortable>
-void BlockedChannels(const Ctx& c, const Work& wk, const float* HWY_RESTRICT plane, int64_t n,
+void BlockedChannels(const BlockedRun& c, const Work& wk, const float* HWY_RESTRICT plane, int64_t n,
                      int64_t cb, int64_t p0, int64_t t0, int64_t cnt) {
   const DB df;
   const auto P = static_cast<size_t>(c.P);
@@ -397,7 +415,7 @@ void BlockedTaps(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt, int
 }
 
 template <int NT, bool kPortable>
-void RunBlockedT(const Ctx& c, int64_t begin, int64_t end) {
+void RunBlockedT(const BlockedRun& c, int64_t begin, int64_t end) {
   Work wk(c);
   hwy::AlignedFreeUniquePtr<float[]> copy;
   if (c.shared == nullptr) {
@@ -441,7 +459,7 @@ void RunBlockedT(const Ctx& c, int64_t begin, int64_t end) {
 }
 
 template <bool kPortable>
-void RunBlockedP(const Ctx& c, int64_t begin, int64_t end) {
+void RunBlockedP(const BlockedRun& c, int64_t begin, int64_t end) {
   switch (c.NT) {
     case 1: RunBlockedT<1, kPortable>(c, begin, end); break;
     case 4: RunBlockedT<4, kPortable>(c, begin, end); break;
@@ -452,7 +470,7 @@ void RunBlockedP(const Ctx& c, int64_t begin, int64_t end) {
 }
 
 /// Items [begin, end): (batch n, channel block cb, chunk of output points).
-void RunBlocked(const Ctx& c, int64_t begin, int64_t end) {
+void RunBlocked(const BlockedRun& c, int64_t begin, int64_t end) {
   if (c.portable_transpose) {
     RunBlockedP<true>(c, begin, end);
   } else {
@@ -461,7 +479,7 @@ void RunBlocked(const Ctx& c, int64_t begin, int64_t end) {
 }
 
 /// The shared channel-blocked copies (c.shared), items (plane, part of its rows).
-void CopyBlocked(const Ctx& c, int64_t begin, int64_t end) {
+void CopyBlocked(const BlockedRun& c, int64_t begin, int64_t end) {
   const int64_t rows = c.in_points / c.len[c.r - 1];
   for (int64_t item = begin; item < end; ++item) {
     const int64_t plane_id = item / c.copy_parts, part = item % c.copy_parts;
@@ -492,11 +510,11 @@ bool Transpose16Tile(bool portable, const float* in, float* out) {
 }
 #else
 constexpr bool kHaveBlocked = false;
-void RunBlocked(const Ctx&, int64_t, int64_t) {
+void RunBlocked(const BlockedRun&, int64_t, int64_t) {
   HWY_ABORT("grid_sample.blocked on a Highway target below AVX2 (its declines and "
             "declines_views decline it)");
 }
-void CopyBlocked(const Ctx&, int64_t, int64_t) {
+void CopyBlocked(const BlockedRun&, int64_t, int64_t) {
   HWY_ABORT("grid_sample.blocked on a Highway target below AVX2");
 }
 bool Transpose16Tile(bool portable, const float* in, float* out) {
@@ -590,10 +608,12 @@ namespace {
 void RunBlockedPath(const GridSampleProblem& p, const void* tables, const GridSampleViews& v,
                     bool portable_transpose) {
   namespace gs = grid_sample_simd;
-  gs::Ctx c;
+  gs::BlockedRun c{};
   if (!grid_sample_path_begin(p, tables, v, &c)) return;
-  c.blocked = true;
   c.portable_transpose = portable_transpose;
+  c.cblocks = (c.channels + gs::kCB - 1) / gs::kCB;
+  const size_t first_spatial = c.channels_last ? 1 : 2;
+  for (int d = 0; d < c.r; ++d) c.s_spatial[d] = v.src.strides[first_spatial + static_cast<size_t>(d)];
   // The split for the thread count (it never changes a result).
   const int64_t threads = std::max(1, get_num_threads());
   const int64_t planes = c.batch * c.cblocks;

@@ -227,8 +227,7 @@ void grid_sample_channels_run(const GridSampleProblem& p, const void* tables,
                               const GridSampleViews& v) {
   grid_sample_simd::Ctx c;
   if (!grid_sample_path_begin(p, tables, v, &c)) return;
-  c.vector_channels = true;
-  grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunChannels));
+  grid_sample_fast_run_blocks(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunChannels));
   grid_sample_fast_finish(p, tables, v);
 }
 

@@ -66,7 +66,6 @@ void grid_sample_axis_taps_exact(InterpolationMode mode, GridPadding padding, bo
 }
 
 std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p) {
-  using grid_sample_simd::kCB;
   using grid_sample_simd::kSub;
   // The tables with the storage of the displacement bases (t.base points into it).
   struct Owner : GridSampleFastTables {
@@ -128,15 +127,6 @@ std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p)
   t.window = t.r >= 2 && p.mode != InterpolationMode::kNearest && t.len[t.r - 1] >= t.K &&
              p.padding != GridPadding::kWrap;
   t.xwin_len = t.ext[t.r - 1];
-  // NOTE [ GridSample fused small-channel path ]: items are tiles of 16 x 64 points.
-  t.tile_h = 16;
-  t.tile_w = 64;
-  if (t.r == 2) {
-    t.tiles_x = (t.out_sizes[1] + t.tile_w - 1) / t.tile_w;
-    t.tiles = t.tiles_x * ((t.out_sizes[0] + t.tile_h - 1) / t.tile_h);
-  }
-  // NOTE [ GridSample channel blocks ].
-  t.cblocks = (t.channels + kCB - 1) / kCB;
   t.stream = p.batch * t.channels * t.out_points * 4 >= (int64_t{8} << 20);
   return tables;
 }
@@ -145,7 +135,6 @@ std::string grid_sample_fast_schedule(const GridSampleProblem&, const void* tabl
   const auto& t = *static_cast<const GridSampleFastTables*>(tables);
   std::string s = "block_points=" + std::to_string(t.block_points) +
                   ", x_window=" + (t.window ? "1" : "0") + ", stream=" + (t.stream ? "1" : "0");
-  if (t.r == 2) s += ", tile=" + std::to_string(t.tile_h) + "x" + std::to_string(t.tile_w);
   return s;
 }
 
@@ -197,7 +186,6 @@ std::string grid_sample_fast_context(const GridSampleProblem&, const void* table
     if (c.d_spatial[d] != expect && c.out_sizes[d] > 1) c.dst_dense = false;
     expect *= c.out_sizes[d];
   }
-  for (int d = 0; d < c.r; ++d) c.s_spatial[d] = src.strides[first_spatial + static_cast<size_t>(d)];
   // The thread count may change between runs (set_num_threads): at least 4 blocks per
   // thread where the problem has them.
   const int64_t threads = std::max(1, get_num_threads());
@@ -205,21 +193,6 @@ std::string grid_sample_fast_context(const GridSampleProblem&, const void* table
   const int64_t want_rounded = (want + kSub - 1) / kSub * kSub;
   c.P = std::min(c.P, std::max(kSub, want_rounded));
   return {};
-}
-
-void grid_sample_fast_run_items(grid_sample_simd::Ctx& c,
-                                void (*item)(const grid_sample_simd::Ctx&, int64_t, int64_t)) {
-  c.blocks_per_batch = (c.out_points + c.P - 1) / c.P;
-  if (c.fused) {
-    // NOTE [ GridSample fused small-channel path ]: items are tiles.
-    c.blocks_per_batch = c.tiles;
-    c.P = c.tile_h * c.tile_w;  // for the grain below
-  }
-  const int64_t items = c.batch * c.blocks_per_batch;
-  // Small problems run on one thread: waking a second costs more than it saves.
-  const int64_t work_per_item = c.P * std::max<int64_t>(c.channels, 4) * c.NT;
-  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / work_per_item);
-  parallel_for(items, grain, [&](int64_t b, int64_t e) { item(c, b, e); });
 }
 
 namespace {

@@ -5,18 +5,21 @@
 //
 // Files: grid_sample_fast.cc (compiled without target flags): the scope every path shares,
 // the exact scalar taps, the plan-time tables (grid_sample_fast_prepare) and the per-run
-// context; grid_sample_hwy-inl.h: the Highway helpers of steps 1-3 shared by the paths;
+// common context (Ctx; a path's own run state derives from it in the path's file);
+// grid_sample_hwy-inl.h: the Highway helpers of steps 1-3 shared by the paths;
 // grid_sample_<path>_hwy.cc: one path each (its kernel, its plan-time `declines`, its
 // run-time `declines_views` and its `run`), declared by GRIDOPS_GRID_SAMPLE_FAST_PATH where
 // the list names it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include "gridops/dtype.h"
 #include "gridops/ops/grid_sample.h"
+#include "gridops/parallel.h"
 #include "gridops/tensor.h"
 #include "kernels/grid_sample/grid_sample.h"
 
@@ -58,12 +61,9 @@ struct GridSampleFastTables {
   // offsets and weights, kSub with few channels.
   int64_t block_points;
   bool window;     // 2-D/3-D linear/cubic with W >= K: taps on the x window (CombineWindow)
-  // Fused small-channel path (rank 2): items are tiles of tile_h x tile_w output points.
-  int64_t tile_h, tile_w, tiles_x, tiles;
-  // Channel-blocked path: channel blocks of kCB. Whether dst runs are streamed
-  // (non-temporal stores: dst much larger than L2), in the channel-blocked path and the
-  // fused path's channels-first stores (NOTE [ GridSample fused streaming stores ]).
-  int64_t cblocks;
+  // Whether dst runs are streamed (non-temporal stores: dst much larger than L2), in the
+  // channel-blocked path and the fused path's channels-first stores (NOTE [ GridSample
+  // fused streaming stores ]).
   bool stream;
 };
 
@@ -75,11 +75,12 @@ constexpr int64_t kSub = 512;
 /// Channels per block of the channel-blocked copy (one 64-byte line of float32).
 constexpr int64_t kCB = 16;
 
-/// Everything a block needs: the plan's tables, copied, and what each run adds (pointers,
-/// strides, facts of the views, the split for the thread count).
+/// What every path's kernel reads: the plan's tables, copied, and what each run adds
+/// (pointers, strides and facts of the views, the split for the thread count). A path with
+/// state of its own derives from it in its file (BlockedRun, FusedRun).
 struct Ctx : GridSampleFastTables {
   int64_t P;           // points per block (multiple of kSub)
-  int64_t blocks_per_batch;
+  int64_t blocks_per_batch;  // items per batch item (grid_sample_fast_run_items)
   int32_t sstride[3];  // src spatial strides (elements)
   // src
   const char* src;
@@ -90,22 +91,8 @@ struct Ctx : GridSampleFastTables {
   // dst
   char* dst;
   int64_t d_batch, d_channel, d_spatial[3];
-  bool fused;      // path grid_sample.fused_small_c: NOTE [ GridSample fused small-channel path ]
-  bool pairs;      // path grid_sample.pairs: NOTE [ GridSample x-window gathers ]
-  bool vector_channels;  // path grid_sample.channels: vector loads/gathers of float32 channels
   bool dst_dense;  // point offset (in elements) == point index (channels-first) or
                    // point index * C (channels-last, with d_channel == 1)
-  // Channel-blocked mode (NOTE [ GridSample channel blocks ]); sstride then holds the
-  // strides of the blocked copy (dense spatial strides times kCB) and s_spatial the src's.
-  bool blocked;
-  int64_t chunks;      // point chunks per (batch, channel block) item
-  int64_t chunk_pts;   // points per chunk (multiple of kSub)
-  int64_t s_spatial[3];
-  float* shared;       // copies of all (n, cb) made before the items run, or null
-  int64_t copy_parts;  // row ranges per copy (shared copies)
-  bool portable_transpose;  // tests: Transpose16Portable in place of Transpose16
-  bool portable_pairs;  // tests: GatherPairsPortable in place of GatherPairs (fused path),
-                        // and gathers in place of the row window and pixel loads
 };
 
 }  // namespace grid_sample_simd
@@ -114,12 +101,14 @@ struct Ctx : GridSampleFastTables {
 /// `prepare`; may throw std::bad_alloc).
 std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p);
 
-/// The schedule the tables fix, for the dispatch log (every fast path's `schedule`).
+/// The schedule the tables fix, for the dispatch log (every fast path's `schedule`; the
+/// fused path's adds its tile).
 std::string grid_sample_fast_schedule(const GridSampleProblem& p, const void* tables);
+std::string grid_sample_fused_small_c_schedule(const GridSampleProblem& p, const void* tables);
 
 /// Run time: the context of a run from the plan's tables and the views. Returns why no
-/// fast path can take the views (src offsets that do not fit in int32), else empty. The
-/// per-path flags are false; P is capped for the thread count.
+/// fast path can take the views (src offsets that do not fit in int32), else empty. P is
+/// capped for the thread count.
 std::string grid_sample_fast_context(const GridSampleProblem& p, const void* tables,
                                      const GridSampleViews& v, grid_sample_simd::Ctx* c);
 
@@ -128,10 +117,26 @@ inline bool grid_sample_fast_empty(const GridSampleFastTables& t) {
   return t.batch == 0 || t.channels == 0 || t.out_points == 0;
 }
 
-/// Runs `item` (a path's kernel over items [begin, end) of blocks of P output points, or of
-/// the fused path's tiles) through parallel_for, on one thread for small problems.
-void grid_sample_fast_run_items(grid_sample_simd::Ctx& c,
-                                void (*item)(const grid_sample_simd::Ctx&, int64_t, int64_t));
+/// Runs `item` (a path's kernel over items [begin, end) of the run `c`: item i is part
+/// i % per_batch of batch item i / per_batch, of about `item_points` output points) through
+/// parallel_for, on one thread for small problems. Sets c.blocks_per_batch = per_batch.
+template <class Run>
+void grid_sample_fast_run_items(Run& c, int64_t per_batch, int64_t item_points,
+                                void (*item)(const Run&, int64_t, int64_t)) {
+  c.blocks_per_batch = per_batch;
+  const int64_t items = c.batch * per_batch;
+  // Small problems run on one thread: waking a second costs more than it saves.
+  const int64_t work_per_item = item_points * std::max<int64_t>(c.channels, 4) * c.NT;
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 17) / work_per_item);
+  parallel_for(items, grain, [&](int64_t b, int64_t e) { item(c, b, e); });
+}
+
+/// grid_sample_fast_run_items over blocks of c.P output points.
+inline void grid_sample_fast_run_blocks(grid_sample_simd::Ctx& c,
+                                        void (*item)(const grid_sample_simd::Ctx&, int64_t,
+                                                     int64_t)) {
+  grid_sample_fast_run_items(c, (c.out_points + c.P - 1) / c.P, c.P, item);
+}
 
 /// A path's own test of the view facts in a run's context (empty: it takes them).
 using GridSamplePathViewDeclines = std::string (*)(const grid_sample_simd::Ctx&);

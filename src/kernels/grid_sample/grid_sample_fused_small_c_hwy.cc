@@ -11,6 +11,20 @@
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_fast.h"
 
+#ifndef GRIDOPS_GRID_SAMPLE_FUSED_RUN_DEFINED
+#define GRIDOPS_GRID_SAMPLE_FUSED_RUN_DEFINED
+namespace gridops::kernels::grid_sample_simd {
+/// The path's run: the common context and its tiles (NOTE [ GridSample fused small-channel
+/// path ]: items are tiles of tile_h x tile_w output points, tiles_x per tile row).
+struct FusedRun : Ctx {
+  static constexpr int64_t tile_h = 16, tile_w = 64;
+  int64_t tiles_x, tiles;
+  bool portable_pairs;  // tests: GatherPairsPortable in place of GatherPairs, and gathers in
+                        // place of the row window and pixel loads
+};
+}  // namespace gridops::kernels::grid_sample_simd
+#endif
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/grid_sample/grid_sample_fused_small_c_hwy.cc"
 #include <hwy/cache_control.h>
@@ -45,7 +59,7 @@ namespace HWY_NAMESPACE {
 /// gets the points' own coordinates added first, from the plan's base tables (FillGrid's
 /// arithmetic; the x table is padded past the row, for the lanes beyond m).
 template <int K>
-HWY_INLINE void FusedAxisTaps(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep,
+HWY_INLINE void FusedAxisTaps(const FusedRun& c, const AxisStep& ystep, const AxisStep& xstep,
                               const float* g, int64_t q, int64_t m, VI4& iy, VF4& wy, VI4& ix,
                               VF4& wx) {
   const DF df;
@@ -77,7 +91,7 @@ HWY_INLINE void FusedAxisTaps(const Ctx& c, const AxisStep& ystep, const AxisSte
 /// loops unroll and the accumulators stay in registers), otherwise the same.
 /// So the results are the per-block path's bits in both layouts.
 template <int K, bool kLast, int kC = 0>
-void FusedSmallC(const Ctx& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
+void FusedSmallC(const FusedRun& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
                  int64_t p0, int64_t cnt, int64_t ahead, const NearestTaps& reuse = {},
                  const NearestTapsOut& next = {}) {
   // NOTE [ GridSample channels-last pair gather ]: channels-last with kC channels.
@@ -371,7 +385,7 @@ bool GatherPairs16(bool portable, const float* plane, const int32_t* o, float* o
 
 /// Items [begin, end): tiles of tile_h x tile_w output points, each walked row by row (the
 /// column bounds per row: NOTE [ GridSample fused aligned tiles ]).
-void RunFused(const Ctx& c, int64_t begin, int64_t end) {
+void RunFused(const FusedRun& c, int64_t begin, int64_t end) {
   const AxisStep ystep(c, 0), xstep(c, c.r > 1 ? 1 : 0);
   const int64_t N = static_cast<int64_t>(hn::Lanes(DF()));
   const int64_t W = c.out_sizes[1];
@@ -566,6 +580,12 @@ std::string grid_sample_fused_small_c_declines(const GridSampleProblem& p) {
   return {};
 }
 
+std::string grid_sample_fused_small_c_schedule(const GridSampleProblem& p, const void* tables) {
+  using grid_sample_simd::FusedRun;
+  return grid_sample_fast_schedule(p, tables) + ", tile=" + std::to_string(FusedRun::tile_h) +
+         "x" + std::to_string(FusedRun::tile_w);
+}
+
 std::string grid_sample_fused_small_c_declines_views(const GridSampleProblem& p,
                                                      const void* tables,
                                                      const GridSampleViews& v) {
@@ -576,11 +596,13 @@ namespace {
 
 void RunFusedPath(const GridSampleProblem& p, const void* tables, const GridSampleViews& v,
                   bool portable_pairs) {
-  grid_sample_simd::Ctx c;
+  grid_sample_simd::FusedRun c{};
   if (!grid_sample_path_begin(p, tables, v, &c)) return;
-  c.fused = true;
   c.portable_pairs = portable_pairs;
-  grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunFused));
+  c.tiles_x = (c.out_sizes[1] + c.tile_w - 1) / c.tile_w;
+  c.tiles = c.tiles_x * ((c.out_sizes[0] + c.tile_h - 1) / c.tile_h);
+  grid_sample_fast_run_items(c, c.tiles, c.tile_h * c.tile_w,
+                             HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunFused));
   grid_sample_fast_finish(p, tables, v);
 }
 

@@ -109,7 +109,8 @@ struct Work {
   ScratchArray<float> w;        // [NT][P]
   ScratchArray<int64_t> doff;   // [P] dst point offsets (elements), without the batch part
   ScratchArray<int64_t> off64;  // [NT/2][P] byte offsets of tap pairs (x-window mode)
-  explicit Work(const Ctx& c) {
+  /// pair_offsets: with off64 (the pairs path), else off64 is null.
+  explicit Work(const Ctx& c, bool pair_offsets = false) {
     const auto P = static_cast<size_t>(c.P);
     const auto S = static_cast<size_t>(kSub);
     const size_t sizes[7] = {
@@ -119,7 +120,7 @@ struct Work {
         static_cast<size_t>(c.NT) * P * sizeof(int32_t),
         static_cast<size_t>(c.NT) * P * sizeof(float),
         P * sizeof(int64_t),
-        c.pairs ? static_cast<size_t>(c.NT / 2) * P * sizeof(int64_t) : 0};
+        pair_offsets ? static_cast<size_t>(c.NT / 2) * P * sizeof(int64_t) : 0};
     constexpr size_t kPage = 4096, kStagger = 576;  // 9 cache lines
     size_t at[7], total = 0;
     for (int i = 0; i < 7; ++i) {
@@ -139,7 +140,7 @@ struct Work {
     off.p_ = reinterpret_cast<int32_t*>(b + at[3]);
     w.p_ = reinterpret_cast<float*>(b + at[4]);
     doff.p_ = reinterpret_cast<int64_t*>(b + at[5]);
-    off64.p_ = c.pairs ? reinterpret_cast<int64_t*>(b + at[6]) : nullptr;
+    off64.p_ = pair_offsets ? reinterpret_cast<int64_t*>(b + at[6]) : nullptr;
   }
 
  private:

@@ -106,7 +106,7 @@ void ChannelsPairs(const Ctx& c, Work& wk, int64_t n, int64_t p0, int64_t cnt) {
 
 /// Items [begin, end): blocks of P output points.
 void RunPairs(const Ctx& c, int64_t begin, int64_t end) {
-  Work wk(c);
+  Work wk(c, /*pair_offsets=*/true);
   for (int64_t item = begin; item < end; ++item) {
     const int64_t n = item / c.blocks_per_batch;
     const int64_t p0 = (item % c.blocks_per_batch) * c.P;
@@ -188,8 +188,7 @@ void grid_sample_pairs_run(const GridSampleProblem& p, const void* tables,
                            const GridSampleViews& v) {
   grid_sample_simd::Ctx c;
   if (!grid_sample_path_begin(p, tables, v, &c)) return;
-  c.pairs = true;
-  grid_sample_fast_run_items(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunPairs));
+  grid_sample_fast_run_blocks(c, HWY_DYNAMIC_DISPATCH(grid_sample_simd::RunPairs));
   grid_sample_fast_finish(p, tables, v);
 }
 
