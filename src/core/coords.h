@@ -14,6 +14,7 @@
 // Callers guarantee n >= 1.
 #pragma once
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstdint>
@@ -80,6 +81,19 @@ F unnormalize(F g, int64_t len, bool align_corners) noexcept {
   const F L = static_cast<F>(len);
   if (align_corners) return (g + F(1)) / F(2) * (L - F(1));
   return ((g + F(1)) * L - F(1)) / F(2);
+}
+
+/// GridSample's unnormalized coordinate of grid value g on an axis of length `len`
+/// (docs/ops/grid_sample.md, "Grid conventions"), in the grid's coordinate precision G: a
+/// displacement grid's value is added to the point's own coordinate `base` first (one
+/// rounding in G), then normalized values are unnormalized and pixel ones taken as they
+/// are. The reference, the fast paths' finishing pass and the input box use it; the
+/// vector paths do the same operations in their vectors.
+template <class G>
+G grid_pixel_coordinate(G g, bool displacement, G base, bool pixels, int64_t len,
+                        bool align_corners) noexcept {
+  if (displacement) g = g + base;
+  return pixels ? g : unnormalize(g, len, align_corners);
 }
 
 /// A large bound for indices taken from floating-point coordinates: far outside any
@@ -252,6 +266,191 @@ void grid_axis_taps(InterpolationMode mode, GridPadding padding, bool align_corn
       break;
     }
   }
+}
+
+/// The hull [*lo, *hi] of the padded tap indices that grid_axis_taps reads from src for
+/// any unnormalized coordinate in [xlo, xhi] on an axis of length len >= 1 (`nonfinite`:
+/// xlo or xhi is an infinity, from a finite grid value unnormalized). Returns false when
+/// no such tap reads src (zeros and constant: every tap outside). Exact for the hull
+/// because every step of the taps is monotone (non-decreasing) in the coordinate: floor
+/// and round-half-even, the conversion to an index (saturating) and clamping; zeros and
+/// constant drop (or fill) taps outside, which stay outside the clipped hull. Reflection
+/// folds the raw hull's overhangs back once (the whole axis when the raw taps reach beyond
+/// one fold); wrap takes the whole axis once a tap leaves it.
+template <class G>
+bool grid_tap_hull(InterpolationMode mode, GridPadding padding, bool align_corners, G xlo,
+                   G xhi, bool nonfinite, int64_t len, int64_t* lo_out, int64_t* hi_out) noexcept {
+  auto raw = [&](G x, bool low) -> int64_t {
+    if (mode == InterpolationMode::kNearest) return to_index(round_half_even(x));
+    const int64_t f = to_index(std::floor(x));
+    if (mode == InterpolationMode::kLinear) return low ? f : f + 1;
+    return low ? f - 1 : f + 2;
+  };
+  int64_t lo = raw(xlo, true), hi = raw(xhi, false);
+  switch (padding) {
+    case GridPadding::kZeros:
+    case GridPadding::kConstant:  // taps outside read the fill value, not src
+      lo = std::max<int64_t>(lo, 0);
+      hi = std::min<int64_t>(hi, len - 1);
+      if (lo > hi) return false;
+      break;
+    case GridPadding::kBorder:
+    case GridPadding::kFill:  // inside samples clamp (a superset of what they read)
+      lo = std::clamp<int64_t>(lo, 0, len - 1);
+      hi = std::clamp<int64_t>(hi, 0, len - 1);
+      break;
+    case GridPadding::kWrap:  // any tap beyond the input may wrap anywhere: the whole axis
+      if (nonfinite || lo < 0 || hi > len - 1) {
+        lo = 0;
+        hi = len - 1;
+      }
+      break;
+    case GridPadding::kReflection: {
+      // One fold at most (raw taps within one period around the input): the raw hull's
+      // inside part plus its mirrored overhangs (i < 0 -> -i - 1, i >= len -> 2 len - 1 - i;
+      // with align_corners -i and 2 (len - 1) - i). Otherwise the whole axis.
+      const int64_t first = align_corners ? -(len - 1) : -len;
+      const int64_t last = align_corners ? 2 * (len - 1) : 2 * len - 1;
+      if (nonfinite || len == 1 || lo < first || hi > last) {
+        lo = 0;
+        hi = len - 1;
+        break;
+      }
+      int64_t a = std::max<int64_t>(lo, 0), b = std::min<int64_t>(hi, len - 1);
+      if (lo < 0) {
+        a = 0;
+        b = std::max(b, align_corners ? -lo : -lo - 1);
+      }
+      if (hi > len - 1) {
+        b = len - 1;
+        a = std::min(a, align_corners ? 2 * (len - 1) - hi : 2 * len - 1 - hi);
+      }
+      lo = a;
+      hi = b;
+      break;
+    }
+  }
+  *lo_out = lo;
+  *hi_out = hi;
+  return true;
+}
+
+// --- GridSample's gradient twins: the derivatives of the taps above --------------------
+
+/// d x / d g of the unnormalization (ERRATA GridSample 2): (len-1)/2 with align_corners,
+/// len/2 without.
+template <class F>
+F unnormalize_slope(int64_t len, bool align_corners) noexcept {
+  return align_corners ? static_cast<F>(len - 1) / F(2) : static_cast<F>(len) / F(2);
+}
+
+/// PyTorch's reflect-then-clip of a continuous coordinate (reflect about lo and hi, then
+/// clip to [0, len-1]), returning the mapped coordinate and in *mult its derivative: +1,
+/// -1, or 0 where it was clipped or lands exactly on 0 or len-1. Used only by the
+/// backward, to take PyTorch's convention at the non-differentiable points of linear +
+/// reflection (grid_linear_derivative_floor; docs/ops/grid_sample.md, "Backward"). The
+/// mirrors are 0 and len-1 with align_corners, -0.5 and len-0.5 without. The parity of the
+/// number of reflections comes from fmod by twice the span (exact), so no huge coordinate
+/// is converted to an integer.
+template <class G>
+G grid_reflect_clip(G x, int64_t len, bool align_corners, int* mult) noexcept {
+  const G lo = align_corners ? G(0) : G(-0.5);
+  const G hi = align_corners ? static_cast<G>(len - 1) : static_cast<G>(len) - G(0.5);
+  const G last = static_cast<G>(len - 1);
+  *mult = 0;
+  if (!(hi > lo)) return G(0);  // len == 1 with align_corners: a single point
+  const G span = hi - lo;
+  G in = x - lo;
+  int m = 1;
+  if (in < G(0)) {
+    m = -1;
+    in = -in;
+  }
+  const G e = std::fmod(in, G(2) * span);
+  G xr;
+  if (e < span) {
+    xr = e + lo;
+  } else {
+    xr = G(2) * span - e + lo;
+    m = -m;
+  }
+  if (xr <= G(0)) return G(0);
+  if (xr >= last) return last;
+  *mult = m;
+  return xr;
+}
+
+/// PyTorch's convention for the derivative of linear interpolation along one axis at the
+/// unnormalized coordinate x (finite), in terms of the per-tap forward: returns false where
+/// the derivative is 0, else the floor f of the interval [f, f+1] whose slope is taken
+/// (the derivative is then v(f+1) - v(f), padded taps). PyTorch maps x to a coordinate x'
+/// first (border: clip to [0, L-1]; reflection: reflect, then clip) with derivative
+/// m = dx'/dx in {1, -1, 0} (0 where clipped or at the clip limits 0 and L-1, and, for
+/// len 1 with align_corners, everywhere), and takes the right derivative at x'. In x:
+///   zeros, constant, wrap: f = floor(x): the right derivative;
+///   border, fill (inside samples): 0 where x <= 0 or x >= L-1, else f = floor(x);
+///   reflection: 0 where m == 0; the right derivative where m == 1; where m == -1 (a
+///               mirrored stretch) the right derivative at x' is the left derivative at x:
+///               f = x - 1 at integer x, floor(x) elsewhere.
+template <class G>
+bool grid_linear_derivative_floor(GridPadding padding, bool align_corners, G x, int64_t len,
+                                  G* f) noexcept {
+  const G fl = std::floor(x);
+  *f = fl;
+  switch (padding) {
+    case GridPadding::kZeros:
+    case GridPadding::kConstant:
+    case GridPadding::kWrap:
+      return true;
+    case GridPadding::kBorder:
+    case GridPadding::kFill:  // inside samples clamp their taps like border
+      return x > G(0) && x < static_cast<G>(len - 1);
+    case GridPadding::kReflection: {
+      int m = 0;
+      grid_reflect_clip(x, len, align_corners, &m);
+      if (m == 0) return false;
+      if (m < 0 && x == fl) *f = fl - G(1);
+      return true;
+    }
+  }
+  return false;
+}
+
+/// The twin of grid_axis_taps for the derivatives with respect to the unnormalized
+/// coordinate x: calls put(k, index, dw/dx) for each tap k of the forward's taps that has
+/// a derivative (padded index; a tap outside under zeros is not put, under constant put
+/// with index -1). Nearest, non-finite x and fill's samples outside: nothing (zero
+/// derivative). Linear: -1 and +1 on the taps f and f+1 of grid_linear_derivative_floor
+/// (PyTorch's conventions at the kinks). Cubic is C1: the derivative of Keys' weights at
+/// t = x - floor(x).
+template <class F, class G, class Put>
+void grid_axis_derivative_taps(InterpolationMode mode, GridPadding padding, bool align_corners,
+                               G x, int64_t len, Put&& put) {
+  if (mode == InterpolationMode::kNearest || !std::isfinite(x)) return;
+  if (padding == GridPadding::kFill && !grid_fill_inside(x, len, align_corners)) return;
+  const int64_t period = grid_reflection_period(padding, align_corners, len);
+  auto add = [&](int k, int64_t i, F w) {
+    int64_t j;
+    if (grid_pad_index(i, len, padding, align_corners, &j)) {
+      put(k, j, w);
+    } else if (padding == GridPadding::kConstant) {
+      put(k, int64_t{-1}, w);
+    }
+  };
+  if (mode == InterpolationMode::kLinear) {
+    G f;
+    if (!grid_linear_derivative_floor(padding, align_corners, x, len, &f)) return;
+    const int64_t i0 = to_index(f, period);
+    add(0, i0, F(-1));
+    add(1, i0 + 1, F(1));
+    return;
+  }
+  const G f = std::floor(x);  // cubic
+  const F t = static_cast<F>(x - f);
+  const int64_t i0 = to_index(f, period);
+  F dw[4];
+  cubic_weight_derivatives(t, dw);
+  for (int k = 0; k < 4; ++k) add(k, i0 - 1 + k, dw[k]);
 }
 
 /// Resample nearest (ERRATA Resampling 1): i = floor((2o + 1) * I / (2O)), exact.

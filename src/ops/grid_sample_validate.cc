@@ -116,12 +116,8 @@ namespace {
 /// (rank r + 2, last axis r, floating dtype), with (-1, -1) for an axis without taps.
 ///
 /// One pass over the grid keeps, per axis, the smallest and largest finite coordinate and
-/// whether NaN, +inf or -inf occur; only those are turned into taps. That is exact for the
-/// hull of the taps because every step is monotone (non-decreasing) in the coordinate: the
-/// unnormalization (each rounded operation is), floor and round-half-even, the conversion
-/// to an index (saturating), and clamping; zeros padding drops taps outside, which stay
-/// outside the clipped hull. Reflection folds the raw hull's overhangs back once (the
-/// whole axis when the raw taps reach beyond one fold).
+/// whether NaN, +inf or -inf occur; only those are turned into taps (coords::grid_tap_hull:
+/// exact for the hull, as the unnormalization, each rounded operation of it, is monotone).
 template <class GridT>
 std::vector<std::pair<int64_t, int64_t>> input_box_typed(const GridSampleDesc& desc,
                                                          std::span<const int64_t> full,
@@ -130,9 +126,7 @@ std::vector<std::pair<int64_t, int64_t>> input_box_typed(const GridSampleDesc& d
   // float, half and bfloat16 grids, whose coordinates are float there too.
   using G = std::conditional_t<std::is_same_v<GridT, double>, double, float>;
   const int r = static_cast<int>(full.size());
-  const int K = desc.mode == InterpolationMode::kNearest  ? 1
-                : desc.mode == InterpolationMode::kLinear ? 2
-                                                          : 4;
+  const int K = coords::taps_per_axis(desc.mode);
   const bool ac = desc.align_corners == 1;
   const auto ur = static_cast<size_t>(r);
   std::vector<G> gmin(ur, std::numeric_limits<G>::infinity());
@@ -222,8 +216,9 @@ std::vector<std::pair<int64_t, int64_t>> input_box_typed(const GridSampleDesc& d
     std::vector<G> xs;
     const bool pixels = desc.units == GridUnits::kPixels;
     if (gmin[i] <= gmax[i]) {
-      xs.push_back(pixels ? gmin[i] : coords::unnormalize(gmin[i], len, ac));
-      xs.push_back(pixels ? gmax[i] : coords::unnormalize(gmax[i], len, ac));
+      // The displacement's base is already in gmin and gmax.
+      xs.push_back(coords::grid_pixel_coordinate(gmin[i], false, G(0), pixels, len, ac));
+      xs.push_back(coords::grid_pixel_coordinate(gmax[i], false, G(0), pixels, len, ac));
     }
     // Zeros, constant and fill read nothing for a non-finite coordinate.
     if (desc.padding == GridPadding::kBorder || desc.padding == GridPadding::kReflection ||
@@ -241,54 +236,9 @@ std::vector<std::pair<int64_t, int64_t>> input_box_typed(const GridSampleDesc& d
       xlo = std::min(xlo, x);
       xhi = std::max(xhi, x);
     }
-    auto raw = [&](G x, bool low) -> int64_t {
-      if (desc.mode == InterpolationMode::kNearest) return coords::to_index(coords::round_half_even(x));
-      const int64_t f = coords::to_index(std::floor(x));
-      if (desc.mode == InterpolationMode::kLinear) return low ? f : f + 1;
-      return low ? f - 1 : f + 2;
-    };
-    int64_t lo = raw(xlo, true), hi = raw(xhi, false);
-    switch (desc.padding) {
-      case GridPadding::kZeros:
-      case GridPadding::kConstant:  // taps outside read the fill value, not src
-        lo = std::max<int64_t>(lo, 0);
-        hi = std::min<int64_t>(hi, len - 1);
-        if (lo > hi) continue;
-        break;
-      case GridPadding::kBorder:
-      case GridPadding::kFill:  // inside samples clamp (a superset of what they read)
-        lo = std::clamp<int64_t>(lo, 0, len - 1);
-        hi = std::clamp<int64_t>(hi, 0, len - 1);
-        break;
-      case GridPadding::kWrap:  // any tap beyond the input may wrap anywhere: the whole axis
-        if (nonfinite || lo < 0 || hi > len - 1) {
-          lo = 0;
-          hi = len - 1;
-        }
-        break;
-      case GridPadding::kReflection: {
-        // One fold at most (raw taps within one period around the input): the raw hull's
-        // inside part plus its mirrored overhangs (i < 0 -> -i - 1, i >= len -> 2 len - 1 - i;
-        // with align_corners -i and 2 (len - 1) - i). Otherwise the whole axis.
-        const int64_t first = ac ? -(len - 1) : -len, last = ac ? 2 * (len - 1) : 2 * len - 1;
-        if (nonfinite || len == 1 || lo < first || hi > last) {
-          lo = 0;
-          hi = len - 1;
-          break;
-        }
-        int64_t a = std::max<int64_t>(lo, 0), b = std::min<int64_t>(hi, len - 1);
-        if (lo < 0) {
-          a = 0;
-          b = std::max(b, ac ? -lo : -lo - 1);
-        }
-        if (hi > len - 1) {
-          b = len - 1;
-          a = std::min(a, ac ? 2 * (len - 1) - hi : 2 * len - 1 - hi);
-        }
-        lo = a;
-        hi = b;
-        break;
-      }
+    int64_t lo = 0, hi = 0;
+    if (!coords::grid_tap_hull(desc.mode, desc.padding, ac, xlo, xhi, nonfinite, len, &lo, &hi)) {
+      continue;
     }
     // Widened by K - 1 (the fast path's x windows) and clipped.
     box[i] = {std::max<int64_t>(0, lo - (K - 1)), std::min<int64_t>(len, hi + K)};

@@ -243,8 +243,9 @@ void finish_typed(const GridSampleProblem& p, const GridSampleFinishGeometry& t,
         for (int d = 0; d < r; ++d) {
           const float g = convert::load_real<float>(gbase[goff + static_cast<int64_t>(r - 1 - d) * gcs]);
           // FillGrid and AxisStep's arithmetic: base + g in float, then unnormalize.
-          const float gd = t.displacement ? g + t.base[d][o[d]] : g;
-          const float x = t.pixels ? gd : coords::unnormalize(gd, t.len[d], p.align_corners);
+          const float x = coords::grid_pixel_coordinate(
+              g, t.displacement, t.displacement ? t.base[d][o[d]] : 0.0f, t.pixels, t.len[d],
+              p.align_corners);
           if (fill_mode) {
             if (!coords::grid_fill_inside(x, t.len[d], p.align_corners)) outside = true;
             continue;

@@ -83,9 +83,11 @@ inline std::vector<float> base_table(const GridSampleProblem& p, int d, size_t p
 /// values are unnormalized (ERRATA GridSample 2) and pixel ones taken as they are.
 template <class G>
 G grid_coordinate(const GridSampleProblem& p, G g, int d, int64_t o) {
-  if (p.kind == GridKind::kDisplacement) g = g + base_coordinate<G>(p, d, o);
-  if (p.units == GridUnits::kPixels) return g;
-  return coords::unnormalize(g, p.in_sizes[static_cast<size_t>(d)], p.align_corners);
+  const bool displacement = p.kind == GridKind::kDisplacement;
+  return coords::grid_pixel_coordinate(g, displacement,
+                                       displacement ? base_coordinate<G>(p, d, o) : G(0),
+                                       p.units == GridUnits::kPixels,
+                                       p.in_sizes[static_cast<size_t>(d)], p.align_corners);
 }
 
 /// Strides of a view split into batch, channel and spatial parts, for the layout.
@@ -108,131 +110,34 @@ inline SplitStrides split_strides(const TensorView& v, int r, ChannelLayout layo
   return s;
 }
 
-/// PyTorch's reflect-then-clip of a continuous coordinate (reflect about lo and hi, then
-/// clip to [0, len-1]), returning the mapped coordinate and in *mult its derivative: +1,
-/// -1, or 0 where it was clipped or lands exactly on 0 or len-1. Used only by the
-/// backward, to take PyTorch's convention at the non-differentiable points of linear +
-/// reflection (linear_derivative_floor; docs/ops/grid_sample.md, "Backward"). The mirrors are 0 and len-1 with
-/// align_corners, -0.5 and len-0.5 without. The parity of the number of reflections comes
-/// from fmod by twice the span (exact), so no huge coordinate is converted to an integer.
-template <class G>
-G reflect_clip_coordinate(G x, int64_t len, bool align_corners, int* mult) {
-  const G lo = align_corners ? G(0) : G(-0.5);
-  const G hi = align_corners ? static_cast<G>(len - 1) : static_cast<G>(len) - G(0.5);
-  const G last = static_cast<G>(len - 1);
-  *mult = 0;
-  if (!(hi > lo)) return G(0);  // len == 1 with align_corners: a single point
-  const G span = hi - lo;
-  G in = x - lo;
-  int m = 1;
-  if (in < G(0)) {
-    m = -1;
-    in = -in;
-  }
-  const G e = std::fmod(in, G(2) * span);
-  G xr;
-  if (e < span) {
-    xr = e + lo;
-  } else {
-    xr = G(2) * span - e + lo;
-    m = -m;
-  }
-  if (xr <= G(0)) return G(0);
-  if (xr >= last) return last;
-  *mult = m;
-  return xr;
-}
-
-/// PyTorch's convention for the derivative of linear interpolation along one axis at the
-/// unnormalized coordinate x (finite), in terms of the per-tap forward: returns false where
-/// the derivative is 0, else the floor f of the interval [f, f+1] whose slope is taken
-/// (the derivative is then v(f+1) - v(f), padded taps). PyTorch maps x to a coordinate x'
-/// first (border: clip to [0, L-1]; reflection: reflect, then clip) with derivative
-/// m = dx'/dx in {1, -1, 0} (0 where clipped or at the clip limits 0 and L-1, and, for
-/// len 1 with align_corners, everywhere), and takes the right derivative at x'. In x:
-///   zeros, constant, wrap: f = floor(x): the right derivative;
-///   border, fill (inside samples): 0 where x <= 0 or x >= L-1, else f = floor(x);
-///   reflection: 0 where m == 0; the right derivative where m == 1; where m == -1 (a
-///               mirrored stretch) the right derivative at x' is the left derivative at x:
-///               f = x - 1 at integer x, floor(x) elsewhere.
+/// coords::grid_linear_derivative_floor for the problem's padding (the fast backward's
+/// linear taps at the kinks).
 template <class G>
 bool linear_derivative_floor(const GridSampleProblem& p, G x, int64_t len, G* f) {
-  const G fl = std::floor(x);
-  *f = fl;
-  switch (p.padding) {
-    case GridPadding::kZeros:
-    case GridPadding::kConstant:
-    case GridPadding::kWrap:
-      return true;
-    case GridPadding::kBorder:
-    case GridPadding::kFill:  // inside samples clamp their taps like border
-      return x > G(0) && x < static_cast<G>(len - 1);
-    case GridPadding::kReflection: {
-      int m = 0;
-      reflect_clip_coordinate(x, len, p.align_corners, &m);
-      if (m == 0) return false;
-      if (m < 0 && x == fl) *f = fl - G(1);
-      return true;
-    }
-  }
-  return false;
+  return coords::grid_linear_derivative_floor(p.padding, p.align_corners, x, len, f);
 }
 
 /// The derivatives with respect to the unnormalized coordinate x of the forward's taps
-/// of one axis (same AxisTaps layout: `weight` holds dw/dx; padded indices; taps outside
-/// under zeros are not listed; under constant listed with index -1: they read the fill
-/// value). Nearest, non-finite x and fill's samples outside: no taps (zero derivative).
-/// Linear: -1 and +1 on the taps f and f+1 of linear_derivative_floor (PyTorch's
-/// conventions at the kinks). Cubic is C1: the derivative of Keys' weights at
-/// t = x - floor(x).
+/// of one axis (coords::grid_axis_derivative_taps, listed in order in the AxisTaps layout:
+/// `weight` holds dw/dx).
 template <class F, class G>
 AxisTaps<F> axis_deriv_taps(const GridSampleProblem& p, G x, int64_t len) {
   AxisTaps<F> a;
-  if (p.mode == InterpolationMode::kNearest || !std::isfinite(x)) return a;
-  if (p.padding == GridPadding::kFill && !coords::grid_fill_inside(x, len, p.align_corners)) {
-    return a;
-  }
-  const int64_t period = reflection_period(p, len);
-  auto add = [&](int64_t i, F w) {
-    int64_t j;
-    if (!pad_index(i, len, p.padding, p.align_corners, &j)) {
-      if (p.padding != GridPadding::kConstant) return;
-      j = -1;
-    }
-    a.index[a.count] = j;
-    a.weight[a.count] = w;
-    ++a.count;
-  };
-  if (p.mode == InterpolationMode::kLinear) {
-    G f;
-    if (!linear_derivative_floor(p, x, len, &f)) return a;
-    const int64_t i0 = coords::to_index(f, period);
-    add(i0, F(-1));
-    add(i0 + 1, F(1));
-    return a;
-  }
-  const G f = std::floor(x);  // cubic
-  const F t = static_cast<F>(x - f);
-  const int64_t i0 = coords::to_index(f, period);
-  F dw[4];
-  coords::cubic_weight_derivatives(t, dw);
-  for (int k = 0; k < 4; ++k) add(i0 - 1 + k, dw[k]);
+  coords::grid_axis_derivative_taps<F>(p.mode, p.padding, p.align_corners, x, len,
+                                       [&](int, int64_t i, F w) {
+                                         a.index[a.count] = i;
+                                         a.weight[a.count] = w;
+                                         ++a.count;
+                                       });
   return a;
 }
 
-/// d x / d g of the unnormalization (ERRATA GridSample 2): (len-1)/2 with align_corners,
-/// len/2 without.
-template <class F>
-F unnormalize_slope(int64_t len, bool align_corners) {
-  return align_corners ? static_cast<F>(len - 1) / F(2) : static_cast<F>(len) / F(2);
-}
-
-/// d x / d g of grid_coordinate on axis d: unnormalize_slope for normalized grids, 1 for
+/// d x / d g of grid_coordinate on axis d: coords::unnormalize_slope for normalized grids, 1 for
 /// pixel grids (a displacement's base does not depend on g).
 template <class F>
 F coordinate_slope(const GridSampleProblem& p, int d) {
   if (p.units == GridUnits::kPixels) return F(1);
-  return unnormalize_slope<F>(p.in_sizes[static_cast<size_t>(d)], p.align_corners);
+  return coords::unnormalize_slope<F>(p.in_sizes[static_cast<size_t>(d)], p.align_corners);
 }
 
 }  // namespace gridops::kernels::ref_taps

@@ -14,6 +14,7 @@
 
 #include <hwy/highway.h>
 
+#include "core/coords_hwy-inl.h"
 #include "core/vec_array_hwy-inl.h"
 #include "kernels/grid_sample/grid_sample_u8_ctx.h"
 
@@ -34,24 +35,13 @@ using MF = hn::Mask<DF>;
 
 constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(float);
 
-/// Keeps the compiler from fusing the product into the following subtract (an FMA rounds
-/// once, the reference twice): the unnormalized coordinate must match it exactly.
-HWY_INLINE VF Opaque(VF v) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
-  asm("" : "+v"(v.raw));
-#endif
-  return v;
-}
-
-/// coords::unnormalize in the vector, the same operations in the same order.
+/// coords::unnormalize in the vector (coords::UnnormalizeV: the same operations in the
+/// same order).
 HWY_INLINE VF Unnormalize(VF g, int64_t len, bool align_corners) {
   const DF df;
-  const VF one = hn::Set(df, 1.0f), half = hn::Set(df, 0.5f);
   const float L = static_cast<float>(len);
-  if (align_corners) {
-    return hn::Mul(hn::Mul(hn::Add(g, one), half), hn::Set(df, L - 1.0f));
-  }
-  return hn::Mul(hn::Sub(Opaque(hn::Mul(hn::Add(g, one), hn::Set(df, L))), one), half);
+  return gridops::coords::HWY_NAMESPACE::UnnormalizeV(df, g, hn::Set(df, L),
+                                                      hn::Set(df, L - 1.0f), align_corners);
 }
 
 /// Float to int32 toward zero, for values known to be in int32 range (|v| < 2^22 here):
