@@ -18,6 +18,7 @@
 #include "kernels/gather/gather.h"
 #include "ops/gather_impls.h"
 #include "support/entries.h"
+#include "support/problem_string.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -86,9 +87,102 @@ Tensor random_indices(DType dt, const Dims& shape, int64_t s, std::mt19937_64& r
   return t;
 }
 
-// `count` random problems from `seed`, fast against ref, bitwise. Returns how many of them
-// the entry took.
-int random_problems_against_ref(const char* impl, uint64_t seed, int count) {
+/// One Gather problem as a fluent tester: `test(entry)` checks the entry against ref,
+/// bitwise, on data and indices drawn from `seed` (and, with `strided`, again through a
+/// scrambled data view). Its canonical line (tests/support/problem_string.h) is printed by
+/// a failing check and rerun alone by GatherDiff.Rerun.
+class GatherTester {
+ public:
+  GatherTester& data(DType t, Dims shape) {
+    dtype_ = t;
+    dshape_ = std::move(shape);
+    return *this;
+  }
+  GatherTester& axis(int a) { axis_ = a; return *this; }
+  GatherTester& indices(DType t, Dims shape) {
+    itype_ = t;
+    ishape_ = std::move(shape);
+    return *this;
+  }
+  GatherTester& strided(bool s, bool negative) {
+    strided_ = s;
+    negative_ = negative;
+    return *this;
+  }
+  GatherTester& seed(uint64_t s) { seed_ = s; return *this; }
+  GatherTester& target(int64_t t) { target_ = t; return *this; }
+
+  testing::ProblemString line(const std::string& impl) const {
+    testing::ProblemString s("gather");
+    s.add("impl", impl)
+        .add("data", dtype_)
+        .add("data_shape", dshape_)
+        .add("axis", axis_)
+        .add("indices", itype_)
+        .add("indices_shape", ishape_)
+        .add("views", std::string(strided_ ? "s" : "") + (negative_ ? "n" : ""))
+        .add("target", testing::hwy_target_label(target_))
+        .add("seed", seed_);
+    return s;
+  }
+
+  static GatherTester from(const testing::ProblemString& s, std::string* impl) {
+    GatherTester t;
+    *impl = s.get("impl");
+    t.data(s.get_dtype("data"), s.get_dims("data_shape"));
+    t.axis(static_cast<int>(s.get_int("axis")));
+    t.indices(s.get_dtype("indices"), s.get_dims("indices_shape"));
+    const std::string views = s.get("views");
+    t.strided(views.find('s') != std::string::npos, views.find('n') != std::string::npos);
+    t.target(testing::hwy_target_from_label(s.get("target")));
+    t.seed(s.get_uint("seed"));
+    return t;
+  }
+
+  /// False (nothing checked) when `impl` declines the problem at plan time.
+  bool test(const std::string& impl) const {
+    SCOPED_TRACE(testing::rerun_hint(line(impl)));
+    std::optional<testing::ScopedHwyTarget> on;
+    if (target_ != 0) on.emplace(target_);
+    std::mt19937_64 rng(seed_);
+    GatherDesc desc;
+    desc.axis = axis_;
+    const int r = static_cast<int>(dshape_.size());
+    const int64_t s = dshape_[static_cast<size_t>(axis_ < 0 ? axis_ + r : axis_)];
+    Tensor data(dtype_, dshape_);
+    testing::fill_random_bytes(data, rng);
+    const Tensor idx = random_indices(itype_, ishape_, s, rng);
+    if (!takes(impl.c_str(), desc, data.view(), idx.view())) return false;
+    Tensor want, got;
+    EXPECT_TRUE(run_impl(desc, "ref", data.view(), idx.view(), &want).ok());
+    EXPECT_TRUE(run_impl(desc, impl.c_str(), data.view(), idx.view(), &got).ok());
+    int64_t where = 0;
+    if (!testing::bitwise_equal(got, want, &where)) {
+      ADD_FAILURE() << "first difference at " << where;
+      return true;
+    }
+    if (strided_ && data.num_elements() > 0) {
+      Tensor storage;
+      const TensorView view = testing::scrambled_copy(data, storage, negative_);
+      Tensor got2;
+      EXPECT_TRUE(run_impl(desc, impl.c_str(), view, idx.view(), &got2).ok());
+      if (!testing::bitwise_equal(got2, want, &where)) ADD_FAILURE() << "strided: at " << where;
+    }
+    return true;
+  }
+
+ private:
+  DType dtype_ = DType::kFloat32, itype_ = DType::kInt64;
+  Dims dshape_{4}, ishape_{3};
+  int axis_ = 0;
+  bool strided_ = false, negative_ = false;
+  uint64_t seed_ = 1;
+  int64_t target_ = 0;
+};
+
+// `count` random problems from `seed` (on Highway target `target`, 0: the best), fast
+// against ref, bitwise. Returns how many of them the entry took.
+int random_problems_against_ref(const char* impl, uint64_t seed, int count, int64_t target = 0) {
   SCOPED_TRACE("seed " + std::to_string(seed) + " (set GRIDOPS_SEED to reproduce)");
   std::mt19937_64 rng(seed);
   int taken = 0;
@@ -101,9 +195,7 @@ int random_problems_against_ref(const char* impl, uint64_t seed, int count) {
       const int kind = static_cast<int>(rng() % 10);
       dshape.push_back(kind == 0 ? 0 : kind <= 2 ? 1 : static_cast<int64_t>(rng() % 7) + 1);
     }
-    GatherDesc desc;
     const int axis = static_cast<int>(rng() % static_cast<uint64_t>(r));
-    desc.axis = rng() % 2 ? axis : axis - r;  // negative axes too
     const int64_t s = dshape[static_cast<size_t>(axis)];
     const int q = static_cast<int>(rng() % 4);
     Dims ishape;
@@ -111,32 +203,15 @@ int random_problems_against_ref(const char* impl, uint64_t seed, int count) {
     if (s == 0) {
       ishape.assign(static_cast<size_t>(std::max(q, 1)), 0);  // only empty indices are valid
     }
-    SCOPED_TRACE("problem " + std::to_string(it) + ": dtype " + to_string(dt) + " data " +
-                 dims_to_string(dshape) + " axis " + std::to_string(desc.axis) + " indices " +
-                 to_string(it_dt) + " " + dims_to_string(ishape));
-    Tensor data(dt, dshape);
-    testing::fill_random_bytes(data, rng);
-    const Tensor idx = random_indices(it_dt, ishape, s, rng);
-    if (!takes(impl, desc, data.view(), idx.view())) continue;
-    ++taken;
-    Tensor want, got;
-    EXPECT_TRUE(run_impl(desc, "ref", data.view(), idx.view(), &want).ok());
-    EXPECT_TRUE(run_impl(desc, impl, data.view(), idx.view(), &got).ok());
-    int64_t where = 0;
-    if (!testing::bitwise_equal(got, want, &where)) {
-      ADD_FAILURE() << "first difference at " << where;
-      return taken;
-    }
-    if (it % 16 == 0 && data.num_elements() > 0) {
-      Tensor storage;
-      const TensorView strided = testing::scrambled_copy(data, storage, it % 32 == 0);
-      Tensor got2;
-      EXPECT_TRUE(run_impl(desc, impl, strided, idx.view(), &got2).ok());
-      if (!testing::bitwise_equal(got2, want, &where)) {
-        ADD_FAILURE() << "strided: at " << where;
-        return taken;
-      }
-    }
+    GatherTester t;
+    t.data(dt, dshape)
+        .axis(rng() % 2 ? axis : axis - r)  // negative axes too
+        .indices(it_dt, ishape)
+        .strided(it % 16 == 0, it % 32 == 0)
+        .target(target)
+        .seed(rng());
+    if (t.test(impl)) ++taken;
+    if (::testing::Test::HasFailure()) return taken;
   }
   return taken;
 }
@@ -152,11 +227,31 @@ TEST_P(GatherDiff, EveryHighwayTarget) {
   const std::vector<int64_t> targets = testing::hwy_targets();
   if (targets.empty()) GTEST_SKIP() << "built without Highway: no Highway target to select";
   for (size_t k = 1; k < targets.size(); ++k) {
-    SCOPED_TRACE("Highway target " + testing::hwy_target_name(targets[k]));
-    testing::ScopedHwyTarget only(targets[k]);
-    EXPECT_GT(random_problems_against_ref(impl(), testing::test_seed() + k, 500), 100);
+    EXPECT_GT(random_problems_against_ref(impl(), testing::test_seed() + k, 500, targets[k]), 100);
     if (::testing::Test::HasFatalFailure()) return;
   }
+}
+
+// The problem of GRIDOPS_RERUN (the line a failing check prints), alone, when it names
+// this entry. Without it: a fixed line, which must read back to the same line and run.
+TEST_P(GatherDiff, Rerun) {
+  std::optional<testing::ProblemString> line = testing::rerun_request("gather");
+  std::string impl;
+  if (line) {
+    const GatherTester t = GatherTester::from(*line, &impl);
+    if (impl != GetParam()) GTEST_SKIP() << "GRIDOPS_RERUN names entry " << impl;
+    EXPECT_TRUE(t.test(impl)) << "'" << impl << "' declines this problem";
+    return;
+  }
+  const std::string fixed = "gather impl=" + GetParam() +
+                            " data=float32 data_shape=3x5x4 axis=-1 indices=int32 "
+                            "indices_shape=2x3 views=s target=best seed=99";
+  std::string error;
+  line = testing::ProblemString::parse(fixed, &error);
+  ASSERT_TRUE(line.has_value()) << error;
+  const GatherTester t = GatherTester::from(*line, &impl);
+  EXPECT_EQ(t.line(impl).str(), fixed);
+  EXPECT_TRUE(t.test(impl)) << "'" << impl << "' declines this problem";
 }
 
 // Slice sizes around the typed cases (1, 2, 4, 8, 16 bytes) and large memcpy slices.

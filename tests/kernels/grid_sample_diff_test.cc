@@ -17,7 +17,7 @@
 // values below 8, so it differs from the reference's by a few units of 2^-24; each product
 // of r <= 3 weights adds at most r more; each of the NT accumulation steps adds at most
 // 2^-24 * sum|w v|. Together this is well below 16 * 2^-24 = 2^-20 per tap times max|src|.
-#include "kernels/grid_sample_diff_util.h"
+#include "kernels/grid_sample_tester.h"
 
 namespace gridops {
 namespace {
@@ -33,11 +33,31 @@ TEST(GridSampleDiff, EveryHighwayTarget) {
   GRIDOPS_SKIP_WITHOUT_HWY();
   const std::vector<int64_t> targets = testing::hwy_targets();
   for (size_t k = 1; k < targets.size(); ++k) {
-    SCOPED_TRACE("Highway target " + testing::hwy_target_name(targets[k]));
-    testing::ScopedHwyTarget only(targets[k]);
-    random_problems_against_ref(testing::test_seed() + k, 400);
+    random_problems_against_ref(testing::test_seed() + k, 400, targets[k]);
     if (::testing::Test::HasFailure()) return;
   }
+}
+
+// The problem of GRIDOPS_RERUN (the line a failing check prints), alone. Without it: a
+// fixed line, which must read back to the same line and run.
+TEST(GridSampleDiff, Rerun) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
+  std::optional<testing::ProblemString> line = testing::rerun_request("grid_sample");
+  if (!line) {
+    const std::string fixed =
+        "grid_sample impl=auto mode=cubic padding=reflection ac=0 layout=channels_first "
+        "units=normalized kind=displacement fill=0 src=float32 src_shape=2x3x7x9 grid=float16 "
+        "grid_shape=2x11x5x2 views=sg threads=2 target=best seed=12345";
+    std::string error;
+    line = testing::ProblemString::parse(fixed, &error);
+    ASSERT_TRUE(line.has_value()) << error;
+    std::string impl;
+    const GridSampleTester t = GridSampleTester::from(*line, &impl);
+    EXPECT_EQ(t.line(impl).str(), fixed);
+  }
+  std::string impl;
+  const GridSampleTester t = GridSampleTester::from(*line, &impl);
+  EXPECT_TRUE(t.test(impl)) << "'" << impl << "' declines this problem";
 }
 
 TEST(GridSampleDiff, OneAndTwoThreadsBitIdentical) {

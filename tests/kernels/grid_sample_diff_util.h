@@ -268,42 +268,6 @@ inline void expect_close(const Problem& p, const Tensor& ref, const Tensor& fast
   }
 }
 
-// `count` random problems from `seed`, each checked against ref with every fast entry
-// that takes it (an entry that declines a problem at plan time skips it).
-inline void random_problems_against_ref(uint64_t seed, int count) {
-  SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
-  std::mt19937_64 rng(seed);
-  const std::vector<std::string> impls = fast_impls();
-  if (impls.empty()) return;
-  std::vector<int> taken(impls.size(), 0);
-  for (int i = 0; i < count; ++i) {
-    const Problem p = random_problem(rng, i);
-    SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
-    Tensor src(p.src_dtype, p.src_shape), grid(p.grid_dtype, p.grid_shape);
-    testing::fill_random(src, rng, -1.0, 1.0);
-    fill_grid(grid, rng, p);
-    Tensor storage, grid_storage;
-    const TensorView src_view =
-        p.strided_src ? testing::scrambled_copy(src, storage, p.negative) : src.view();
-    const TensorView grid_view =
-        p.strided_grid ? testing::scrambled_copy(grid, grid_storage, !p.negative) : grid.view();
-    const Tensor ref = run_impl(p, "ref", src_view, grid_view);
-    for (size_t k = 0; k < impls.size(); ++k) {
-      SCOPED_TRACE("impl " + impls[k]);
-      if (declines(p, impls[k])) continue;
-      const Tensor fast = run_impl(p, impls[k], src_view, grid_view);
-      expect_close(p, ref, fast, 1.0);
-      ++taken[k];
-      if (::testing::Test::HasFailure()) return;  // the first failing problem is enough
-    }
-  }
-  // The catch-all fast entry (last before "ref") takes every problem of the generator.
-  const auto list = detail::grid_sample_entries();
-  const std::string catch_all = list[list.size() - 2].name;
-  const auto at = std::find(impls.begin(), impls.end(), catch_all) - impls.begin();
-  EXPECT_EQ(taken[static_cast<size_t>(at)], count) << catch_all;
-}
-
 #define GRIDOPS_SKIP_WITHOUT_HWY() \
   if (fast_impls().empty()) GTEST_SKIP() << "built without Highway: only the reference exists, nothing to compare"
 
