@@ -22,6 +22,7 @@
 #include "kernels/pad/pad_lines.h"
 #include "ops/pad_impls.h"
 #include "support/entries.h"
+#include "support/problem_string.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -142,44 +143,118 @@ inline RandomProblem random_problem(std::mt19937_64& rng) {
   }
 }
 
-// `count` random problems from `seed`, those `impl` takes against ref, bitwise; returns
-// how many it took.
-inline int random_problems_against_ref(const char* impl, uint64_t seed, int count) {
+/// One Pad problem as a fluent tester: `test(entry)` checks the entry against ref, bitwise,
+/// on data (and, with `explicit_value`, a constant pad value) drawn from `seed`, and with
+/// `strided` again through a scrambled src view (the fast entries' run-time fallback, in
+/// the end to the reference). Its canonical line (tests/support/problem_string.h) is
+/// printed by a failing check and rerun alone by PadDiff.Rerun.
+class PadTester {
+ public:
+  PadTester() = default;
+  explicit PadTester(const RandomProblem& p) : desc_(p.desc), shape_(p.shape), dtype_(p.dtype) {}
+  PadTester& mode(PadMode m) { desc_.mode = m; return *this; }
+  PadTester& src(DType t, Dims shape) {
+    dtype_ = t;
+    shape_ = std::move(shape);
+    return *this;
+  }
+  PadTester& pads(std::vector<int64_t> begin, std::vector<int64_t> end) {
+    desc_.pads_begin = std::move(begin);
+    desc_.pads_end = std::move(end);
+    return *this;
+  }
+  PadTester& explicit_value(bool v) { value_ = v; return *this; }
+  PadTester& strided(bool s, bool negative) {
+    strided_ = s;
+    negative_ = negative;
+    return *this;
+  }
+  PadTester& seed(uint64_t s) { seed_ = s; return *this; }
+  PadTester& target(int64_t t) { target_ = t; return *this; }
+
+  testing::ProblemString line(const std::string& impl) const {
+    testing::ProblemString s("pad");
+    s.add("impl", impl)
+        .add("mode", to_string(desc_.mode))
+        .add("src", dtype_)
+        .add("src_shape", shape_)
+        .add("begin", Dims(desc_.pads_begin.begin(), desc_.pads_begin.end()))
+        .add("end", Dims(desc_.pads_end.begin(), desc_.pads_end.end()))
+        .add("value", value_ ? "explicit" : "default")
+        .add("views", std::string(strided_ ? "s" : "") + (negative_ ? "n" : ""))
+        .add("target", testing::hwy_target_label(target_))
+        .add("seed", seed_);
+    return s;
+  }
+
+  static PadTester from(const testing::ProblemString& s, std::string* impl) {
+    PadTester t;
+    *impl = s.get("impl");
+    t.mode(s.get_enum("mode", parse_pad_mode, PadMode::kConstant));
+    t.src(s.get_dtype("src"), s.get_dims("src_shape"));
+    const Dims b = s.get_dims("begin"), e = s.get_dims("end");
+    t.pads({b.begin(), b.end()}, {e.begin(), e.end()});
+    t.explicit_value(s.get("value") == "explicit");
+    const std::string views = s.get("views");
+    t.strided(views.find('s') != std::string::npos, views.find('n') != std::string::npos);
+    t.target(testing::hwy_target_from_label(s.get("target")));
+    t.seed(s.get_uint("seed"));
+    return t;
+  }
+
+  /// False (nothing checked) when `impl` declines the problem at plan time.
+  bool test(const std::string& impl) const {
+    SCOPED_TRACE(testing::rerun_hint(line(impl)));
+    std::optional<testing::ScopedHwyTarget> on;
+    if (target_ != 0) on.emplace(target_);
+    if (!takes(desc_, impl, dtype_, shape_)) return false;
+    std::mt19937_64 rng(seed_);
+    Tensor src(dtype_, shape_);
+    testing::fill_random_bytes(src, rng);
+    Tensor value(dtype_, Dims{});
+    testing::fill_random_bytes(value, rng);
+    const TensorView value_view = value.view();
+    const TensorView* pv = desc_.mode == PadMode::kConstant && value_ ? &value_view : nullptr;
+    const Tensor want = run_impl(desc_, "ref", src.view(), pv);
+    const Tensor got = run_impl(desc_, impl.c_str(), src.view(), pv);
+    int64_t where = 0;
+    if (!testing::bitwise_equal(got, want, &where)) {
+      ADD_FAILURE() << "first difference at " << where;
+      return true;
+    }
+    if (strided_ && src.num_elements() > 0) {
+      Tensor storage;
+      const TensorView view = testing::scrambled_copy(src, storage, negative_);
+      const Tensor got2 = run_impl(desc_, impl.c_str(), view, pv);
+      EXPECT_TRUE(testing::bitwise_equal(got2, want, &where))
+          << "strided: first difference at " << where;
+    }
+    return true;
+  }
+
+ private:
+  PadDesc desc_;
+  Dims shape_{5};
+  DType dtype_ = DType::kFloat32;
+  bool value_ = false, strided_ = false, negative_ = false;
+  uint64_t seed_ = 1;
+  int64_t target_ = 0;
+};
+
+// `count` random problems from `seed` (on Highway target `target`, 0: the best), those
+// `impl` takes against ref, bitwise; returns how many it took, -1 after a failure.
+inline int random_problems_against_ref(const char* impl, uint64_t seed, int count,
+                                       int64_t target = 0) {
   SCOPED_TRACE("seed " + std::to_string(seed) + " (set GRIDOPS_SEED to reproduce)");
   std::mt19937_64 rng(seed);
   int taken = 0;
   for (int it = 0; it < count; ++it) {
-    const RandomProblem p = random_problem(rng);
-    SCOPED_TRACE("problem " + std::to_string(it) + ": mode " + to_string(p.desc.mode) +
-                 " dtype " + to_string(p.dtype) + " shape " + dims_to_string(p.shape) +
-                 " begin " + dims_to_string(p.desc.pads_begin) + " end " +
-                 dims_to_string(p.desc.pads_end));
-    if (!takes(p.desc, impl, p.dtype, p.shape)) continue;
-    ++taken;
-    Tensor src(p.dtype, p.shape);
-    testing::fill_random_bytes(src, rng);
-    // Constant mode: sometimes an explicit (random, possibly non-zero) pad value.
-    Tensor value(p.dtype, Dims{});
-    testing::fill_random_bytes(value, rng);
-    const TensorView value_view = value.view();
-    const TensorView* pv =
-        p.desc.mode == PadMode::kConstant && rng() % 2 == 0 ? &value_view : nullptr;
-    const Tensor want = run_impl(p.desc, "ref", src.view(), pv);
-    const Tensor got = run_impl(p.desc, impl, src.view(), pv);
-    int64_t where = 0;
-    const bool same = testing::bitwise_equal(got, want, &where);
-    EXPECT_TRUE(same) << "first difference at " << where;
-    if (!same) return -1;
-    // Now and then the same problem through strided views (the fast entries' run-time
-    // fallback, in the end to the reference).
-    if (it % 16 == 0 && src.num_elements() > 0) {
-      Tensor storage;
-      const TensorView strided = testing::scrambled_copy(src, storage, /*negative=*/it % 32 == 0);
-      const Tensor got2 = run_impl(p.desc, impl, strided, pv);
-      const bool same2 = testing::bitwise_equal(got2, want, &where);
-      EXPECT_TRUE(same2) << "strided: first difference at " << where;
-      if (!same2) return -1;
-    }
+    PadTester t(random_problem(rng));
+    // Constant mode: sometimes an explicit (random, possibly non-zero) pad value; now and
+    // then the same problem through strided views.
+    t.explicit_value(rng() % 2 == 0).strided(it % 16 == 0, it % 32 == 0).target(target).seed(rng());
+    if (t.test(impl)) ++taken;
+    if (::testing::Test::HasFailure()) return -1;
   }
   std::printf("[ %s ] took %d of %d problems\n", impl, taken, count);
   return taken;
