@@ -113,12 +113,31 @@ TEST(ResampleDiff, EveryHighwayTarget) {
   GRIDOPS_SKIP_WITHOUT_HWY();
   const std::vector<int64_t> targets = testing::hwy_targets();
   for (size_t k = 1; k < targets.size(); ++k) {
-    SCOPED_TRACE("Highway target " + testing::hwy_target_name(targets[k]));
-    testing::ScopedHwyTarget only(targets[k]);
-    check_random_problems(77 + 1000 * k, 50, mixed_problem);
-    check_random_problems(80 + 1000 * k, 10, long_row_problem);
+    check_random_problems(77 + 1000 * k, 50, mixed_problem, targets[k]);
+    check_random_problems(80 + 1000 * k, 10, long_row_problem, targets[k]);
     if (::testing::Test::HasFailure()) return;
   }
+}
+
+// The problem of GRIDOPS_RERUN (the line a failing check prints), alone. Without it: a
+// fixed line, which must read back to the same line and run on the automatic choice.
+TEST(ResampleDiff, Rerun) {
+  GRIDOPS_SKIP_WITHOUT_HWY();
+  std::optional<testing::ProblemString> line = testing::rerun_request("resample");
+  if (!line) {
+    const std::string fixed =
+        "resample impl=fast dtype=bfloat16 algorithm=linear src=2x19x5x7 src_format=nChw16c "
+        "dst=2x19x11x3 dst_format=nChw16c target=best seed=3";
+    std::string error;
+    line = testing::ProblemString::parse(fixed, &error);
+    ASSERT_TRUE(line.has_value()) << error;
+    std::string impl;
+    EXPECT_EQ(ResampleTester::from(*line, &impl).line(impl).str(), fixed);
+  }
+  std::string impl;
+  const ResampleTester t = ResampleTester::from(*line, &impl);
+  Stats stats;
+  EXPECT_TRUE(t.test(impl, &stats)) << "'" << impl << "' declines this problem";
 }
 
 // Same bits for 1 thread, 2 threads and a runner that splits into one-task chunks in

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "kernels/resample/resample_fast.h"
 #include "ops/resample_impls.h"
 #include "support/entries.h"
+#include "support/problem_string.h"
 #include "support/test_util.h"
 
 
@@ -255,12 +257,82 @@ struct RandomProblem {
 };
 using Uni = std::function<int(int, int)>;
 
+/// One Resample problem (forward and backward) as a fluent tester: `test(entry)` checks the
+/// entry against ref (check_problem's bounds) on data drawn from `seed`. Its canonical line
+/// (tests/support/problem_string.h) is printed by a failing check and rerun alone by
+/// ResampleDiff.Rerun.
+class ResampleTester {
+ public:
+  ResampleTester() = default;
+  explicit ResampleTester(RandomProblem p) : p_(std::move(p)) {}
+  ResampleTester& dtype(DType t) { p_.dt = t; return *this; }
+  ResampleTester& algorithm(ResampleAlgorithm a) { p_.a = a; return *this; }
+  ResampleTester& src(Dims dims, MemoryFormat f) {
+    p_.sd = std::move(dims);
+    p_.fs = f;
+    return *this;
+  }
+  ResampleTester& dst(Dims dims, MemoryFormat f) {
+    p_.dd = std::move(dims);
+    p_.fd = f;
+    return *this;
+  }
+  ResampleTester& seed(uint64_t s) { seed_ = s; return *this; }
+  ResampleTester& target(int64_t t) { target_ = t; return *this; }
+  const RandomProblem& problem() const { return p_; }
+
+  testing::ProblemString line(const std::string& impl) const {
+    const int r = static_cast<int>(p_.sd.size()) - 2;
+    testing::ProblemString s("resample");
+    s.add("impl", impl)
+        .add("dtype", p_.dt)
+        .add("algorithm", to_string(p_.a))
+        .add("src", p_.sd)
+        .add("src_format", format_tag(p_.fs, r))
+        .add("dst", p_.dd)
+        .add("dst_format", format_tag(p_.fd, r))
+        .add("target", testing::hwy_target_label(target_))
+        .add("seed", seed_);
+    return s;
+  }
+
+  static ResampleTester from(const testing::ProblemString& s, std::string* impl) {
+    ResampleTester t;
+    *impl = s.get("impl");
+    auto format = [](std::string_view v) { return parse_memory_format(v); };
+    t.dtype(s.get_dtype("dtype"))
+        .algorithm(s.get_enum("algorithm", parse_resample_algorithm, ResampleAlgorithm::kLinear))
+        .src(s.get_dims("src"), s.get_enum("src_format", format, MemoryFormat::kPlain))
+        .dst(s.get_dims("dst"), s.get_enum("dst_format", format, MemoryFormat::kPlain))
+        .target(testing::hwy_target_from_label(s.get("target")))
+        .seed(s.get_uint("seed"));
+    return t;
+  }
+
+  /// False (nothing checked) when `impl` declines the problem at plan time.
+  bool test(const std::string& impl, Stats* stats) const {
+    SCOPED_TRACE(testing::rerun_hint(line(impl)));
+    std::optional<testing::ScopedHwyTarget> on;
+    if (target_ != 0) on.emplace(target_);
+    if (!accepts(impl, p_.a, md(p_.dt, p_.sd, p_.fs), md(p_.dt, p_.dd, p_.fd))) return false;
+    std::mt19937_64 rng(seed_);
+    check_problem(impl, 0, p_.dt, p_.a, p_.sd, p_.fs, p_.dd, p_.fd, rng, stats);
+    return true;
+  }
+
+ private:
+  RandomProblem p_;
+  uint64_t seed_ = 1;
+  int64_t target_ = 0;
+};
+
 /// Checks `count` problems from make(it, uni) on every fast implementation that takes them
-/// (each path declines the layouts it cannot handle), with the seed
-/// offset `seed_offset` (problems and data drawn from one generator, as check_problem
-/// does), and prints the worst linear error relative to its bound.
+/// (each path declines the layouts it cannot handle), with the seed offset `seed_offset`
+/// (each problem's data from its own seed), on Highway target `target` (0: the best), and
+/// prints the worst linear error relative to its bound.
 void check_random_problems(uint64_t seed_offset, int count,
-                           const std::function<RandomProblem(int, const Uni&)>& make) {
+                           const std::function<RandomProblem(int, const Uni&)>& make,
+                           int64_t target = 0) {
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed + seed_offset);
@@ -269,10 +341,10 @@ void check_random_problems(uint64_t seed_offset, int count,
   const std::vector<std::string> impls = fast_impls();
   std::vector<Stats> stats(impls.size());
   for (int it = 0; it < count; ++it) {
-    const RandomProblem pr = make(it, uni);
+    ResampleTester t(make(it, uni));
+    t.seed(rng()).target(target);
     for (size_t k = 0; k < impls.size(); ++k) {
-      if (!accepts(impls[k], pr.a, md(pr.dt, pr.sd, pr.fs), md(pr.dt, pr.dd, pr.fd))) continue;
-      check_problem(impls[k], it, pr.dt, pr.a, pr.sd, pr.fs, pr.dd, pr.fd, rng, &stats[k]);
+      if (!t.test(impls[k], &stats[k])) continue;
       if (::testing::Test::HasFatalFailure()) return;
       ++stats[k].problems;
     }
