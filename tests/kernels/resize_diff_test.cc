@@ -37,6 +37,7 @@
 #include "kernels/resize/resize_fast.h"
 #include "ops/resize_impls.h"
 #include "support/entries.h"
+#include "support/problem_string.h"
 #include "support/test_util.h"
 #include "kernels/resize_random_case.h"
 
@@ -115,41 +116,91 @@ struct Counts {
   int interp = 0;  ///< of those, linear/cubic
 };
 
-/// Draws `count` random problems (output size <= max_out), runs those `impl` takes on ref
-/// and on impl and checks the bounds above. taken = -1 after a failure.
-Counts check_random_problems(const char* impl, std::mt19937_64& rng, int count, bool long_rows,
-                             int64_t max_out) {
-  Counts n;
-  int& run_count = n.taken;
-  int& interp_count = n.interp;
-  int tries = 0;
-  while (n.drawn < count && tries < 20 * count) {
-    ++tries;
-    const Case c = random_case(rng, long_rows);
-    auto out_shape = resize_output_shape(c.desc, c.shape);
-    if (!out_shape.ok() || testing::product(*out_shape) == 0 || testing::product(*out_shape) > max_out) continue;
-    ++n.drawn;
-    if (!takes(c, impl)) continue;
+/// One Resize problem as a fluent tester: `test(entry)` checks the entry against ref
+/// (nearest bit-exact, linear/cubic within the bound above) on data drawn from `seed`. Its
+/// canonical line (tests/support/problem_string.h) is printed by a failing check and rerun
+/// alone by ResizeDiff.Rerun.
+class ResizeTester {
+ public:
+  ResizeTester() { c_.shape = {4, 5}; }
+  explicit ResizeTester(Case c) : c_(std::move(c)) {}
+  ResizeTester& desc(ResizeDesc d) { c_.desc = std::move(d); return *this; }
+  ResizeTester& src(DType t, Dims shape) {
+    c_.dtype = t;
+    c_.shape = std::move(shape);
+    return *this;
+  }
+  /// 0 dense, 1 reversed axes, 2 reversed with negative strides.
+  ResizeTester& view(int v) { c_.view = v; return *this; }
+  ResizeTester& seed(uint64_t s) { seed_ = s; return *this; }
+
+  testing::ProblemString line(const std::string& impl) const {
+    const ResizeDesc& d = c_.desc;
+    testing::ProblemString s("resize");
+    s.add("impl", impl)
+        .add("mode", to_string(d.mode))
+        .add("coordinate_mode", to_string(d.coordinate_mode))
+        .add("nearest_mode", to_string(d.nearest_mode))
+        .add("cubic_coeff_a", d.cubic_coeff_a)
+        .add("exclude_outside", d.exclude_outside)
+        .add("antialias", d.antialias)
+        .add("aspect_policy", to_string(d.aspect_policy))
+        .add("extrapolation_value", d.extrapolation_value)
+        .add("axes", d.axes)
+        .add("scales", d.scales)
+        .add("sizes", d.sizes)
+        .add("roi", d.roi)
+        .add("src", c_.dtype)
+        .add("src_shape", c_.shape)
+        .add("view", c_.view)
+        .add("seed", seed_);
+    return s;
+  }
+
+  static ResizeTester from(const testing::ProblemString& s, std::string* impl) {
+    ResizeTester t;
+    *impl = s.get("impl");
+    ResizeDesc d;
+    d.mode = s.get_enum("mode", parse_resize_mode, ResizeMode::kNearest);
+    d.coordinate_mode = s.get_enum("coordinate_mode", parse_resize_coordinate_mode,
+                                   ResizeCoordinateMode::kHalfPixel);
+    d.nearest_mode = s.get_enum("nearest_mode", parse_resize_nearest_mode,
+                                ResizeNearestMode::kRoundPreferFloor);
+    d.cubic_coeff_a = s.get_double("cubic_coeff_a");
+    d.exclude_outside = s.get_int("exclude_outside") != 0;
+    d.antialias = s.get_int("antialias") != 0;
+    d.aspect_policy = s.get_enum("aspect_policy", parse_resize_aspect_policy,
+                                 ResizeAspectPolicy::kStretch);
+    d.extrapolation_value = s.get_double("extrapolation_value");
+    d.axes = s.get_dims("axes");
+    d.scales = s.get_doubles("scales");
+    d.sizes = s.get_dims("sizes");
+    d.roi = s.get_doubles("roi");
+    t.desc(d).src(s.get_dtype("src"), s.get_dims("src_shape")).view(static_cast<int>(s.get_int("view")));
+    t.seed(s.get_uint("seed"));
+    return t;
+  }
+
+  /// Checks `impl` against ref; false (nothing checked) when it declines the problem at
+  /// plan time. *interp: whether the problem is linear/cubic.
+  bool test(const std::string& impl, bool* interp = nullptr) const {
+    SCOPED_TRACE(testing::rerun_hint(line(impl)));
+    const Case& c = c_;
+    if (interp != nullptr) *interp = c.desc.mode != ResizeMode::kNearest;
+    if (!takes(c, impl)) return false;
+    std::mt19937_64 rng(seed_);
     Tensor x(c.dtype, c.shape);
     testing::fill_random(x, rng, -100, 100);
     auto ref = run(c, x, "ref");
     auto fast = run(c, x, impl);
     EXPECT_TRUE(ref.ok()) << ref.status().to_string();
     EXPECT_TRUE(fast.ok()) << fast.status().to_string();
-    if (!ref.ok() || !fast.ok()) return {n.drawn, -1, interp_count};
-    ++run_count;
-    const std::string what = "case " + std::to_string(run_count) + ": " + to_string(c.dtype) + " " +
-                             dims_to_string(c.shape) + " -> " + dims_to_string(*out_shape) + " mode " +
-                             to_string(c.desc.mode) + " " + to_string(c.desc.coordinate_mode) + " " +
-                             to_string(c.desc.nearest_mode) + " aa " + std::to_string(c.desc.antialias) +
-                             " excl " + std::to_string(c.desc.exclude_outside) + " view " + std::to_string(c.view);
+    if (!ref.ok() || !fast.ok()) return true;
     if (c.desc.mode == ResizeMode::kNearest) {
       int64_t where = -1;
-      EXPECT_TRUE(testing::bitwise_equal(*fast, *ref, &where)) << what << " differs at " << where;
-      if (where >= 0) return {n.drawn, -1, interp_count};
-      continue;
+      EXPECT_TRUE(testing::bitwise_equal(*fast, *ref, &where)) << "differs at " << where;
+      return true;
     }
-    ++interp_count;
     double max_src = 0;
     for (int64_t i = 0; i < x.num_elements(); ++i) max_src = std::max(max_src, std::fabs(testing::element_as_double(x, i)));
     // m and T bounded over every axis (resized or not).
@@ -163,14 +214,69 @@ Counts check_random_problems(const char* impl, std::mt19937_64& rng, int count, 
       const double r = testing::element_as_double(*ref, i), f = testing::element_as_double(*fast, i);
       const double tol = integer ? 1.0 : bound + ulp_of(c.dtype, r);
       if (!(std::fabs(r - f) <= tol)) {
-        ADD_FAILURE() << what << " element " << i << ": ref " << r << " fast " << f << " (bound " << tol << ")";
-        return {n.drawn, -1, interp_count};
+        ADD_FAILURE() << "element " << i << ": ref " << r << " fast " << f << " (bound " << tol << ")";
+        return true;
       }
     }
+    return true;
+  }
+
+ private:
+  Case c_;
+  uint64_t seed_ = 1;
+};
+
+/// Draws `count` random problems (output size <= max_out), runs those `impl` takes on ref
+/// and on impl and checks the bounds above. taken = -1 after a failure.
+Counts check_random_problems(const char* impl, std::mt19937_64& rng, int count, bool long_rows,
+                             int64_t max_out) {
+  Counts n;
+  int tries = 0;
+  while (n.drawn < count && tries < 20 * count) {
+    ++tries;
+    const Case c = random_case(rng, long_rows);
+    auto out_shape = resize_output_shape(c.desc, c.shape);
+    if (!out_shape.ok() || testing::product(*out_shape) == 0 || testing::product(*out_shape) > max_out) continue;
+    ++n.drawn;
+    ResizeTester t(c);
+    t.seed(rng());
+    bool interp = false;
+    if (!t.test(impl, &interp)) continue;
+    if (::testing::Test::HasFailure()) return {n.drawn, -1, n.interp};
+    ++n.taken;
+    if (interp) ++n.interp;
   }
   EXPECT_GE(n.drawn, count) << "only " << n.drawn << " valid problems in " << tries << " tries";
   std::printf("[ %s ] took %d of %d problems (%d linear/cubic)\n", impl, n.taken, n.drawn, n.interp);
   return n;
+}
+
+// The problem of GRIDOPS_RERUN (the line a failing check prints), alone, when it names
+// this entry. Without it: a fixed line, which must read back to the same line and run.
+TEST_P(ResizeDiff, Rerun) {
+  std::optional<testing::ProblemString> line = testing::rerun_request("resize");
+  std::string name;
+  if (line) {
+    const ResizeTester t = ResizeTester::from(*line, &name);
+    if (name != GetParam()) GTEST_SKIP() << "GRIDOPS_RERUN names entry " << name;
+    EXPECT_TRUE(t.test(name)) << "'" << name << "' declines this problem";
+    return;
+  }
+  const std::string fixed =
+      "resize impl=" + GetParam() +
+      " mode=cubic coordinate_mode=half_pixel nearest_mode=round_prefer_floor"
+      " cubic_coeff_a=-0.75 exclude_outside=0 antialias=1 aspect_policy=stretch"
+      " extrapolation_value=0 axes=3x2 scales=0.5,1.75 sizes=- roi=- src=float32"
+      " src_shape=1x2x9x11 view=1 seed=21";
+  std::string error;
+  line = testing::ProblemString::parse(fixed, &error);
+  ASSERT_TRUE(line.has_value()) << error;
+  const ResizeTester t = ResizeTester::from(*line, &name);
+  EXPECT_EQ(t.line(name).str(), fixed);
+  // An entry may decline it (each path takes its own problems); the family takes it.
+  if (!t.test(name)) {
+    EXPECT_FALSE(family()) << name << " declines this problem";
+  }
 }
 
 TEST_P(ResizeDiff, SeparableMatchesReferenceOnRandomProblems) {

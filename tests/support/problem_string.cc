@@ -41,6 +41,17 @@ ProblemString& ProblemString::add(const std::string& key, const Dims& value) {
   return add(key, s);
 }
 
+ProblemString& ProblemString::add(const std::string& key, const std::vector<double>& value) {
+  std::string s;
+  for (size_t i = 0; i < value.size(); ++i) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", value[i]);
+    if (i > 0) s += ",";
+    s += buf;
+  }
+  return add(key, s);
+}
+
 ProblemString& ProblemString::add(const std::string& key, DType value) {
   return add(key, std::string(to_string(value)));
 }
@@ -138,6 +149,26 @@ Dims ProblemString::get_dims(const std::string& key) const {
     at = x + 1;
   }
   return d;
+}
+
+std::vector<double> ProblemString::get_doubles(const std::string& key) const {
+  const std::string v = get(key);
+  std::vector<double> out;
+  size_t at = 0;
+  while (at < v.size()) {
+    size_t c = v.find(',', at);
+    if (c == std::string::npos) c = v.size();
+    const std::string part = v.substr(at, c - at);
+    char* end = nullptr;
+    const double x = std::strtod(part.c_str(), &end);
+    if (part.empty() || *end != '\0') {
+      ADD_FAILURE() << "problem key " << key << ": expected numbers like 0.5,2, got '" << v << "'";
+      return {};
+    }
+    out.push_back(x);
+    at = c + 1;
+  }
+  return out;
 }
 
 DType ProblemString::get_dtype(const std::string& key, DType fallback) const {

@@ -42,6 +42,8 @@ class ProblemString {
   ProblemString& add(const std::string& key, double value);
   ProblemString& add(const std::string& key, const Dims& value);
   ProblemString& add(const std::string& key, DType value);
+  /// Comma-separated, each with 17 significant digits.
+  ProblemString& add(const std::string& key, const std::vector<double>& value);
 
   const std::string& op() const { return op_; }
   std::string str() const;
@@ -58,6 +60,7 @@ class ProblemString {
   double get_double(const std::string& key, double fallback = 0.0) const;
   Dims get_dims(const std::string& key) const;
   DType get_dtype(const std::string& key, DType fallback = DType::kFloat32) const;
+  std::vector<double> get_doubles(const std::string& key) const;
   /// A key's value read by an operator's parse function (parse_grid_padding, ...), which
   /// returns a StatusOr<T>.
   template <class T, class Parse>
