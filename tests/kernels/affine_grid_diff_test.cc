@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -33,6 +34,7 @@
 #include "kernels/affine_grid/affine_grid.h"
 #include "ops/affine_grid_impls.h"
 #include "support/entries.h"
+#include "support/problem_string.h"
 #include "support/test_util.h"
 
 #ifdef GRIDOPS_HAVE_HWY
@@ -239,53 +241,141 @@ bool same_bits_up_to_nan(DType dt, const std::vector<unsigned char>& a,
   return true;
 }
 
-// One random problem: every fast implementation against "ref", same layouts, whole
-// buffers compared byte for byte.
-void check_one(std::mt19937_64& rng, int64_t max_elements, int index) {
-  const Problem p = random_problem(rng, max_elements);
-  // theta: 0 contiguous, 1 scrambled, 2 scrambled negative, 3 broadcast (batch stride 0).
-  const int theta_kind = static_cast<int>(rng() % 4);
-  Tensor theta(p.dt, p.theta_shape);
-  Tensor theta_one(p.dt, {1, p.r, p.r + 1});
-  visit_dtype(p.dt, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, float16> ||
-                  std::is_same_v<T, bfloat16>) {
-      for (int64_t i = 0; i < theta.num_elements(); ++i) {
-        theta.data_as<T>()[i] = convert::store_real<T>(theta_value(rng, p.dt));
-      }
-      for (int64_t i = 0; i < theta_one.num_elements(); ++i) {
-        theta_one.data_as<T>()[i] = convert::store_real<T>(theta_value(rng, p.dt));
-      }
-    }
-  });
-  Tensor storage;
-  TensorView tv = theta.view();
-  if (theta_kind == 1 || theta_kind == 2) {
-    tv = testing::scrambled_copy(theta, storage, theta_kind == 2);
-  } else if (theta_kind == 3) {
-    tv = TensorView(p.dt, theta_one.data(), p.theta_shape, Dims{0, p.r + 1, 1});
-  }
-  const auto layout = static_cast<GridLayout>(rng() % 5);
-  const uint64_t grid_seed = rng();
-  SCOPED_TRACE("problem " + std::to_string(index) + ": " + describe(p, layout, theta_kind));
+/// One AffineGrid problem as a fluent tester: `test(entry)` runs the entry and ref on the
+/// same theta and grid layout (drawn from `seed`) and compares whole buffers byte for
+/// byte. Its canonical line (tests/support/problem_string.h) is printed by a failing check
+/// and rerun alone by AffineGridDiff.Rerun.
+class AffineGridTester {
+ public:
+  AffineGridTester() = default;
+  explicit AffineGridTester(Problem p) : p_(std::move(p)) {}
+  /// 0 contiguous, 1 scrambled, 2 scrambled negative, 3 broadcast (batch stride 0).
+  AffineGridTester& theta_kind(int k) { theta_kind_ = k; return *this; }
+  AffineGridTester& layout(GridLayout l) { layout_ = l; return *this; }
+  AffineGridTester& threads(int n) { threads_ = n; return *this; }
+  AffineGridTester& target(int64_t t) { target_ = t; return *this; }
+  AffineGridTester& seed(uint64_t s) { seed_ = s; return *this; }
 
-  std::mt19937_64 g1(grid_seed);
-  GridBuffer want = make_grid(p.dt, p.grid_shape, layout, g1);
-  run("ref", p, tv, want.view);
+  testing::ProblemString line(const std::string& impl) const {
+    testing::ProblemString s("affine_grid");
+    s.add("impl", impl)
+        .add("dtype", p_.dt)
+        .add("align_corners", p_.align)
+        .add("size", p_.size)
+        .add("theta_kind", theta_kind_)
+        .add("grid_layout", static_cast<int>(layout_))
+        .add("threads", threads_)
+        .add("target", testing::hwy_target_label(target_))
+        .add("seed", seed_);
+    return s;
+  }
+
+  static AffineGridTester from(const testing::ProblemString& s, std::string* impl) {
+    Problem p;
+    *impl = s.get("impl");
+    p.dt = s.get_dtype("dtype");
+    p.align = s.get_int("align_corners") != 0;
+    p.size = s.get_dims("size");
+    p.r = static_cast<int>(p.size.size()) - 2;
+    p.theta_shape = {p.size.empty() ? 0 : p.size[0], p.r, p.r + 1};
+    p.grid_shape = {p.size.empty() ? 0 : p.size[0]};
+    for (size_t i = 2; i < p.size.size(); ++i) p.grid_shape.push_back(p.size[i]);
+    p.grid_shape.push_back(p.r);
+    AffineGridTester t(p);
+    t.theta_kind(static_cast<int>(s.get_int("theta_kind")))
+        .layout(static_cast<GridLayout>(s.get_int("grid_layout")))
+        .threads(static_cast<int>(s.get_int("threads")))
+        .target(testing::hwy_target_from_label(s.get("target")))
+        .seed(s.get_uint("seed"));
+    return t;
+  }
+
+  void test(const std::string& impl) const {
+    SCOPED_TRACE(testing::rerun_hint(line(impl)));
+    std::optional<testing::ScopedHwyTarget> on;
+    if (target_ != 0) on.emplace(target_);
+    if (threads_ > 0) set_num_threads(threads_);
+    std::mt19937_64 rng(seed_);
+    Tensor theta(p_.dt, p_.theta_shape);
+    Tensor theta_one(p_.dt, {1, p_.r, p_.r + 1});
+    visit_dtype(p_.dt, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, float16> ||
+                    std::is_same_v<T, bfloat16>) {
+        for (int64_t i = 0; i < theta.num_elements(); ++i) {
+          theta.data_as<T>()[i] = convert::store_real<T>(theta_value(rng, p_.dt));
+        }
+        for (int64_t i = 0; i < theta_one.num_elements(); ++i) {
+          theta_one.data_as<T>()[i] = convert::store_real<T>(theta_value(rng, p_.dt));
+        }
+      }
+    });
+    Tensor storage;
+    TensorView tv = theta.view();
+    if (theta_kind_ == 1 || theta_kind_ == 2) {
+      tv = testing::scrambled_copy(theta, storage, theta_kind_ == 2);
+    } else if (theta_kind_ == 3) {
+      tv = TensorView(p_.dt, theta_one.data(), p_.theta_shape, Dims{0, p_.r + 1, 1});
+    }
+    const uint64_t grid_seed = rng();
+    std::mt19937_64 g1(grid_seed);
+    GridBuffer want = make_grid(p_.dt, p_.grid_shape, layout_, g1);
+    run("ref", p_, tv, want.view);
+    std::mt19937_64 g2(grid_seed);
+    GridBuffer got = make_grid(p_.dt, p_.grid_shape, layout_, g2);
+    run(impl, p_, tv, got.view);
+    if (threads_ > 0) set_num_threads(0);
+    int64_t where = -1;
+    EXPECT_TRUE(same_bits_up_to_nan(p_.dt, got.bytes, want.bytes, &where))
+        << "first differing element at byte " << where << " of " << got.bytes.size();
+  }
+
+ private:
+  Problem p_{DType::kFloat32, 2, false, {1, 2, 3}, {1, 1, 3, 4}, {1, 3, 4, 2}};
+  int theta_kind_ = 0;
+  GridLayout layout_ = GridLayout::kContiguous;
+  int threads_ = 0;
+  int64_t target_ = 0;
+  uint64_t seed_ = 1;
+};
+
+// One random problem: every fast implementation against "ref" (whole buffers compared
+// byte for byte), on Highway target `target` (0: the best).
+void check_one(std::mt19937_64& rng, int64_t max_elements, int index, int64_t target = 0) {
+  AffineGridTester t(random_problem(rng, max_elements));
+  t.theta_kind(static_cast<int>(rng() % 4))
+      .layout(static_cast<GridLayout>(rng() % 5))
+      .threads(get_num_threads())
+      .target(target)
+      .seed(rng());
   std::vector<std::string> impls = fast_impls();
 #ifdef GRIDOPS_HAVE_HWY
   if (index % 4 == 0) impls.push_back("kernel-no-tables");
 #endif
   for (const std::string& impl : impls) {
-    SCOPED_TRACE("impl " + impl);
-    std::mt19937_64 g2(grid_seed);
-    GridBuffer got = make_grid(p.dt, p.grid_shape, layout, g2);
-    run(impl, p, tv, got.view);
-    int64_t where = -1;
-    ASSERT_TRUE(same_bits_up_to_nan(p.dt, got.bytes, want.bytes, &where))
-        << "first differing element at byte " << where << " of " << got.bytes.size();
+    t.test(impl);
+    if (::testing::Test::HasFailure()) return;
   }
+}
+
+// The problem of GRIDOPS_RERUN (the line a failing check prints), alone. Without it: a
+// fixed line, which must read back to the same line and run.
+TEST(AffineGridDiff, Rerun) {
+  std::optional<testing::ProblemString> line = testing::rerun_request("affine_grid");
+  if (!line) {
+    const std::string fixed =
+        "affine_grid impl=ref dtype=float16 align_corners=0 size=2x1x5x600 theta_kind=3 "
+        "grid_layout=2 threads=2 target=best seed=8";
+    std::string error;
+    line = testing::ProblemString::parse(fixed, &error);
+    ASSERT_TRUE(line.has_value()) << error;
+    std::string impl;
+    EXPECT_EQ(AffineGridTester::from(*line, &impl).line(impl).str(), fixed);
+    for (const std::string& e : fast_impls()) AffineGridTester::from(*line, &impl).test(e);
+    return;
+  }
+  std::string impl;
+  AffineGridTester::from(*line, &impl).test(impl);
 }
 
 #ifdef GRIDOPS_HAVE_HWY
@@ -315,11 +405,9 @@ TEST(AffineGridDiff, EveryHighwayTarget) {
   SCOPED_TRACE("seed " + std::to_string(seed) + " (GRIDOPS_SEED + 1)");
   TargetReset reset;
   for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    SCOPED_TRACE(std::string("target ") + hwy::TargetName(target));
-    hwy::SetSupportedTargetsForTest(target);
     std::mt19937_64 rng(seed);
     for (int i = 0; i < 250; ++i) {
-      check_one(rng, 20000, i);
+      check_one(rng, 20000, i, target);
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
