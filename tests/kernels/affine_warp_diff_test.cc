@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "gridops/parallel.h"
 #include "ops/affine_warp_impls.h"
 #include "support/entries.h"
+#include "support/problem_string.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -38,48 +40,77 @@ struct Problem {
   Dims size;
 };
 
-Problem random_problem(std::mt19937_64& rng, DType src_dtype = DType::kFloat32,
-                       DType theta_dtype = DType::kFloat32, int64_t max_len = 9) {
+/// A problem's description: what its canonical line holds (the data come from `seed`).
+struct Case {
+  AffineWarpDesc desc;
+  DType src_dtype = DType::kFloat32, theta_dtype = DType::kFloat32;
+  Dims src_shape{1, 1, 4, 4}, size{3, 3};
+  uint64_t seed = 1;
+};
+
+/// The problem of a case: src values and theta (mostly a mild affine map, sometimes NaN,
+/// -inf or a huge value) drawn from its seed.
+Problem make_problem(const Case& k) {
+  std::mt19937_64 rng(k.seed);
   Problem p;
-  std::uniform_int_distribution<int> ri(1, 3);
-  p.r = ri(rng);
-  const InterpolationMode modes[] = {InterpolationMode::kLinear, InterpolationMode::kNearest,
-                                     InterpolationMode::kCubic};
-  const GridPadding pads[] = {GridPadding::kZeros, GridPadding::kBorder, GridPadding::kReflection};
-  p.desc.mode = modes[std::uniform_int_distribution<int>(0, 2)(rng)];
-  p.desc.padding = pads[std::uniform_int_distribution<int>(0, 2)(rng)];
-  p.desc.align_corners = std::uniform_int_distribution<int>(0, 1)(rng);
-  std::uniform_int_distribution<int64_t> len(1, max_len);
-  const int64_t n = std::uniform_int_distribution<int64_t>(1, 2)(rng);
-  const int64_t c = std::uniform_int_distribution<int64_t>(1, 3)(rng);
-  Dims src_shape{n, c};
-  for (int a = 0; a < p.r; ++a) {
-    src_shape.push_back(len(rng));
-    p.size.push_back(len(rng));
-  }
-  p.src = Tensor(src_dtype, src_shape);
+  p.desc = k.desc;
+  p.r = static_cast<int>(k.size.size());
+  p.size = k.size;
+  const int64_t n = k.src_shape[0];
+  p.src = Tensor(k.src_dtype, k.src_shape);
   testing::fill_random(p.src, rng, -1.0, 1.0);
-  p.theta = Tensor(theta_dtype, Dims{n, p.r, p.r + 1});
+  p.theta = Tensor(k.theta_dtype, Dims{n, p.r, p.r + 1});
   std::vector<double> th(static_cast<size_t>(n * p.r * (p.r + 1)));
   std::uniform_real_distribution<double> u(-0.7, 0.7), tr(-1.3, 1.3), sc(0.6, 1.5);
   for (int64_t b = 0; b < n; ++b) {
-    for (int k = 0; k < p.r; ++k) {
+    for (int q = 0; q < p.r; ++q) {
       for (int j = 0; j <= p.r; ++j) {
-        double v = j == p.r ? tr(rng) : (j == k ? sc(rng) : u(rng));
+        double v = j == p.r ? tr(rng) : (j == q ? sc(rng) : u(rng));
         const int special = std::uniform_int_distribution<int>(0, 60)(rng);
         if (special == 0) v = std::numeric_limits<double>::quiet_NaN();
         if (special == 1) v = 3e7;  // |x| >= 2^22: the exact per-lane path
         if (special == 2) v = -std::numeric_limits<double>::infinity();
-        th[static_cast<size_t>((b * p.r + k) * (p.r + 1) + j)] = v;
+        th[static_cast<size_t>((b * p.r + q) * (p.r + 1) + j)] = v;
       }
     }
   }
   for (size_t i = 0; i < th.size(); ++i) {
-    if (theta_dtype == DType::kFloat32) p.theta.data_as<float>()[i] = static_cast<float>(th[i]);
-    else if (theta_dtype == DType::kFloat64) p.theta.data_as<double>()[i] = th[i];
+    if (k.theta_dtype == DType::kFloat32) p.theta.data_as<float>()[i] = static_cast<float>(th[i]);
+    else if (k.theta_dtype == DType::kFloat64) p.theta.data_as<double>()[i] = th[i];
     else p.theta.data_as<float16>()[i] = float16(static_cast<float>(th[i]));
   }
   return p;
+}
+
+Case random_case(std::mt19937_64& rng, DType src_dtype = DType::kFloat32,
+                 DType theta_dtype = DType::kFloat32, int64_t max_len = 9) {
+  Case k;
+  std::uniform_int_distribution<int> ri(1, 3);
+  const int r = ri(rng);
+  const InterpolationMode modes[] = {InterpolationMode::kLinear, InterpolationMode::kNearest,
+                                     InterpolationMode::kCubic};
+  const GridPadding pads[] = {GridPadding::kZeros, GridPadding::kBorder, GridPadding::kReflection};
+  k.desc.mode = modes[std::uniform_int_distribution<int>(0, 2)(rng)];
+  k.desc.padding = pads[std::uniform_int_distribution<int>(0, 2)(rng)];
+  k.desc.align_corners = std::uniform_int_distribution<int>(0, 1)(rng);
+  std::uniform_int_distribution<int64_t> len(1, max_len);
+  const int64_t n = std::uniform_int_distribution<int64_t>(1, 2)(rng);
+  const int64_t c = std::uniform_int_distribution<int64_t>(1, 3)(rng);
+  k.src_shape = {n, c};
+  k.size.clear();
+  for (int a = 0; a < r; ++a) {
+    k.src_shape.push_back(len(rng));
+    k.size.push_back(len(rng));
+  }
+  k.src_dtype = src_dtype;
+  k.theta_dtype = theta_dtype;
+  k.seed = rng();
+  return k;
+}
+
+Problem random_problem(std::mt19937_64& rng, DType src_dtype = DType::kFloat32,
+                       DType theta_dtype = DType::kFloat32, int64_t max_len = 9) {
+  return make_problem(random_case(rng, src_dtype, theta_dtype, max_len));
 }
 
 std::string describe(const Problem& p) {
@@ -122,26 +153,102 @@ void expect_close(const Problem& p, const Tensor& fast, const Tensor& ref) {
   }
 }
 
+/// One AffineWarp problem as a fluent tester: `test(entry)` checks the entry against ref
+/// (expect_close) on the case's data, on Highway target `target` (0: the best). Its
+/// canonical line (tests/support/problem_string.h) is printed by a failing check and rerun
+/// alone by AffineWarpDiff.Rerun.
+class AffineWarpTester {
+ public:
+  AffineWarpTester() = default;
+  explicit AffineWarpTester(Case k) : k_(std::move(k)) {}
+  AffineWarpTester& mode(InterpolationMode m) { k_.desc.mode = m; return *this; }
+  AffineWarpTester& target(int64_t t) { target_ = t; return *this; }
+  const Case& problem() const { return k_; }
+
+  testing::ProblemString line(const std::string& impl) const {
+    testing::ProblemString s("affine_warp");
+    s.add("impl", impl)
+        .add("mode", to_string(k_.desc.mode))
+        .add("padding", to_string(k_.desc.padding))
+        .add("ac", k_.desc.align_corners)
+        .add("src", k_.src_dtype)
+        .add("src_shape", k_.src_shape)
+        .add("theta", k_.theta_dtype)
+        .add("size", k_.size)
+        .add("target", testing::hwy_target_label(target_))
+        .add("seed", k_.seed);
+    return s;
+  }
+
+  static AffineWarpTester from(const testing::ProblemString& s, std::string* impl) {
+    Case k;
+    *impl = s.get("impl");
+    k.desc.mode = s.get_enum("mode", parse_interpolation_mode, InterpolationMode::kLinear);
+    k.desc.padding = s.get_enum("padding", parse_grid_padding, GridPadding::kZeros);
+    k.desc.align_corners = static_cast<int>(s.get_int("ac"));
+    k.src_dtype = s.get_dtype("src");
+    k.src_shape = s.get_dims("src_shape");
+    k.theta_dtype = s.get_dtype("theta");
+    k.size = s.get_dims("size");
+    k.seed = s.get_uint("seed");
+    AffineWarpTester t(k);
+    t.target(testing::hwy_target_from_label(s.get("target")));
+    return t;
+  }
+
+  void test(const std::string& impl) const {
+    SCOPED_TRACE(testing::rerun_hint(line(impl)));
+    std::optional<testing::ScopedHwyTarget> on;
+    if (target_ != 0) on.emplace(target_);
+    const Problem p = make_problem(k_);
+    const Tensor ref = run_whole(p, "ref");
+    const Tensor fast = run_whole(p, impl);
+    expect_close(p, fast, ref);
+  }
+
+ private:
+  Case k_;
+  int64_t target_ = 0;
+};
+
 TEST(AffineWarpDiff, FastMatchesReference) {
   std::mt19937_64 rng(testing::test_seed());
   SCOPED_TRACE("seed " + std::to_string(testing::test_seed()));
   const std::vector<int64_t> targets = testing::hwy_targets();
   if (targets.empty()) GTEST_SKIP() << "built without Highway: only the reference exists";
   for (int64_t target : targets) {
-    testing::ScopedHwyTarget scoped(target);
-    SCOPED_TRACE("target " + testing::hwy_target_name(target));
     for (int iter = 0; iter < 150; ++iter) {
-      Problem p = random_problem(rng);
-      if (p.desc.mode == InterpolationMode::kCubic) p.desc.mode = InterpolationMode::kLinear;
-      const Tensor ref = run_whole(p, "ref");
+      AffineWarpTester t(random_case(rng));
+      // affine_warp.fused takes no cubic (FastDeclinesWhatItDoesNotTake).
+      if (t.problem().desc.mode == InterpolationMode::kCubic) t.mode(InterpolationMode::kLinear);
+      t.target(target);
       for (const std::string& impl : testing::fast_entries(detail::affine_warp_entries())) {
-        SCOPED_TRACE(impl);
-        const Tensor fast = run_whole(p, impl);
-        expect_close(p, fast, ref);
+        t.test(impl);
         if (HasFailure()) return;
       }
     }
   }
+}
+
+// The problem of GRIDOPS_RERUN (the line a failing check prints), alone. Without it: a
+// fixed line, which must read back to the same line and run on every fast entry.
+TEST(AffineWarpDiff, Rerun) {
+  if (testing::hwy_targets().empty()) GTEST_SKIP() << "built without Highway: only the reference exists";
+  std::optional<testing::ProblemString> line = testing::rerun_request("affine_warp");
+  std::string impl;
+  if (line) {
+    AffineWarpTester::from(*line, &impl).test(impl);
+    return;
+  }
+  const std::string fixed =
+      "affine_warp impl=ref mode=linear padding=reflection ac=1 src=float32 src_shape=2x3x8x9 "
+      "theta=float32 size=7x11 target=best seed=4";
+  std::string error;
+  line = testing::ProblemString::parse(fixed, &error);
+  ASSERT_TRUE(line.has_value()) << error;
+  const AffineWarpTester t = AffineWarpTester::from(*line, &impl);
+  EXPECT_EQ(t.line(impl).str(), fixed);
+  for (const std::string& e : testing::fast_entries(detail::affine_warp_entries())) t.test(e);
 }
 
 TEST(AffineWarpDiff, FastDeclinesWhatItDoesNotTake) {
