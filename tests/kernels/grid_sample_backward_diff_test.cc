@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@
 #include "kernels/grid_sample/grid_sample.h"
 #include "ops/grid_sample_impls.h"
 #include "support/entries.h"
+#include "support/problem_string.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -56,8 +58,16 @@ struct Case {
   Tensor src, grid, grad_dst;
 };
 
-Case random_case(std::mt19937_64& rng, int r, int64_t max_in, int64_t max_out, int64_t max_c) {
-  Case k;
+/// A case's description: what its canonical line holds (the data come from `seed`).
+struct Spec {
+  GridSampleDesc desc;
+  DType src_dtype = DType::kFloat32, grid_dtype = DType::kFloat32;
+  Dims src_shape{1, 1, 4, 4}, grid_shape{1, 3, 3, 2};
+  uint64_t seed = 1;
+};
+
+Spec random_spec(std::mt19937_64& rng, int r, int64_t max_in, int64_t max_out, int64_t max_c) {
+  Spec k;
   GridSampleDesc& d = k.desc;
   d.mode = static_cast<IM>(rng() % 3);
   // Every padding the fast backward takes (constant goes to the reference: its own test).
@@ -70,19 +80,41 @@ Case random_case(std::mt19937_64& rng, int r, int64_t max_in, int64_t max_out, i
   if (rng() % 4 == 0) d.kind = GridKind::kDisplacement;
   d.layout = (rng() % 2) ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
   const DType types[] = {DType::kFloat32, DType::kFloat16, DType::kBFloat16};
-  const DType sdt = types[rng() % 3], gdt = types[rng() % 3];
+  k.src_dtype = types[rng() % 3];
+  k.grid_dtype = types[rng() % 3];
   const int64_t n = 1 + static_cast<int64_t>(rng() % 2), c = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(max_c));
   Dims in, out;
   for (int a = 0; a < r; ++a) in.push_back(1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(max_in)));
   for (int a = 0; a < r; ++a) out.push_back(1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(max_out)));
   const bool cf = d.layout == ChannelLayout::kChannelsFirst;
-  Dims ss = {n}, ds = {n}, gs = {n};
-  if (cf) { ss.push_back(c); ds.push_back(c); }
+  Dims ss = {n}, gs = {n};
+  if (cf) ss.push_back(c);
   ss.insert(ss.end(), in.begin(), in.end());
-  ds.insert(ds.end(), out.begin(), out.end());
   gs.insert(gs.end(), out.begin(), out.end());
   gs.push_back(r);
-  if (!cf) { ss.push_back(c); ds.push_back(c); }
+  if (!cf) ss.push_back(c);
+  k.src_shape = ss;
+  k.grid_shape = gs;
+  k.seed = rng();
+  return k;
+}
+
+/// The tensors of a spec, drawn from its seed.
+Case make_case(const Spec& spec) {
+  std::mt19937_64 rng(spec.seed);
+  Case k;
+  k.desc = spec.desc;
+  const GridSampleDesc& d = k.desc;
+  const bool cf = d.layout == ChannelLayout::kChannelsFirst;
+  const int r = static_cast<int>(spec.grid_shape.back());
+  const Dims& ss = spec.src_shape;
+  const Dims in(ss.begin() + (cf ? 2 : 1), ss.begin() + (cf ? 2 : 1) + r);
+  Dims ds = {ss[0]};
+  if (cf) ds.push_back(ss[1]);
+  ds.insert(ds.end(), spec.grid_shape.begin() + 1, spec.grid_shape.end() - 1);
+  if (!cf) ds.push_back(ss.back());
+  const DType sdt = spec.src_dtype, gdt = spec.grid_dtype;
+  const Dims& gs = spec.grid_shape;
   k.src = Tensor(sdt, ss);
   k.grad_dst = Tensor(sdt, ds);
   k.grid = Tensor(gdt, gs);
@@ -122,6 +154,10 @@ Case random_case(std::mt19937_64& rng, int r, int64_t max_in, int64_t max_out, i
     else k.grid.data_as<float>()[i] = static_cast<float>(v);
   }
   return k;
+}
+
+Case random_case(std::mt19937_64& rng, int r, int64_t max_in, int64_t max_out, int64_t max_c) {
+  return make_case(random_spec(rng, r, max_in, max_out, max_c));
 }
 
 std::string describe(const Case& k) {
@@ -186,6 +222,75 @@ void expect_close(const Tensor& got, const Tensor& want, const std::string& what
   }
 }
 
+/// One GridSample backward problem as a fluent tester: `test(entry)` checks the entry's
+/// grad_src and grad_grid against ref (NOTE [ GridSample backward fast path tolerance ]) on
+/// the spec's data, with `strided` every view scrambled. Its canonical line
+/// (tests/support/problem_string.h) is printed by a failing check and rerun alone by
+/// GridSampleBackwardDiff.Rerun.
+class GridSampleBackwardTester {
+ public:
+  GridSampleBackwardTester() = default;
+  explicit GridSampleBackwardTester(Spec s) : s_(std::move(s)) {}
+  GridSampleBackwardTester& strided(bool v) { strided_ = v; return *this; }
+
+  testing::ProblemString line(const std::string& impl) const {
+    const GridSampleDesc& d = s_.desc;
+    testing::ProblemString s("grid_sample_backward");
+    s.add("impl", impl)
+        .add("mode", to_string(d.mode))
+        .add("padding", to_string(d.padding))
+        .add("ac", d.align_corners)
+        .add("layout", to_string(d.layout))
+        .add("units", to_string(d.units))
+        .add("kind", to_string(d.kind))
+        .add("fill", d.fill_value)
+        .add("src", s_.src_dtype)
+        .add("src_shape", s_.src_shape)
+        .add("grid", s_.grid_dtype)
+        .add("grid_shape", s_.grid_shape)
+        .add("views", strided_ ? "strided" : "dense")
+        .add("seed", s_.seed);
+    return s;
+  }
+
+  static GridSampleBackwardTester from(const testing::ProblemString& s, std::string* impl) {
+    Spec k;
+    *impl = s.get("impl");
+    GridSampleDesc& d = k.desc;
+    d.mode = s.get_enum("mode", parse_interpolation_mode, IM::kLinear);
+    d.padding = s.get_enum("padding", parse_grid_padding, GP::kZeros);
+    d.align_corners = static_cast<int>(s.get_int("ac"));
+    d.layout = s.get("layout") == to_string(ChannelLayout::kChannelsLast)
+                   ? ChannelLayout::kChannelsLast
+                   : ChannelLayout::kChannelsFirst;
+    d.units = s.get_enum("units", parse_grid_units, GridUnits::kNormalized);
+    d.kind = s.get_enum("kind", parse_grid_kind, GridKind::kAbsolute);
+    d.fill_value = s.get_double("fill");
+    k.src_dtype = s.get_dtype("src");
+    k.src_shape = s.get_dims("src_shape");
+    k.grid_dtype = s.get_dtype("grid");
+    k.grid_shape = s.get_dims("grid_shape");
+    k.seed = s.get_uint("seed");
+    GridSampleBackwardTester t(k);
+    t.strided(s.get("views") == "strided");
+    return t;
+  }
+
+  void test(const std::string& impl) const {
+    SCOPED_TRACE(testing::rerun_hint(line(impl)));
+    const Case k = make_case(s_);
+    Tensor rs, rg, fs, fg;
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", strided_, &rs, &rg));
+    ASSERT_NO_FATAL_FAILURE(run_impl(k, impl.c_str(), strided_, &fs, &fg));
+    ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, impl + " grad_src"));
+    ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, impl + " grad_grid"));
+  }
+
+ private:
+  Spec s_;
+  bool strided_ = false;
+};
+
 TEST(GridSampleBackwardDiff, FastMatchesReference) {
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
@@ -193,15 +298,11 @@ TEST(GridSampleBackwardDiff, FastMatchesReference) {
   int checked = 0, fast_ran = 0;
   for (int it = 0; it < 2400; ++it) {
     const int r = 1 + it % 3;
-    const Case k = random_case(rng, r, r == 3 ? 4 : 7, r == 3 ? 3 : 5, 10);
-    const bool strided = it % 5 == 0;
-    Tensor rs, rg;
-    ASSERT_NO_FATAL_FAILURE(run_impl(k, "ref", strided, &rs, &rg)) << describe(k);
+    GridSampleBackwardTester t(random_spec(rng, r, r == 3 ? 4 : 7, r == 3 ? 3 : 5, 10));
+    t.strided(it % 5 == 0);
     for (const std::string& impl : fast_impls()) {
-      Tensor fs, fg;
-      ASSERT_NO_FATAL_FAILURE(run_impl(k, impl.c_str(), strided, &fs, &fg)) << impl << " " << describe(k);
-      ASSERT_NO_FATAL_FAILURE(expect_close(fs, rs, impl + " grad_src " + describe(k)));
-      ASSERT_NO_FATAL_FAILURE(expect_close(fg, rg, impl + " grad_grid " + describe(k)));
+      t.test(impl);
+      if (HasFatalFailure()) return;
       ++fast_ran;
     }
     ++checked;
@@ -216,6 +317,27 @@ TEST(GridSampleBackwardDiff, FastMatchesReference) {
                                         DType::kFloat32, Dims{1, 2, 2, 2});
   ASSERT_TRUE(plan.ok());
   EXPECT_STREQ(plan->impl_name(), "ref");  // float64: the reference
+}
+
+// The problem of GRIDOPS_RERUN (the line a failing check prints), alone. Without it: a
+// fixed line, which must read back to the same line and run on every fast entry.
+TEST(GridSampleBackwardDiff, Rerun) {
+  std::optional<testing::ProblemString> line = testing::rerun_request("grid_sample_backward");
+  std::string impl;
+  if (line) {
+    GridSampleBackwardTester::from(*line, &impl).test(impl);
+    return;
+  }
+  const std::string fixed =
+      "grid_sample_backward impl=ref mode=linear padding=reflection ac=0 layout=channels_last "
+      "units=pixels kind=absolute fill=0 src=bfloat16 src_shape=2x6x5x3 grid=float32 "
+      "grid_shape=2x4x3x2 views=strided seed=17";
+  std::string error;
+  line = testing::ProblemString::parse(fixed, &error);
+  ASSERT_TRUE(line.has_value()) << error;
+  const GridSampleBackwardTester t = GridSampleBackwardTester::from(*line, &impl);
+  EXPECT_EQ(t.line(impl).str(), fixed);
+  for (const std::string& e : fast_impls()) t.test(e);
 }
 
 TEST(GridSampleBackwardDiff, BitIdenticalForAnyThreadCount) {
