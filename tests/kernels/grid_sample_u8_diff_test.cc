@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -35,6 +36,7 @@
 #include "gridops/parallel.h"
 #include "ops/grid_sample_impls.h"
 #include "support/entries.h"
+#include "support/problem_string.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -233,25 +235,108 @@ void fill_src(Tensor& src, std::mt19937_64& rng, const Problem& p) {
   }
 }
 
-void random_problems_against_ref(uint64_t seed, int count) {
+/// One uint8 GridSample problem as a fluent tester: `test()` checks the path against ref
+/// (NOTE [ GridSample uint8 bound ]) on data drawn from `seed`. Its canonical line
+/// (tests/support/problem_string.h) is printed by a failing check and rerun alone by
+/// GridSampleU8Diff.Rerun.
+class GridSampleU8Tester {
+ public:
+  GridSampleU8Tester() {
+    p_.src_shape = {1, 3, 4, 4};
+    p_.grid_shape = {1, 3, 3, 2};
+  }
+  explicit GridSampleU8Tester(Problem p) : p_(std::move(p)) {}
+  GridSampleU8Tester& seed(uint64_t s) { seed_ = s; return *this; }
+  GridSampleU8Tester& target(int64_t t) { target_ = t; return *this; }
+  const Problem& problem() const { return p_; }
+
+  testing::ProblemString line() const {
+    std::string views;
+    if (p_.strided_src) views += 's';
+    if (p_.negative) views += 'n';
+    if (p_.strided_grid) views += 'g';
+    if (p_.strided_dst) views += 'd';
+    testing::ProblemString s("grid_sample_u8");
+    s.add("impl", kImpl)
+        .add("mode", to_string(p_.desc.mode))
+        .add("padding", to_string(p_.desc.padding))
+        .add("ac", p_.desc.align_corners)
+        .add("layout", to_string(p_.desc.layout))
+        .add("units", to_string(p_.desc.units))
+        .add("kind", to_string(p_.desc.kind))
+        .add("fill", p_.desc.fill_value)
+        .add("src_shape", p_.src_shape)
+        .add("grid_shape", p_.grid_shape)
+        .add("views", views)
+        .add("saturated", p_.saturated)
+        .add("target", testing::hwy_target_label(target_))
+        .add("seed", seed_);
+    return s;
+  }
+
+  static GridSampleU8Tester from(const testing::ProblemString& s) {
+    Problem p;
+    p.desc.mode = s.get_enum("mode", parse_interpolation_mode, IM::kLinear);
+    p.desc.padding = s.get_enum("padding", parse_grid_padding, GP::kZeros);
+    p.desc.align_corners = static_cast<int>(s.get_int("ac"));
+    p.desc.layout = s.get("layout") == to_string(ChannelLayout::kChannelsLast)
+                        ? ChannelLayout::kChannelsLast
+                        : ChannelLayout::kChannelsFirst;
+    p.desc.units = s.get_enum("units", parse_grid_units, GridUnits::kNormalized);
+    p.desc.kind = s.get_enum("kind", parse_grid_kind, GridKind::kAbsolute);
+    p.desc.fill_value = s.get_double("fill");
+    p.src_shape = s.get_dims("src_shape");
+    p.grid_shape = s.get_dims("grid_shape");
+    const std::string views = s.get("views");
+    p.strided_src = views.find('s') != std::string::npos;
+    p.negative = views.find('n') != std::string::npos;
+    p.strided_grid = views.find('g') != std::string::npos;
+    p.strided_dst = views.find('d') != std::string::npos;
+    p.saturated = s.get_int("saturated") != 0;
+    GridSampleU8Tester t(p);
+    t.target(testing::hwy_target_from_label(s.get("target"))).seed(s.get_uint("seed"));
+    return t;
+  }
+
+  /// Adds the number of elements that differ from ref to *differ (linear: by 1 at most).
+  void test(int64_t* differ) const {
+    SCOPED_TRACE(testing::rerun_hint(line()));
+    std::optional<testing::ScopedHwyTarget> on;
+    if (target_ != 0) on.emplace(target_);
+    std::mt19937_64 rng(seed_);
+    Tensor src(DType::kUInt8, p_.src_shape), grid(DType::kFloat32, p_.grid_shape);
+    fill_src(src, rng, p_);
+    fill_grid(grid, rng, p_);
+    Tensor storage, grid_storage;
+    const TensorView sv = p_.strided_src ? testing::scrambled_copy(src, storage, p_.negative)
+                                         : src.view();
+    const TensorView gv =
+        p_.strided_grid ? testing::scrambled_copy(grid, grid_storage, false) : grid.view();
+    const Tensor ref = run_impl(p_, "ref", sv, gv);
+    const Tensor fast = run_impl(p_, kImpl, sv, gv);
+    expect_within_bound(p_, ref, fast, differ);
+  }
+
+ private:
+  Problem p_;
+  uint64_t seed_ = 1;
+  int64_t target_ = 0;
+};
+
+void random_problems_against_ref(uint64_t seed, int count, int64_t target = 0) {
   SCOPED_TRACE("GRIDOPS_SEED=" + std::to_string(seed));
   std::mt19937_64 rng(seed);
   int64_t linear_elements = 0, differ = 0;
   for (int i = 0; i < count; ++i) {
-    const Problem p = random_problem(rng, i);
-    SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
-    Tensor src(DType::kUInt8, p.src_shape), grid(DType::kFloat32, p.grid_shape);
-    fill_src(src, rng, p);
-    fill_grid(grid, rng, p);
-    Tensor storage, grid_storage;
-    const TensorView sv = p.strided_src ? testing::scrambled_copy(src, storage, p.negative)
-                                        : src.view();
-    const TensorView gv =
-        p.strided_grid ? testing::scrambled_copy(grid, grid_storage, false) : grid.view();
-    const Tensor ref = run_impl(p, "ref", sv, gv);
-    const Tensor fast = run_impl(p, kImpl, sv, gv);
-    expect_within_bound(p, ref, fast, &differ);
-    if (p.desc.mode == IM::kLinear) linear_elements += ref.num_elements();
+    GridSampleU8Tester t(random_problem(rng, i));
+    t.target(target).seed(rng());
+    t.test(&differ);
+    if (t.problem().desc.mode == IM::kLinear) {
+      int64_t points = 1;
+      for (int64_t v : t.problem().grid_shape) points *= v;
+      const bool first = t.problem().desc.layout == ChannelLayout::kChannelsFirst;
+      linear_elements += points / 2 * t.problem().src_shape[first ? 1 : 3];
+    }
     if (::testing::Test::HasFailure()) return;  // the first failing problem is enough
   }
   std::printf("[u8 bound] %lld of %lld linear elements differ from ref by 1\n",
@@ -274,11 +359,31 @@ TEST(GridSampleU8Diff, EveryHighwayTarget) {
 #ifdef GRIDOPS_HAVE_HWY
   const std::vector<int64_t> targets = testing::hwy_targets();
   for (size_t k = 1; k < targets.size(); ++k) {
-    SCOPED_TRACE("Highway target " + testing::hwy_target_name(targets[k]));
-    testing::ScopedHwyTarget only(targets[k]);
-    random_problems_against_ref(testing::test_seed() + k, 300);
+    random_problems_against_ref(testing::test_seed() + k, 300, targets[k]);
     if (::testing::Test::HasFailure()) return;
   }
+#else
+  GRIDOPS_SKIP_WITHOUT_HWY();
+#endif
+}
+
+// The problem of GRIDOPS_RERUN (the line a failing check prints), alone. Without it: a
+// fixed line, which must read back to the same line and run.
+TEST(GridSampleU8Diff, Rerun) {
+#ifdef GRIDOPS_HAVE_HWY
+  std::optional<testing::ProblemString> line = testing::rerun_request("grid_sample_u8");
+  if (!line) {
+    const std::string fixed = std::string("grid_sample_u8 impl=") + kImpl +
+                              " mode=linear padding=fill ac=1 layout=channels_last "
+                              "units=pixels kind=displacement fill=200 src_shape=2x9x13x3 "
+                              "grid_shape=2x7x53x2 views=gd saturated=0 target=best seed=31";
+    std::string error;
+    line = testing::ProblemString::parse(fixed, &error);
+    ASSERT_TRUE(line.has_value()) << error;
+    EXPECT_EQ(GridSampleU8Tester::from(*line).line().str(), fixed);
+  }
+  int64_t differ = 0;
+  GridSampleU8Tester::from(*line).test(&differ);
 #else
   GRIDOPS_SKIP_WITHOUT_HWY();
 #endif
