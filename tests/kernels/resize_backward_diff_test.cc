@@ -8,6 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "kernels/resize_random_case.h"
 #include "ops/resize_impls.h"
 #include "support/entries.h"
+#include "support/problem_string.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -72,50 +74,121 @@ double tolerance(DType dt) {
 
 class ResizeBackwardDiff : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(ResizeBackwardDiff, MatchesReferenceOnRandomProblems) {
-  const uint64_t seed = testing::test_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (set GRIDOPS_SEED to reproduce)");
-  std::mt19937_64 rng(seed);
-  const int saved = get_num_threads();
-  int checked = 0;
-  for (int it = 0; it < 1200; ++it) {
-    Case c = random_case(rng);
-    c.dtype = kBackwardTypes[rng() % std::size(kBackwardTypes)];
+/// One Resize backward problem as a fluent tester: `test(entry)` checks the entry's
+/// grad_src against ref (within tolerance(), bitwise between 1 and 3 threads) for a grad
+/// drawn from `seed`, read through the case's view and written through a scrambled view
+/// with `strided_out`. Its canonical line (tests/support/problem_string.h) is printed by a
+/// failing check and rerun alone by ResizeBackwardDiff.Rerun.
+class ResizeBackwardTester {
+ public:
+  ResizeBackwardTester() { c_.shape = {4, 5}; }
+  explicit ResizeBackwardTester(Case c) : c_(std::move(c)) {}
+  ResizeBackwardTester& strided_out(bool v) { strided_out_ = v; return *this; }
+  ResizeBackwardTester& seed(uint64_t s) { seed_ = s; return *this; }
+
+  testing::ProblemString line(const std::string& impl) const {
+    testing::ProblemString s("resize_backward");
+    s.add("impl", impl);
+    add_case(s, c_);
+    s.add("strided_out", strided_out_).add("seed", seed_);
+    return s;
+  }
+
+  static ResizeBackwardTester from(const testing::ProblemString& s, std::string* impl) {
+    *impl = s.get("impl");
+    ResizeBackwardTester t(case_from(s));
+    t.strided_out(s.get_int("strided_out") != 0).seed(s.get_uint("seed"));
+    return t;
+  }
+
+  /// False (nothing checked) when the problem is not valid, or `impl` declines it.
+  bool test(const std::string& impl) const {
+    SCOPED_TRACE(testing::rerun_hint(line(impl)));
+    const Case& c = c_;
     auto plan = make_resize_plan(c.desc, c.dtype, c.shape);
-    if (!plan.ok() || plan->dst_shape().empty()) continue;  // invalid draw
-    Tensor grad(c.dtype, plan->dst_shape());
-    if (grad.num_elements() > 4000) continue;
-    SCOPED_TRACE("problem " + std::to_string(it) + ": shape " + dims_to_string(c.shape) +
-                 " -> " + dims_to_string(plan->dst_shape()) + " dtype " + to_string(c.dtype));
+    if (!plan.ok() || plan->dst_shape().empty()) return false;
     ResizeDesc forced = c.desc;
-    forced.impl = GetParam();
+    forced.impl = impl;
     auto forced_plan = make_resize_plan(forced, c.dtype, c.shape);
     if (!forced_plan.ok() && forced_plan.status().code() == StatusCode::kUnimplemented) {
-      continue;  // "fast" forces the forward too, which may have no fast entry for it
+      return false;  // "fast" forces the forward too, which may have no fast entry for it
     }
+    std::mt19937_64 rng(seed_);
+    Tensor grad(c.dtype, plan->dst_shape());
     testing::fill_random(grad, rng, -4, 4);
     Tensor storage;
     const TensorView g = c.view ? testing::scrambled_copy(grad, storage, c.view == 2)
                                 : grad.view();
+    const int saved = get_num_threads();
     set_num_threads(1);
     auto want = backward(c.desc, "ref", c.dtype, c.shape, grad.view(), false);
-    ASSERT_TRUE(want.ok()) << want.status().to_string();
-    auto one = backward(c.desc, GetParam(), c.dtype, c.shape, g, rng() % 3 == 0);
-    ASSERT_TRUE(one.ok()) << one.status().to_string();
+    auto one = backward(c.desc, impl, c.dtype, c.shape, g, strided_out_);
     set_num_threads(3);
-    auto three = backward(c.desc, GetParam(), c.dtype, c.shape, g, false);
-    ASSERT_TRUE(three.ok()) << three.status().to_string();
-    ASSERT_TRUE(testing::bitwise_equal(*one, *three)) << "thread count changed the bits";
+    auto three = backward(c.desc, impl, c.dtype, c.shape, g, false);
+    set_num_threads(saved);
+    EXPECT_TRUE(want.ok()) << want.status().to_string();
+    EXPECT_TRUE(one.ok()) << one.status().to_string();
+    EXPECT_TRUE(three.ok()) << three.status().to_string();
+    if (!want.ok() || !one.ok() || !three.ok()) return true;
+    EXPECT_TRUE(testing::bitwise_equal(*one, *three)) << "thread count changed the bits";
     double scale = 1;
     for (int64_t f = 0; f < want->num_elements(); ++f) scale = std::max(scale, std::abs(value(*want, f)));
     for (int64_t f = 0; f < want->num_elements(); ++f) {
-      ASSERT_LE(std::abs(value(*one, f) - value(*want, f)), tolerance(c.dtype) * scale)
-          << "element " << f;
+      if (!(std::abs(value(*one, f) - value(*want, f)) <= tolerance(c.dtype) * scale)) {
+        ADD_FAILURE() << "element " << f << ": fast " << value(*one, f) << " ref " << value(*want, f);
+        return true;
+      }
     }
-    ++checked;
+    return true;
   }
-  set_num_threads(saved);
+
+ private:
+  Case c_;
+  bool strided_out_ = false;
+  uint64_t seed_ = 1;
+};
+
+TEST_P(ResizeBackwardDiff, MatchesReferenceOnRandomProblems) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (set GRIDOPS_SEED to reproduce)");
+  std::mt19937_64 rng(seed);
+  int checked = 0;
+  for (int it = 0; it < 1200; ++it) {
+    Case c = random_case(rng);
+    c.dtype = kBackwardTypes[rng() % std::size(kBackwardTypes)];
+    auto out = resize_output_shape(c.desc, c.shape);
+    if (!out.ok() || testing::product(*out) > 4000) continue;  // invalid or large draw
+    ResizeBackwardTester t(c);
+    t.strided_out(rng() % 3 == 0).seed(rng());
+    if (t.test(GetParam())) ++checked;
+    if (HasFailure()) return;
+  }
   EXPECT_GT(checked, 400);
+}
+
+// The problem of GRIDOPS_RERUN (the line a failing check prints), alone, when it names
+// this entry. Without it: a fixed line, which must read back to the same line and run.
+TEST_P(ResizeBackwardDiff, Rerun) {
+  std::optional<testing::ProblemString> line = testing::rerun_request("resize_backward");
+  std::string name;
+  if (line) {
+    const ResizeBackwardTester t = ResizeBackwardTester::from(*line, &name);
+    if (name != GetParam()) GTEST_SKIP() << "GRIDOPS_RERUN names entry " << name;
+    EXPECT_TRUE(t.test(name)) << "'" << name << "' declines this problem";
+    return;
+  }
+  const std::string fixed =
+      "resize_backward impl=" + GetParam() +
+      " mode=linear coordinate_mode=align_corners nearest_mode=round_prefer_floor"
+      " cubic_coeff_a=-0.75 exclude_outside=0 antialias=0 aspect_policy=stretch"
+      " extrapolation_value=0 axes=- scales=- sizes=3x9x4 roi=- src=float32"
+      " src_shape=3x5x7 view=2 strided_out=1 seed=12";
+  std::string error;
+  line = testing::ProblemString::parse(fixed, &error);
+  ASSERT_TRUE(line.has_value()) << error;
+  const ResizeBackwardTester t = ResizeBackwardTester::from(*line, &name);
+  EXPECT_EQ(t.line(name).str(), fixed);
+  EXPECT_TRUE(t.test(name)) << "'" << name << "' declines this problem";
 }
 
 INSTANTIATE_TEST_SUITE_P(Entries, ResizeBackwardDiff,

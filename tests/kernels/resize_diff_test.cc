@@ -135,48 +135,16 @@ class ResizeTester {
   ResizeTester& seed(uint64_t s) { seed_ = s; return *this; }
 
   testing::ProblemString line(const std::string& impl) const {
-    const ResizeDesc& d = c_.desc;
     testing::ProblemString s("resize");
-    s.add("impl", impl)
-        .add("mode", to_string(d.mode))
-        .add("coordinate_mode", to_string(d.coordinate_mode))
-        .add("nearest_mode", to_string(d.nearest_mode))
-        .add("cubic_coeff_a", d.cubic_coeff_a)
-        .add("exclude_outside", d.exclude_outside)
-        .add("antialias", d.antialias)
-        .add("aspect_policy", to_string(d.aspect_policy))
-        .add("extrapolation_value", d.extrapolation_value)
-        .add("axes", d.axes)
-        .add("scales", d.scales)
-        .add("sizes", d.sizes)
-        .add("roi", d.roi)
-        .add("src", c_.dtype)
-        .add("src_shape", c_.shape)
-        .add("view", c_.view)
-        .add("seed", seed_);
+    s.add("impl", impl);
+    add_case(s, c_);
+    s.add("seed", seed_);
     return s;
   }
 
   static ResizeTester from(const testing::ProblemString& s, std::string* impl) {
-    ResizeTester t;
     *impl = s.get("impl");
-    ResizeDesc d;
-    d.mode = s.get_enum("mode", parse_resize_mode, ResizeMode::kNearest);
-    d.coordinate_mode = s.get_enum("coordinate_mode", parse_resize_coordinate_mode,
-                                   ResizeCoordinateMode::kHalfPixel);
-    d.nearest_mode = s.get_enum("nearest_mode", parse_resize_nearest_mode,
-                                ResizeNearestMode::kRoundPreferFloor);
-    d.cubic_coeff_a = s.get_double("cubic_coeff_a");
-    d.exclude_outside = s.get_int("exclude_outside") != 0;
-    d.antialias = s.get_int("antialias") != 0;
-    d.aspect_policy = s.get_enum("aspect_policy", parse_resize_aspect_policy,
-                                 ResizeAspectPolicy::kStretch);
-    d.extrapolation_value = s.get_double("extrapolation_value");
-    d.axes = s.get_dims("axes");
-    d.scales = s.get_doubles("scales");
-    d.sizes = s.get_dims("sizes");
-    d.roi = s.get_doubles("roi");
-    t.desc(d).src(s.get_dtype("src"), s.get_dims("src_shape")).view(static_cast<int>(s.get_int("view")));
+    ResizeTester t(case_from(s));
     t.seed(s.get_uint("seed"));
     return t;
   }

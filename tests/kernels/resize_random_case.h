@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gridops/ops/resize.h"
+#include "support/problem_string.h"
 
 namespace gridops {
 
@@ -85,6 +86,51 @@ inline Case random_case(std::mt19937_64& rng, bool long_rows = false) {
     c.dtype = kInterpTypes[uni(0, static_cast<int>(std::size(kInterpTypes)) - 1)];
   }
   c.view = uni(0, 2);
+  return c;
+}
+
+/// Writes every field of a case to a problem line (tests/support/problem_string.h).
+inline void add_case(testing::ProblemString& s, const Case& c) {
+  const ResizeDesc& d = c.desc;
+  s.add("mode", to_string(d.mode))
+      .add("coordinate_mode", to_string(d.coordinate_mode))
+      .add("nearest_mode", to_string(d.nearest_mode))
+      .add("cubic_coeff_a", d.cubic_coeff_a)
+      .add("exclude_outside", d.exclude_outside)
+      .add("antialias", d.antialias)
+      .add("aspect_policy", to_string(d.aspect_policy))
+      .add("extrapolation_value", d.extrapolation_value)
+      .add("axes", d.axes)
+      .add("scales", d.scales)
+      .add("sizes", d.sizes)
+      .add("roi", d.roi)
+      .add("src", c.dtype)
+      .add("src_shape", c.shape)
+      .add("view", c.view);
+}
+
+/// The case add_case wrote.
+inline Case case_from(const testing::ProblemString& s) {
+  Case c;
+  ResizeDesc& d = c.desc;
+  d.mode = s.get_enum("mode", parse_resize_mode, ResizeMode::kNearest);
+  d.coordinate_mode = s.get_enum("coordinate_mode", parse_resize_coordinate_mode,
+                                 ResizeCoordinateMode::kHalfPixel);
+  d.nearest_mode = s.get_enum("nearest_mode", parse_resize_nearest_mode,
+                              ResizeNearestMode::kRoundPreferFloor);
+  d.cubic_coeff_a = s.get_double("cubic_coeff_a");
+  d.exclude_outside = s.get_int("exclude_outside") != 0;
+  d.antialias = s.get_int("antialias") != 0;
+  d.aspect_policy = s.get_enum("aspect_policy", parse_resize_aspect_policy,
+                               ResizeAspectPolicy::kStretch);
+  d.extrapolation_value = s.get_double("extrapolation_value");
+  d.axes = s.get_dims("axes");
+  d.scales = s.get_doubles("scales");
+  d.sizes = s.get_dims("sizes");
+  d.roi = s.get_doubles("roi");
+  c.dtype = s.get_dtype("src");
+  c.shape = s.get_dims("src_shape");
+  c.view = static_cast<int>(s.get_int("view"));
   return c;
 }
 
