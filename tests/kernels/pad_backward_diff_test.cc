@@ -51,37 +51,126 @@ bool backward_takes(PadDesc desc, const std::string& impl, DType dt, const Dims&
 
 class PadBackwardDiff : public ::testing::TestWithParam<std::string> {};
 
+/// One Pad backward problem as a fluent tester: `test(entry)` checks the entry's grad_src
+/// against ref, bitwise, for a grad_dst drawn from `seed` (read through a scrambled view
+/// with `strided_in`, written through one with `strided_out`) at `threads` threads. Its
+/// canonical line (tests/support/problem_string.h) is printed by a failing check and rerun
+/// alone by PadBackwardDiff.Rerun.
+class PadBackwardTester {
+ public:
+  PadBackwardTester() { p_.shape = {5}; p_.dtype = DType::kFloat32; }
+  explicit PadBackwardTester(RandomProblem p) : p_(std::move(p)) {}
+  PadBackwardTester& views(bool strided_in, bool negative_in, bool strided_out) {
+    strided_in_ = strided_in;
+    negative_in_ = negative_in;
+    strided_out_ = strided_out;
+    return *this;
+  }
+  PadBackwardTester& threads(int n) { threads_ = n; return *this; }
+  PadBackwardTester& seed(uint64_t s) { seed_ = s; return *this; }
+  const RandomProblem& problem() const { return p_; }
+
+  testing::ProblemString line(const std::string& impl) const {
+    testing::ProblemString s("pad_backward");
+    std::string views;
+    if (strided_in_) views += 's';
+    if (negative_in_) views += 'n';
+    if (strided_out_) views += 'o';
+    s.add("impl", impl)
+        .add("mode", to_string(p_.desc.mode))
+        .add("dtype", p_.dtype)
+        .add("src_shape", p_.shape)
+        .add("begin", Dims(p_.desc.pads_begin.begin(), p_.desc.pads_begin.end()))
+        .add("end", Dims(p_.desc.pads_end.begin(), p_.desc.pads_end.end()))
+        .add("views", views)
+        .add("threads", threads_)
+        .add("seed", seed_);
+    return s;
+  }
+
+  static PadBackwardTester from(const testing::ProblemString& s, std::string* impl) {
+    RandomProblem p;
+    *impl = s.get("impl");
+    p.desc.mode = s.get_enum("mode", parse_pad_mode, PadMode::kConstant);
+    p.dtype = s.get_dtype("dtype");
+    p.shape = s.get_dims("src_shape");
+    const Dims b = s.get_dims("begin"), e = s.get_dims("end");
+    p.desc.pads_begin.assign(b.begin(), b.end());
+    p.desc.pads_end.assign(e.begin(), e.end());
+    const std::string views = s.get("views");
+    PadBackwardTester t(p);
+    t.views(views.find('s') != std::string::npos, views.find('n') != std::string::npos,
+            views.find('o') != std::string::npos)
+        .threads(static_cast<int>(s.get_int("threads")))
+        .seed(s.get_uint("seed"));
+    return t;
+  }
+
+  /// False (nothing checked) when `impl` plans no backward for the problem.
+  bool test(const std::string& impl) const {
+    SCOPED_TRACE(testing::rerun_hint(line(impl)));
+    if (!backward_takes(p_.desc, impl, p_.dtype, p_.shape)) return false;
+    const Dims dst_shape = *pad_output_shape(p_.desc, p_.shape);
+    std::mt19937_64 rng(seed_);
+    Tensor grad(p_.dtype, dst_shape);
+    testing::fill_random(grad, rng, -4.0, 4.0);
+    Tensor storage;
+    const TensorView g = strided_in_ ? testing::scrambled_copy(grad, storage, negative_in_)
+                                     : grad.view();
+    const int saved = get_num_threads();
+    if (threads_ > 0) set_num_threads(threads_);
+    const Tensor want = backward_impl(p_.desc, "ref", grad.view(), p_.shape, false);
+    const Tensor got = backward_impl(p_.desc, impl.c_str(), g, p_.shape, strided_out_);
+    set_num_threads(saved);
+    int64_t where = -1;
+    EXPECT_TRUE(testing::bitwise_equal(got, want, &where)) << "first difference at " << where;
+    return true;
+  }
+
+ private:
+  RandomProblem p_;
+  bool strided_in_ = false, negative_in_ = false, strided_out_ = false;
+  int threads_ = 0;
+  uint64_t seed_ = 1;
+};
+
 TEST_P(PadBackwardDiff, MatchesReferenceOnRandomProblems) {
   const uint64_t seed = testing::test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (set GRIDOPS_SEED to reproduce)");
   std::mt19937_64 rng(seed);
-  const int saved = get_num_threads();
   int taken = 0, ranked = 0;
   for (int it = 0; it < 1500; ++it) {
     RandomProblem p = random_problem(rng);
     p.dtype = kFloatTypes[rng() % std::size(kFloatTypes)];
-    const Dims dst_shape = *pad_output_shape(p.desc, p.shape);
-    SCOPED_TRACE("problem " + std::to_string(it) + ": mode " + to_string(p.desc.mode) +
-                 " dtype " + to_string(p.dtype) + " shape " + dims_to_string(p.shape) +
-                 " begin " + dims_to_string(p.desc.pads_begin) + " end " +
-                 dims_to_string(p.desc.pads_end));
     if (!p.shape.empty()) ++ranked;
-    if (!backward_takes(p.desc, GetParam(), p.dtype, p.shape)) continue;
-    ++taken;
-    Tensor grad(p.dtype, dst_shape);
-    testing::fill_random(grad, rng, -4.0, 4.0);
-    Tensor storage;
-    const bool strided_in = rng() % 3 == 0, strided_out = rng() % 3 == 0;
-    const TensorView g = strided_in ? testing::scrambled_copy(grad, storage, rng() % 2 == 0)
-                                    : grad.view();
-    set_num_threads(it % 2 == 0 ? 1 : 3);
-    const Tensor want = backward_impl(p.desc, "ref", grad.view(), p.shape, false);
-    const Tensor got = backward_impl(p.desc, GetParam().c_str(), g, p.shape, strided_out);
-    int64_t where = -1;
-    ASSERT_TRUE(testing::bitwise_equal(got, want, &where)) << "first difference at " << where;
+    PadBackwardTester t(p);
+    t.views(rng() % 3 == 0, rng() % 2 == 0, rng() % 3 == 0).threads(it % 2 == 0 ? 1 : 3).seed(rng());
+    if (t.test(GetParam())) ++taken;
+    if (HasFailure()) return;
   }
-  set_num_threads(saved);
   EXPECT_EQ(taken, ranked);  // every problem but those of rank 0
+}
+
+// The problem of GRIDOPS_RERUN (the line a failing check prints), alone, when it names
+// this entry. Without it: a fixed line, which must read back to the same line and run.
+TEST_P(PadBackwardDiff, Rerun) {
+  std::optional<testing::ProblemString> line = testing::rerun_request("pad_backward");
+  std::string name;
+  if (line) {
+    const PadBackwardTester t = PadBackwardTester::from(*line, &name);
+    if (name != GetParam()) GTEST_SKIP() << "GRIDOPS_RERUN names entry " << name;
+    EXPECT_TRUE(t.test(name)) << "'" << name << "' plans no backward for this problem";
+    return;
+  }
+  const std::string fixed = "pad_backward impl=" + GetParam() +
+                            " mode=symmetric dtype=bfloat16 src_shape=4x6x9 begin=1x-2x4 "
+                            "end=3x5x-1 views=sno threads=3 seed=77";
+  std::string error;
+  line = testing::ProblemString::parse(fixed, &error);
+  ASSERT_TRUE(line.has_value()) << error;
+  const PadBackwardTester t = PadBackwardTester::from(*line, &name);
+  EXPECT_EQ(t.line(name).str(), fixed);
+  EXPECT_TRUE(t.test(name)) << "'" << name << "' plans no backward for this problem";
 }
 
 TEST_P(PadBackwardDiff, ThreadCountsAreBitIdentical) {
