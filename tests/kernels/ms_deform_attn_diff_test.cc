@@ -6,12 +6,14 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "gridops/ops/ms_deform_attn.h"
 #include "gridops/parallel.h"
+#include "support/problem_string.h"
 #include "support/test_util.h"
 
 namespace gridops {
@@ -117,36 +119,111 @@ void expect_close(const Tensor& got, const Tensor& want, double tol, const char*
   }
 }
 
-TEST(MsDeformAttnDiff, FastMatchesReferenceOnRandomProblems) {
-  const uint64_t seed = testing::test_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (set GRIDOPS_SEED to reproduce)");
-  std::mt19937_64 rng(seed);
-  const int saved = get_num_threads();
-  for (int it = 0; it < 400; ++it) {
-    const Problem p = random_problem(rng);
-    SCOPED_TRACE("problem " + std::to_string(it) + ": N " + std::to_string(p.shape.batch) +
-                 " M " + std::to_string(p.shape.heads) + " D " + std::to_string(p.shape.channels) +
-                 " Lq " + std::to_string(p.shape.queries) + " P " + std::to_string(p.shape.points) +
-                 " levels " + dims_to_string(p.shape.spatial_shapes) + " " + to_string(p.dtype));
-    const Tensors t = make_tensors(p, rng);
+/// One MsDeformAttn problem as a fluent tester: `test(entry)` runs the entry's forward and
+/// backward at 1 thread (through scrambled views with `strided`) and 3 threads (the same
+/// bits) and checks them against ref, on tensors drawn from `seed`. Its canonical line
+/// (tests/support/problem_string.h) is printed by a failing check and rerun alone by
+/// MsDeformAttnDiff.Rerun.
+class MsDeformAttnTester {
+ public:
+  MsDeformAttnTester() = default;
+  explicit MsDeformAttnTester(Problem p) : p_(std::move(p)) {}
+  MsDeformAttnTester& strided(bool v) { strided_ = v; return *this; }
+  MsDeformAttnTester& seed(uint64_t s) { seed_ = s; return *this; }
+
+  testing::ProblemString line(const std::string& impl) const {
+    const MsDeformAttnShape& s = p_.shape;
+    testing::ProblemString l("ms_deform_attn");
+    l.add("impl", impl)
+        .add("dtype", p_.dtype)
+        .add("batch", s.batch)
+        .add("heads", s.heads)
+        .add("channels", s.channels)
+        .add("queries", s.queries)
+        .add("points", s.points)
+        .add("spatial_shapes", s.spatial_shapes)
+        .add("level_start_index", s.level_start_index)
+        .add("value_rows", s.value_rows)
+        .add("strided", strided_)
+        .add("seed", seed_);
+    return l;
+  }
+
+  static MsDeformAttnTester from(const testing::ProblemString& l, std::string* impl) {
+    Problem p;
+    *impl = l.get("impl");
+    p.dtype = l.get_dtype("dtype");
+    MsDeformAttnShape& s = p.shape;
+    s.batch = l.get_int("batch");
+    s.heads = l.get_int("heads");
+    s.channels = l.get_int("channels");
+    s.queries = l.get_int("queries");
+    s.points = l.get_int("points");
+    const Dims shapes = l.get_dims("spatial_shapes"), starts = l.get_dims("level_start_index");
+    s.spatial_shapes.assign(shapes.begin(), shapes.end());
+    s.level_start_index.assign(starts.begin(), starts.end());
+    s.value_rows = l.get_int("value_rows");
+    MsDeformAttnTester t(p);
+    t.strided(l.get_int("strided") != 0).seed(l.get_uint("seed"));
+    return t;
+  }
+
+  void test(const std::string& impl) const {
+    SCOPED_TRACE(testing::rerun_hint(line(impl)));
+    std::mt19937_64 rng(seed_);
+    const Tensors t = make_tensors(p_, rng);
+    const int saved = get_num_threads();
     set_num_threads(1);
-    const Results want = run(p, t, "ref", false);
-    const Results one = run(p, t, "fast", rng() % 2 == 0);
+    const Results want = run(p_, t, "ref", false);
+    const Results one = run(p_, t, impl, strided_);
     set_num_threads(3);
-    const Results three = run(p, t, "fast", false);
+    const Results three = run(p_, t, impl, false);
+    set_num_threads(saved);
     // Every output of the fast entry is the same bits for any thread count.
     ASSERT_TRUE(testing::bitwise_equal(one.out, three.out));
     ASSERT_TRUE(testing::bitwise_equal(one.gv, three.gv));
     ASSERT_TRUE(testing::bitwise_equal(one.gl, three.gl));
     ASSERT_TRUE(testing::bitwise_equal(one.ga, three.ga));
-    const double tol = p.dtype == DType::kFloat64 ? 1e-12 : 2e-5;
+    const double tol = p_.dtype == DType::kFloat64 ? 1e-12 : 2e-5;
     expect_close(one.out, want.out, tol, "output");
     expect_close(one.gv, want.gv, tol, "grad_value");
     expect_close(one.gl, want.gl, tol * 8, "grad_locations");  // times W, H <= 7
     expect_close(one.ga, want.ga, tol, "grad_weights");
-    if (::testing::Test::HasFatalFailure()) break;
   }
-  set_num_threads(saved);
+
+ private:
+  Problem p_{MsDeformAttnShape{}, DType::kFloat32};
+  bool strided_ = false;
+  uint64_t seed_ = 1;
+};
+
+TEST(MsDeformAttnDiff, FastMatchesReferenceOnRandomProblems) {
+  const uint64_t seed = testing::test_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (set GRIDOPS_SEED to reproduce)");
+  std::mt19937_64 rng(seed);
+  for (int it = 0; it < 400; ++it) {
+    MsDeformAttnTester t(random_problem(rng));
+    t.strided(rng() % 2 == 0).seed(rng());
+    t.test("fast");
+    if (::testing::Test::HasFailure()) break;
+  }
+}
+
+// The problem of GRIDOPS_RERUN (the line a failing check prints), alone. Without it: a
+// fixed line, which must read back to the same line and run.
+TEST(MsDeformAttnDiff, Rerun) {
+  std::optional<testing::ProblemString> line = testing::rerun_request("ms_deform_attn");
+  std::string impl;
+  if (!line) {
+    const std::string fixed =
+        "ms_deform_attn impl=fast dtype=float32 batch=2 heads=3 channels=5 queries=4 points=2 "
+        "spatial_shapes=4x6x0x3x2x2 level_start_index=0x24x24 value_rows=29 strided=1 seed=6";
+    std::string error;
+    line = testing::ProblemString::parse(fixed, &error);
+    ASSERT_TRUE(line.has_value()) << error;
+    EXPECT_EQ(MsDeformAttnTester::from(*line, &impl).line(impl).str(), fixed);
+  }
+  MsDeformAttnTester::from(*line, &impl).test(impl);
 }
 
 // A point outside its level (or NaN) samples 0 and has no gradient; an empty level too.
