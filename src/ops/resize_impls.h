@@ -4,6 +4,9 @@
 
 #include <span>
 
+#include "gridops/ops/resize.h"
+#include "gridops/status.h"
+
 #include "kernels/resize/resize.h"
 #include "kernels/resize/resize_backward.h"
 #include "ops/dispatch.h"
@@ -22,5 +25,9 @@ using ResizeBackwardEntry = Entry<kernels::ResizeProblem, kernels::ResizeBackwar
 
 /// The backward's list in dispatch order, the reference "ref" last.
 std::span<const ResizeBackwardEntry> resize_backward_entries() noexcept;
+
+/// The enum and attribute checks of a desc (resize_geometry.cc), first of every Resize
+/// entry point.
+Status resize_validate_enums(const ResizeDesc& d);
 
 }  // namespace gridops::detail

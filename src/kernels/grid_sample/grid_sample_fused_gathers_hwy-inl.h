@@ -286,6 +286,36 @@ HWY_INLINE bool StreamsDst(const Ctx& c) {
   return c.stream && !c.channels_last && hn::MaxLanes(DF()) * sizeof(float) == 64;
 }
 
+/// Tests only (grid_sample_gather_pairs16): out[2i], out[2i + 1] = the pair at
+/// element offset o[i] of plane, i < 16, by GatherPairsPortable (portable) or GatherPairs;
+/// false (nothing written) when the target has no such form (no raw form below AVX-512,
+/// neither with one lane).
+inline bool GatherPairs16(bool portable, const float* plane, const int32_t* o, float* out) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)portable, (void)plane, (void)o, (void)out;
+  return false;
+#else
+  if (!portable && HWY_TARGET > HWY_AVX3) return false;
+  const DF df;
+  const DI di;
+  const size_t N = hn::Lanes(df);
+  for (size_t i = 0; i < 16; i += N) {
+    VF glo, ghi;
+    const VI off = hn::LoadU(di, o + i);
+    const auto* p = reinterpret_cast<const double*>(plane);
+    const PairOffsets wide = WidenPairOffsets(off);
+    if (portable) {
+      GatherPairsPortable(p, wide, &glo, &ghi);
+    } else {
+      GatherPairs(p, off, wide, &glo, &ghi);
+    }
+    hn::StoreU(glo, df, out + 2 * i);
+    hn::StoreU(ghi, df, out + 2 * i + N);
+  }
+  return true;
+#endif
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace gridops::kernels::grid_sample_simd
 HWY_AFTER_NAMESPACE();

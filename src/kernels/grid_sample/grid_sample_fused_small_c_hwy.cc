@@ -90,6 +90,9 @@ HWY_INLINE void FusedAxisTaps(const FusedRun& c, const AxisStep& ystep, const Ax
 /// Channels-first with kC > 0: kC channels known at compile time (the per-channel
 /// loops unroll and the accumulators stay in registers), otherwise the same.
 /// So the results are the per-block path's bits in both layouts.
+/// Over 150 lines: one loop over the points whose vectors of taps, weights and
+/// accumulators stay in registers across the layouts' branches (all compile-time); split
+/// into functions, they would be passed through memory in the hot loop.
 template <int K, bool kLast, int kC = 0>
 void FusedSmallC(const FusedRun& c, const AxisStep& ystep, const AxisStep& xstep, int64_t n,
                  int64_t p0, int64_t cnt, int64_t ahead, const NearestTaps& reuse = {},
@@ -339,36 +342,6 @@ void FusedSmallC(const FusedRun& c, const AxisStep& ystep, const AxisStep& xstep
       }
     }
   }
-}
-
-/// Tests only (grid_sample_gather_pairs16): out[2i], out[2i + 1] = the pair at
-/// element offset o[i] of plane, i < 16, by GatherPairsPortable (portable) or GatherPairs;
-/// false (nothing written) when the target has no such form (no raw form below AVX-512,
-/// neither with one lane).
-bool GatherPairs16(bool portable, const float* plane, const int32_t* o, float* out) {
-#if HWY_TARGET == HWY_SCALAR
-  (void)portable, (void)plane, (void)o, (void)out;
-  return false;
-#else
-  if (!portable && HWY_TARGET > HWY_AVX3) return false;
-  const DF df;
-  const DI di;
-  const size_t N = hn::Lanes(df);
-  for (size_t i = 0; i < 16; i += N) {
-    VF glo, ghi;
-    const VI off = hn::LoadU(di, o + i);
-    const auto* p = reinterpret_cast<const double*>(plane);
-    const PairOffsets wide = WidenPairOffsets(off);
-    if (portable) {
-      GatherPairsPortable(p, wide, &glo, &ghi);
-    } else {
-      GatherPairs(p, off, wide, &glo, &ghi);
-    }
-    hn::StoreU(glo, df, out + 2 * i);
-    hn::StoreU(ghi, df, out + 2 * i + N);
-  }
-  return true;
-#endif
 }
 
 // NOTE [ GridSample fused aligned tiles ]

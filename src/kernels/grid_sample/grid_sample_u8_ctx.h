@@ -50,10 +50,11 @@ struct U8Ctx {
   const float* base[2];
 };
 
-/// Linear taps of one axis in the pair form of step 2, from the reference's taps: base
+/// Linear taps of one axis in the pair form of step 2, from the exact scalar taps
+/// (ref_taps::axis_taps, coords::grid_axis_taps: the reference's formulas): base
 /// index (window-relative) and the weights of base and base + 1.
-inline void pair_from_ref(const U8Ctx& c, int axis, float x, int32_t* base, float* w0,
-                          float* w1) {
+inline void pair_from_exact_taps(const U8Ctx& c, int axis, float x, int32_t* base,
+                                 float* w0, float* w1) {
   const ref_taps::AxisTaps<float> a = ref_taps::axis_taps<float>(*c.p, x, c.len[axis]);
   *base = 0;
   *w0 = 0.0f;
@@ -72,9 +73,10 @@ inline void pair_from_ref(const U8Ctx& c, int axis, float x, int32_t* base, floa
   }
 }
 
-/// Nearest tap of one axis from the reference's taps: window-relative index and whether
+/// Nearest tap of one axis from the exact scalar taps: window-relative index and whether
 /// it is inside (zeros padding).
-inline void nearest_from_ref(const U8Ctx& c, int axis, float x, int32_t* idx, int32_t* inside) {
+inline void nearest_from_exact_taps(const U8Ctx& c, int axis, float x, int32_t* idx,
+                                    int32_t* inside) {
   const ref_taps::AxisTaps<float> a = ref_taps::axis_taps<float>(*c.p, x, c.len[axis]);
   *idx = a.count == 0 ? 0 : static_cast<int32_t>(a.index[0] - c.origin[axis]);
   *inside = a.count == 0 ? 0 : -1;

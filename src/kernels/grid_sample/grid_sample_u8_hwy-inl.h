@@ -131,7 +131,7 @@ HWY_INLINE void LinearAxis(const U8Ctx& c, int axis, VF x, VI& base, VF& w0, VF&
     hn::Store(base, di, bv);
     hn::Store(hn::VecFromMask(di, hn::RebindMask(di, redo)), di, rv);
     for (size_t i = 0; i < hn::Lanes(df); ++i) {
-      if (rv[i] != 0) pair_from_ref(c, axis, xv[i], &bv[i], &wa[i], &wb[i]);
+      if (rv[i] != 0) pair_from_exact_taps(c, axis, xv[i], &bv[i], &wa[i], &wb[i]);
     }
     base = hn::Load(di, bv);
     w0 = hn::Load(df, wa);
@@ -174,7 +174,7 @@ HWY_INLINE void NearestAxis(const U8Ctx& c, int axis, VF x, VI& idx, VI& inside)
     hn::Store(inside, di, sv);
     hn::Store(hn::VecFromMask(di, hn::RebindMask(di, redo)), di, rv);
     for (size_t k = 0; k < hn::Lanes(df); ++k) {
-      if (rv[k] != 0) nearest_from_ref(c, axis, xv[k], &iv[k], &sv[k]);
+      if (rv[k] != 0) nearest_from_exact_taps(c, axis, xv[k], &iv[k], &sv[k]);
     }
     idx = hn::Load(di, iv);
     inside = hn::Load(di, sv);

@@ -107,6 +107,9 @@ HWY_INLINE void PrefetchShift(const U8Ctx& c, VI off, VI delta) {
   for (size_t k = 0; k < hn::Lanes(di); k += step) hwy::Prefetch(c.src + ov[k]);
 }
 
+/// Items [begin, end) of (batch, tile) with kC channels. Over 150 lines: one loop over a
+/// tile's rows whose per-row tap vectors, the prefetch state and the word stores share
+/// registers; split into functions, they would go through memory in the hot loop.
 template <int kC>
 void RunRowsC(const U8Ctx& c, int64_t begin, int64_t end) {
   constexpr int C = kC;
