@@ -180,16 +180,38 @@ StatusOr<GridSampleDesc> gridops_grid_sample_desc(const NodeProto& n, const std:
   return d;
 }
 
+StatusOr<GridopsAffineGrid> gridops_affine_grid_desc(const NodeProto& n, const std::string& label) {
+  Attrs at{n, label};
+  GRIDOPS_RETURN_IF_ERROR(at.only({"align_corners", "size"}));
+  GridopsAffineGrid g;
+  GRIDOPS_ASSIGN_OR_RETURN(g.desc.align_corners, at.get_int("align_corners", 0));
+  if (g.desc.align_corners != 0 && g.desc.align_corners != 1) {
+    return invalid_argument(label, ": align_corners must be 0 or 1, got ", g.desc.align_corners);
+  }
+  if (!at.has("size")) return invalid_argument(label, ": attribute 'size' is required");
+  GRIDOPS_ASSIGN_OR_RETURN(g.size, at.get_ints("size"));
+  if (n.input_size() != 1) return invalid_argument(label, ": expected 1 input (theta), got ", n.input_size());
+  return g;
+}
+
 Status check_node(const NodeProto& n, int index, int64_t opset, int64_t* version) {
   const std::string label = node_label(n, index);
   if (n.domain() == kGridopsDomain) {
-    // docs/onnx.md, "The custom domain ai.gridops": GridSample with gridops' attributes.
-    if (n.op_type() != "GridSample") {
-      return unimplemented(label, ": op '", n.op_type(), "' of domain '", kGridopsDomain,
-                           "' is not supported (supported: GridSample)");
-    }
+    // docs/onnx.md, "The custom domain ai.gridops".
     *version = 1;
-    return gridops_grid_sample_desc(n, label).status();
+    if (n.op_type() == "GridSample") return gridops_grid_sample_desc(n, label).status();
+    if (n.op_type() == "AffineGrid") return gridops_affine_grid_desc(n, label).status();
+    if (n.op_type() == "MsDeformAttn") {
+      GRIDOPS_RETURN_IF_ERROR((Attrs{n, label}.only({})));
+      if (n.input_size() != 5 || n.output_size() != 1) {
+        return invalid_argument(label, ": expected 5 inputs (value, spatial_shapes, "
+                                "level_start_index, sampling_locations, attention_weights) and 1 "
+                                "output, got ", n.input_size(), " and ", n.output_size());
+      }
+      return Status();
+    }
+    return unimplemented(label, ": op '", n.op_type(), "' of domain '", kGridopsDomain,
+                         "' is not supported (supported: GridSample, AffineGrid, MsDeformAttn)");
   }
   if (!n.domain().empty() && n.domain() != "ai.onnx") {
     return unimplemented(label, ": domain '", n.domain(), "' is not supported (only the default ONNX domain and ",

@@ -99,6 +99,13 @@ inline constexpr const char* kGridopsDomain = "ai.gridops";
 /// the extension paddings with fill_value, grid_units, grid_kind), checked.
 StatusOr<GridSampleDesc> gridops_grid_sample_desc(const NodeProto& n, const std::string& label);
 
+/// An ai.gridops::AffineGrid node: AffineGrid-20 with `size` as an attribute.
+struct GridopsAffineGrid {
+  AffineGridDesc desc;
+  Dims size;
+};
+StatusOr<GridopsAffineGrid> gridops_affine_grid_desc(const NodeProto& n, const std::string& label);
+
 Status check_node(const NodeProto& n, int index, int64_t opset, int64_t* version);
 
 }  // namespace detail

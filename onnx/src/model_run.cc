@@ -29,15 +29,22 @@ using detail::resize_desc;
 
 namespace {
 
-StatusOr<std::vector<int64_t>> int_values(const Tensor* t, const std::string& label, const char* what) {
+/// The int64 (or int32) values of a tensor of any rank, row-major.
+StatusOr<std::vector<int64_t>> flat_int_values(const Tensor* t, const std::string& label,
+                                               const char* what) {
   if (!t) return invalid_argument(label, ": input '", what, "' is required");
   if (t->dtype() != DType::kInt64 && t->dtype() != DType::kInt32) {
     return invalid_argument(label, ": input '", what, "' must be int64, got ", to_string(t->dtype()));
   }
-  if (t->rank() > 1) return invalid_argument(label, ": input '", what, "' must be 1-D, got shape ", dims_to_string(t->shape()));
   std::vector<int64_t> v(static_cast<size_t>(t->num_elements()));
   for (size_t i = 0; i < v.size(); ++i)
     v[i] = t->dtype() == DType::kInt64 ? t->data_as<int64_t>()[i] : t->data_as<int32_t>()[i];
+  return v;
+}
+
+StatusOr<std::vector<int64_t>> int_values(const Tensor* t, const std::string& label, const char* what) {
+  GRIDOPS_ASSIGN_OR_RETURN(std::vector<int64_t> v, flat_int_values(t, label, what));
+  if (t->rank() > 1) return invalid_argument(label, ": input '", what, "' must be 1-D, got shape ", dims_to_string(t->shape()));
   return v;
 }
 
@@ -246,6 +253,24 @@ StatusOr<std::vector<Tensor>> run_node(const NodeProto& n, int index, int64_t op
   } else if (op == "GridSample" && n.domain() == detail::kGridopsDomain) {
     GRIDOPS_ASSIGN_OR_RETURN(const GridSampleDesc d, detail::gridops_grid_sample_desc(n, label));
     auto y = grid_sample(d, *in[0], *in[1]);
+    if (!y.ok()) return with_label(y.status(), label);
+    out.push_back(std::move(y).value());
+  } else if (op == "AffineGrid" && n.domain() == detail::kGridopsDomain) {
+    GRIDOPS_ASSIGN_OR_RETURN(const detail::GridopsAffineGrid a,
+                             detail::gridops_affine_grid_desc(n, label));
+    auto g = affine_grid(a.desc, *in[0], a.size);
+    if (!g.ok()) return with_label(g.status(), label);
+    out.push_back(std::move(g).value());
+  } else if (op == "MsDeformAttn" && n.domain() == detail::kGridopsDomain) {
+    GRIDOPS_ASSIGN_OR_RETURN(const std::vector<int64_t> shapes,
+                             flat_int_values(in[1], label, "spatial_shapes"));
+    GRIDOPS_ASSIGN_OR_RETURN(const std::vector<int64_t> starts,
+                             int_values(in[2], label, "level_start_index"));
+    if (in[1]->rank() != 2 || in[1]->shape()[1] != 2) {
+      return invalid_argument(label, ": input 'spatial_shapes' must be (L, 2), got shape ",
+                              dims_to_string(in[1]->shape()));
+    }
+    auto y = ms_deform_attn(MsDeformAttnDesc{}, *in[0], shapes, starts, *in[3], *in[4]);
     if (!y.ok()) return with_label(y.status(), label);
     out.push_back(std::move(y).value());
   } else if (op == "GridSample") {

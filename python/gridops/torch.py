@@ -32,9 +32,10 @@ from . import _torch_ops  # noqa: F401  (defines torch.ops.gridops.*)
 from ._torch_enable import (covered_operators, disable, enable, enabled, fallback_counts,
                             is_enabled, reset_fallback_counts, served_counts)
 
-__all__ = ["AffineGrid", "GridSample", "OnnxExportError", "affine_grid", "covered_operators",
-           "disable", "enable", "enabled", "export_onnx", "fallback_counts", "grid_sample",
-           "is_enabled", "ms_deform_attn", "reset_fallback_counts", "served_counts", "upgrade_onnx"]
+__all__ = ["AffineGrid", "GridSample", "MSDeformAttn", "MsDeformAttn", "OnnxExportError",
+           "affine_grid", "covered_operators", "disable", "enable", "enabled", "export_onnx",
+           "fallback_counts", "grid_sample", "is_enabled", "ms_deform_attn",
+           "reset_fallback_counts", "served_counts", "upgrade_onnx"]
 
 # The bindings, looked up here at call time (the tests count the calls).
 _grid_sample = _gridops.grid_sample
@@ -312,55 +313,6 @@ class _AffineGridBackwardFunction(torch.autograd.Function):
         return _AffineGridFunction.apply(grad_theta, size, align_corners), None, None
 
 
-class _MsDeformAttnFunction(torch.autograd.Function):
-    symbolic = _no_export_symbolic("gridops.torch.ms_deform_attn",
-                                   "multi-scale deformable attention has no ONNX node yet")
-
-    @staticmethod
-    def forward(ctx: Any, value: torch.Tensor, spatial_shapes: Tuple[int, ...],
-                level_start_index: Tuple[int, ...], sampling_locations: torch.Tensor,
-                attention_weights: torch.Tensor) -> torch.Tensor:
-        ctx.attrs = (spatial_shapes, level_start_index)
-        ctx.save_for_backward(value, sampling_locations, attention_weights)
-        with _torch_threads():
-            out: torch.Tensor = _gridops.ms_deform_attn(
-                _plain(value), list(spatial_shapes), list(level_start_index),
-                _plain(sampling_locations), _plain(attention_weights))
-        return out
-
-    @staticmethod
-    @_first_order_only
-    def backward(ctx: Any, grad_output: torch.Tensor) -> Tuple[Optional[torch.Tensor], ...]:
-        value, loc, att = ctx.saved_tensors
-        spatial_shapes, level_start_index = ctx.attrs
-        need = ctx.needs_input_grad
-        if not (need[0] or need[3] or need[4]):
-            return None, None, None, None, None
-        with _torch_threads():
-            gv, gl, ga = _gridops.ms_deform_attn_backward(
-                _plain(grad_output), _plain(value), list(spatial_shapes), list(level_start_index),
-                _plain(loc), _plain(att), value_grad=bool(need[0]), locations_grad=bool(need[3]),
-                weights_grad=bool(need[4]))
-        return gv, None, None, gl, ga
-
-
-def ms_deform_attn(value: torch.Tensor, spatial_shapes: Any, level_start_index: Any,
-                   sampling_locations: torch.Tensor, attention_weights: torch.Tensor) -> torch.Tensor:
-    """Multi-scale deformable attention with autograd (gridops.ms_deform_attn): value (N, S,
-    M, D), spatial_shapes (L, 2), level_start_index (L,), sampling_locations (N, Lq, M, L, P,
-    2) in [0, 1], attention_weights (N, Lq, M, L, P) -> (N, Lq, M * D); float32/float64 CPU
-    tensors. Gradients for value, sampling_locations and attention_weights (first order)."""
-    for name, t in (("value", value), ("sampling_locations", sampling_locations),
-                    ("attention_weights", attention_weights)):
-        _check_tensor("ms_deform_attn", name, t)
-    shapes = tuple(_api._int_list(spatial_shapes, "gridops.torch.ms_deform_attn: spatial_shapes"))
-    starts = tuple(_api._int_list(level_start_index,
-                                  "gridops.torch.ms_deform_attn: level_start_index"))
-    out: torch.Tensor = _MsDeformAttnFunction.apply(value, shapes, starts, sampling_locations,
-                                                    attention_weights)
-    return out
-
-
 def grid_sample(input: torch.Tensor, grid: torch.Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: Optional[bool] = None, *,
                 layout: str = "channels_first", grid_units: str = "normalized",
@@ -587,7 +539,7 @@ def upgrade_onnx(model: Any, opset: int = 20, *, check: bool = True) -> Any:
                                                   padding_mode=str(at.get("padding_mode", "zeros")),
                                                   align_corners=int(at.get("align_corners", 0))))
                     continue
-                if n.op_type not in ("AffineGrid", "GridSample"):
+                if n.op_type not in ("AffineGrid", "GridSample", "MsDeformAttn"):
                     raise ValueError(f"{where}: not a node of gridops.torch")
                 custom_left[0] += 1
             elif n.domain in ("", "ai.onnx"):
@@ -670,3 +622,7 @@ def export_onnx(module: torch.nn.Module, args: Any, f: Any, *, opset: int = 20, 
             out.write(data)
     else:
         f.write(data)
+
+
+# Multi-scale deformable attention (its own file; it uses the helpers above).
+from ._torch_ms_deform_attn import MSDeformAttn, MsDeformAttn, ms_deform_attn  # noqa: E402

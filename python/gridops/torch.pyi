@@ -29,6 +29,27 @@ class AffineGrid(torch.nn.Module):
     def __init__(self, align_corners: Optional[bool] = ...) -> None: ...
     def forward(self, theta: torch.Tensor, size: Sequence[int]) -> torch.Tensor: ...
 
+class MsDeformAttn(torch.nn.Module):
+    def forward(self, value: torch.Tensor, spatial_shapes: Any, level_start_index: Any,
+                sampling_locations: torch.Tensor, attention_weights: torch.Tensor) -> torch.Tensor: ...
+
+class MSDeformAttn(torch.nn.Module):
+    d_model: int
+    n_levels: int
+    n_heads: int
+    n_points: int
+    sampling_offsets: torch.nn.Linear
+    attention_weights: torch.nn.Linear
+    value_proj: torch.nn.Linear
+    output_proj: torch.nn.Linear
+    def __init__(self, d_model: int = ..., n_levels: int = ..., n_heads: int = ...,
+                 n_points: int = ...) -> None: ...
+    def reset_parameters(self) -> None: ...
+    def forward(self, query: torch.Tensor, reference_points: torch.Tensor,
+                input_flatten: torch.Tensor, input_spatial_shapes: Any,
+                input_level_start_index: Any,
+                input_padding_mask: Optional[torch.Tensor] = ...) -> torch.Tensor: ...
+
 ONNX_DOMAIN: str
 ONNX_DOMAIN_VERSION: int
 

@@ -189,4 +189,34 @@ Status MsDeformAttnPlan::backward(const TensorView& grad_output, const TensorVie
   return detail::run_entries(kOpBackward, *st.backward, st.problem, v);
 }
 
+StatusOr<Tensor> ms_deform_attn(const MsDeformAttnDesc& desc, const TensorView& value,
+                                std::span<const int64_t> spatial_shapes,
+                                std::span<const int64_t> level_start_index,
+                                const TensorView& sampling_locations,
+                                const TensorView& attention_weights) {
+  if (value.rank() != 4) {
+    return invalid_argument(kOp, ": value must be (N, S, M, D), got shape ",
+                            dims_to_string(value.shape));
+  }
+  if (sampling_locations.rank() != 6) {
+    return invalid_argument(kOp, ": sampling_locations must be (N, Lq, M, L, P, 2), got shape ",
+                            dims_to_string(sampling_locations.shape));
+  }
+  MsDeformAttnShape s;
+  s.batch = value.shape[0];
+  s.value_rows = value.shape[1];
+  s.heads = value.shape[2];
+  s.channels = value.shape[3];
+  s.queries = sampling_locations.shape[1];
+  s.points = sampling_locations.shape[4];
+  s.spatial_shapes.assign(spatial_shapes.begin(), spatial_shapes.end());
+  s.level_start_index.assign(level_start_index.begin(), level_start_index.end());
+  GRIDOPS_ASSIGN_OR_RETURN(const MsDeformAttnPlan plan,
+                           make_ms_deform_attn_plan(desc, value.dtype, s));
+  GRIDOPS_ASSIGN_OR_RETURN(Tensor out, Tensor::create(value.dtype, output_shape(s)));
+  GRIDOPS_RETURN_IF_ERROR(plan.forward(value, sampling_locations, attention_weights,
+                                       out.mutable_view()));
+  return out;
+}
+
 }  // namespace gridops

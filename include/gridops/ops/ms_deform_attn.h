@@ -74,4 +74,13 @@ class MsDeformAttnPlan {
 StatusOr<MsDeformAttnPlan> make_ms_deform_attn_plan(const MsDeformAttnDesc& desc, DType dtype,
                                                     const MsDeformAttnShape& shape);
 
+/// One-shot forward into a fresh output (N, Lq, M*D): the shape from value (N, S, M, D),
+/// sampling_locations (N, Lq, M, L, P, 2) and the level lists (spatial_shapes: H_0, W_0,
+/// H_1, ...; level_start_index: L entries). The ONNX runner's ai.gridops::MsDeformAttn.
+StatusOr<Tensor> ms_deform_attn(const MsDeformAttnDesc& desc, const TensorView& value,
+                                std::span<const int64_t> spatial_shapes,
+                                std::span<const int64_t> level_start_index,
+                                const TensorView& sampling_locations,
+                                const TensorView& attention_weights);
+
 }  // namespace gridops
