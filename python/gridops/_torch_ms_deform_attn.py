@@ -61,9 +61,9 @@ def ms_deform_attn(value: torch.Tensor, spatial_shapes: Any, level_start_index: 
                    sampling_locations: torch.Tensor, attention_weights: torch.Tensor) -> torch.Tensor:
     """Multi-scale deformable attention with autograd (gridops.ms_deform_attn): value (N, S,
     M, D), spatial_shapes (L, 2), level_start_index (L,), sampling_locations (N, Lq, M, L, P,
-    2) in [0, 1], attention_weights (N, Lq, M, L, P) -> (N, Lq, M * D); float32/float64 CPU
-    tensors. Gradients for value, sampling_locations and attention_weights (first order).
-    Exports to ONNX as ``ai.gridops::MsDeformAttn`` (the level lists become constants)."""
+    2) in [0, 1], attention_weights (N, Lq, M, L, P) -> (N, Lq, M * D); float32, float64,
+    float16 or bfloat16 CPU tensors (the half types summed in float). Gradients for value,
+    sampling_locations and attention_weights (first order). Exports to ONNX as ``ai.gridops::MsDeformAttn`` (the level lists become constants)."""
     for name, t in (("value", value), ("sampling_locations", sampling_locations),
                     ("attention_weights", attention_weights)):
         _check_tensor("ms_deform_attn", name, t)

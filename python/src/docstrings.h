@@ -218,7 +218,8 @@ times the bilinear sample of level l of value at sampling_locations[n, q, m, l, 
 value: (N, S, M, D), S = sum of H_l * W_l; spatial_shapes: (L, 2) (H_l, W_l), an array or
 nested sequence of ints; level_start_index: (L,) the first row of each level in value;
 sampling_locations: (N, Lq, M, L, P, 2); attention_weights: (N, Lq, M, L, P).
-Returns (N, Lq, M * D). dtypes: float32, float64 (all tensors the same).
+Returns (N, Lq, M * D). dtypes: float32, float64, float16, bfloat16 (all tensors the same;
+the half types summed in float, rounded once).
 )";
 
 inline constexpr const char* kMsDeformAttnBackward = R"(ms_deform_attn_backward(grad_output, value, spatial_shapes, level_start_index, sampling_locations, attention_weights, *, value_grad=True, locations_grad=True, weights_grad=True)

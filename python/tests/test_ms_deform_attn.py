@@ -116,8 +116,8 @@ def test_errors_name_the_argument():
         gridops.ms_deform_attn(value, [(4, 4), (2, 2)], [0, 16], loc[0], att)
     with pytest.raises(ValueError, match=r"value must be \(N, S, M, D\)"):
         gridops.ms_deform_attn(value[0], [(4, 4), (2, 2)], [0, 16], loc, att)
-    with pytest.raises(ValueError, match="float32 or float64"):
-        gridops.ms_deform_attn(value.half(), [(4, 4), (2, 2)], [0, 16], loc.half(), att.half())
+    with pytest.raises(ValueError, match="float32, float64, float16 or bfloat16, got int32"):
+        gridops.ms_deform_attn(value.int(), [(4, 4), (2, 2)], [0, 16], loc.int(), att.int())
 
 
 def core_with_empty_levels(value, spatial_shapes, starts, loc, att):
@@ -269,3 +269,30 @@ def test_msdeformattn_initialization_and_errors():
         m(torch.zeros(1, 2, 16), torch.zeros(1, 2, 2, 2), torch.zeros(1, 5, 16), [[1, 5]], [0])
     with pytest.raises(ValueError, match="reference_points must end in 2"):
         m(torch.zeros(1, 2, 16), torch.zeros(1, 2, 2, 3), torch.zeros(1, 5, 16), [[1, 3], [1, 2]], [0, 3])
+
+
+@pytest.mark.parametrize("dtype,ulp", [(torch.float16, 2.0 ** -10), (torch.bfloat16, 2.0 ** -7)])
+def test_half_storage_rounds_the_float_result_once(dtype, ulp):
+    """float16/bfloat16 tensors: sums in float, each output (and gradient) rounded once to
+    the storage type: within one unit in the last place of the PyTorch core run in float64
+    on the same (rounded) inputs."""
+    gen = torch.Generator().manual_seed(21)
+    shapes = [(6, 7), (3, 4), (2, 2)]
+    value, starts, loc, att = problem(gen, torch.float64, shapes)
+    value, loc, att = (t.to(dtype) for t in (value, loc, att))
+    v1, l1, a1 = (t.clone().requires_grad_() for t in (value, loc, att))
+    got = gt.ms_deform_attn(v1, shapes, starts, l1, a1)
+    assert got.dtype == dtype
+    v2, l2, a2 = (t.double().requires_grad_() for t in (value, loc, att))
+    want = core(v2, shapes, l2, a2)
+    scale = want.abs().max().item()
+    torch.testing.assert_close(got.double(), want, rtol=0, atol=(ulp + 1e-5) * scale)
+    g = torch.randn(want.shape, dtype=torch.float64, generator=gen).to(dtype)
+    for a, b, what in zip(torch.autograd.grad(got, (v1, l1, a1), g),
+                          torch.autograd.grad(want, (v2, l2, a2), g.double()),
+                          ("value", "sampling_locations", "attention_weights")):
+        assert a.dtype == dtype, what
+        # The half-precision locations times the level sizes are exact in float and in
+        # double, so both take the same side at the kinks.
+        torch.testing.assert_close(a.double(), b, rtol=0, atol=(ulp + 1e-4) * b.abs().max().item(),
+                                   msg=lambda m_, what=what: f"{what}: {m_}")

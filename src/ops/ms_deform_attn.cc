@@ -94,8 +94,10 @@ Dims output_shape(const MsDeformAttnShape& s) {
 
 StatusOr<MsDeformAttnPlan> make_ms_deform_attn_plan(const MsDeformAttnDesc& desc, DType dtype,
                                                     const MsDeformAttnShape& shape) {
-  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) {
-    return invalid_argument(kOp, ": dtype must be float32 or float64, got ", to_string(dtype));
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64 && dtype != DType::kFloat16 &&
+      dtype != DType::kBFloat16) {
+    return invalid_argument(kOp, ": dtype must be float32, float64, float16 or bfloat16, got ",
+                            to_string(dtype));
   }
   GRIDOPS_RETURN_IF_ERROR(check_shape(shape));
   auto state = std::make_shared<PlanState>();

@@ -1,6 +1,6 @@
 // Multi-scale deformable attention: the fast entries against the reference on random
 // problems (levels of every size, empty ones included; points inside, on the borders,
-// outside and NaN; strided views; float32 and float64), forward and the three gradients;
+// outside and NaN; strided views; float32, float64, float16 and bfloat16), forward and the three gradients;
 // the backward bit-identical for 1, 2 and 3 threads; errors.
 #include <gtest/gtest.h>
 
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/convert.h"
 #include "gridops/ops/ms_deform_attn.h"
 #include "gridops/parallel.h"
 #include "support/problem_string.h"
@@ -27,7 +28,9 @@ struct Problem {
 Problem random_problem(std::mt19937_64& rng) {
   auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   Problem p;
-  p.dtype = uni(0, 2) == 0 ? DType::kFloat64 : DType::kFloat32;
+  const DType types[] = {DType::kFloat64, DType::kFloat32, DType::kFloat32, DType::kFloat16,
+                         DType::kBFloat16};
+  p.dtype = types[uni(0, 4)];
   MsDeformAttnShape& s = p.shape;
   s.batch = uni(1, 2);
   s.heads = uni(1, 3);
@@ -58,8 +61,13 @@ void fill_locations(Tensor& t, std::mt19937_64& rng) {
     else if (k == 1) v = (rng() % 2 ? 1 : -1) * std::numeric_limits<double>::infinity();
     else if (k == 2) v = static_cast<double>(rng() % 9) / 8.0;  // edges and centres of small levels
     else v = std::uniform_real_distribution<double>(-0.2, 1.2)(rng);
-    if (t.dtype() == DType::kFloat64) static_cast<double*>(t.mutable_view().mutable_data())[i] = v;
-    else static_cast<float*>(t.mutable_view().mutable_data())[i] = static_cast<float>(v);
+    void* data = t.mutable_view().mutable_data();
+    switch (t.dtype()) {
+      case DType::kFloat64: static_cast<double*>(data)[i] = v; break;
+      case DType::kFloat16: static_cast<float16*>(data)[i] = convert::store_real<float16>(v); break;
+      case DType::kBFloat16: static_cast<bfloat16*>(data)[i] = convert::store_real<bfloat16>(v); break;
+      default: static_cast<float*>(data)[i] = static_cast<float>(v); break;
+    }
   }
 }
 
@@ -184,7 +192,12 @@ class MsDeformAttnTester {
     ASSERT_TRUE(testing::bitwise_equal(one.gv, three.gv));
     ASSERT_TRUE(testing::bitwise_equal(one.gl, three.gl));
     ASSERT_TRUE(testing::bitwise_equal(one.ga, three.ga));
-    const double tol = p_.dtype == DType::kFloat64 ? 1e-12 : 2e-5;
+    // Both round once to the storage type: float16 and bfloat16 may differ by one unit in
+    // the last place (the fast path sums in float, the reference in double).
+    const double tol = p_.dtype == DType::kFloat64    ? 1e-12
+                       : p_.dtype == DType::kFloat16  ? std::ldexp(1.0, -10) + 2e-5
+                       : p_.dtype == DType::kBFloat16 ? std::ldexp(1.0, -7) + 2e-5
+                                                      : 2e-5;
     expect_close(one.out, want.out, tol, "output");
     expect_close(one.gv, want.gv, tol, "grad_value");
     expect_close(one.gl, want.gl, tol * 8, "grad_locations");  // times W, H <= 7
@@ -273,7 +286,8 @@ TEST(MsDeformAttnErrors, ShapesLevelsDtypesViews) {
     return p.ok() ? std::string("ok") : p.status().message();
   };
   EXPECT_EQ(msg(DType::kFloat32, s), "ok");
-  EXPECT_NE(msg(DType::kInt32, s).find("dtype must be float32 or float64, got int32"), std::string::npos);
+  EXPECT_NE(msg(DType::kInt32, s).find("dtype must be float32, float64, float16 or bfloat16, got int32"),
+            std::string::npos);
   MsDeformAttnShape bad = s;
   bad.level_start_index = {0, 17};
   EXPECT_NE(msg(DType::kFloat32, bad).find("level 1 (2 x 2 rows from level_start_index 17) must lie "

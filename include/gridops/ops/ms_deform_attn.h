@@ -70,7 +70,8 @@ class MsDeformAttnPlan {
   std::shared_ptr<const void> planned_;
 };
 
-/// dtype float32 or float64 (every tensor of the problem).
+/// dtype float32, float64, float16 or bfloat16 (every tensor of the problem; float16 and
+/// bfloat16 are computed in float and rounded once when stored).
 StatusOr<MsDeformAttnPlan> make_ms_deform_attn_plan(const MsDeformAttnDesc& desc, DType dtype,
                                                     const MsDeformAttnShape& shape);
 

@@ -1,10 +1,13 @@
-// ms_deform_attn.heads: the reference's sums in the data's precision, threaded (contract in
+// ms_deform_attn.heads: the reference's sums in the data's precision (float for float16 and
+// bfloat16 storage, rounded once when stored), threaded (contract in
 // ms_deform_attn.h). The forward's items are (n, q, m); the backward's (n, m): a head's
 // value gradient rows receive only that head's queries, added in query order by the one
 // thread of the item, so the bits never depend on the thread count.
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
+#include "core/convert.h"
 #include "gridops/parallel.h"
 #include "kernels/ms_deform_attn/ms_deform_attn.h"
 
@@ -51,119 +54,155 @@ PointTaps<F> point_taps(const MsDeformAttnShape& s, int64_t l, F x, F y) {
   return t;
 }
 
-/// sum_d a[d] * b[d * stride_b]: eight partial sums added in a fixed order (vectorizable;
-/// the same bits on every call).
-template <class T>
-T dot(const T* a, const T* b, int64_t stride_b, int64_t n) {
-  T acc[8] = {};
+/// sum_d a[d] * b[d * stride_b] in F (b stored as S): eight partial sums added in a fixed
+/// order (vectorizable; the same bits on every call).
+template <class F, class S>
+F dot(const F* a, const S* b, int64_t stride_b, int64_t n) {
+  F acc[8] = {};
   int64_t d = 0;
   if (stride_b == 1) {
     for (; d + 8 <= n; d += 8) {
-      for (int k = 0; k < 8; ++k) acc[k] += a[d + k] * b[d + k];
+      for (int k = 0; k < 8; ++k) acc[k] += a[d + k] * convert::load_real<F>(b[d + k]);
     }
   }
-  T sum = 0;
+  F sum = 0;
   for (int k = 0; k < 8; ++k) sum += acc[k];
-  for (; d < n; ++d) sum += a[d] * b[d * stride_b];
+  for (; d < n; ++d) sum += a[d] * convert::load_real<F>(b[d * stride_b]);
   return sum;
 }
 
-template <class T>
+/// The compute type of storage type S: double for float64, float otherwise (float16 and
+/// bfloat16 are loaded into float and rounded once when stored).
+template <class S>
+using compute_t = std::conditional_t<std::is_same_v<S, double>, double, float>;
+
+template <class S>
 void forward(const MsDeformAttnProblem& p, const MsDeformAttnViews& v) {
+  using F = compute_t<S>;
   const MsDeformAttnShape& s = p.shape;
   const int64_t L = static_cast<int64_t>(s.level_start_index.size());
   const int64_t D = s.channels, M = s.heads, Q = s.queries;
-  const Strided<const T> value(v.value), loc(v.locations), att(v.weights);
-  const Strided<T> out(v.output);
+  const Strided<const S> value(v.value), loc(v.locations), att(v.weights);
+  const Strided<S> out(v.output);
   const int64_t items = s.batch * Q * M;
   const int64_t work = std::max<int64_t>(1, L * s.points * 4 * D);
   parallel_for(items, std::max<int64_t>(1, 16384 / work), [&](int64_t i0, int64_t i1) {
-    std::vector<T> acc(static_cast<size_t>(D));
+    std::vector<F> acc(static_cast<size_t>(D));
     for (int64_t it = i0; it < i1; ++it) {
+      // Heads fastest: a query's heads sample near the same positions, whose rows of all
+      // heads are adjacent in value (docs/perf/ms_deform_attn.md).
       const int64_t m = it % M, q = (it / M) % Q, n = it / (M * Q);
-      std::fill(acc.begin(), acc.end(), T(0));
+      std::fill(acc.begin(), acc.end(), F(0));
       for (int64_t l = 0; l < L; ++l) {
         for (int64_t k = 0; k < s.points; ++k) {
           const int64_t lo = n * loc.st[0] + q * loc.st[1] + m * loc.st[2] + l * loc.st[3] + k * loc.st[4];
-          const T a = att.p[n * att.st[0] + q * att.st[1] + m * att.st[2] + l * att.st[3] + k * att.st[4]];
-          const PointTaps<T> t = point_taps<T>(s, l, loc.p[lo], loc.p[lo + loc.st[5]]);
+          const F a = convert::load_real<F>(
+              att.p[n * att.st[0] + q * att.st[1] + m * att.st[2] + l * att.st[3] + k * att.st[4]]);
+          const PointTaps<F> t = point_taps<F>(s, l, convert::load_real<F>(loc.p[lo]),
+                                               convert::load_real<F>(loc.p[lo + loc.st[5]]));
           for (int j = 0; j < t.count; ++j) {
-            const T aw = a * t.w[j];
-            const T* vr = value.p + n * value.st[0] + t.row[j] * value.st[1] + m * value.st[2];
-            T* __restrict ac = acc.data();
+            const F aw = a * t.w[j];
+            const S* vr = value.p + n * value.st[0] + t.row[j] * value.st[1] + m * value.st[2];
+            F* __restrict ac = acc.data();
             if (value.st[3] == 1) {
-              for (int64_t d = 0; d < D; ++d) ac[d] += aw * vr[d];
+              for (int64_t d = 0; d < D; ++d) ac[d] += aw * convert::load_real<F>(vr[d]);
             } else {
-              for (int64_t d = 0; d < D; ++d) ac[d] += aw * vr[d * value.st[3]];
+              for (int64_t d = 0; d < D; ++d) ac[d] += aw * convert::load_real<F>(vr[d * value.st[3]]);
             }
           }
         }
       }
-      T* o = out.p + n * out.st[0] + q * out.st[1] + m * D * out.st[2];
-      for (int64_t d = 0; d < D; ++d) o[d * out.st[2]] = acc[static_cast<size_t>(d)];
+      S* o = out.p + n * out.st[0] + q * out.st[1] + m * D * out.st[2];
+      for (int64_t d = 0; d < D; ++d) o[d * out.st[2]] = convert::store_real<S>(acc[static_cast<size_t>(d)]);
     }
   });
 }
 
-template <class T>
+template <class S>
 void backward(const MsDeformAttnProblem& p, const MsDeformAttnViews& v) {
+  using F = compute_t<S>;
+  // float32 and float64 add into the value gradient itself; float16 and bfloat16 into a
+  // float copy of the head's rows, rounded once at the end.
+  constexpr bool kDirect = std::is_same_v<S, F>;
   const MsDeformAttnShape& s = p.shape;
   const int64_t L = static_cast<int64_t>(s.level_start_index.size());
   const int64_t D = s.channels, M = s.heads, Q = s.queries;
-  const Strided<const T> value(v.value), loc(v.locations), att(v.weights), g(v.grad_output);
+  const Strided<const S> value(v.value), loc(v.locations), att(v.weights), g(v.grad_output);
   const int64_t items = s.batch * M;
   parallel_for(items, 1, [&](int64_t i0, int64_t i1) {
-    std::vector<T> gq(static_cast<size_t>(D));
+    std::vector<F> gq(static_cast<size_t>(D));
+    std::vector<F> rows;  // !kDirect: this head's value-gradient rows, (row, d) dense
     for (int64_t it = i0; it < i1; ++it) {
       const int64_t m = it % M, n = it / M;
       if (v.grad_value) {  // this head's rows: zero, then add in query order
-        const Strided<T> gv(v.grad_value);
-        for (int64_t r = 0; r < s.value_rows; ++r) {
-          T* row = gv.p + n * gv.st[0] + r * gv.st[1] + m * gv.st[2];
-          for (int64_t d = 0; d < D; ++d) row[d * gv.st[3]] = T(0);
+        if constexpr (kDirect) {
+          const Strided<S> gv(v.grad_value);
+          for (int64_t r = 0; r < s.value_rows; ++r) {
+            S* row = gv.p + n * gv.st[0] + r * gv.st[1] + m * gv.st[2];
+            for (int64_t d = 0; d < D; ++d) row[d * gv.st[3]] = S(0);
+          }
+        } else {
+          rows.assign(static_cast<size_t>(s.value_rows * D), F(0));
         }
       }
       for (int64_t q = 0; q < Q; ++q) {
-        const T* gr = g.p + n * g.st[0] + q * g.st[1] + m * D * g.st[2];
-        for (int64_t d = 0; d < D; ++d) gq[static_cast<size_t>(d)] = gr[d * g.st[2]];
+        const S* gr = g.p + n * g.st[0] + q * g.st[1] + m * D * g.st[2];
+        for (int64_t d = 0; d < D; ++d) gq[static_cast<size_t>(d)] = convert::load_real<F>(gr[d * g.st[2]]);
         for (int64_t l = 0; l < L; ++l) {
-          const T H = static_cast<T>(s.spatial_shapes[2 * l]);
-          const T W = static_cast<T>(s.spatial_shapes[2 * l + 1]);
+          const F H = static_cast<F>(s.spatial_shapes[2 * l]);
+          const F W = static_cast<F>(s.spatial_shapes[2 * l + 1]);
           for (int64_t k = 0; k < s.points; ++k) {
             const int64_t lo = n * loc.st[0] + q * loc.st[1] + m * loc.st[2] + l * loc.st[3] + k * loc.st[4];
             const int64_t ao = n * att.st[0] + q * att.st[1] + m * att.st[2] + l * att.st[3] + k * att.st[4];
-            const T a = att.p[ao];
-            const PointTaps<T> t = point_taps<T>(s, l, loc.p[lo], loc.p[lo + loc.st[5]]);
-            T g_a = 0, g_px = 0, g_py = 0;
+            const F a = convert::load_real<F>(att.p[ao]);
+            const PointTaps<F> t = point_taps<F>(s, l, convert::load_real<F>(loc.p[lo]),
+                                                 convert::load_real<F>(loc.p[lo + loc.st[5]]));
+            F g_a = 0, g_px = 0, g_py = 0;
             for (int j = 0; j < t.count; ++j) {
-              const T* vr = value.p + n * value.st[0] + t.row[j] * value.st[1] + m * value.st[2];
+              const S* vr = value.p + n * value.st[0] + t.row[j] * value.st[1] + m * value.st[2];
               // <grad_output, tap row> once per tap; the three gradients are its multiples.
-              const T gdotv = dot(gq.data(), vr, value.st[3], D);
+              const F gdotv = dot(gq.data(), vr, value.st[3], D);
               g_a += t.w[j] * gdotv;
               g_px += a * t.dwx[j] * gdotv;
               g_py += a * t.dwy[j] * gdotv;
               if (v.grad_value) {
-                const Strided<T> gv(v.grad_value);
-                T* row = gv.p + n * gv.st[0] + t.row[j] * gv.st[1] + m * gv.st[2];
-                const T aw = a * t.w[j];
-                if (gv.st[3] == 1) {
-                  T* __restrict r = row;
-                  for (int64_t d = 0; d < D; ++d) r[d] += aw * gq[static_cast<size_t>(d)];
+                const F aw = a * t.w[j];
+                if constexpr (kDirect) {
+                  const Strided<S> gv(v.grad_value);
+                  S* row = gv.p + n * gv.st[0] + t.row[j] * gv.st[1] + m * gv.st[2];
+                  if (gv.st[3] == 1) {
+                    S* __restrict r = row;
+                    for (int64_t d = 0; d < D; ++d) r[d] += aw * gq[static_cast<size_t>(d)];
+                  } else {
+                    for (int64_t d = 0; d < D; ++d) row[d * gv.st[3]] += aw * gq[static_cast<size_t>(d)];
+                  }
                 } else {
-                  for (int64_t d = 0; d < D; ++d) row[d * gv.st[3]] += aw * gq[static_cast<size_t>(d)];
+                  F* __restrict r = rows.data() + t.row[j] * D;
+                  for (int64_t d = 0; d < D; ++d) r[d] += aw * gq[static_cast<size_t>(d)];
                 }
               }
             }
             if (v.grad_weights) {
-              const Strided<T> gw(v.grad_weights);
-              gw.p[n * gw.st[0] + q * gw.st[1] + m * gw.st[2] + l * gw.st[3] + k * gw.st[4]] = g_a;
+              const Strided<S> gw(v.grad_weights);
+              gw.p[n * gw.st[0] + q * gw.st[1] + m * gw.st[2] + l * gw.st[3] + k * gw.st[4]] =
+                  convert::store_real<S>(g_a);
             }
             if (v.grad_locations) {
-              const Strided<T> gl(v.grad_locations);
+              const Strided<S> gl(v.grad_locations);
               const int64_t o = n * gl.st[0] + q * gl.st[1] + m * gl.st[2] + l * gl.st[3] + k * gl.st[4];
-              gl.p[o] = g_px * W;
-              gl.p[o + gl.st[5]] = g_py * H;
+              gl.p[o] = convert::store_real<S>(g_px * W);
+              gl.p[o + gl.st[5]] = convert::store_real<S>(g_py * H);
             }
+          }
+        }
+      }
+      if constexpr (!kDirect) {
+        if (v.grad_value) {
+          const Strided<S> gv(v.grad_value);
+          for (int64_t r = 0; r < s.value_rows; ++r) {
+            S* row = gv.p + n * gv.st[0] + r * gv.st[1] + m * gv.st[2];
+            const F* src = rows.data() + r * D;
+            for (int64_t d = 0; d < D; ++d) row[d * gv.st[3]] = convert::store_real<S>(src[d]);
           }
         }
       }
@@ -176,13 +215,21 @@ void backward(const MsDeformAttnProblem& p, const MsDeformAttnViews& v) {
 std::string ms_deform_attn_heads_declines(const MsDeformAttnProblem&) { return {}; }
 
 void ms_deform_attn_heads_forward(const MsDeformAttnProblem& p, const void*, const MsDeformAttnViews& v) {
-  if (p.dtype == DType::kFloat64) return forward<double>(p, v);
-  forward<float>(p, v);
+  switch (p.dtype) {
+    case DType::kFloat64: return forward<double>(p, v);
+    case DType::kFloat16: return forward<float16>(p, v);
+    case DType::kBFloat16: return forward<bfloat16>(p, v);
+    default: return forward<float>(p, v);
+  }
 }
 
 void ms_deform_attn_heads_backward(const MsDeformAttnProblem& p, const void*, const MsDeformAttnViews& v) {
-  if (p.dtype == DType::kFloat64) return backward<double>(p, v);
-  backward<float>(p, v);
+  switch (p.dtype) {
+    case DType::kFloat64: return backward<double>(p, v);
+    case DType::kFloat16: return backward<float16>(p, v);
+    case DType::kBFloat16: return backward<bfloat16>(p, v);
+    default: return backward<float>(p, v);
+  }
 }
 
 }  // namespace gridops::kernels

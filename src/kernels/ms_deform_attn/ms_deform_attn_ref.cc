@@ -1,24 +1,29 @@
 // The multi-scale deformable attention reference: the definition (docs/ops/ms_deform_attn.md)
-// as nested loops, in double, single-threaded.
+// as nested loops, in double, single-threaded (each output rounded once to the storage type).
 #include <cassert>
 #include <vector>
 
+#include "core/convert.h"
 #include "kernels/ms_deform_attn/ms_deform_attn.h"
 
 namespace gridops::kernels {
 namespace {
 
-/// Element access by index through a view's strides.
+/// Element access by index through a view's strides: reads as double, writes a double
+/// rounded once to the storage type T.
 template <class T>
 struct At {
   const TensorView* v;
-  T* base() const { return static_cast<T*>(const_cast<void*>(v->data)); }
-  T& operator()(std::initializer_list<int64_t> idx) const {
+  T* at(std::initializer_list<int64_t> idx) const {
     int64_t off = 0;
     size_t d = 0;
     for (int64_t i : idx) off += i * v->strides[d++];
-    return base()[off];
+    return static_cast<T*>(const_cast<void*>(v->data)) + off;
   }
+  double operator()(std::initializer_list<int64_t> idx) const {
+    return convert::load_real<double>(*at(idx));
+  }
+  void put(std::initializer_list<int64_t> idx, double x) const { *at(idx) = convert::store_real<T>(x); }
 };
 
 /// Calls tap(row, weight) for each inside tap of point (x, y) of level l, in the order
@@ -60,7 +65,7 @@ void forward(const MsDeformAttnProblem& p, const MsDeformAttnViews& v) {
                          });
           }
         for (int64_t d = 0; d < s.channels; ++d) {
-          out({n, q, m * s.channels + d}) = static_cast<T>(acc[static_cast<size_t>(d)]);
+          out.put({n, q, m * s.channels + d}, acc[static_cast<size_t>(d)]);
         }
       }
 }
@@ -100,10 +105,10 @@ void backward(const MsDeformAttnProblem& p, const MsDeformAttnViews& v) {
                 }
               }
             });
-            if (v.grad_weights) At<T>{v.grad_weights}({n, q, m, l, k}) = static_cast<T>(g_a);
+            if (v.grad_weights) At<T>{v.grad_weights}.put({n, q, m, l, k}, g_a);
             if (v.grad_locations) {
-              At<T>{v.grad_locations}({n, q, m, l, k, 0}) = static_cast<T>(g_px * W);
-              At<T>{v.grad_locations}({n, q, m, l, k, 1}) = static_cast<T>(g_py * H);
+              At<T>{v.grad_locations}.put({n, q, m, l, k, 0}, g_px * W);
+              At<T>{v.grad_locations}.put({n, q, m, l, k, 1}, g_py * H);
             }
           }
         }
@@ -113,7 +118,7 @@ void backward(const MsDeformAttnProblem& p, const MsDeformAttnViews& v) {
       for (int64_t r = 0; r < s.value_rows; ++r)
         for (int64_t m = 0; m < s.heads; ++m)
           for (int64_t d = 0; d < D; ++d) {
-            out({n, r, m, d}) = static_cast<T>(gv[static_cast<size_t>(((n * s.value_rows + r) * s.heads + m) * D + d)]);
+            out.put({n, r, m, d}, gv[static_cast<size_t>(((n * s.value_rows + r) * s.heads + m) * D + d)]);
           }
   }
 }
@@ -121,15 +126,21 @@ void backward(const MsDeformAttnProblem& p, const MsDeformAttnViews& v) {
 }  // namespace
 
 void ms_deform_attn_ref_forward(const MsDeformAttnProblem& p, const void*, const MsDeformAttnViews& v) {
-  if (p.dtype == DType::kFloat64) return forward<double>(p, v);
-  assert(p.dtype == DType::kFloat32);
-  forward<float>(p, v);
+  switch (p.dtype) {
+    case DType::kFloat64: return forward<double>(p, v);
+    case DType::kFloat16: return forward<float16>(p, v);
+    case DType::kBFloat16: return forward<bfloat16>(p, v);
+    default: assert(p.dtype == DType::kFloat32); return forward<float>(p, v);
+  }
 }
 
 void ms_deform_attn_ref_backward(const MsDeformAttnProblem& p, const void*, const MsDeformAttnViews& v) {
-  if (p.dtype == DType::kFloat64) return backward<double>(p, v);
-  assert(p.dtype == DType::kFloat32);
-  backward<float>(p, v);
+  switch (p.dtype) {
+    case DType::kFloat64: return backward<double>(p, v);
+    case DType::kFloat16: return backward<float16>(p, v);
+    case DType::kBFloat16: return backward<bfloat16>(p, v);
+    default: assert(p.dtype == DType::kFloat32); return backward<float>(p, v);
+  }
 }
 
 }  // namespace gridops::kernels
