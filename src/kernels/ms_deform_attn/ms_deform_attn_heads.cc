@@ -86,29 +86,53 @@ void forward(const MsDeformAttnProblem& p, const MsDeformAttnViews& v) {
   const Strided<S> out(v.output);
   const int64_t items = s.batch * Q * M;
   const int64_t work = std::max<int64_t>(1, L * s.points * 4 * D);
+  const size_t points = static_cast<size_t>(L * s.points);
+  // Item it's taps and weights, with its value rows prefetched.
+  auto gather = [&](int64_t it, PointTaps<F>* taps, F* weight) {
+    // Heads fastest: a query's heads sample near the same positions, whose rows of all
+    // heads are adjacent in value (docs/perf/ms_deform_attn.md).
+    const int64_t m = it % M, q = (it / M) % Q, n = it / (M * Q);
+    const S* vbase = value.p + n * value.st[0] + m * value.st[2];
+    for (int64_t l = 0; l < L; ++l) {
+      for (int64_t k = 0; k < s.points; ++k) {
+        const int64_t lo = n * loc.st[0] + q * loc.st[1] + m * loc.st[2] + l * loc.st[3] + k * loc.st[4];
+        const size_t pk = static_cast<size_t>(l * s.points + k);
+        weight[pk] = convert::load_real<F>(
+            att.p[n * att.st[0] + q * att.st[1] + m * att.st[2] + l * att.st[3] + k * att.st[4]]);
+        taps[pk] = point_taps<F>(s, l, convert::load_real<F>(loc.p[lo]),
+                                 convert::load_real<F>(loc.p[lo + loc.st[5]]));
+        for (int j = 0; j < taps[pk].count; ++j) {
+          const S* vr = vbase + taps[pk].row[j] * value.st[1];
+          __builtin_prefetch(vr);
+          __builtin_prefetch(vr + (D - 1) * value.st[3]);
+        }
+      }
+    }
+  };
   parallel_for(items, std::max<int64_t>(1, 16384 / work), [&](int64_t i0, int64_t i1) {
     std::vector<F> acc(static_cast<size_t>(D));
+    // Two items' taps: the next item's are computed (and its rows prefetched) before this
+    // item's sums, so that its loads overlap them. The sums are the reference's order.
+    std::vector<PointTaps<F>> taps(2 * points);
+    std::vector<F> weight(2 * points);
+    if (i0 < i1) gather(i0, taps.data(), weight.data());
     for (int64_t it = i0; it < i1; ++it) {
-      // Heads fastest: a query's heads sample near the same positions, whose rows of all
-      // heads are adjacent in value (docs/perf/ms_deform_attn.md).
+      const size_t cur = static_cast<size_t>(it - i0) % 2 * points;
+      if (it + 1 < i1) gather(it + 1, taps.data() + (points - cur), weight.data() + (points - cur));
       const int64_t m = it % M, q = (it / M) % Q, n = it / (M * Q);
+      const S* vbase = value.p + n * value.st[0] + m * value.st[2];
       std::fill(acc.begin(), acc.end(), F(0));
-      for (int64_t l = 0; l < L; ++l) {
-        for (int64_t k = 0; k < s.points; ++k) {
-          const int64_t lo = n * loc.st[0] + q * loc.st[1] + m * loc.st[2] + l * loc.st[3] + k * loc.st[4];
-          const F a = convert::load_real<F>(
-              att.p[n * att.st[0] + q * att.st[1] + m * att.st[2] + l * att.st[3] + k * att.st[4]]);
-          const PointTaps<F> t = point_taps<F>(s, l, convert::load_real<F>(loc.p[lo]),
-                                               convert::load_real<F>(loc.p[lo + loc.st[5]]));
-          for (int j = 0; j < t.count; ++j) {
-            const F aw = a * t.w[j];
-            const S* vr = value.p + n * value.st[0] + t.row[j] * value.st[1] + m * value.st[2];
-            F* __restrict ac = acc.data();
-            if (value.st[3] == 1) {
-              for (int64_t d = 0; d < D; ++d) ac[d] += aw * convert::load_real<F>(vr[d]);
-            } else {
-              for (int64_t d = 0; d < D; ++d) ac[d] += aw * convert::load_real<F>(vr[d * value.st[3]]);
-            }
+      for (size_t pk = 0; pk < points; ++pk) {
+        const PointTaps<F>& t = taps[cur + pk];
+        const F a = weight[cur + pk];
+        for (int j = 0; j < t.count; ++j) {
+          const F aw = a * t.w[j];
+          const S* vr = vbase + t.row[j] * value.st[1];
+          F* __restrict ac = acc.data();
+          if (value.st[3] == 1) {
+            for (int64_t d = 0; d < D; ++d) ac[d] += aw * convert::load_real<F>(vr[d]);
+          } else {
+            for (int64_t d = 0; d < D; ++d) ac[d] += aw * convert::load_real<F>(vr[d * value.st[3]]);
           }
         }
       }
