@@ -221,6 +221,20 @@ bool grid_finite_coordinate(G* x, int64_t len, GridPadding padding) noexcept {
   return true;
 }
 
+/// Puts tap k at raw index i with weight (or derivative) w through the padding: the padded
+/// index, or -1 for a tap outside under constant padding (it reads the fill value), or
+/// nothing for one outside under zeros.
+template <class F, class Put>
+void grid_put_tap(GridPadding padding, bool align_corners, int64_t len, int k, int64_t i, F w,
+                  Put& put) {
+  int64_t j;
+  if (grid_pad_index(i, len, padding, align_corners, &j)) {
+    put(k, j, w);
+  } else if (padding == GridPadding::kConstant) {
+    put(k, int64_t{-1}, w);
+  }
+}
+
 /// The taps of one axis of length len >= 1 for the unnormalized coordinate x (grid
 /// precision G), weights in the compute precision F: calls put(k, index, weight) for each
 /// tap k (0 .. K-1, K = 1, 2, 4 for nearest, linear, cubic) that contributes, with the
@@ -235,14 +249,7 @@ void grid_axis_taps(InterpolationMode mode, GridPadding padding, bool align_corn
   if (!grid_finite_coordinate(&x, len, padding)) return;
   if (padding == GridPadding::kFill && !grid_fill_inside(x, len, align_corners)) return;
   const int64_t period = grid_reflection_period(padding, align_corners, len);
-  auto add = [&](int k, int64_t i, F w) {
-    int64_t j;
-    if (grid_pad_index(i, len, padding, align_corners, &j)) {
-      put(k, j, w);
-    } else if (padding == GridPadding::kConstant) {
-      put(k, int64_t{-1}, w);
-    }
-  };
+  auto add = [&](int k, int64_t i, F w) { grid_put_tap(padding, align_corners, len, k, i, w, put); };
   switch (mode) {
     case InterpolationMode::kNearest:
       // ERRATA GridSample 3, 5: round half to even first, then pad the integer index.
@@ -429,14 +436,7 @@ void grid_axis_derivative_taps(InterpolationMode mode, GridPadding padding, bool
   if (mode == InterpolationMode::kNearest || !std::isfinite(x)) return;
   if (padding == GridPadding::kFill && !grid_fill_inside(x, len, align_corners)) return;
   const int64_t period = grid_reflection_period(padding, align_corners, len);
-  auto add = [&](int k, int64_t i, F w) {
-    int64_t j;
-    if (grid_pad_index(i, len, padding, align_corners, &j)) {
-      put(k, j, w);
-    } else if (padding == GridPadding::kConstant) {
-      put(k, int64_t{-1}, w);
-    }
-  };
+  auto add = [&](int k, int64_t i, F w) { grid_put_tap(padding, align_corners, len, k, i, w, put); };
   if (mode == InterpolationMode::kLinear) {
     G f;
     if (!grid_linear_derivative_floor(padding, align_corners, x, len, &f)) return;

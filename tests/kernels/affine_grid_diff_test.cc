@@ -361,21 +361,13 @@ void check_one(std::mt19937_64& rng, int64_t max_elements, int index, int64_t ta
 // The problem of GRIDOPS_RERUN (the line a failing check prints), alone. Without it: a
 // fixed line, which must read back to the same line and run.
 TEST(AffineGridDiff, Rerun) {
-  std::optional<testing::ProblemString> line = testing::rerun_request("affine_grid");
-  if (!line) {
-    const std::string fixed =
-        "affine_grid impl=ref dtype=float16 align_corners=0 size=2x1x5x600 theta_kind=3 "
-        "grid_layout=2 threads=2 target=best seed=8";
-    std::string error;
-    line = testing::ProblemString::parse(fixed, &error);
-    ASSERT_TRUE(line.has_value()) << error;
-    std::string impl;
-    EXPECT_EQ(AffineGridTester::from(*line, &impl).line(impl).str(), fixed);
-    for (const std::string& e : fast_impls()) AffineGridTester::from(*line, &impl).test(e);
-    return;
-  }
-  std::string impl;
-  AffineGridTester::from(*line, &impl).test(impl);
+  const auto r = testing::rerun_problem<AffineGridTester>(
+      "affine_grid",
+      "affine_grid impl=ref dtype=float16 align_corners=0 size=2x1x5x600 theta_kind=3 "
+      "grid_layout=2 threads=2 target=best seed=8");
+  ASSERT_TRUE(r.has_value());
+  if (r->from_env) return r->tester.test(r->impl);
+  for (const std::string& e : fast_impls()) r->tester.test(e);  // the fixed line: every entry
 }
 
 #ifdef GRIDOPS_HAVE_HWY

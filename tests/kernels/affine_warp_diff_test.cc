@@ -234,21 +234,15 @@ TEST(AffineWarpDiff, FastMatchesReference) {
 // fixed line, which must read back to the same line and run on every fast entry.
 TEST(AffineWarpDiff, Rerun) {
   if (testing::hwy_targets().empty()) GTEST_SKIP() << "built without Highway: only the reference exists";
-  std::optional<testing::ProblemString> line = testing::rerun_request("affine_warp");
-  std::string impl;
-  if (line) {
-    AffineWarpTester::from(*line, &impl).test(impl);
-    return;
-  }
-  const std::string fixed =
+  const auto r = testing::rerun_problem<AffineWarpTester>(
+      "affine_warp",
       "affine_warp impl=ref mode=linear padding=reflection ac=1 src=float32 src_shape=2x3x8x9 "
-      "theta=float32 size=7x11 target=best seed=4";
-  std::string error;
-  line = testing::ProblemString::parse(fixed, &error);
-  ASSERT_TRUE(line.has_value()) << error;
-  const AffineWarpTester t = AffineWarpTester::from(*line, &impl);
-  EXPECT_EQ(t.line(impl).str(), fixed);
-  for (const std::string& e : testing::fast_entries(detail::affine_warp_entries())) t.test(e);
+      "theta=float32 size=7x11 target=best seed=4");
+  ASSERT_TRUE(r.has_value());
+  if (r->from_env) return r->tester.test(r->impl);
+  for (const std::string& e : testing::fast_entries(detail::affine_warp_entries())) {
+    r->tester.test(e);  // the fixed line: every entry
+  }
 }
 
 TEST(AffineWarpDiff, FastDeclinesWhatItDoesNotTake) {

@@ -235,23 +235,13 @@ TEST_P(GatherDiff, EveryHighwayTarget) {
 // The problem of GRIDOPS_RERUN (the line a failing check prints), alone, when it names
 // this entry. Without it: a fixed line, which must read back to the same line and run.
 TEST_P(GatherDiff, Rerun) {
-  std::optional<testing::ProblemString> line = testing::rerun_request("gather");
-  std::string impl;
-  if (line) {
-    const GatherTester t = GatherTester::from(*line, &impl);
-    if (impl != GetParam()) GTEST_SKIP() << "GRIDOPS_RERUN names entry " << impl;
-    EXPECT_TRUE(t.test(impl)) << "'" << impl << "' declines this problem";
-    return;
-  }
-  const std::string fixed = "gather impl=" + GetParam() +
-                            " data=float32 data_shape=3x5x4 axis=-1 indices=int32 "
-                            "indices_shape=2x3 views=s target=best seed=99";
-  std::string error;
-  line = testing::ProblemString::parse(fixed, &error);
-  ASSERT_TRUE(line.has_value()) << error;
-  const GatherTester t = GatherTester::from(*line, &impl);
-  EXPECT_EQ(t.line(impl).str(), fixed);
-  EXPECT_TRUE(t.test(impl)) << "'" << impl << "' declines this problem";
+  const auto r = testing::rerun_problem<GatherTester>(
+      "gather", "gather impl=" + GetParam() +
+                    " data=float32 data_shape=3x5x4 axis=-1 indices=int32 indices_shape=2x3 "
+                    "views=s target=best seed=99");
+  ASSERT_TRUE(r.has_value());
+  if (r->impl != GetParam()) GTEST_SKIP() << "GRIDOPS_RERUN names entry " << r->impl;
+  EXPECT_TRUE(r->tester.test(r->impl)) << "'" << r->impl << "' declines this problem";
 }
 
 // Slice sizes around the typed cases (1, 2, 4, 8, 16 bytes) and large memcpy slices.

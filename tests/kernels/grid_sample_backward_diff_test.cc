@@ -322,22 +322,14 @@ TEST(GridSampleBackwardDiff, FastMatchesReference) {
 // The problem of GRIDOPS_RERUN (the line a failing check prints), alone. Without it: a
 // fixed line, which must read back to the same line and run on every fast entry.
 TEST(GridSampleBackwardDiff, Rerun) {
-  std::optional<testing::ProblemString> line = testing::rerun_request("grid_sample_backward");
-  std::string impl;
-  if (line) {
-    GridSampleBackwardTester::from(*line, &impl).test(impl);
-    return;
-  }
-  const std::string fixed =
+  const auto r = testing::rerun_problem<GridSampleBackwardTester>(
+      "grid_sample_backward",
       "grid_sample_backward impl=ref mode=linear padding=reflection ac=0 layout=channels_last "
       "units=pixels kind=absolute fill=0 src=bfloat16 src_shape=2x6x5x3 grid=float32 "
-      "grid_shape=2x4x3x2 views=strided seed=17";
-  std::string error;
-  line = testing::ProblemString::parse(fixed, &error);
-  ASSERT_TRUE(line.has_value()) << error;
-  const GridSampleBackwardTester t = GridSampleBackwardTester::from(*line, &impl);
-  EXPECT_EQ(t.line(impl).str(), fixed);
-  for (const std::string& e : fast_impls()) t.test(e);
+      "grid_shape=2x4x3x2 views=strided seed=17");
+  ASSERT_TRUE(r.has_value());
+  if (r->from_env) return r->tester.test(r->impl);
+  for (const std::string& e : fast_impls()) r->tester.test(e);  // the fixed line: every entry
 }
 
 TEST(GridSampleBackwardDiff, BitIdenticalForAnyThreadCount) {

@@ -42,22 +42,13 @@ TEST(GridSampleDiff, EveryHighwayTarget) {
 // fixed line, which must read back to the same line and run.
 TEST(GridSampleDiff, Rerun) {
   GRIDOPS_SKIP_WITHOUT_HWY();
-  std::optional<testing::ProblemString> line = testing::rerun_request("grid_sample");
-  if (!line) {
-    const std::string fixed =
-        "grid_sample impl=auto mode=cubic padding=reflection ac=0 layout=channels_first "
-        "units=normalized kind=displacement fill=0 src=float32 src_shape=2x3x7x9 grid=float16 "
-        "grid_shape=2x11x5x2 views=sg threads=2 target=best seed=12345";
-    std::string error;
-    line = testing::ProblemString::parse(fixed, &error);
-    ASSERT_TRUE(line.has_value()) << error;
-    std::string impl;
-    const GridSampleTester t = GridSampleTester::from(*line, &impl);
-    EXPECT_EQ(t.line(impl).str(), fixed);
-  }
-  std::string impl;
-  const GridSampleTester t = GridSampleTester::from(*line, &impl);
-  EXPECT_TRUE(t.test(impl)) << "'" << impl << "' declines this problem";
+  const auto r = testing::rerun_problem<GridSampleTester>(
+      "grid_sample",
+      "grid_sample impl=auto mode=cubic padding=reflection ac=0 layout=channels_first "
+      "units=normalized kind=displacement fill=0 src=float32 src_shape=2x3x7x9 grid=float16 "
+      "grid_shape=2x11x5x2 views=sg threads=2 target=best seed=12345");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->tester.test(r->impl)) << "'" << r->impl << "' declines this problem";
 }
 
 TEST(GridSampleDiff, OneAndTwoThreadsBitIdentical) {

@@ -225,18 +225,12 @@ TEST(MsDeformAttnDiff, FastMatchesReferenceOnRandomProblems) {
 // The problem of GRIDOPS_RERUN (the line a failing check prints), alone. Without it: a
 // fixed line, which must read back to the same line and run.
 TEST(MsDeformAttnDiff, Rerun) {
-  std::optional<testing::ProblemString> line = testing::rerun_request("ms_deform_attn");
-  std::string impl;
-  if (!line) {
-    const std::string fixed =
-        "ms_deform_attn impl=fast dtype=float32 batch=2 heads=3 channels=5 queries=4 points=2 "
-        "spatial_shapes=4x6x0x3x2x2 level_start_index=0x24x24 value_rows=29 strided=1 seed=6";
-    std::string error;
-    line = testing::ProblemString::parse(fixed, &error);
-    ASSERT_TRUE(line.has_value()) << error;
-    EXPECT_EQ(MsDeformAttnTester::from(*line, &impl).line(impl).str(), fixed);
-  }
-  MsDeformAttnTester::from(*line, &impl).test(impl);
+  const auto r = testing::rerun_problem<MsDeformAttnTester>(
+      "ms_deform_attn",
+      "ms_deform_attn impl=fast dtype=float32 batch=2 heads=3 channels=5 queries=4 points=2 "
+      "spatial_shapes=4x6x0x3x2x2 level_start_index=0x24x24 value_rows=29 strided=1 seed=6");
+  ASSERT_TRUE(r.has_value());
+  r->tester.test(r->impl);
 }
 
 // A point outside its level (or NaN) samples 0 and has no gradient; an empty level too.

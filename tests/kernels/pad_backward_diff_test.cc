@@ -154,23 +154,13 @@ TEST_P(PadBackwardDiff, MatchesReferenceOnRandomProblems) {
 // The problem of GRIDOPS_RERUN (the line a failing check prints), alone, when it names
 // this entry. Without it: a fixed line, which must read back to the same line and run.
 TEST_P(PadBackwardDiff, Rerun) {
-  std::optional<testing::ProblemString> line = testing::rerun_request("pad_backward");
-  std::string name;
-  if (line) {
-    const PadBackwardTester t = PadBackwardTester::from(*line, &name);
-    if (name != GetParam()) GTEST_SKIP() << "GRIDOPS_RERUN names entry " << name;
-    EXPECT_TRUE(t.test(name)) << "'" << name << "' plans no backward for this problem";
-    return;
-  }
-  const std::string fixed = "pad_backward impl=" + GetParam() +
-                            " mode=symmetric dtype=bfloat16 src_shape=4x6x9 begin=1x-2x4 "
-                            "end=3x5x-1 views=sno threads=3 seed=77";
-  std::string error;
-  line = testing::ProblemString::parse(fixed, &error);
-  ASSERT_TRUE(line.has_value()) << error;
-  const PadBackwardTester t = PadBackwardTester::from(*line, &name);
-  EXPECT_EQ(t.line(name).str(), fixed);
-  EXPECT_TRUE(t.test(name)) << "'" << name << "' plans no backward for this problem";
+  const auto r = testing::rerun_problem<PadBackwardTester>(
+      "pad_backward", "pad_backward impl=" + GetParam() +
+                          " mode=symmetric dtype=bfloat16 src_shape=4x6x9 begin=1x-2x4 "
+                          "end=3x5x-1 views=sno threads=3 seed=77");
+  ASSERT_TRUE(r.has_value());
+  if (r->impl != GetParam()) GTEST_SKIP() << "GRIDOPS_RERUN names entry " << r->impl;
+  EXPECT_TRUE(r->tester.test(r->impl)) << "'" << r->impl << "' plans no backward for this problem";
 }
 
 TEST_P(PadBackwardDiff, ThreadCountsAreBitIdentical) {

@@ -41,27 +41,17 @@ TEST_P(PadDiff, EveryHighwayTarget) {
 // The problem of GRIDOPS_RERUN (the line a failing check prints), alone, when it names
 // this entry. Without it: a fixed line, which must read back to the same line and run.
 TEST_P(PadDiff, Rerun) {
-  std::optional<testing::ProblemString> line = testing::rerun_request("pad");
-  std::string name;
-  if (line) {
-    const PadTester t = PadTester::from(*line, &name);
-    if (name != GetParam()) GTEST_SKIP() << "GRIDOPS_RERUN names entry " << name;
-    EXPECT_TRUE(t.test(name)) << "'" << name << "' declines this problem";
-    return;
-  }
-  const std::string fixed = "pad impl=" + GetParam() +
-                            " mode=reflect src=int16 src_shape=3x4x70 begin=1x-1x0 end=2x3x0 "
-                            "value=default views=sn target=best seed=5";
-  std::string error;
-  line = testing::ProblemString::parse(fixed, &error);
-  ASSERT_TRUE(line.has_value()) << error;
-  const PadTester t = PadTester::from(*line, &name);
-  EXPECT_EQ(t.line(name).str(), fixed);
-  if (!t.test(name)) {
-    bool skip = false;
-    skip_or_fail_when_none_taken(name, 0, &skip);
-    if (skip) GTEST_SKIP() << name << ": this CPU's Highway target has no line writer";
-  }
+  const auto r = testing::rerun_problem<PadTester>(
+      "pad", "pad impl=" + GetParam() +
+                 " mode=reflect src=int16 src_shape=3x4x70 begin=1x-1x0 end=2x3x0 "
+                 "value=default views=sn target=best seed=5");
+  ASSERT_TRUE(r.has_value());
+  if (r->impl != GetParam()) GTEST_SKIP() << "GRIDOPS_RERUN names entry " << r->impl;
+  if (r->tester.test(r->impl)) return;
+  EXPECT_FALSE(r->from_env) << "'" << r->impl << "' declines this problem";
+  bool skip = false;  // the fixed problem: declined only where the CPU lacks the line writer
+  skip_or_fail_when_none_taken(r->impl, 0, &skip);
+  if (skip) GTEST_SKIP() << r->impl << ": this CPU's Highway target has no line writer";
 }
 
 // Edge cases named in issue 5: negative pads (crop, crop past the axis and pad back),

@@ -123,21 +123,13 @@ TEST(ResampleDiff, EveryHighwayTarget) {
 // fixed line, which must read back to the same line and run on the automatic choice.
 TEST(ResampleDiff, Rerun) {
   GRIDOPS_SKIP_WITHOUT_HWY();
-  std::optional<testing::ProblemString> line = testing::rerun_request("resample");
-  if (!line) {
-    const std::string fixed =
-        "resample impl=fast dtype=bfloat16 algorithm=linear src=2x19x5x7 src_format=nChw16c "
-        "dst=2x19x11x3 dst_format=nChw16c target=best seed=3";
-    std::string error;
-    line = testing::ProblemString::parse(fixed, &error);
-    ASSERT_TRUE(line.has_value()) << error;
-    std::string impl;
-    EXPECT_EQ(ResampleTester::from(*line, &impl).line(impl).str(), fixed);
-  }
-  std::string impl;
-  const ResampleTester t = ResampleTester::from(*line, &impl);
+  const auto r = testing::rerun_problem<ResampleTester>(
+      "resample",
+      "resample impl=fast dtype=bfloat16 algorithm=linear src=2x19x5x7 src_format=nChw16c "
+      "dst=2x19x11x3 dst_format=nChw16c target=best seed=3");
+  ASSERT_TRUE(r.has_value());
   Stats stats;
-  EXPECT_TRUE(t.test(impl, &stats)) << "'" << impl << "' declines this problem";
+  EXPECT_TRUE(r->tester.test(r->impl, &stats)) << "'" << r->impl << "' declines this problem";
 }
 
 // Same bits for 1 thread, 2 threads and a runner that splits into one-task chunks in

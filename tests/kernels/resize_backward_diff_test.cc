@@ -169,26 +169,16 @@ TEST_P(ResizeBackwardDiff, MatchesReferenceOnRandomProblems) {
 // The problem of GRIDOPS_RERUN (the line a failing check prints), alone, when it names
 // this entry. Without it: a fixed line, which must read back to the same line and run.
 TEST_P(ResizeBackwardDiff, Rerun) {
-  std::optional<testing::ProblemString> line = testing::rerun_request("resize_backward");
-  std::string name;
-  if (line) {
-    const ResizeBackwardTester t = ResizeBackwardTester::from(*line, &name);
-    if (name != GetParam()) GTEST_SKIP() << "GRIDOPS_RERUN names entry " << name;
-    EXPECT_TRUE(t.test(name)) << "'" << name << "' declines this problem";
-    return;
-  }
-  const std::string fixed =
+  const auto r = testing::rerun_problem<ResizeBackwardTester>(
+      "resize_backward",
       "resize_backward impl=" + GetParam() +
-      " mode=linear coordinate_mode=align_corners nearest_mode=round_prefer_floor"
-      " cubic_coeff_a=-0.75 exclude_outside=0 antialias=0 aspect_policy=stretch"
-      " extrapolation_value=0 axes=- scales=- sizes=3x9x4 roi=- src=float32"
-      " src_shape=3x5x7 view=2 strided_out=1 seed=12";
-  std::string error;
-  line = testing::ProblemString::parse(fixed, &error);
-  ASSERT_TRUE(line.has_value()) << error;
-  const ResizeBackwardTester t = ResizeBackwardTester::from(*line, &name);
-  EXPECT_EQ(t.line(name).str(), fixed);
-  EXPECT_TRUE(t.test(name)) << "'" << name << "' declines this problem";
+          " mode=linear coordinate_mode=align_corners nearest_mode=round_prefer_floor"
+          " cubic_coeff_a=-0.75 exclude_outside=0 antialias=0 aspect_policy=stretch"
+          " extrapolation_value=0 axes=- scales=- sizes=3x9x4 roi=- src=float32"
+          " src_shape=3x5x7 view=2 strided_out=1 seed=12");
+  ASSERT_TRUE(r.has_value());
+  if (r->impl != GetParam()) GTEST_SKIP() << "GRIDOPS_RERUN names entry " << r->impl;
+  EXPECT_TRUE(r->tester.test(r->impl)) << "'" << r->impl << "' declines this problem";
 }
 
 INSTANTIATE_TEST_SUITE_P(Entries, ResizeBackwardDiff,

@@ -222,28 +222,17 @@ Counts check_random_problems(const char* impl, std::mt19937_64& rng, int count, 
 // The problem of GRIDOPS_RERUN (the line a failing check prints), alone, when it names
 // this entry. Without it: a fixed line, which must read back to the same line and run.
 TEST_P(ResizeDiff, Rerun) {
-  std::optional<testing::ProblemString> line = testing::rerun_request("resize");
-  std::string name;
-  if (line) {
-    const ResizeTester t = ResizeTester::from(*line, &name);
-    if (name != GetParam()) GTEST_SKIP() << "GRIDOPS_RERUN names entry " << name;
-    EXPECT_TRUE(t.test(name)) << "'" << name << "' declines this problem";
-    return;
-  }
-  const std::string fixed =
-      "resize impl=" + GetParam() +
-      " mode=cubic coordinate_mode=half_pixel nearest_mode=round_prefer_floor"
-      " cubic_coeff_a=-0.75 exclude_outside=0 antialias=1 aspect_policy=stretch"
-      " extrapolation_value=0 axes=3x2 scales=0.5,1.75 sizes=- roi=- src=float32"
-      " src_shape=1x2x9x11 view=1 seed=21";
-  std::string error;
-  line = testing::ProblemString::parse(fixed, &error);
-  ASSERT_TRUE(line.has_value()) << error;
-  const ResizeTester t = ResizeTester::from(*line, &name);
-  EXPECT_EQ(t.line(name).str(), fixed);
-  // An entry may decline it (each path takes its own problems); the family takes it.
-  if (!t.test(name)) {
-    EXPECT_FALSE(family()) << name << " declines this problem";
+  const auto r = testing::rerun_problem<ResizeTester>(
+      "resize", "resize impl=" + GetParam() +
+                    " mode=cubic coordinate_mode=half_pixel nearest_mode=round_prefer_floor"
+                    " cubic_coeff_a=-0.75 exclude_outside=0 antialias=1 aspect_policy=stretch"
+                    " extrapolation_value=0 axes=3x2 scales=0.5,1.75 sizes=- roi=- src=float32"
+                    " src_shape=1x2x9x11 view=1 seed=21");
+  ASSERT_TRUE(r.has_value());
+  if (r->impl != GetParam()) GTEST_SKIP() << "GRIDOPS_RERUN names entry " << r->impl;
+  // An entry may decline the fixed problem (each path takes its own); the family takes it.
+  if (!r->tester.test(r->impl)) {
+    EXPECT_FALSE(r->from_env || family()) << r->impl << " declines this problem";
   }
 }
 

@@ -13,6 +13,8 @@
 // The operator's Rerun test (in its diff test) then checks that problem only.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -93,5 +95,36 @@ int64_t hwy_target_from_label(const std::string& label);
 
 /// What a failing check prints: the line and the command that reruns it.
 std::string rerun_hint(const ProblemString& p);
+
+/// What a <Suite>.Rerun test runs: the tester of GRIDOPS_RERUN's line for `op` (from_env
+/// true), else of `fixed`, which must read back to itself (checked here, so that the rerun
+/// path is tested without GRIDOPS_RERUN). Tester has `static Tester from(const
+/// ProblemString&, std::string* impl)` and `ProblemString line(const std::string& impl)`.
+template <class Tester>
+struct Rerun {
+  Tester tester;
+  std::string impl;
+  bool from_env = false;
+};
+
+template <class Tester>
+std::optional<Rerun<Tester>> rerun_problem(const std::string& op, const std::string& fixed) {
+  std::optional<ProblemString> line = rerun_request(op);
+  const bool from_env = line.has_value();
+  if (!from_env) {
+    std::string error;
+    line = ProblemString::parse(fixed, &error);
+    if (!line) {
+      ADD_FAILURE() << "the fixed line: " << error;
+      return std::nullopt;
+    }
+  }
+  std::string impl;
+  Tester t = Tester::from(*line, &impl);
+  if (!from_env) {
+    EXPECT_EQ(t.line(impl).str(), fixed) << "the fixed line does not read back";
+  }
+  return Rerun<Tester>{std::move(t), std::move(impl), from_env};
+}
 
 }  // namespace gridops::testing
