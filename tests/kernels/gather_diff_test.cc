@@ -120,7 +120,7 @@ class GatherTester {
         .add("axis", axis_)
         .add("indices", itype_)
         .add("indices_shape", ishape_)
-        .add("views", std::string(strided_ ? "s" : "") + (negative_ ? "n" : ""))
+        .add_flags("views", {{'s', strided_}, {'n', negative_}})
         .add("target", testing::hwy_target_label(target_))
         .add("seed", seed_);
     return s;
@@ -132,8 +132,7 @@ class GatherTester {
     t.data(s.get_dtype("data"), s.get_dims("data_shape"));
     t.axis(static_cast<int>(s.get_int("axis")));
     t.indices(s.get_dtype("indices"), s.get_dims("indices_shape"));
-    const std::string views = s.get("views");
-    t.strided(views.find('s') != std::string::npos, views.find('n') != std::string::npos);
+    t.strided(s.has_flag("views", 's'), s.has_flag("views", 'n'));
     t.target(testing::hwy_target_from_label(s.get("target")));
     t.seed(s.get_uint("seed"));
     return t;

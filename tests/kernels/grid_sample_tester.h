@@ -57,11 +57,6 @@ class GridSampleTester {
   /// The canonical line of this problem run by `impl`.
   testing::ProblemString line(const std::string& impl) const {
     testing::ProblemString s("grid_sample");
-    std::string views;
-    if (p_.strided_src) views += 's';
-    if (p_.negative) views += 'n';
-    if (p_.strided_grid) views += 'g';
-    if (p_.strided_dst) views += 'd';
     s.add("impl", impl.empty() ? std::string("auto") : impl)
         .add("mode", to_string(p_.desc.mode))
         .add("padding", to_string(p_.desc.padding))
@@ -74,7 +69,8 @@ class GridSampleTester {
         .add("src_shape", p_.src_shape)
         .add("grid", p_.grid_dtype)
         .add("grid_shape", p_.grid_shape)
-        .add("views", views)
+        .add_flags("views", {{'s', p_.strided_src}, {'n', p_.negative}, {'g', p_.strided_grid},
+                             {'d', p_.strided_dst}})
         .add("threads", threads_)
         .add("target", testing::hwy_target_label(target_))
         .add("seed", seed_);
@@ -99,9 +95,8 @@ class GridSampleTester {
     t.p_.src_shape = s.get_dims("src_shape");
     t.p_.grid_dtype = s.get_dtype("grid");
     t.p_.grid_shape = s.get_dims("grid_shape");
-    const std::string views = s.get("views");
-    t.views(views.find('s') != std::string::npos, views.find('n') != std::string::npos,
-            views.find('g') != std::string::npos, views.find('d') != std::string::npos);
+    t.views(s.has_flag("views", 's'), s.has_flag("views", 'n'), s.has_flag("views", 'g'),
+            s.has_flag("views", 'd'));
     t.threads_ = static_cast<int>(s.get_int("threads"));
     t.target_ = testing::hwy_target_from_label(s.get("target"));
     t.seed_ = s.get_uint("seed");

@@ -251,11 +251,6 @@ class GridSampleU8Tester {
   const Problem& problem() const { return p_; }
 
   testing::ProblemString line() const {
-    std::string views;
-    if (p_.strided_src) views += 's';
-    if (p_.negative) views += 'n';
-    if (p_.strided_grid) views += 'g';
-    if (p_.strided_dst) views += 'd';
     testing::ProblemString s("grid_sample_u8");
     s.add("impl", kImpl)
         .add("mode", to_string(p_.desc.mode))
@@ -267,7 +262,8 @@ class GridSampleU8Tester {
         .add("fill", p_.desc.fill_value)
         .add("src_shape", p_.src_shape)
         .add("grid_shape", p_.grid_shape)
-        .add("views", views)
+        .add_flags("views", {{'s', p_.strided_src}, {'n', p_.negative}, {'g', p_.strided_grid},
+                             {'d', p_.strided_dst}})
         .add("saturated", p_.saturated)
         .add("target", testing::hwy_target_label(target_))
         .add("seed", seed_);
@@ -287,11 +283,10 @@ class GridSampleU8Tester {
     p.desc.fill_value = s.get_double("fill");
     p.src_shape = s.get_dims("src_shape");
     p.grid_shape = s.get_dims("grid_shape");
-    const std::string views = s.get("views");
-    p.strided_src = views.find('s') != std::string::npos;
-    p.negative = views.find('n') != std::string::npos;
-    p.strided_grid = views.find('g') != std::string::npos;
-    p.strided_dst = views.find('d') != std::string::npos;
+    p.strided_src = s.has_flag("views", 's');
+    p.negative = s.has_flag("views", 'n');
+    p.strided_grid = s.has_flag("views", 'g');
+    p.strided_dst = s.has_flag("views", 'd');
     p.saturated = s.get_int("saturated") != 0;
     GridSampleU8Tester t(p);
     t.target(testing::hwy_target_from_label(s.get("target"))).seed(s.get_uint("seed"));

@@ -72,17 +72,13 @@ class PadBackwardTester {
 
   testing::ProblemString line(const std::string& impl) const {
     testing::ProblemString s("pad_backward");
-    std::string views;
-    if (strided_in_) views += 's';
-    if (negative_in_) views += 'n';
-    if (strided_out_) views += 'o';
     s.add("impl", impl)
         .add("mode", to_string(p_.desc.mode))
         .add("dtype", p_.dtype)
         .add("src_shape", p_.shape)
         .add("begin", Dims(p_.desc.pads_begin.begin(), p_.desc.pads_begin.end()))
         .add("end", Dims(p_.desc.pads_end.begin(), p_.desc.pads_end.end()))
-        .add("views", views)
+        .add_flags("views", {{'s', strided_in_}, {'n', negative_in_}, {'o', strided_out_}})
         .add("threads", threads_)
         .add("seed", seed_);
     return s;
@@ -97,10 +93,8 @@ class PadBackwardTester {
     const Dims b = s.get_dims("begin"), e = s.get_dims("end");
     p.desc.pads_begin.assign(b.begin(), b.end());
     p.desc.pads_end.assign(e.begin(), e.end());
-    const std::string views = s.get("views");
     PadBackwardTester t(p);
-    t.views(views.find('s') != std::string::npos, views.find('n') != std::string::npos,
-            views.find('o') != std::string::npos)
+    t.views(s.has_flag("views", 's'), s.has_flag("views", 'n'), s.has_flag("views", 'o'))
         .threads(static_cast<int>(s.get_int("threads")))
         .seed(s.get_uint("seed"));
     return t;

@@ -181,7 +181,7 @@ class PadTester {
         .add("begin", Dims(desc_.pads_begin.begin(), desc_.pads_begin.end()))
         .add("end", Dims(desc_.pads_end.begin(), desc_.pads_end.end()))
         .add("value", value_ ? "explicit" : "default")
-        .add("views", std::string(strided_ ? "s" : "") + (negative_ ? "n" : ""))
+        .add_flags("views", {{'s', strided_}, {'n', negative_}})
         .add("target", testing::hwy_target_label(target_))
         .add("seed", seed_);
     return s;
@@ -195,8 +195,7 @@ class PadTester {
     const Dims b = s.get_dims("begin"), e = s.get_dims("end");
     t.pads({b.begin(), b.end()}, {e.begin(), e.end()});
     t.explicit_value(s.get("value") == "explicit");
-    const std::string views = s.get("views");
-    t.strided(views.find('s') != std::string::npos, views.find('n') != std::string::npos);
+    t.strided(s.has_flag("views", 's'), s.has_flag("views", 'n'));
     t.target(testing::hwy_target_from_label(s.get("target")));
     t.seed(s.get_uint("seed"));
     return t;

@@ -52,6 +52,15 @@ ProblemString& ProblemString::add(const std::string& key, const std::vector<doub
   return add(key, s);
 }
 
+ProblemString& ProblemString::add_flags(const std::string& key,
+                                        std::initializer_list<std::pair<char, bool>> flags) {
+  std::string s;
+  for (const auto& [letter, on] : flags) {
+    if (on) s += letter;
+  }
+  return add(key, s);
+}
+
 ProblemString& ProblemString::add(const std::string& key, DType value) {
   return add(key, std::string(to_string(value)));
 }
@@ -169,6 +178,10 @@ std::vector<double> ProblemString::get_doubles(const std::string& key) const {
     at = c + 1;
   }
   return out;
+}
+
+bool ProblemString::has_flag(const std::string& key, char c) const {
+  return get(key).find(c) != std::string::npos;
 }
 
 DType ProblemString::get_dtype(const std::string& key, DType fallback) const {

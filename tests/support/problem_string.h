@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -46,6 +47,9 @@ class ProblemString {
   ProblemString& add(const std::string& key, DType value);
   /// Comma-separated, each with 17 significant digits.
   ProblemString& add(const std::string& key, const std::vector<double>& value);
+  /// One-letter flags as one value, in the order given ("sng"; "-" for none).
+  ProblemString& add_flags(const std::string& key,
+                           std::initializer_list<std::pair<char, bool>> flags);
 
   const std::string& op() const { return op_; }
   std::string str() const;
@@ -63,6 +67,8 @@ class ProblemString {
   Dims get_dims(const std::string& key) const;
   DType get_dtype(const std::string& key, DType fallback = DType::kFloat32) const;
   std::vector<double> get_doubles(const std::string& key) const;
+  /// Whether the flags value of key (add_flags) holds the letter c.
+  bool has_flag(const std::string& key, char c) const;
   /// A key's value read by an operator's parse function (parse_grid_padding, ...), which
   /// returns a StatusOr<T>.
   template <class T, class Parse>
