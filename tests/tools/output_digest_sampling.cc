@@ -89,6 +89,43 @@ GridSampleCase grid_sample_case(Rng& rng, int index, bool backward, double p_fas
   return c;
 }
 
+/// One forward problem through every listed entry and the automatic choice, into dst
+/// buffers of layout dl.
+void forward_problem(Driver& drv, const std::string& op, int i, const std::string& what,
+                     const GridSampleCase& c, const Input& src, const Input& grid,
+                     const Layout& dl) {
+  drv.run_problem(op, kGridSampleEntries, i, what, [&](const std::string& e, std::string* impl) {
+    gridops::GridSampleDesc d = c.desc;
+    d.impl = e;
+    auto plan = gridops::make_grid_sample_plan(d, c.src_dt, c.src_shape, c.grid_dt, c.grid_shape);
+    if (!plan.ok()) return drv.result(plan.status(), {});
+    *impl = plan->impl_name();
+    Output dst = make_output(c.src_dt, plan->dst_shape(), dl);
+    return drv.result(plan->run(src.view, grid.view, dst.view), {&dst.buf});
+  });
+}
+
+/// One backward problem the same way, the gradients asked for into layouts gsl and ggl.
+void backward_problem(Driver& drv, const std::string& op, int i, const std::string& what,
+                      const GridSampleCase& c, const Input& gdst, const Input& src,
+                      const Input& grid, const Layout& gsl, const Layout& ggl, bool want_src,
+                      bool want_grid) {
+  drv.run_problem(op, kGridSampleBackwardEntries, i, what,
+                  [&](const std::string& e, std::string* impl) {
+    gridops::GridSampleDesc d = c.desc;
+    d.impl = e;
+    auto plan = gridops::make_grid_sample_backward_plan(d, c.src_dt, c.src_shape, c.grid_dt,
+                                                        c.grid_shape);
+    if (!plan.ok()) return drv.result(plan.status(), {});
+    *impl = plan->impl_name();
+    Output gs = make_output(c.src_dt, c.src_shape, gsl);
+    Output gg = make_output(c.grid_dt, c.grid_shape, ggl);
+    Status s = plan->run(gdst.view, src.view, grid.view, want_src ? &gs.view : nullptr,
+                         want_grid ? &gg.view : nullptr);
+    return drv.result(s, {&gs.buf, &gg.buf});
+  });
+}
+
 void run_grid_sample(Driver& drv) {
   const std::string op = "grid_sample";
   if (!drv.wanted(op)) return;
@@ -102,15 +139,7 @@ void run_grid_sample(Driver& drv) {
     const Layout dl = random_layout(rng, c.dst_shape, 0.6);
     const std::string what = c.what + " views=" + src.layout.tag + "," + grid.layout.tag + "," +
                              dl.tag + (q ? " q" : "");
-    drv.run_problem(op, kGridSampleEntries, i, what, [&](const std::string& e, std::string* impl) {
-      gridops::GridSampleDesc d = c.desc;
-      d.impl = e;
-      auto plan = gridops::make_grid_sample_plan(d, c.src_dt, c.src_shape, c.grid_dt, c.grid_shape);
-      if (!plan.ok()) return drv.result(plan.status(), {});
-      *impl = plan->impl_name();
-      Output dst = make_output(c.src_dt, plan->dst_shape(), dl);
-      return drv.result(plan->run(src.view, grid.view, dst.view), {&dst.buf});
-    });
+    forward_problem(drv, op, i, what, c, src, grid, dl);
   }
 }
 
@@ -133,20 +162,7 @@ void run_grid_sample_backward(Driver& drv) {
                              gdst.layout.tag + "," + gsl.tag + "," + ggl.tag +
                              " want=" + (want_src ? "s" : "") + (want_grid ? "g" : "") +
                              (q ? " q" : "");
-    drv.run_problem(op, kGridSampleBackwardEntries, i, what,
-                    [&](const std::string& e, std::string* impl) {
-      gridops::GridSampleDesc d = c.desc;
-      d.impl = e;
-      auto plan = gridops::make_grid_sample_backward_plan(d, c.src_dt, c.src_shape, c.grid_dt,
-                                                          c.grid_shape);
-      if (!plan.ok()) return drv.result(plan.status(), {});
-      *impl = plan->impl_name();
-      Output gs = make_output(c.src_dt, c.src_shape, gsl);
-      Output gg = make_output(c.grid_dt, c.grid_shape, ggl);
-      Status s = plan->run(gdst.view, src.view, grid.view, want_src ? &gs.view : nullptr,
-                           want_grid ? &gg.view : nullptr);
-      return drv.result(s, {&gs.buf, &gg.buf});
-    });
+    backward_problem(drv, op, i, what, c, gdst, src, grid, gsl, ggl, want_src, want_grid);
   }
 }
 
@@ -184,35 +200,13 @@ void run_grid_sample_ext(Driver& drv) {
                              grid.layout.tag;
     if (!backward) {
       const Layout dl = random_layout(rng, c.dst_shape, 0.6);
-      drv.run_problem(op, kGridSampleEntries, i, what + "," + dl.tag,
-                      [&](const std::string& e, std::string* impl) {
-        gridops::GridSampleDesc d = c.desc;
-        d.impl = e;
-        auto plan = gridops::make_grid_sample_plan(d, c.src_dt, c.src_shape, c.grid_dt,
-                                                   c.grid_shape);
-        if (!plan.ok()) return drv.result(plan.status(), {});
-        *impl = plan->impl_name();
-        Output dst = make_output(c.src_dt, plan->dst_shape(), dl);
-        return drv.result(plan->run(src.view, grid.view, dst.view), {&dst.buf});
-      });
+      forward_problem(drv, op, i, what + "," + dl.tag, c, src, grid, dl);
       continue;
     }
     Input gdst = make_input(rng, c.src_dt, c.dst_shape, random_layout(rng, c.dst_shape), -1, 1);
     const Layout gsl = random_layout(rng, c.src_shape, 0.6);
     const Layout ggl = random_layout(rng, c.grid_shape, 0.6);
-    drv.run_problem(op, kGridSampleBackwardEntries, i, what,
-                    [&](const std::string& e, std::string* impl) {
-      gridops::GridSampleDesc d = c.desc;
-      d.impl = e;
-      auto plan = gridops::make_grid_sample_backward_plan(d, c.src_dt, c.src_shape, c.grid_dt,
-                                                          c.grid_shape);
-      if (!plan.ok()) return drv.result(plan.status(), {});
-      *impl = plan->impl_name();
-      Output gs = make_output(c.src_dt, c.src_shape, gsl);
-      Output gg = make_output(c.grid_dt, c.grid_shape, ggl);
-      Status s = plan->run(gdst.view, src.view, grid.view, &gs.view, &gg.view);
-      return drv.result(s, {&gs.buf, &gg.buf});
-    });
+    backward_problem(drv, op, i, what, c, gdst, src, grid, gsl, ggl, true, true);
   }
 }
 
