@@ -129,6 +129,10 @@ def test_runner_errors_name_the_node(tmp_path):
     short = dict(feeds, starts=np.array(STARTS[:2], np.int64))
     with pytest.raises(Exception, match="attn.*level_start_index"):
         run(custom_model(good, ins), tmp_path, short)
+    with pytest.raises(Exception, match=r"attn.*value must be \(N, S, M, D\)"):
+        run(custom_model(good, ins), tmp_path, dict(feeds, value=value[0]))
+    with pytest.raises(Exception, match=r"attn.*sampling_locations must be \(N, Lq, M, L, P, 2\)"):
+        run(custom_model(good, ins), tmp_path, dict(feeds, loc=loc[0]))
     four = oh.make_node("MsDeformAttn", ["value", "shapes", "starts", "loc"], ["y"],
                         domain="ai.gridops", name="attn")
     with pytest.raises(Exception, match="attn.*expected 5 inputs"):
