@@ -5,7 +5,7 @@ also gridops' own 2-thread speed-up. Input: Google Benchmark JSON files. The fir
 at which instruction-set level each side ran (scripts/bench_isa.py)."""
 import sys
 from bench_isa import header as isa_header  # noqa: E402 (same folder)
-from bench_targets import REFS, load as load_with_bytes  # noqa: E402 (same folder)
+from bench_targets import is_peer, load as load_with_bytes  # noqa: E402 (same folder)
 
 
 def load(paths):
@@ -22,7 +22,7 @@ def main(paths):
         g = impls.get("gridops")
         if g is None:
             continue
-        peers = {k: v for k, v in impls.items() if k != "gridops" and k not in REFS}
+        peers = {k: v for k, v in impls.items() if is_peer(k)}
         speedup = ""
         if t == 2 and (w, 1) in rows and "gridops" in rows[(w, 1)]:
             speedup = f"{rows[(w, 1)]['gridops'] / g:.2f}x"

@@ -21,7 +21,8 @@ mean of memcpy.start.json and memcpy.end.json when scripts/bench.sh wrote them (
 printed), else the copy64MiB row of whichever file holds it.
 
 Ratios are best peer time / gridops time from the same files (bandwidth references
-memcpy, memset, memcpy_output and write_output are not peers). Rows without a peer are listed only where
+memcpy, memset, memcpy_output and write_output are not peers, nor are gridops' own entries
+timed beside its automatic choice: "ref", "gather.slices", ...). Rows without a peer are listed only where
 a target does not need one (W3d against gridops' own W3a, W4 against ONNX Runtime's
 published figures and the copy bandwidth, W7 against memcpy_output).
 
@@ -37,6 +38,14 @@ from collections import defaultdict
 from bench_isa import header as isa_header  # noqa: E402 (same folder)
 
 REFS = {"memcpy", "memset", "memcpy_output", "write_output"}
+
+
+def is_peer(impl):
+    """A peer library's row: not gridops' automatic choice, not a bandwidth reference, and
+    not one of gridops' own entries that some binaries time beside it, forced by name
+    ("ref", or a dotted entry name such as "gather.slices")."""
+    return impl != "gridops" and impl not in REFS and impl != "ref" and "." not in impl
+
 STAT = os.environ.get("GRIDOPS_BENCH_STAT", "median")
 # ONNX Runtime's figures from WORKLOADS.md (not in the benchmark binaries), ms, 1 thread.
 ORT_MS = {"W4a": 2.1, "W4b": 7.9}
@@ -113,7 +122,7 @@ def load(paths):
 
 
 def best_peer(impls):
-    peers = {k: v for k, v in impls.items() if k != "gridops" and k not in REFS}
+    peers = {k: v for k, v in impls.items() if is_peer(k)}
     if not peers:
         return None, None
     k = min(peers, key=peers.get)
