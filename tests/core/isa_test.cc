@@ -65,7 +65,7 @@ TEST_F(IsaCap, EachLevelCapsTheHighwayTargets) {
     EXPECT_EQ(max_isa(), kLevels[i]);
     // The effective level is the cap or the CPU's best, whichever is lower.
     EXPECT_LE(rank_of(effective_isa()), static_cast<int>(i)) << effective_isa();
-    std::vector<int64_t> targets = testing::hwy_targets();
+    std::vector<int64_t> targets = testing::hwy_targets_all();
 #ifdef GRIDOPS_HAVE_HWY
     EXPECT_FALSE(targets.empty());
 #endif
@@ -102,7 +102,7 @@ TEST_F(IsaCap, AskingTheTargetsKeepsTheDispatchCapped) {
     const int64_t bytes = kernels::pad_lines_vec_bytes();  // a dynamic dispatch
     (void)detail::dispatched_target_name();
     (void)isa_report();
-    (void)testing::hwy_targets();
+    (void)testing::hwy_targets_all();
     EXPECT_EQ(kernels::pad_lines_vec_bytes(), bytes);
   }
 #else
@@ -112,7 +112,7 @@ TEST_F(IsaCap, AskingTheTargetsKeepsTheDispatchCapped) {
 
 TEST_F(IsaCap, NativeRestoresTheBestTarget) {
   ASSERT_TRUE(set_max_isa("native").ok());
-  const std::vector<int64_t> all = testing::hwy_targets();
+  const std::vector<int64_t> all = testing::hwy_targets_all();
   const std::string best = detail::dispatched_target_name();
   const Status s = set_max_isa("scalar");
   if (!s.ok()) GTEST_SKIP() << "this build cannot run below its baseline: " << s.message();
@@ -120,7 +120,7 @@ TEST_F(IsaCap, NativeRestoresTheBestTarget) {
     EXPECT_NE(std::string(detail::dispatched_target_name()), best);
   }
   ASSERT_TRUE(set_max_isa("native").ok());
-  EXPECT_EQ(testing::hwy_targets(), all);
+  EXPECT_EQ(testing::hwy_targets_all(), all);
   EXPECT_EQ(std::string(detail::dispatched_target_name()), best);
 }
 

@@ -396,7 +396,7 @@ TEST(AffineGridDiff, EveryHighwayTarget) {
   const uint64_t seed = testing::test_seed() + 1;
   SCOPED_TRACE("seed " + std::to_string(seed) + " (GRIDOPS_SEED + 1)");
   TargetReset reset;
-  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+  for (int64_t target : testing::hwy_targets()) {
     std::mt19937_64 rng(seed);
     for (int i = 0; i < 250; ++i) {
       check_one(rng, 20000, i, 0, target);

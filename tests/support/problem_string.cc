@@ -218,7 +218,7 @@ std::string hwy_target_label(int64_t target) {
 
 int64_t hwy_target_from_label(const std::string& label) {
   if (label == "best") return 0;
-  for (int64_t t : hwy_targets()) {
+  for (int64_t t : hwy_targets_all()) {
     if (hwy_target_name(t) == label) return t;
   }
   ADD_FAILURE() << "this CPU has no Highway target " << label;

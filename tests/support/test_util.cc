@@ -46,7 +46,7 @@ class SeedPrinter : public ::testing::EmptyTestEventListener {
 
 }  // namespace
 
-std::vector<int64_t> hwy_targets() {
+std::vector<int64_t> hwy_targets_all() {
 #ifdef GRIDOPS_HAVE_HWY
   (void)max_isa();  // GRIDOPS_MAX_ISA in force (it removes the targets above the cap)
   std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
@@ -57,6 +57,35 @@ std::vector<int64_t> hwy_targets() {
 #else
   return {};
 #endif
+}
+
+std::vector<int64_t> hwy_targets() {
+  std::vector<int64_t> targets = hwy_targets_all();
+  const char* skip = std::getenv("GRIDOPS_TEST_SKIP_TARGETS");
+  if (skip == nullptr || *skip == '\0') return targets;
+  std::vector<std::string> names;
+  for (const char* p = skip; *p != '\0';) {
+    const char* end = std::strchr(p, ',');
+    if (end == nullptr) end = p + std::strlen(p);
+    if (end > p) names.emplace_back(p, end);
+    p = *end == ',' ? end + 1 : end;
+  }
+  std::vector<int64_t> kept;
+  std::string left_out;
+  for (int64_t t : targets) {
+    if (std::find(names.begin(), names.end(), hwy_target_name(t)) != names.end()) {
+      left_out += (left_out.empty() ? "" : ", ") + hwy_target_name(t);
+    } else {
+      kept.push_back(t);
+    }
+  }
+  static bool said = false;
+  if (!said) {
+    said = true;
+    std::printf("per-target loops leave out %s (GRIDOPS_TEST_SKIP_TARGETS=%s)\n",
+                left_out.empty() ? "nothing" : left_out.c_str(), skip);
+  }
+  return kept;
 }
 
 std::string hwy_target_name(int64_t target) {
