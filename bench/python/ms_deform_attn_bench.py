@@ -4,7 +4,14 @@ core (F.grid_sample per level and the weighted sum, as the model repositories sh
 PyTorch's CPU kernels, forward and forward + backward, at 1 and 2 threads, in one process.
 Deformable-DETR shapes: M = 8 heads, D = 32, L = 4 levels of an 800x1066 image at strides
 8-64, P = 4; encoder Lq = S, decoder Lq = 300; N = 1 and 2. Prints one markdown row per case
-with the medians (ms) and the speed-up.
+with the medians (ms), the speed-up, and gridops' bytes moved per second against the copy
+bandwidth of the same process (a 64 MiB tensor copy at that thread count). The bytes moved
+are a lower bound of what the operator must read and write once: sampling_locations,
+attention_weights, the output, and of value the smaller of its size and the bytes its taps
+read (the decoder's 300 queries touch at most half of it); with the backward also the
+output gradient read and the three input gradients written (the value gradient whole). The
+last column is the forward's tap reads per second: 4 bilinear taps of D = 32 floats (128
+bytes) per sampling point, head and query, from wherever in the cache hierarchy they are.
 
     PYTHONPATH=build/release/python /usr/bin/python3 bench/python/ms_deform_attn_bench.py [--reps 5]
 """
@@ -47,6 +54,28 @@ def timed(fn, reps):
     return statistics.median(times) * 1e3
 
 
+def copy_gbs(threads, reps):
+    """GB/s of a 64 MiB float32 tensor copy (read and write counted) at `threads` threads."""
+    torch.set_num_threads(threads)
+    src = torch.rand(16 << 20)
+    dst = torch.empty_like(src)
+    ms = timed(lambda: dst.copy_(src), max(reps, 5))
+    return 2 * src.numel() * 4 / (ms * 1e-3) / 1e9
+
+
+def bytes_moved(n, s, lq, backward):
+    """A lower bound of the bytes gridops' kernels must read and write (see the module doc)."""
+    value, out = n * s * 8 * 32, n * lq * 8 * 32
+    loc, att = n * lq * 8 * 4 * 4 * 2, n * lq * 8 * 4 * 4
+    value_read = min(value, n * lq * 8 * 16 * 4 * 32)  # floats: 16 points x 4 taps x D
+    forward = value_read + loc + att + out
+    if not backward:
+        return 4 * forward
+    # The forward, then the backward: reads value, loc, att and the output gradient, writes
+    # the three gradients.
+    return 4 * (2 * forward + value + loc + att)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
@@ -55,8 +84,12 @@ def main():
     starts = [0]
     for h, w in SHAPES[:-1]:
         starts.append(starts[-1] + h * w)
-    print("| case | threads | PyTorch core (ms) | gridops (ms) | speed-up |")
-    print("| --- | ---: | ---: | ---: | ---: |")
+    bandwidth = {t: copy_gbs(t, args.reps) for t in (1, 2)}
+    print("copy bandwidth (64 MiB tensor copy): " +
+          " / ".join(f"{bandwidth[t]:.1f}" for t in (1, 2)) + " GB/s at 1 / 2 threads\n")
+    print("| case | threads | PyTorch core (ms) | gridops (ms) | speed-up | gridops GB/s (of copy) "
+          "| tap reads GB/s |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for n in (1, 2):
         for name, lq in (("encoder", s), ("decoder", 300)):
             gen = torch.Generator().manual_seed(0)
@@ -77,8 +110,10 @@ def main():
                     ours = timed(run(lambda v, l, a: gt.ms_deform_attn(v, SHAPES, starts, l, a)),
                                  args.reps)
                     case = f"N={n} {name} (Lq={lq}){' + backward' if backward else ''}"
-                    print(f"| {case} | {threads} | {ref:.2f} | {ours:.2f} | {ref / ours:.2f}x |",
-                          flush=True)
+                    gbs = bytes_moved(n, s, lq, backward) / (ours * 1e-3) / 1e9
+                    taps = "" if backward else f"{n * lq * 8 * 16 * 4 * 128 / (ours * 1e-3) / 1e9:.1f}"
+                    print(f"| {case} | {threads} | {ref:.2f} | {ours:.2f} | {ref / ours:.2f}x | "
+                          f"{gbs:.1f} ({gbs / bandwidth[threads]:.2f}) | {taps} |", flush=True)
 
 
 if __name__ == "__main__":
