@@ -33,7 +33,7 @@
 # runs), about 16 minutes in all; so all three runs cover the whole suite (nothing is
 # selected with ctest -R/-L) and no test's problem count is scaled down. The tests that
 # loop over every Highway target (the kernel diff tests) leave out, in the SVE runs, the
-# targets the NEON run already ran (NEON and the EMU128 fallback, from the NEON probe's
+# targets the NEON run already ran (NEON in this build, from the NEON probe's
 # "supported:" line; GRIDOPS_TEST_SKIP_TARGETS): under qemu's SVE CPUs they would only be
 # emulated again. Under qemu the three CLI tests that measure
 # memory with ulimit -v skip (the limit covers the emulator's own mappings).

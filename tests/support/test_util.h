@@ -22,10 +22,10 @@ uint64_t test_seed();
 
 /// The Highway targets this CPU runs among those compiled into gridops, best first (empty
 /// when built without Highway), less those named in GRIDOPS_TEST_SKIP_TARGETS (a comma
-/// list of Highway target names, e.g. "NEON,EMU128"; the first call prints what it left
-/// out). The tests that loop over every target use this list: scripts/test-arm64.sh sets
-/// the variable in its SVE runs to the targets its NEON run already covered, which qemu
-/// would otherwise emulate a second and third time.
+/// list of Highway target names, e.g. "NEON" or "AVX2,SSE4"; the first call prints what
+/// it left out). The tests that loop over every target use this list: scripts/test-arm64.sh
+/// sets the variable in its SVE runs to the targets its NEON run already covered, which
+/// qemu would otherwise emulate a second and third time.
 std::vector<int64_t> hwy_targets();
 
 /// Every target this CPU runs among those compiled, whatever GRIDOPS_TEST_SKIP_TARGETS says
