@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <random>
 #include <cstring>
+#include <sstream>
+#include <string>
 
 #include "core/convert.h"
 #include "gridops/isa.h"
@@ -64,11 +66,9 @@ std::vector<int64_t> hwy_targets() {
   const char* skip = std::getenv("GRIDOPS_TEST_SKIP_TARGETS");
   if (skip == nullptr || *skip == '\0') return targets;
   std::vector<std::string> names;
-  for (const char* p = skip; *p != '\0';) {
-    const char* end = std::strchr(p, ',');
-    if (end == nullptr) end = p + std::strlen(p);
-    if (end > p) names.emplace_back(p, end);
-    p = *end == ',' ? end + 1 : end;
+  std::istringstream list(skip);
+  for (std::string name; std::getline(list, name, ',');) {
+    if (!name.empty()) names.push_back(name);
   }
   std::vector<int64_t> kept;
   std::string left_out;
