@@ -47,7 +47,7 @@ void add_gridops_impl(const std::string& id, const std::shared_ptr<Data>& d, Int
   if (impl.empty() && !pl->run(src, grid, checked).ok()) std::fprintf(stderr, "%s: run failed\n", id.c_str());
   if (!pl->run(src, grid, dst).ok()) std::fprintf(stderr, "%s: run failed\n", id.c_str());
   gridops::bench::add(id, impl.empty() ? "gridops" : impl, bytes_of(*d), [=](benchmark::State& st) {
-    (void)own;  // keeps a forced entry's dst alive
+    (void)own;  // keeps the row's own dst alive
     (void)d;  // keeps the workload's buffers alive
     for (auto _ : st) {
       const gridops::Status s = pl->run(src, grid, dst);

@@ -26,6 +26,7 @@ import torch.nn.functional as F
 import gridops.torch as gt
 
 SHAPES = [(100, 134), (50, 67), (25, 34), (13, 17)]
+M, D, P = 8, 32, 4  # heads, channels per head, points per level (L = len(SHAPES) levels)
 
 
 def core(value, spatial_shapes, sampling_locations, attention_weights):
@@ -63,17 +64,22 @@ def copy_gbs(threads, reps):
     return 2 * src.numel() * 4 / (ms * 1e-3) / 1e9
 
 
+def tap_bytes(n, lq):
+    """The bytes the forward's bilinear taps read: 4 rows of D floats per point, head, query."""
+    return n * lq * M * len(SHAPES) * P * 4 * D * 4
+
+
 def bytes_moved(n, s, lq, backward):
     """A lower bound of the bytes gridops' kernels must read and write (see the module doc)."""
-    value, out = n * s * 8 * 32, n * lq * 8 * 32
-    loc, att = n * lq * 8 * 4 * 4 * 2, n * lq * 8 * 4 * 4
-    value_read = min(value, n * lq * 8 * 16 * 4 * 32)  # floats: 16 points x 4 taps x D
-    forward = value_read + loc + att + out
+    levels = len(SHAPES)
+    value, out = 4 * n * s * M * D, 4 * n * lq * M * D
+    loc, att = 4 * n * lq * M * levels * P * 2, 4 * n * lq * M * levels * P
+    forward = min(value, tap_bytes(n, lq)) + loc + att + out
     if not backward:
-        return 4 * forward
+        return forward
     # The forward, then the backward: reads value, loc, att and the output gradient, writes
     # the three gradients.
-    return 4 * (2 * forward + value + loc + att)
+    return 2 * forward + value + loc + att
 
 
 def main():
@@ -93,10 +99,12 @@ def main():
     for n in (1, 2):
         for name, lq in (("encoder", s), ("decoder", 300)):
             gen = torch.Generator().manual_seed(0)
-            value = torch.randn(n, s, 8, 32, generator=gen)
-            loc = torch.rand(n, lq, 8, 4, 4, 2, generator=gen)
-            att = torch.softmax(torch.randn(n, lq, 8, 16, generator=gen), -1).view(n, lq, 8, 4, 4)
-            grad = torch.randn(n, lq, 256, generator=gen)
+            levels = len(SHAPES)
+            value = torch.randn(n, s, M, D, generator=gen)
+            loc = torch.rand(n, lq, M, levels, P, 2, generator=gen)
+            att = torch.softmax(torch.randn(n, lq, M, levels * P, generator=gen),
+                                -1).view(n, lq, M, levels, P)
+            grad = torch.randn(n, lq, M * D, generator=gen)
             for threads in (1, 2):
                 torch.set_num_threads(threads)
                 for backward in (False, True):
@@ -111,7 +119,7 @@ def main():
                                  args.reps)
                     case = f"N={n} {name} (Lq={lq}){' + backward' if backward else ''}"
                     gbs = bytes_moved(n, s, lq, backward) / (ours * 1e-3) / 1e9
-                    taps = "" if backward else f"{n * lq * 8 * 16 * 4 * 128 / (ours * 1e-3) / 1e9:.1f}"
+                    taps = "" if backward else f"{tap_bytes(n, lq) / (ours * 1e-3) / 1e9:.1f}"
                     print(f"| {case} | {threads} | {ref:.2f} | {ours:.2f} | {ref / ours:.2f}x | "
                           f"{gbs:.1f} ({gbs / bandwidth[threads]:.2f}) | {taps} |", flush=True)
 
