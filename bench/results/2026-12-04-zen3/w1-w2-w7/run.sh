@@ -1,0 +1,9 @@
+#!/bin/bash
+cd "$(dirname "$0")/../../../.."  # the repository root; usage: run.sh OUTPUT_FOLDER
+flags=(--benchmark_format=json --benchmark_out_format=json --benchmark_min_time=0.3 --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true)
+out=${1:?output folder}
+build/bench/bench/gridops_bench_memcpy "${flags[@]}" --benchmark_out=$out/memcpy.start.json >/dev/null 2>&1
+build/bench/bench/gridops_bench_pad --benchmark_filter='^W7' "${flags[@]}" --benchmark_out=$out/gridops_bench_pad.json > /dev/null 2>$out/pad.err
+build/bench/bench/gridops_bench_grid_sample --benchmark_filter='^W[12][a-z]/' "${flags[@]}" --benchmark_out=$out/gridops_bench_grid_sample.json >/dev/null 2>$out/gs.err
+build/bench/bench/gridops_bench_memcpy "${flags[@]}" --benchmark_out=$out/memcpy.end.json >/dev/null 2>&1
+echo finished > $out/done
