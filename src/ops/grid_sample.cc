@@ -102,7 +102,7 @@ constexpr GridSampleEntry kImpls[] = {
                              .unavailable = blocked_unavailable, .test_only = true),
     GRIDOPS_GRID_SAMPLE_PATH(fused_small_c, fused_small_c, grid_sample_fused_small_c_schedule),
     GRIDOPS_GRID_SAMPLE_PATH(fused_small_c_portable_pairs, fused_small_c,
-                             grid_sample_fused_small_c_schedule, .test_only = true),
+                             grid_sample_fused_small_c_portable_pairs_schedule, .test_only = true),
     GRIDOPS_GRID_SAMPLE_PATH(pairs, pairs, grid_sample_fast_schedule,
                              .unavailable = pairs_unavailable),
     GRIDOPS_GRID_SAMPLE_PATH(channels, channels, grid_sample_fast_schedule),

@@ -108,10 +108,7 @@ TEST(GridSampleDiff, ChannelBlockedPath) {
     for (int i = 0; i < 72; ++i) {
       Problem p = random_problem(rng, 1);
       const int r = i % 4 == 3 ? 3 : 2;
-      p.desc.mode = static_cast<IM>(i % 3);
-      p.desc.padding = static_cast<GP>((i / 3) % 3);
-      p.desc.fill_value = 0.0;
-      p.desc.align_corners = (i / 9) % 2 == 1;
+      set_cycled_attributes(p.desc, i);
       p.desc.layout = ChannelLayout::kChannelsFirst;
       p.src_dtype = DType::kFloat32;
       const int64_t c = channels[i % 4];
@@ -174,10 +171,7 @@ TEST(GridSampleDiff, FusedSmallChannelPath) {
   for (const std::string& impl : entry_and_automatic("grid_sample.fused_small_c")) {
     for (int i = 0; i < 90; ++i) {
       Problem p;
-      p.desc.mode = static_cast<IM>(i % 3);
-      p.desc.padding = static_cast<GP>((i / 3) % 3);
-      p.desc.fill_value = 0.0;
-      p.desc.align_corners = (i / 9) % 2;
+      set_cycled_attributes(p.desc, i);
       p.desc.layout = ChannelLayout::kChannelsFirst;
       const int64_t c = 1 + (i / 2) % 4;
       const Dims& in = ins[i % 5];

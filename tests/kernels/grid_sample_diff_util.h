@@ -55,6 +55,15 @@ inline void put_float(Tensor& t, int64_t i, float v) {
   }
 }
 
+/// The attributes the differential loops cycle through with their index i: mode i % 3,
+/// padding (i / 3) % 3 (zeros, border, reflection), align_corners (i / 9) % 2.
+inline void set_cycled_attributes(GridSampleDesc& d, int i) {
+  d.mode = static_cast<IM>(i % 3);
+  d.padding = static_cast<GP>((i / 3) % 3);
+  d.fill_value = 0.0;
+  d.align_corners = (i / 9) % 2 == 1;
+}
+
 struct Problem {
   GridSampleDesc desc;
   DType src_dtype = DType::kFloat32, grid_dtype = DType::kFloat32;

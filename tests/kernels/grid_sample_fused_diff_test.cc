@@ -2,6 +2,10 @@
 // channels-last, the image end and tap reuse (helpers in grid_sample_diff_util.h).
 #include "kernels/grid_sample_diff_util.h"
 
+#include <cstdlib>
+
+#include "core/gather_cost.h"
+
 namespace gridops {
 namespace {
 
@@ -54,6 +58,21 @@ TEST(GridSampleDiff, PairGatherPortableMatchesIntrinsic) {
         ++intrinsic_targets;
         EXPECT_EQ(0, std::memcmp(intrinsic, want, sizeof(want))) << "intrinsic, round " << round;
       }
+      // NOTE [ GridSample tap loads ]: pairs and floats by scalar loads, the raw helpers and
+      // their portable forms.
+      float want_floats[16];
+      for (int i = 0; i < 16; ++i) want_floats[i] = plane[o[i]];
+      for (const bool portable_loads : {false, true}) {
+        float loaded[32] = {}, floats[16] = {};
+        const bool has_loads =
+            kernels::grid_sample_load_taps16(portable_loads, plane, o, loaded, floats);
+        EXPECT_EQ(has_loads, kernels::grid_sample_target_has_pairs());
+        if (!has_loads) continue;
+        EXPECT_EQ(0, std::memcmp(loaded, want, sizeof(want)))
+            << "tap loads (portable " << portable_loads << "), round " << round;
+        EXPECT_EQ(0, std::memcmp(floats, want_floats, sizeof(floats)))
+            << "float tap loads (portable " << portable_loads << "), round " << round;
+      }
     }
   }
   // The raw form exists exactly on the AVX-512 targets (6 rounds each).
@@ -65,6 +84,81 @@ TEST(GridSampleDiff, PairGatherPortableMatchesIntrinsic) {
     GTEST_SKIP() << "the only Highway target here is SCALAR (one lane, no pairs): the CPU or "
                     "GRIDOPS_MAX_ISA=scalar";
   }
+#else
+  GTEST_SKIP() << "built without Highway: only the reference exists";
+#endif
+}
+
+// NOTE [ GridSample tap loads ] (grid_sample_fused_gathers_hwy-inl.h): with the host fact
+// forced each way (kernels::set_slow_gathers_override), plans of the fused path read their
+// taps (channels-last, cubic) by scalar loads or by gathers, and say which in the dispatch
+// log; both give the same
+// bits as each other and as the portable twin, within the tolerance of ref. Every mode,
+// padding, both layouts, 1-4 channels, an image of fewer floats than a vector and one
+// whose last pixels are read (the grid's range covers the edges), on every Highway target
+// this CPU runs (the loads exist on x86 AVX2 and up; elsewhere both plans gather).
+TEST(GridSampleDiff, FusedTapLoads) {
+#ifdef GRIDOPS_HAVE_HWY
+  struct RestoreFact {
+    ~RestoreFact() { kernels::set_slow_gathers_override(-1); }
+  } restore;
+  std::mt19937_64 rng(testing::test_seed() + 12);
+  const std::string impl = "grid_sample.fused_small_c";
+  int compared = 0;
+  for (const int64_t target : testing::hwy_targets()) {
+    SCOPED_TRACE("Highway target " + testing::hwy_target_name(target));
+    testing::ScopedHwyTarget only(target);
+    const bool loads_here = kernels::grid_sample_target_has_pairs();
+    for (int i = 0; i < 48; ++i) {
+      Problem p;
+      set_cycled_attributes(p.desc, i);
+      p.desc.layout = (i / 4) % 2 ? ChannelLayout::kChannelsLast : ChannelLayout::kChannelsFirst;
+      const int64_t c = 1 + (i / 8) % 4;
+      const bool tiny = i % 5 == 4;  // 2 x 4 pixels
+      const int64_t h = tiny ? 2 : 23, w = tiny ? 4 : 41;
+      p.src_shape = p.desc.layout == ChannelLayout::kChannelsLast ? Dims{1 + i % 2, h, w, c}
+                                                                  : Dims{1 + i % 2, c, h, w};
+      p.grid_shape = {1 + i % 2, tiny ? 5 : 19, tiny ? 7 : 70, 2};
+      SCOPED_TRACE("problem " + std::to_string(i) + ": " + describe(p));
+      if (declines(p, impl)) continue;
+      Tensor src(DType::kFloat32, p.src_shape), grid(DType::kFloat32, p.grid_shape);
+      testing::fill_random(src, rng, -1.0, 1.0);
+      fill_grid(grid, rng, p);
+      Tensor out[2];
+      for (int slow = 0; slow < 2; ++slow) {
+        kernels::set_slow_gathers_override(slow);
+        const bool logged = i < 12;  // both layouts, every mode
+        if (logged) {
+          ASSERT_EQ(setenv("GRIDOPS_VERBOSE", "dispatch", 1), 0);
+          ::testing::internal::CaptureStderr();
+        }
+        out[slow] = run_impl(p, impl, src.view(), grid.view());
+        if (logged) {
+          const std::string log = ::testing::internal::GetCapturedStderr();
+          unsetenv("GRIDOPS_VERBOSE");
+          // Channels-last and cubic only (grid_sample_fast_prepare).
+          const bool loads = slow == 1 && loads_here &&
+                             (p.desc.layout == ChannelLayout::kChannelsLast ||
+                              p.desc.mode == IM::kCubic);
+          EXPECT_NE(log.find(std::string(", taps=") + (loads ? "loads)" : "gathers)")),
+                    std::string::npos)
+              << "slow gathers " << slow << ": " << log;
+        }
+      }
+      kernels::set_slow_gathers_override(-1);
+      int64_t where = -1;
+      EXPECT_TRUE(testing::bitwise_equal(out[0], out[1], &where))
+          << "tap gathers vs tap loads at " << where;
+      const Tensor portable = run_portable_pairs(p, impl, src.view(), grid.view());
+      EXPECT_TRUE(testing::bitwise_equal(out[1], portable, &where))
+          << "tap loads vs portable pair gathers at " << where;
+      const Tensor ref = run_impl(p, "ref", src.view(), grid.view());
+      expect_close(p, ref, out[1], 1.0);
+      ++compared;
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
+  ASSERT_GT(compared, 0) << "the fused path took none of the problems";
 #else
   GTEST_SKIP() << "built without Highway: only the reference exists";
 #endif
@@ -125,10 +219,7 @@ TEST(GridSampleDiff, FusedChannelsLastPairGather) {
     testing::ScopedHwyTarget only(target);
     for (int i = 0; i < 36; ++i) {
       Problem p;
-      p.desc.mode = static_cast<IM>(i % 3);
-      p.desc.padding = static_cast<GP>((i / 3) % 3);
-      p.desc.fill_value = 0.0;
-      p.desc.align_corners = (i / 9) % 2 == 1;
+      set_cycled_attributes(p.desc, i);
       const int64_t c = 1 + (i / 2) % 4;
       const Dims in = i % 4 == 3 ? Dims{5, 4} : Dims{19, 37};
       p.src_shape = {1 + i % 2, c, in[0], in[1]};

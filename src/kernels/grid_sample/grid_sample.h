@@ -93,6 +93,12 @@ bool grid_sample_transpose16(bool portable, const float* in, float* out);
 /// (nothing written) when that target has no raw form. Tested directly.
 bool grid_sample_gather_pairs16(bool portable, const float* plane, const int32_t* o,
                                 float* out);
+/// As grid_sample_gather_pairs16 by the fused path's tap loads (NOTE [ GridSample tap
+/// loads ]), the raw LoadPairVectors and LoadFloats or (portable) their Highway forms: the
+/// pairs into out[2i], out[2i + 1], the floats plane[o[i]] into floats[i]; false (nothing
+/// written) when the CPU's Highway target has no tap loads.
+bool grid_sample_load_taps16(bool portable, const float* plane, const int32_t* o, float* out,
+                             float* floats);
 #endif
 
 /// What the finishing pass of padding constant and fill needs of a problem (the fast

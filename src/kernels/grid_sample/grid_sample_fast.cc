@@ -15,6 +15,7 @@
 
 #include "core/convert.h"
 #include "core/coords.h"
+#include "core/gather_cost.h"
 #include "gridops/parallel.h"
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_fast.h"
@@ -128,6 +129,11 @@ std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p)
              p.padding != GridPadding::kWrap;
   t.xwin_len = t.ext[t.r - 1];
   t.stream = p.batch * t.channels * t.out_points * 4 >= (int64_t{8} << 20);
+  // NOTE [ GridSample tap loads ]: channels-last and cubic only. Channels-first linear and
+  // nearest read their taps as fast by gathers on the measured CPU (docs/perf/grid_sample.md,
+  // "Tap loads").
+  t.tap_loads = cpu_gathers_slow() && grid_sample_target_has_pairs() &&
+                (t.channels_last || p.mode == InterpolationMode::kCubic);
   return tables;
 }
 

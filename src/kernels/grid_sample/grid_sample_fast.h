@@ -8,8 +8,9 @@
 // common context (Ctx; a path's own run state derives from it in the path's file);
 // grid_sample_hwy-inl.h: the Highway helpers of steps 1-3 shared by the paths;
 // grid_sample_<path>_hwy.cc: one path each (its kernel, its plan-time `declines`, its
-// run-time `declines_views` and its `run`), declared by GRIDOPS_GRID_SAMPLE_FAST_PATH where
-// the list names it.
+// run-time `declines_views` and its `run`; the fused path's first two and its schedule in
+// grid_sample_fused_small_c_plan.cc), declared by GRIDOPS_GRID_SAMPLE_FAST_PATH where the
+// list names it.
 #pragma once
 
 #include <algorithm>
@@ -27,7 +28,7 @@ namespace gridops::kernels {
 
 /// What the fast paths derive from the problem alone (shapes and attributes), built once
 /// per plan by grid_sample_fast_prepare and kept by the plan. Nothing here depends on the
-/// views, the thread count or the CPU's Highway target.
+/// views or the thread count, and only tap_loads on the CPU.
 struct GridSampleFastTables {
   InterpolationMode mode;
   GridPadding padding;
@@ -65,7 +66,16 @@ struct GridSampleFastTables {
   // channel-blocked path and the fused path's channels-first stores (NOTE [ GridSample
   // fused streaming stores ]).
   bool stream;
+  // The fused path's tap reads (NOTE [ GridSample tap loads ]): scalar loads in place of
+  // its pair and float gathers, channels-last or cubic, on a CPU whose gathers are slow
+  // (core/gather_cost.h) and whose Highway target at plan time has the loads (x86 AVX2
+  // and up; a later target without them gathers). The same bits either way.
+  bool tap_loads;
 };
+
+/// grid_sample.fused_small_c's items: tiles of kFusedTileH x kFusedTileW output points
+/// (NOTE [ GridSample fused small-channel path ]).
+inline constexpr int64_t kFusedTileH = 16, kFusedTileW = 64;
 
 namespace grid_sample_simd {
 
@@ -102,9 +112,12 @@ struct Ctx : GridSampleFastTables {
 std::shared_ptr<const void> grid_sample_fast_prepare(const GridSampleProblem& p);
 
 /// The schedule the tables fix, for the dispatch log (every fast path's `schedule`; the
-/// fused path's adds its tile).
+/// fused path's adds its tile and its tap reads, NOTE [ GridSample tap loads ]; its test
+/// twin's always gathers).
 std::string grid_sample_fast_schedule(const GridSampleProblem& p, const void* tables);
 std::string grid_sample_fused_small_c_schedule(const GridSampleProblem& p, const void* tables);
+std::string grid_sample_fused_small_c_portable_pairs_schedule(const GridSampleProblem& p,
+                                                              const void* tables);
 
 /// Run time: the context of a run from the plan's tables and the views. Returns why no
 /// fast path can take the views (src offsets that do not fit in int32), else empty. P is

@@ -110,14 +110,129 @@ HWY_INLINE void GatherPairs(const double* plane, const VI o, const PairOffsets& 
   GatherPairsPortable(plane, w, glo, ghi);
 #endif
 }
+#endif  // HWY_TARGET != HWY_SCALAR (one lane: no pairs)
+
+/// How the fused path reads its taps: the target's gathers, the portable pair gathers (the
+/// tests' twin: NOTE [ GridSample pair gather ]) or scalar loads (NOTE [ GridSample tap
+/// loads ]; only on targets with kHaveTapLoads, else it gathers).
+enum class TapRead { kGather, kPortable, kLoads };
+
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
+// NOTE [ GridSample tap loads ]
+// Where the plan sets tap_loads (channels-last or cubic on a CPU whose gathers are slow:
+// NOTE [ Slow gathers ] in core/gather_cost.cc; channels-first linear and nearest gained
+// nothing, docs/perf/grid_sample.md, "Tap loads"), the fused path reads what it would
+// gather by one scalar load per lane: a column pair (8 bytes) for the channels-first pairs
+// and the channels-last pixel pairs, one float for a channels-last pixel's odd last
+// channel. The offsets are stored once per vector and serve every channel plane. The pairs
+// go two to a 128-bit block in an order that in-block shuffles split into the first and
+// the second columns, with no lane-crossing permute (which the gathers' ConcatEven and
+// ConcatOdd need). Two raw helpers, LoadPairVectors (fewer shuffles than its Highway form
+// LoadPairVectorsPortable) and LoadFloats (Highway 1.0.3 builds no vector from scalars;
+// its portable form is the float gather); the tests run both against a scalar read on
+// every target (PairGatherPortableMatchesIntrinsic). The loads read exactly the elements
+// the gathers read, so the values and the sums over them are the same bits (test
+// GridSampleDiff.FusedTapLoads through the whole path). Where the AVX-512 cubic row loads
+// or channels-last pixel loads apply (NOTE [ GridSample cubic row loads ], [ GridSample
+// channels-last pixel loads ]) they come first: they are loads already.
+constexpr bool kHaveTapLoads = true;
+
+/// The pairs (plane[o[i]], plane[o[i] + 1]) of the N lanes i by scalar loads, as
+/// GatherPairVectors gives them: each pair's first float in *first, its second in *second.
+/// In Highway ops; LoadPairVectors is the same with fewer shuffles.
+HWY_INLINE void LoadPairVectorsPortable(const float* plane, const int32_t* o, VF* first,
+                                        VF* second) {
+  const DF df;
+  const hn::CappedTag<float, 2> d2;  // one pair (a 64-bit load: float alignment suffices)
+  const hn::Full128<float> d4;
+  // Lanes a and b in one 128-bit block.
+  auto block = [&](int a, int b) HWY_ATTR {
+    return hn::Combine(d4, hn::LoadU(d2, plane + o[b]), hn::LoadU(d2, plane + o[a]));
+  };
+  // Block k of y0 holds lanes 4k, 4k + 2, of y1 lanes 4k + 1, 4k + 3; two rounds of
+  // in-block interleaves then give the lanes in order.
+#if HWY_TARGET <= HWY_AVX3
+  const hn::Half<DF> dh;
+  const VF y0 = hn::Combine(df, hn::Combine(dh, block(12, 14), block(8, 10)),
+                            hn::Combine(dh, block(4, 6), block(0, 2)));
+  const VF y1 = hn::Combine(df, hn::Combine(dh, block(13, 15), block(9, 11)),
+                            hn::Combine(dh, block(5, 7), block(1, 3)));
+#else
+  const VF y0 = hn::Combine(df, block(4, 6), block(0, 2));
+  const VF y1 = hn::Combine(df, block(5, 7), block(1, 3));
+#endif
+  // Per block: a = (4k.a, 4k+1.a, 4k.b, 4k+1.b), b = the same of 4k + 2, 4k + 3.
+  const VF a = hn::InterleaveLower(df, y0, y1), b = hn::InterleaveUpper(df, y0, y1);
+  const hn::Repartition<double, DF> dd;
+  *first = hn::BitCast(df, hn::InterleaveLower(dd, hn::BitCast(dd, a), hn::BitCast(dd, b)));
+  *second = hn::BitCast(df, hn::InterleaveUpper(dd, hn::BitCast(dd, a), hn::BitCast(dd, b)));
+}
+
+/// As LoadPairVectorsPortable, in raw intrinsics: each block's second pair loaded into its
+/// upper half (movhpd from memory) and one shufps per output vector, where the Highway ops
+/// take two interleaves and an extra unpack per block (faster on the Zen 4 host under the
+/// AVX2 cap: docs/perf/grid_sample.md, "Tap loads").
+HWY_INLINE void LoadPairVectors(const float* plane, const int32_t* o, VF* first, VF* second) {
+  // Lanes a and b in one 128-bit block. movq and movhpd: no alignment needed (and no
+  // double lvalue: plane + o[a] is only float-aligned).
+  auto pair2 = [&](int a, int b) HWY_ATTR {
+    const __m128d lo = _mm_castsi128_pd(
+        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(plane + o[a])));
+    return _mm_loadh_pd(lo, reinterpret_cast<const double*>(plane + o[b]));
+  };
+  // Block k of y0 holds lanes 4k, 4k + 1, of y1 lanes 4k + 2, 4k + 3; shufps takes the
+  // even (first) or odd (second) floats of both within each block.
+  auto half = [&](int a) HWY_ATTR {
+    return _mm256_insertf128_pd(_mm256_castpd128_pd256(pair2(a, a + 1)), pair2(a + 4, a + 5), 1);
+  };
+#if HWY_TARGET <= HWY_AVX3
+  const __m512 y0 =
+      _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(half(0)), half(8), 1));
+  const __m512 y1 =
+      _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(half(2)), half(10), 1));
+  *first = VF{_mm512_shuffle_ps(y0, y1, 0x88)};
+  *second = VF{_mm512_shuffle_ps(y0, y1, 0xdd)};
+#else
+  const __m256 y0 = _mm256_castpd_ps(half(0)), y1 = _mm256_castpd_ps(half(2));
+  *first = VF{_mm256_shuffle_ps(y0, y1, 0x88)};
+  *second = VF{_mm256_shuffle_ps(y0, y1, 0xdd)};
+#endif
+}
+
+/// The floats plane[o[i]] of the N lanes i by scalar loads (raw intrinsics: Highway 1.0.3
+/// builds no vector from scalars; its portable form is a float gather).
+HWY_INLINE VF LoadFloats(const float* plane, const int32_t* o) {
+  const float* p = plane;
+#if HWY_TARGET <= HWY_AVX3
+  return VF{_mm512_setr_ps(p[o[0]], p[o[1]], p[o[2]], p[o[3]], p[o[4]], p[o[5]], p[o[6]],
+                           p[o[7]], p[o[8]], p[o[9]], p[o[10]], p[o[11]], p[o[12]], p[o[13]],
+                           p[o[14]], p[o[15]])};
+#else
+  return VF{_mm256_setr_ps(p[o[0]], p[o[1]], p[o[2]], p[o[3]], p[o[4]], p[o[5]], p[o[6]],
+                           p[o[7]])};
+#endif
+}
+#else
+constexpr bool kHaveTapLoads = false;
+#endif
+
+#if HWY_TARGET != HWY_SCALAR
 /// The pairs at the N lanes' element offsets o as two vectors, lanes in order: each pair's
 /// first float in *first, its second in *second (w: WidenPairOffsets(o) where the portable
-/// form or a target without the raw one reads it).
+/// form or a target without the raw one reads it; `stored`: o in memory, read by kLoads).
 HWY_INLINE void GatherPairVectors(const double* plane, const VI o, const PairOffsets& w,
-                                  bool portable, VF* first, VF* second) {
+                                  const int32_t* stored, TapRead read, VF* first, VF* second) {
   const DF df;
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+  if (read == TapRead::kLoads) {
+    LoadPairVectors(reinterpret_cast<const float*>(plane), stored, first, second);
+    return;
+  }
+#else
+  (void)stored;
+#endif
   VF glo, ghi;
-  if (portable) {
+  if (read == TapRead::kPortable) {
     GatherPairsPortable(plane, w, &glo, &ghi);
   } else {
     GatherPairs(plane, o, w, &glo, &ghi);
@@ -125,7 +240,7 @@ HWY_INLINE void GatherPairVectors(const double* plane, const VI o, const PairOff
   *first = hn::ConcatEven(df, ghi, glo);
   *second = hn::ConcatOdd(df, ghi, glo);
 }
-#endif  // HWY_TARGET != HWY_SCALAR (one lane: no pairs)
+#endif
 
 #if HWY_TARGET <= HWY_AVX3
 // NOTE [ GridSample cubic row loads ]
@@ -187,16 +302,25 @@ HWY_INLINE void LoadRowWindows4(const float* plane, const int32_t* o, VF* col) {
 // below AVX-512) keep the gathers.
 
 /// The E floats at element offsets o + f (f < E) of src, as E vectors: pairs by GatherPairs
-/// (or GatherPairsPortable when portable), an odd last one by a float gather.
+/// (GatherPairsPortable: kPortable), an odd last one by a float gather; or all by scalar
+/// loads (kLoads: NOTE [ GridSample tap loads ]).
 template <int E>
-HWY_INLINE void GatherRowFloats(const float* src, const VI o, bool portable, VF* v) {
-  const DF df;
+HWY_INLINE void GatherRowFloats(const float* src, const VI o, TapRead read, VF* v) {
   const DI di;
+  const DF df;
+  if (read == TapRead::kLoads) {
+    HWY_ALIGN int32_t stored[hn::MaxLanes(di)];
+    hn::Store(o, di, stored);
+    for (int f = 0; f + 1 < E; f += 2) LoadPairVectors(src + f, stored, &v[f], &v[f + 1]);
+    if constexpr (E % 2 == 1) v[E - 1] = LoadFloats(src + E - 1, stored);
+    return;
+  }
   const auto* pairs = reinterpret_cast<const double*>(src);
+  const bool wide = read == TapRead::kPortable || !kRawPairs;
   for (int f = 0; f + 1 < E; f += 2) {
     const VI of = f == 0 ? o : hn::Add(o, hn::Set(di, f));
-    const PairOffsets w = portable || !kRawPairs ? WidenPairOffsets(of) : PairOffsets{};
-    GatherPairVectors(pairs, of, w, portable, &v[f], &v[f + 1]);
+    const PairOffsets w = wide ? WidenPairOffsets(of) : PairOffsets{};
+    GatherPairVectors(pairs, of, w, nullptr, read, &v[f], &v[f + 1]);
   }
   if constexpr (E % 2 == 1) v[E - 1] = hn::GatherIndex(df, src, hn::Add(o, hn::Set(di, E - 1)));
 }
@@ -313,6 +437,34 @@ inline bool GatherPairs16(bool portable, const float* plane, const int32_t* o, f
     hn::StoreU(ghi, df, out + 2 * i + N);
   }
   return true;
+#endif
+}
+
+/// Tests only (grid_sample_load_taps16): the pairs at element offsets o[i] of plane into
+/// out[2i], out[2i + 1] and the floats into floats[i], i < 16, by the tap loads
+/// (LoadPairVectorsPortable and float gathers when portable); false (nothing written)
+/// without them.
+inline bool LoadTaps16(bool portable, const float* plane, const int32_t* o, float* out,
+                       float* floats) {
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
+  const DF df;
+  const DI di;
+  const size_t N = hn::Lanes(df);
+  for (size_t i = 0; i < 16; i += N) {
+    VF first, second;
+    if (portable) {
+      LoadPairVectorsPortable(plane, o + i, &first, &second);
+      hn::StoreU(hn::GatherIndex(df, plane, hn::LoadU(di, o + i)), df, floats + i);
+    } else {
+      LoadPairVectors(plane, o + i, &first, &second);
+      hn::StoreU(LoadFloats(plane, o + i), df, floats + i);
+    }
+    hn::StoreInterleaved2(first, second, df, out + 2 * i);
+  }
+  return true;
+#else
+  (void)portable, (void)plane, (void)o, (void)out, (void)floats;
+  return false;
 #endif
 }
 

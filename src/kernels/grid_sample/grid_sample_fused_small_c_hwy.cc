@@ -1,13 +1,12 @@
 // grid_sample.fused_small_c: 2-D float32 src and grid with at most 4 channels, a dense grid
 // and dst: steps 1-4 of NOTE [ GridSample fast path ] per vector of points in registers
 // (the shared AxisStep and XWindowV of grid_sample_hwy-inl.h), over tiles of output points.
+// Its plan-time scope, view checks and schedule: grid_sample_fused_small_c_plan.cc.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <string>
 #include <vector>
 
-#include "core/coords.h"
 #include "kernels/grid_sample/grid_sample.h"
 #include "kernels/grid_sample/grid_sample_fast.h"
 
@@ -17,10 +16,10 @@ namespace gridops::kernels::grid_sample_simd {
 /// The path's run: the common context and its tiles (NOTE [ GridSample fused small-channel
 /// path ]: items are tiles of tile_h x tile_w output points, tiles_x per tile row).
 struct FusedRun : Ctx {
-  static constexpr int64_t tile_h = 16, tile_w = 64;
+  static constexpr int64_t tile_h = kFusedTileH, tile_w = kFusedTileW;
   int64_t tiles_x, tiles;
   bool portable_pairs;  // tests: GatherPairsPortable in place of GatherPairs, and gathers in
-                        // place of the row window and pixel loads
+                        // place of the row window and pixel loads and the tap loads
 };
 }  // namespace gridops::kernels::grid_sample_simd
 #endif
@@ -81,6 +80,13 @@ HWY_INLINE void FusedAxisTaps(const FusedRun& c, const AxisStep& ystep, const Ax
   xstep.Taps<K>(gx, ix, wx);
 }
 
+/// The run's tap reads: the tests' portable twin gathers, the plan's tap_loads loads where
+/// the target has the loads (NOTE [ GridSample tap loads ]).
+HWY_INLINE TapRead FusedTapRead(const FusedRun& c) {
+  if (c.portable_pairs) return TapRead::kPortable;
+  return kHaveTapLoads && c.tap_loads ? TapRead::kLoads : TapRead::kGather;
+}
+
 /// Steps 1-4 of the fused path for points [p0, p0 + cnt) of batch n. Channels-first
 /// (kLast false): as Combine/CombinePairs then ChannelsFirstF32/ChannelsPairs.
 /// Channels-last (unit channel stride): the same taps, every tap of every channel by a
@@ -126,6 +132,7 @@ void FusedSmallC(const FusedRun& c, const AxisStep& ystep, const AxisStep& xstep
                       : -1);
   (void)pixel_load_last;
   const bool stream = StreamsDst(c);  // NOTE [ GridSample fused streaming stores ]
+  [[maybe_unused]] const TapRead read = FusedTapRead(c);  // targets with pairs only
   for (int64_t j = 0; j < cnt; j += N) {
     const int64_t q = p0 + j;
     const int64_t m = std::min(N, cnt - j);
@@ -193,7 +200,8 @@ void FusedSmallC(const FusedRun& c, const AxisStep& ystep, const AxisStep& xstep
         VF v[kC];
 #if HWY_TARGET <= HWY_AVX3
         // NOTE [ GridSample channels-last pixel loads ]
-        if (kC >= 3 && !c.portable_pairs && hn::AllFalse(di, hn::Gt(off, pixel_load_last))) {
+        if (kC >= 3 && read != TapRead::kPortable &&
+            hn::AllFalse(di, hn::Gt(off, pixel_load_last))) {
           HWY_ALIGN int32_t o[kL];
           hn::Store(off, di, o);
           VF col[4];
@@ -203,7 +211,7 @@ void FusedSmallC(const FusedRun& c, const AxisStep& ystep, const AxisStep& xstep
 #endif
         {
           // NOTE [ GridSample channels-last pair gather ]: the pixel's kC floats.
-          GatherRowFloats<kC>(sbase, off, c.portable_pairs, v);
+          GatherRowFloats<kC>(sbase, off, read, v);
         }
         for (int ch = 0; ch < kC; ++ch) acc[ch] = hn::IfThenElseZero(keep, v[ch]);
 #endif
@@ -224,7 +232,7 @@ void FusedSmallC(const FusedRun& c, const AxisStep& ystep, const AxisStep& xstep
         for (int ch = 0; ch < kC; ++ch) acc[ch] = hn::Zero(df);
         for (int ky = 0; ky < K; ++ky) {
           VF v[K * kC];
-          GatherRowFloats<K * kC>(sbase, hn::Add(hn::Mul(iy[ky], sy), col), c.portable_pairs, v);
+          GatherRowFloats<K * kC>(sbase, hn::Add(hn::Mul(iy[ky], sy), col), read, v);
           for (int mm = 0; mm < K; ++mm) {
             const VF w = hn::Mul(wy[ky], wcol[mm]);
             for (int ch = 0; ch < kC; ++ch) acc[ch] = hn::MulAdd(w, v[mm * kC + ch], acc[ch]);
@@ -264,9 +272,8 @@ void FusedSmallC(const FusedRun& c, const AxisStep& ystep, const AxisStep& xstep
             wo[r] = hn::Mul(wy[ky], wcol[2 * qq + 1]);
           }
         }
-        const bool portable = c.portable_pairs;
 #if HWY_TARGET <= HWY_AVX3
-        if (K == 4 && !portable) {
+        if (K == 4 && read != TapRead::kPortable) {
           // NOTE [ GridSample cubic row loads ]: each tap row's window per point, the pairs
           // (columns 2 qq, 2 qq + 1) in CombinePairs' order.
           HWY_ALIGN int32_t ro[K][kL];  // each tap row's window start (its first pair's offset)
@@ -289,19 +296,18 @@ void FusedSmallC(const FusedRun& c, const AxisStep& ystep, const AxisStep& xstep
 #endif
         {
         PairOffsets wide[NR];
+        HWY_ALIGN int32_t stored[NR][kL];  // NOTE [ GridSample tap loads ]
+        const bool widen = read == TapRead::kPortable || (read == TapRead::kGather && !kRawPairs);
         for (int r = 0; r < NR; ++r) {
-          if (portable || !kRawPairs) {
-            wide[r] = WidenPairOffsets(o[r]);
-          } else {
-            wide[r] = {hn::Zero(D64W()), hn::Zero(D64W())};
-          }
+          if (read == TapRead::kLoads) hn::Store(o[r], di, stored[r]);
+          wide[r] = widen ? WidenPairOffsets(o[r]) : PairOffsets{hn::Zero(D64W()), hn::Zero(D64W())};
         }
         for (int64_t ch = 0; ch < C; ++ch) {
           const auto* plane = reinterpret_cast<const double*>(sbase + ch * c.s_channel);
           VF a = hn::Zero(df);
           for (int r = 0; r < NR; ++r) {
             VF first, second;
-            GatherPairVectors(plane, o[r], wide[r], portable, &first, &second);
+            GatherPairVectors(plane, o[r], wide[r], stored[r], read, &first, &second);
             a = hn::MulAdd(we[r], first, a);
             a = hn::MulAdd(wo[r], second, a);
           }
@@ -503,66 +509,17 @@ GRIDOPS_GRID_SAMPLE_FAST_PATH(fused_small_c)
 namespace grid_sample_simd {
 HWY_EXPORT(RunFused);
 HWY_EXPORT(GatherPairs16);
+HWY_EXPORT(LoadTaps16);
 }  // namespace grid_sample_simd
-
-namespace {
-
-/// Why the path cannot take the views of c (empty: it can), and (should the target have
-/// changed since the plan) the CPU's Highway target.
-std::string ViewDeclines(const grid_sample_simd::Ctx& c) {
-  if (!c.dst_dense) return "dst is not dense";
-  const bool dense_grid = c.grid_dtype == DType::kFloat32 && c.g_coord == 1 &&
-                          c.g_spatial[1] == 2 &&
-                          (c.out_sizes[0] == 1 || c.g_spatial[0] == 2 * c.out_sizes[1]);
-  if (!dense_grid) return "grid is not dense";
-  if (!c.channels_last && c.sstride[1] != 1) return "src x stride is not 1";
-  if (c.channels_last && c.s_channel != 1) return "src channel stride is not 1";
-  if (c.K > 1 && !c.channels_last && !grid_sample_target_has_pairs()) {
-    return "the CPU's Highway target has no pair gathers";
-  }
-  return {};
-}
-
-}  // namespace
 
 bool grid_sample_gather_pairs16(bool portable, const float* plane, const int32_t* o,
                                 float* out) {
   return HWY_DYNAMIC_DISPATCH(grid_sample_simd::GatherPairs16)(portable, plane, o, out);
 }
 
-std::string grid_sample_fused_small_c_declines(const GridSampleProblem& p) {
-  std::string why = grid_sample_fast_declines(p);
-  if (!why.empty()) return why;
-  // NOTE [ GridSample fused small-channel path ]; the views (dense grid and dst, unit src x
-  // or channel stride) are checked when it runs.
-  const bool nearest = p.mode == InterpolationMode::kNearest;
-  const int K = coords::taps_per_axis(p.mode);
-  const bool last = p.layout == ChannelLayout::kChannelsLast;
-  const int r = p.spatial_rank;
-  if (r != 2) return "spatial rank 2 only";
-  if (p.src_dtype != DType::kFloat32 || p.grid_dtype != DType::kFloat32) {
-    return "float32 src and grid only";
-  }
-  if (p.channels > 4) return "more than 4 channels";
-  // Linear/cubic: the x axis holds the K columns of an x window (not under wrap).
-  if (!nearest && p.in_sizes[1] < K) return "an x axis shorter than the taps per axis";
-  if (!nearest && p.padding == GridPadding::kWrap) return "linear/cubic wrap (no x window)";
-  if (!nearest && !last && !grid_sample_target_has_pairs()) {
-    return "channels-first linear/cubic needs the pair gathers (AVX2 and up)";
-  }
-  return {};
-}
-
-std::string grid_sample_fused_small_c_schedule(const GridSampleProblem& p, const void* tables) {
-  using grid_sample_simd::FusedRun;
-  return grid_sample_fast_schedule(p, tables) + ", tile=" + std::to_string(FusedRun::tile_h) +
-         "x" + std::to_string(FusedRun::tile_w);
-}
-
-std::string grid_sample_fused_small_c_declines_views(const GridSampleProblem& p,
-                                                     const void* tables,
-                                                     const GridSampleViews& v) {
-  return grid_sample_path_declines_views(p, tables, v, ViewDeclines);
+bool grid_sample_load_taps16(bool portable, const float* plane, const int32_t* o, float* out,
+                             float* floats) {
+  return HWY_DYNAMIC_DISPATCH(grid_sample_simd::LoadTaps16)(portable, plane, o, out, floats);
 }
 
 namespace {
