@@ -267,13 +267,17 @@ TEST(GridSampleDiff, FusedChannelsLastPairGather) {
 }
 
 // NOTE [ GridSample channels-last pixel loads ]: channels-last nearest with 3 and 4
-// channels reads each pixel by a 16-byte load on AVX-512, and a vector holding the image's
+// channels reads each pixel by a 16-byte load on AVX-512 (on AVX2 with the tap loads: the
+// host fact runs both ways), and a vector holding the image's
 // last pixel (3 channels) or an image of fewer than 4 floats gathers instead. Here half of
 // the points sit on the last pixel, the source is a std::vector of exactly the image's
 // floats (so AddressSanitizer sees a load past its end), and every Highway target must
 // give the reference's bits; widths from a vector's lanes down to one point.
 TEST(GridSampleDiff, FusedChannelsLastPixelLoadsAtTheImageEnd) {
 #ifdef GRIDOPS_HAVE_HWY
+  struct RestoreFact {
+    ~RestoreFact() { kernels::set_slow_gathers_override(-1); }
+  } restore;
   std::mt19937_64 rng(testing::test_seed() + 14);
   std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
   for (const int64_t target : testing::hwy_targets()) {
@@ -308,10 +312,17 @@ TEST(GridSampleDiff, FusedChannelsLastPixelLoadsAtTheImageEnd) {
       }
       const std::string impl = "grid_sample.fused_small_c";
       if (declines(p, impl)) continue;
-      const Tensor fast = run_impl(p, impl, src_view, grid.view());
       const Tensor ref = run_impl(p, "ref", src_view, grid.view());
-      int64_t where = -1;
-      EXPECT_TRUE(testing::bitwise_equal(fast, ref, &where)) << "first difference at " << where;
+      // With the host fact each way: AVX2 takes the pixel loads only with tap_loads (NOTE
+      // [ GridSample tap loads ]).
+      for (int slow = 0; slow < 2; ++slow) {
+        SCOPED_TRACE("slow gathers " + std::to_string(slow));
+        kernels::set_slow_gathers_override(slow);
+        const Tensor fast = run_impl(p, impl, src_view, grid.view());
+        kernels::set_slow_gathers_override(-1);
+        int64_t where = -1;
+        EXPECT_TRUE(testing::bitwise_equal(fast, ref, &where)) << "first difference at " << where;
+      }
       if (::testing::Test::HasFailure()) return;
     }
   }

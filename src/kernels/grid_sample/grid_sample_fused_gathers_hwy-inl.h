@@ -117,6 +117,13 @@ HWY_INLINE void GatherPairs(const double* plane, const VI o, const PairOffsets& 
 /// loads ]; only on targets with kHaveTapLoads, else it gathers).
 enum class TapRead { kGather, kPortable, kLoads };
 
+/// Whether the AVX-512 row and pixel loads (NOTE [ GridSample cubic row loads ],
+/// [ GridSample channels-last pixel loads ]) read the taps: on AVX-512 unless the tests'
+/// portable twin runs, on AVX2 where the plan sets tap_loads.
+HWY_INLINE bool UseRowLoads(TapRead read) {
+  return HWY_TARGET <= HWY_AVX3 ? read != TapRead::kPortable : read == TapRead::kLoads;
+}
+
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
 // NOTE [ GridSample tap loads ]
 // Where the plan sets tap_loads (channels-last or cubic on a CPU whose gathers are slow:
@@ -242,7 +249,7 @@ HWY_INLINE void GatherPairVectors(const double* plane, const VI o, const PairOff
 }
 #endif
 
-#if HWY_TARGET <= HWY_AVX3
+#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
 // NOTE [ GridSample cubic row loads ]
 // Channels-first cubic reads, per point and tap row, the 4 consecutive floats of its x
 // window. On this AMD host a gather instruction costs about the same whatever its lane
@@ -253,19 +260,26 @@ HWY_INLINE void GatherPairVectors(const double* plane, const VI o, const PairOff
 // transpose within blocks (two float and two double interleaves each way) gives the 4
 // column vectors, the same values the pair gathers give, summed in the same order with
 // the same weights: the same bits. The loads read exactly the elements the pair gathers
-// read. Other targets, and the tests' portable pair gathers, keep the gathers.
-/// The 4 floats at plane + o[i], for each of the 16 lanes i, as column vectors: col[k]
-/// lane i = plane[o[i] + k].
+// read. On AVX2 (two points to a vector, block j of vector g: point 4j + g) only where the
+// plan sets tap_loads (NOTE [ GridSample tap loads ]: on the Intel host, whose AVX2 gathers
+// are fast, they gained nothing); other targets, and the tests' portable pair gathers,
+// keep the gathers (UseRowLoads).
+/// The 4 floats at plane + o[i], for each of the N lanes i (16 or 8), as column vectors:
+/// col[k] lane i = plane[o[i] + k].
 HWY_INLINE void LoadRowWindows4(const float* plane, const int32_t* o, VF* col) {
   const DF df;
-  const hn::Half<DF> dh;
-  const hn::Half<decltype(dh)> dq;
+  const hn::Full128<float> dq;
   const hn::Repartition<double, DF> dd;
   VF a[4];
   for (int g = 0; g < 4; ++g) {
+#if HWY_TARGET <= HWY_AVX3
+    const hn::Half<DF> dh;
     a[g] = hn::Combine(
         df, hn::Combine(dh, hn::LoadU(dq, plane + o[12 + g]), hn::LoadU(dq, plane + o[8 + g])),
         hn::Combine(dh, hn::LoadU(dq, plane + o[4 + g]), hn::LoadU(dq, plane + o[g])));
+#else
+    a[g] = hn::Combine(df, hn::LoadU(dq, plane + o[4 + g]), hn::LoadU(dq, plane + o[g]));
+#endif
   }
   const VF t0 = hn::InterleaveLower(df, a[0], a[1]), t1 = hn::InterleaveUpper(df, a[0], a[1]);
   const VF t2 = hn::InterleaveLower(df, a[2], a[3]), t3 = hn::InterleaveUpper(df, a[2], a[3]);
@@ -291,15 +305,16 @@ HWY_INLINE void LoadRowWindows4(const float* plane, const int32_t* o, VF* col) {
 // float gathers.
 
 // NOTE [ GridSample channels-last pixel loads ]
-// Channels-last nearest with kC = 3 or 4 channels, on AVX-512: each point's pixel is read
+// Channels-last nearest with kC = 3 or 4 channels, on AVX-512 (on AVX2 where the plan sets
+// tap_loads, as the cubic row loads): each point's pixel is read
 // by one 16-byte load (its kC floats, and for kC = 3 the next pixel's first, unused), four
 // loads to a vector and a 4 x 4 transpose within blocks (LoadRowWindows4), in place of a
 // pair gather and a float gather (kC = 3) or two pair gathers (kC = 4), each of which
 // costs about 3.5-4 ns on the AMD host (NOTE [ GridSample cubic row loads ]). A vector
 // holding an offset past the image's last 16-byte window (kC = 3: its last pixel; an
 // image of fewer than 4 floats: every offset) gathers as before, so no load leaves the
-// image. The same values, so the same bits; the tests' portable pair gathers (and targets
-// below AVX-512) keep the gathers.
+// image. The same values, so the same bits; the tests' portable pair gathers (and AVX2
+// without tap_loads) keep the gathers.
 
 /// The E floats at element offsets o + f (f < E) of src, as E vectors: pairs by GatherPairs
 /// (GatherPairsPortable: kPortable), an odd last one by a float gather; or all by scalar

@@ -198,18 +198,14 @@ void FusedSmallC(const FusedRun& c, const AxisStep& ystep, const AxisStep& xstep
       if constexpr (kPixelPairs) {
 #if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86  // kHavePairs
         VF v[kC];
-#if HWY_TARGET <= HWY_AVX3
         // NOTE [ GridSample channels-last pixel loads ]
-        if (kC >= 3 && read != TapRead::kPortable &&
-            hn::AllFalse(di, hn::Gt(off, pixel_load_last))) {
+        if (kC >= 3 && UseRowLoads(read) && hn::AllFalse(di, hn::Gt(off, pixel_load_last))) {
           HWY_ALIGN int32_t o[kL];
           hn::Store(off, di, o);
           VF col[4];
           LoadRowWindows4(sbase, o, col);
           for (int ch = 0; ch < kC; ++ch) v[ch] = col[ch];
-        } else
-#endif
-        {
+        } else {
           // NOTE [ GridSample channels-last pair gather ]: the pixel's kC floats.
           GatherRowFloats<kC>(sbase, off, read, v);
         }
@@ -272,8 +268,7 @@ void FusedSmallC(const FusedRun& c, const AxisStep& ystep, const AxisStep& xstep
             wo[r] = hn::Mul(wy[ky], wcol[2 * qq + 1]);
           }
         }
-#if HWY_TARGET <= HWY_AVX3
-        if (K == 4 && read != TapRead::kPortable) {
+        if (K == 4 && UseRowLoads(read)) {
           // NOTE [ GridSample cubic row loads ]: each tap row's window per point, the pairs
           // (columns 2 qq, 2 qq + 1) in CombinePairs' order.
           HWY_ALIGN int32_t ro[K][kL];  // each tap row's window start (its first pair's offset)
@@ -292,9 +287,7 @@ void FusedSmallC(const FusedRun& c, const AxisStep& ystep, const AxisStep& xstep
             }
             acc[ch] = a;
           }
-        } else
-#endif
-        {
+        } else {
         PairOffsets wide[NR];
         HWY_ALIGN int32_t stored[NR][kL];  // NOTE [ GridSample tap loads ]
         const bool widen = read == TapRead::kPortable || (read == TapRead::kGather && !kRawPairs);
