@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/convert.h"
+#include "core/gather_cost.h"
 #include "gridops/ops/grid_sample.h"
 #include "gridops/parallel.h"
 #include "kernels/grid_sample/grid_sample.h"
@@ -63,6 +64,12 @@ inline void set_cycled_attributes(GridSampleDesc& d, int i) {
   d.fill_value = 0.0;
   d.align_corners = (i / 9) % 2 == 1;
 }
+
+/// Restores the detected slow-gathers fact (NOTE [ Slow gathers ]) when it goes out of
+/// scope, so that a test that forces it leaves the next test the host's.
+struct RestoreSlowGathers {
+  ~RestoreSlowGathers() { kernels::set_slow_gathers_override(-1); }
+};
 
 struct Problem {
   GridSampleDesc desc;

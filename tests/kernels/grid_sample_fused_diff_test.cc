@@ -4,8 +4,6 @@
 
 #include <cstdlib>
 
-#include "core/gather_cost.h"
-
 namespace gridops {
 namespace {
 
@@ -92,16 +90,14 @@ TEST(GridSampleDiff, PairGatherPortableMatchesIntrinsic) {
 // NOTE [ GridSample tap loads ] (grid_sample_fused_gathers_hwy-inl.h): with the host fact
 // forced each way (kernels::set_slow_gathers_override), plans of the fused path read their
 // taps (channels-last, cubic) by scalar loads or by gathers, and say which in the dispatch
-// log; both give the same
-// bits as each other and as the portable twin, within the tolerance of ref. Every mode,
+// log; both give the same bits as each other and as the portable twin, within the
+// tolerance of ref. Every mode,
 // padding, both layouts, 1-4 channels, an image of fewer floats than a vector and one
 // whose last pixels are read (the grid's range covers the edges), on every Highway target
 // this CPU runs (the loads exist on x86 AVX2 and up; elsewhere both plans gather).
 TEST(GridSampleDiff, FusedTapLoads) {
 #ifdef GRIDOPS_HAVE_HWY
-  struct RestoreFact {
-    ~RestoreFact() { kernels::set_slow_gathers_override(-1); }
-  } restore;
+  const RestoreSlowGathers restore;
   std::mt19937_64 rng(testing::test_seed() + 12);
   const std::string impl = "grid_sample.fused_small_c";
   int compared = 0;
@@ -275,9 +271,7 @@ TEST(GridSampleDiff, FusedChannelsLastPairGather) {
 // give the reference's bits; widths from a vector's lanes down to one point.
 TEST(GridSampleDiff, FusedChannelsLastPixelLoadsAtTheImageEnd) {
 #ifdef GRIDOPS_HAVE_HWY
-  struct RestoreFact {
-    ~RestoreFact() { kernels::set_slow_gathers_override(-1); }
-  } restore;
+  const RestoreSlowGathers restore;
   std::mt19937_64 rng(testing::test_seed() + 14);
   std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
   for (const int64_t target : testing::hwy_targets()) {

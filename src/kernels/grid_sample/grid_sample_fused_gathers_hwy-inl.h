@@ -128,10 +128,11 @@ HWY_INLINE bool UseRowLoads(TapRead read) {
 // NOTE [ GridSample tap loads ]
 // Where the plan sets tap_loads (channels-last or cubic on a CPU whose gathers are slow:
 // NOTE [ Slow gathers ] in core/gather_cost.cc; channels-first linear and nearest gained
-// nothing, docs/perf/grid_sample.md, "Tap loads"), the fused path reads what it would
-// gather by one scalar load per lane: a column pair (8 bytes) for the channels-first pairs
-// and the channels-last pixel pairs, one float for a channels-last pixel's odd last
-// channel. The offsets are stored once per vector and serve every channel plane. The pairs
+// nothing, docs/perf/grid_sample.md, "Tap loads"), channels-first cubic and channels-last
+// nearest with 3-4 channels take the row and pixel loads (UseRowLoads, below), and the
+// other channels-last problems read what they would gather by one scalar load per lane: a
+// pixel pair (8 bytes) for each two of a tap row's floats, one float for an odd last one
+// (GatherRowFloats). The offsets are stored once per vector and tap row. The pairs
 // go two to a 128-bit block in an order that in-block shuffles split into the first and
 // the second columns, with no lane-crossing permute (which the gathers' ConcatEven and
 // ConcatOdd need). Two raw helpers, LoadPairVectors (fewer shuffles than its Highway form
@@ -226,20 +227,12 @@ constexpr bool kHaveTapLoads = false;
 #if HWY_TARGET != HWY_SCALAR
 /// The pairs at the N lanes' element offsets o as two vectors, lanes in order: each pair's
 /// first float in *first, its second in *second (w: WidenPairOffsets(o) where the portable
-/// form or a target without the raw one reads it; `stored`: o in memory, read by kLoads).
+/// form or a target without the raw one reads it).
 HWY_INLINE void GatherPairVectors(const double* plane, const VI o, const PairOffsets& w,
-                                  const int32_t* stored, TapRead read, VF* first, VF* second) {
+                                  bool portable, VF* first, VF* second) {
   const DF df;
-#if HWY_TARGET <= HWY_AVX2 && HWY_ARCH_X86
-  if (read == TapRead::kLoads) {
-    LoadPairVectors(reinterpret_cast<const float*>(plane), stored, first, second);
-    return;
-  }
-#else
-  (void)stored;
-#endif
   VF glo, ghi;
-  if (read == TapRead::kPortable) {
+  if (portable) {
     GatherPairsPortable(plane, w, &glo, &ghi);
   } else {
     GatherPairs(plane, o, w, &glo, &ghi);
@@ -331,11 +324,11 @@ HWY_INLINE void GatherRowFloats(const float* src, const VI o, TapRead read, VF* 
     return;
   }
   const auto* pairs = reinterpret_cast<const double*>(src);
-  const bool wide = read == TapRead::kPortable || !kRawPairs;
+  const bool portable = read == TapRead::kPortable;
   for (int f = 0; f + 1 < E; f += 2) {
     const VI of = f == 0 ? o : hn::Add(o, hn::Set(di, f));
-    const PairOffsets w = wide ? WidenPairOffsets(of) : PairOffsets{};
-    GatherPairVectors(pairs, of, w, nullptr, read, &v[f], &v[f + 1]);
+    const PairOffsets w = portable || !kRawPairs ? WidenPairOffsets(of) : PairOffsets{};
+    GatherPairVectors(pairs, of, w, portable, &v[f], &v[f + 1]);
   }
   if constexpr (E % 2 == 1) v[E - 1] = hn::GatherIndex(df, src, hn::Add(o, hn::Set(di, E - 1)));
 }

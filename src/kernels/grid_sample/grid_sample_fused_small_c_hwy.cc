@@ -288,19 +288,23 @@ void FusedSmallC(const FusedRun& c, const AxisStep& ystep, const AxisStep& xstep
             acc[ch] = a;
           }
         } else {
+        // The pair gathers: linear, and cubic where UseRowLoads is false (tap_loads never
+        // reaches here: it is set for channels-first cubic only, NOTE [ GridSample tap loads ]).
+        const bool portable = read == TapRead::kPortable;
         PairOffsets wide[NR];
-        HWY_ALIGN int32_t stored[NR][kL];  // NOTE [ GridSample tap loads ]
-        const bool widen = read == TapRead::kPortable || (read == TapRead::kGather && !kRawPairs);
         for (int r = 0; r < NR; ++r) {
-          if (read == TapRead::kLoads) hn::Store(o[r], di, stored[r]);
-          wide[r] = widen ? WidenPairOffsets(o[r]) : PairOffsets{hn::Zero(D64W()), hn::Zero(D64W())};
+          if (portable || !kRawPairs) {
+            wide[r] = WidenPairOffsets(o[r]);
+          } else {
+            wide[r] = {hn::Zero(D64W()), hn::Zero(D64W())};
+          }
         }
         for (int64_t ch = 0; ch < C; ++ch) {
           const auto* plane = reinterpret_cast<const double*>(sbase + ch * c.s_channel);
           VF a = hn::Zero(df);
           for (int r = 0; r < NR; ++r) {
             VF first, second;
-            GatherPairVectors(plane, o[r], wide[r], stored[r], read, &first, &second);
+            GatherPairVectors(plane, o[r], wide[r], portable, &first, &second);
             a = hn::MulAdd(we[r], first, a);
             a = hn::MulAdd(wo[r], second, a);
           }
