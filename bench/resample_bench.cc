@@ -316,8 +316,8 @@ void add_opencv(const std::string& wname, const Workload& w, MemoryFormat f, DTy
 
 void register_all() {
   // GRIDOPS_BENCH_LLC_MIB=<n>: the plans choose their stores as on a host whose last-level
-  // cache is n MiB (core/cache_size.h), e.g. 16 for an AMD Zen 2 part on a host whose C
-  // library reports a larger one (a VM reporting the whole package's L3).
+  // cache is n MiB (core/cache_size.h), e.g. 16 for the store policy of an AMD Zen 2
+  // part, or the C library's package-wide figure to compare against the instance's.
   if (const char* llc = std::getenv("GRIDOPS_BENCH_LLC_MIB"); llc != nullptr) {
     gridops::kernels::set_last_level_cache_bytes_override(std::atoll(llc) * (int64_t{1} << 20));
     std::fprintf(stderr, "note: last-level cache taken as %s MiB\n", llc);

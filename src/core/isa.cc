@@ -6,6 +6,7 @@
 #include "core/isa.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,8 @@
 #include <string>
 
 #include "gridops/isa.h"
+#include "core/cache_size.h"
+#include "core/gather_cost.h"
 
 #ifdef GRIDOPS_HAVE_HWY
 #include <hwy/targets.h>
@@ -248,6 +251,13 @@ std::string isa_report() {
 #endif
   s += std::string("avx512_bf16 kernels: ") + (detail::isa_allows_avx512_bf16() ? "yes" : "no") +
        "\n";
+  // The other host facts the plans read (docs/platforms.md, "Per-CPU plan facts").
+  const int64_t llc = kernels::last_level_cache_bytes();
+  s += "last-level cache: " +
+       (llc % (int64_t{1} << 20) == 0 ? std::to_string(llc >> 20) + " MiB"
+                                      : std::to_string(llc >> 10) + " KiB") +
+       " (one instance; the store thresholds scale with it)\n";
+  s += std::string("slow gathers: ") + (kernels::cpu_gathers_slow() ? "yes" : "no") + "\n";
   return s;
 }
 

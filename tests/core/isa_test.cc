@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/cache_size.h"
+#include "core/gather_cost.h"
 #include "core/isa.h"
 #include "gridops/isa.h"
 #include "gridops/ops/resample.h"
@@ -89,6 +91,22 @@ TEST_F(IsaCap, EachLevelCapsTheHighwayTargets) {
   // "" is "native" too.
   ASSERT_TRUE(set_max_isa("").ok());
   EXPECT_EQ(max_isa(), "native");
+}
+
+// The report names the host facts the plans read besides the SIMD level, as they are now.
+TEST(Isa, ReportNamesTheCacheSizeAndTheGatherFact) {
+  kernels::set_last_level_cache_bytes_override(48 << 20);
+  kernels::set_slow_gathers_override(1);
+  std::string report = isa_report();
+  EXPECT_NE(report.find("last-level cache: 48 MiB (one instance"), std::string::npos) << report;
+  EXPECT_NE(report.find("slow gathers: yes"), std::string::npos) << report;
+  kernels::set_last_level_cache_bytes_override(1280 << 10);
+  kernels::set_slow_gathers_override(0);
+  report = isa_report();
+  kernels::set_last_level_cache_bytes_override(0);
+  kernels::set_slow_gathers_override(-1);
+  EXPECT_NE(report.find("last-level cache: 1280 KiB"), std::string::npos) << report;
+  EXPECT_NE(report.find("slow gathers: no"), std::string::npos) << report;
 }
 
 // Asking which targets are usable (the dispatch log, isa_report, the tests' target list)

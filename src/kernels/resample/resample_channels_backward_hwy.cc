@@ -199,6 +199,8 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
   const bool flat = Gl.block == 1 && Ol.block == 1 && Gl.c_block_stride == 1 &&
                     Ol.c_block_stride == 1 && p.c % L == 0;
   const bool stream = StreamOK(p, Ol, out, L, kCap);
+  // Chunks a pixel's run holds on both sides (NOTE [ Whole pixel blocks per output ]).
+  const int64_t chunk_run = ChunkRun(Gl, Ol, L, nq);
   parallel_for(tasks, GrainFor(Iw * Ol.padded_c * 2), [&](int64_t begin, int64_t end) {
     std::vector<int64_t> offs, obeg(static_cast<size_t>(Iw + 1));
     for (int64_t task = begin; task < end; ++task) {
@@ -305,9 +307,30 @@ void BwdNearestC(const ResampleProblem& p, const Tables& tb, const T* g, T* out)
         });
       } else {
         // Chunk by chunk, along the row inside each (blocked layouts keep a chunk's row
-        // contiguous).
+        // contiguous); a run of full chunks that lie together at every pixel on both sides
+        // (a blocked pixel of several vectors) along the row once, each pixel's run
+        // written whole (NOTE [ Whole pixel blocks per output ]: a streamed line is not
+        // left half written). The same sums in the same order either way.
+        const int64_t run = chunk_run;
         for (int64_t q = 0; q < nq; ++q) {
           const int64_t c0 = q * lanes;
+          if (run > 1 && q % run == 0 && (q + run) * lanes <= p.c) {
+            T* oq = out + n * Ol.n_stride + ChanOff(Ol, c0) + ooff;
+            const T* gq = g + n * Gl.n_stride + ChanOff(Gl, c0);
+            const int64_t rl = run * lanes;
+            by_count([&](auto nterms) {
+              for (int64_t iw = 0; iw < iw_n; ++iw) {
+                const int64_t* o = of + ob[iw];
+                const int64_t no = ob[iw + 1] - ob[iw];
+                T* op = oq + iw * o_w;
+                for (int64_t k = 0; k < rl; k += lanes) {
+                  StoreOut(d, sum(nterms, full, gq + k, o, no), op + k, strm);
+                }
+              }
+            });
+            q += run - 1;
+            continue;
+          }
           const int64_t real = std::min(lanes, p.c - c0);
           T* oq = out + n * Ol.n_stride + ChanOff(Ol, c0) + ooff;
           const bool whole = real >= lanes || Ol.block > 1;
