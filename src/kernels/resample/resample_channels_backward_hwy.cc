@@ -136,7 +136,51 @@ void BwdLinearC(const ResampleProblem& p, const Tables& tb, const T* gsrc, T* ou
         }
       };
       float* tp = t.data();
-      for (int64_t ow = 0; ow < Ow; ++ow) {
+      // NOTE [ Resample linear backward outer uses in registers ]: 2-D, every chunk of the
+      // group whole and 2-4 outer uses (a linear scale between 1/2 and 2 along H): the
+      // first pass with the uses' weights and offsets held in registers and the sum
+      // unrolled, in the order of `sum` (the same bits). `sum`'s loop reloads each weight
+      // and offset per vector; on 8-lane AVX2 that made the pass the kernel's bound
+      // (docs/perf/resample.md, "Linear backward outer uses in registers").
+      bool unrolled = false;
+      if constexpr (R == 2) {
+        bool whole = nh >= 2 && nh <= 4;
+        for (int64_t j = 0; whole && j < nql; ++j) whole = qreal[j] == L;
+        if (whole) {
+          unrolled = true;
+          auto first_pass = [&](auto nuses) {
+            constexpr int kU = decltype(nuses)::value;
+            // Locals: vector stores may alias anything (see the loops below).
+            const int64_t o0 = hoff[0], o1 = hoff[1], o2 = kU > 2 ? hoff[2] : 0,
+                          o3 = kU > 3 ? hoff[3] : 0;
+            const auto w0 = hn::Set(d, hw[0]), w1 = hn::Set(d, hw[1]);
+            const auto w2 = hn::Set(d, kU > 2 ? hw[2] : 0.0f);
+            const auto w3 = hn::Set(d, kU > 3 ? hw[3] : 0.0f);
+            const int64_t* const q_s = qs.data();
+            const int64_t* const pf_o = pfoff.data();
+            const int64_t n_pf = npf, n_q = nql, ow_n = Ow, g_w = gsw, grp = G, lanes = L;
+            const T* const gs = gsrc;
+            float* const tl = tp;
+            for (int64_t ow = 0; ow < ow_n; ++ow) {
+              for (int64_t j = 0; j < n_q; ++j) {
+                const T* px = gs + q_s[j] + ow * g_w;
+                for (int64_t k = 0; k < n_pf; ++k) hwy::Prefetch(px + pf_o[k]);
+                auto r = hn::Mul(w0, LoadF(d, px + o0));
+                r = hn::MulAdd(w1, LoadF(d, px + o1), r);
+                if constexpr (kU > 2) r = hn::MulAdd(w2, LoadF(d, px + o2), r);
+                if constexpr (kU > 3) r = hn::MulAdd(w3, LoadF(d, px + o3), r);
+                hn::StoreU(r, d, tl + (ow * grp + j) * lanes);
+              }
+            }
+          };
+          switch (nh) {
+            case 2: first_pass(std::integral_constant<int, 2>{}); break;
+            case 3: first_pass(std::integral_constant<int, 3>{}); break;
+            default: first_pass(std::integral_constant<int, 4>{}); break;
+          }
+        }
+      }
+      for (int64_t ow = 0; !unrolled && ow < Ow; ++ow) {
         for (int64_t j = 0; j < nql; ++j) {
           const T* px = gsrc + qs[j] + ow * gsw;
           const int64_t real = qreal[j];
