@@ -25,6 +25,37 @@ HWY_BEFORE_NAMESPACE();
 namespace gridops::kernels::resample_simd {
 namespace HWY_NAMESPACE {
 
+// NOTE [ Resample linear backward outer uses in registers ]
+// The 2-D linear backward's first pass when every chunk of the group is whole and kU (2-4)
+// diff_dst rows use the diff_src row: t[ow][j] = sum_u hw[u] * g[qs[j] + ow * gsw + hoff[u]],
+// first term a Mul, then MulAdd in use order (the bits of BwdLinearC's generic `sum`). The
+// weights and offsets arrive by value and stay in registers; the generic loop reloads them
+// per vector (vector stores may alias what it reaches by reference), which on 8-lane AVX2
+// made that loop the kernel's bound (docs/perf/resample.md, "Linear backward outer uses in
+// registers"). pfoff: the next task's rows to prefetch (NOTE [ Resample linear backward
+// prefetch ]).
+template <int kU, class D, class T>
+HWY_INLINE void BwdLinearOuterUses(D d, const T* gsrc, const int64_t* qs, int64_t nql,
+                                   const int64_t* pfoff, int64_t npf, int64_t Ow, int64_t gsw,
+                                   int64_t G, const int64_t* hoff, const float* hw, float* t) {
+  static_assert(kU >= 2 && kU <= 4, "two to four outer uses");
+  const int64_t L = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t o0 = hoff[0], o1 = hoff[1], o2 = kU > 2 ? hoff[2] : 0, o3 = kU > 3 ? hoff[3] : 0;
+  const auto w0 = hn::Set(d, hw[0]), w1 = hn::Set(d, hw[1]);
+  const auto w2 = hn::Set(d, kU > 2 ? hw[2] : 0.0f), w3 = hn::Set(d, kU > 3 ? hw[3] : 0.0f);
+  for (int64_t ow = 0; ow < Ow; ++ow) {
+    for (int64_t j = 0; j < nql; ++j) {
+      const T* px = gsrc + qs[j] + ow * gsw;
+      for (int64_t k = 0; k < npf; ++k) hwy::Prefetch(px + pfoff[k]);
+      auto r = hn::Mul(w0, LoadF(d, px + o0));
+      r = hn::MulAdd(w1, LoadF(d, px + o1), r);
+      if constexpr (kU > 2) r = hn::MulAdd(w2, LoadF(d, px + o2), r);
+      if constexpr (kU > 3) r = hn::MulAdd(w3, LoadF(d, px + o3), r);
+      hn::StoreU(r, d, t + (ow * G + j) * L);
+    }
+  }
+}
+
 template <class T, int R, size_t kCap>
 void BwdLinearC(const ResampleProblem& p, const Tables& tb, const T* gsrc, T* out) {
   const hn::CappedTag<float, kCap> d;
@@ -136,47 +167,21 @@ void BwdLinearC(const ResampleProblem& p, const Tables& tb, const T* gsrc, T* ou
         }
       };
       float* tp = t.data();
-      // NOTE [ Resample linear backward outer uses in registers ]: 2-D, every chunk of the
-      // group whole and 2-4 outer uses (a linear scale between 1/2 and 2 along H): the
-      // first pass with the uses' weights and offsets held in registers and the sum
-      // unrolled, in the order of `sum` (the same bits). `sum`'s loop reloads each weight
-      // and offset per vector; on 8-lane AVX2 that made the pass the kernel's bound
-      // (docs/perf/resample.md, "Linear backward outer uses in registers").
+      // NOTE [ Resample linear backward outer uses in registers ]
       bool unrolled = false;
       if constexpr (R == 2) {
         bool whole = nh >= 2 && nh <= 4;
         for (int64_t j = 0; whole && j < nql; ++j) whole = qreal[j] == L;
         if (whole) {
           unrolled = true;
-          auto first_pass = [&](auto nuses) {
-            constexpr int kU = decltype(nuses)::value;
-            // Locals: vector stores may alias anything (see the loops below).
-            const int64_t o0 = hoff[0], o1 = hoff[1], o2 = kU > 2 ? hoff[2] : 0,
-                          o3 = kU > 3 ? hoff[3] : 0;
-            const auto w0 = hn::Set(d, hw[0]), w1 = hn::Set(d, hw[1]);
-            const auto w2 = hn::Set(d, kU > 2 ? hw[2] : 0.0f);
-            const auto w3 = hn::Set(d, kU > 3 ? hw[3] : 0.0f);
-            const int64_t* const q_s = qs.data();
-            const int64_t* const pf_o = pfoff.data();
-            const int64_t n_pf = npf, n_q = nql, ow_n = Ow, g_w = gsw, grp = G, lanes = L;
-            const T* const gs = gsrc;
-            float* const tl = tp;
-            for (int64_t ow = 0; ow < ow_n; ++ow) {
-              for (int64_t j = 0; j < n_q; ++j) {
-                const T* px = gs + q_s[j] + ow * g_w;
-                for (int64_t k = 0; k < n_pf; ++k) hwy::Prefetch(px + pf_o[k]);
-                auto r = hn::Mul(w0, LoadF(d, px + o0));
-                r = hn::MulAdd(w1, LoadF(d, px + o1), r);
-                if constexpr (kU > 2) r = hn::MulAdd(w2, LoadF(d, px + o2), r);
-                if constexpr (kU > 3) r = hn::MulAdd(w3, LoadF(d, px + o3), r);
-                hn::StoreU(r, d, tl + (ow * grp + j) * lanes);
-              }
-            }
-          };
-          switch (nh) {
-            case 2: first_pass(std::integral_constant<int, 2>{}); break;
-            case 3: first_pass(std::integral_constant<int, 3>{}); break;
-            default: first_pass(std::integral_constant<int, 4>{}); break;
+          const int64_t* q = qs.data();
+          const int64_t* pf = pfoff.data();
+          if (nh == 2) {
+            BwdLinearOuterUses<2>(d, gsrc, q, nql, pf, npf, Ow, gsw, G, hoff.data(), hw.data(), tp);
+          } else if (nh == 3) {
+            BwdLinearOuterUses<3>(d, gsrc, q, nql, pf, npf, Ow, gsw, G, hoff.data(), hw.data(), tp);
+          } else {
+            BwdLinearOuterUses<4>(d, gsrc, q, nql, pf, npf, Ow, gsw, G, hoff.data(), hw.data(), tp);
           }
         }
       }
