@@ -2,8 +2,10 @@
 #include "core/gather_cost.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -21,9 +23,12 @@ namespace {
 // A CPU table, not a timing at run time, so that a plan's choice is the same on every run
 // of a host and can be logged and tested.
 bool detect() noexcept {
-  if (const char* env = std::getenv("GRIDOPS_SLOW_GATHERS")) {
-    if (std::strcmp(env, "1") == 0) return true;
-    if (std::strcmp(env, "0") == 0) return false;
+  try {
+    std::string why;
+    const int forced = slow_gathers_from_env(std::getenv("GRIDOPS_SLOW_GATHERS"), &why);
+    if (forced >= 0) return forced == 1;
+    if (!why.empty()) std::fprintf(stderr, "[gridops] %s\n", why.c_str());
+  } catch (...) {  // std::bad_alloc for the message: the CPU table decides
   }
 #if defined(__x86_64__) || defined(__i386__)
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
@@ -45,6 +50,17 @@ bool detect() noexcept {
 std::atomic<int> g_override{-1};
 
 }  // namespace
+
+int slow_gathers_from_env(const char* value, std::string* why) {
+  if (value == nullptr || *value == '\0') return -1;
+  if (std::strcmp(value, "1") == 0) return 1;
+  if (std::strcmp(value, "0") == 0) return 0;
+  if (why != nullptr) {
+    *why = std::string("GRIDOPS_SLOW_GATHERS='") + value +
+           "' ignored: expected 1 (gathers slow) or 0 (fast); the CPU table decides";
+  }
+  return -1;
+}
 
 bool cpu_gathers_slow() noexcept {
   const int forced = g_override.load(std::memory_order_relaxed);

@@ -6,12 +6,20 @@
 // docs/perf/grid_sample.md, "Tap loads".
 #pragma once
 
+#include <string>
+
 namespace gridops::kernels {
 
 /// Whether gathers are slow here: GRIDOPS_SLOW_GATHERS ("1" or "0") where set, else the
 /// CPU table: true on AMD families 0x17 and 0x19 (Zen 1 to Zen 4, x86-64 only), false on
 /// every other CPU. Read once; set_slow_gathers_override changes it for later plans.
 bool cpu_gathers_slow() noexcept;
+
+/// GRIDOPS_SLOW_GATHERS's value as cpu_gathers_slow() reads it: 1 for "1", 0 for "0", -1
+/// (the CPU table decides) for null or empty (unset) and for any other value, for which
+/// `why`, where given, receives the message that names the variable, the values it takes
+/// and the value it got (cpu_gathers_slow() prints it once on stderr).
+int slow_gathers_from_env(const char* value, std::string* why);
 
 /// Overrides the host fact, as the ISA cap overrides the CPU's: from now on
 /// cpu_gathers_slow() returns `slow` (1: true, 0: false; negative: the detected fact

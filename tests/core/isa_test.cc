@@ -109,6 +109,25 @@ TEST(Isa, ReportNamesTheCacheSizeAndTheGatherFact) {
   EXPECT_NE(report.find("slow gathers: no"), std::string::npos) << report;
 }
 
+// GRIDOPS_SLOW_GATHERS takes "1" or "0"; unset or empty leaves the CPU table, and any other
+// value does too, with a message that names the variable, the values it takes and the value.
+TEST(Isa, SlowGathersVariableTakesOneOrZeroAndNamesAnythingElse) {
+  std::string why;
+  EXPECT_EQ(kernels::slow_gathers_from_env("1", &why), 1);
+  EXPECT_EQ(kernels::slow_gathers_from_env("0", &why), 0);
+  EXPECT_EQ(kernels::slow_gathers_from_env(nullptr, &why), -1);
+  EXPECT_EQ(kernels::slow_gathers_from_env("", &why), -1);
+  EXPECT_TRUE(why.empty()) << why;
+  for (const char* bad : {"yes", "2", "1 ", "true"}) {
+    why.clear();
+    EXPECT_EQ(kernels::slow_gathers_from_env(bad, &why), -1) << bad;
+    EXPECT_NE(why.find(std::string("GRIDOPS_SLOW_GATHERS='") + bad + "'"), std::string::npos) << why;
+    EXPECT_NE(why.find("expected 1"), std::string::npos) << why;
+    EXPECT_NE(why.find("or 0"), std::string::npos) << why;
+  }
+  EXPECT_EQ(kernels::slow_gathers_from_env("maybe", nullptr), -1);
+}
+
 // Asking which targets are usable (the dispatch log, isa_report, the tests' target list)
 // leaves the dispatch under the cap: hwy::SupportedTargets() alone would point it at every
 // target of the CPU (core/isa.h, usable_hwy_targets).
